@@ -1,0 +1,64 @@
+# collbench. Run ./configure first; `make V=1` shows the commands.
+ifeq ($(wildcard config.mk),)
+$(error config.mk is missing: run ./configure first)
+endif
+include config.mk
+
+Q := $(if $(V),,@)
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON_CFLAGS) $(CFLAGS_EXTRA)
+LIBS := $(JANSSON_LIBS) -lm -pthread
+
+# The measuring library: everything but main, so tests link it too.
+LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c) \
+           bench/backends/registry.c bench/backends/mpi.c
+LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
+LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%.t)
+
+all: collbench
+
+collbench: build/bench/main.o build/libcollbench.a
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(LIBS)
+
+build/libcollbench.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/%.o: %.c config.h build/gitversion.h
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+# The commit goes into every run record; rewritten only when it changes.
+build/gitversion.h: FORCE
+	@mkdir -p build
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown); \
+	 if ! git diff --quiet HEAD -- 2>/dev/null; then c="$$c-dirty"; fi; \
+	 line="#define CB_GIT_COMMIT \"$$c\""; \
+	 [ "$$(cat $@ 2>/dev/null)" = "$$line" ] || echo "$$line" > $@
+
+build/tests/%.t: tests/unit/%.c tests/unit/tap.h build/libcollbench.a
+	@mkdir -p $(@D)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libcollbench.a $(LIBS)
+
+check: collbench $(UNIT_BIN)
+	prove --exec '' $(UNIT_BIN) tests/*.t
+
+install: collbench
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/collbench
+	install -m 755 collbench $(DESTDIR)$(PREFIX)/bin/collbench
+	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/collbench/
+
+clean:
+	rm -rf build collbench
+
+distclean: clean
+	rm -f config.mk config.h
+
+FORCE:
+.PHONY: all check install clean distclean FORCE
+
+-include $(LIB_OBJ:.o=.d) build/bench/main.d

@@ -1,0 +1,68 @@
+/* The backend interface: one struct of functions per backend, one file per
+ * backend in backends/. A new backend is a new file plus a line in
+ * backends/registry.c; the engine, timing and outputs stay untouched. */
+#ifndef CB_BACKEND_H
+#define CB_BACKEND_H
+
+#include <stddef.h>
+
+#include "cluster.h"
+#include "error.h"
+#include "op.h"
+
+enum cb_mem { CB_MEM_HOST, CB_MEM_PINNED, CB_MEM_DEVICE, CB_NMEMS };
+extern const char *const cb_mem_names[CB_NMEMS];
+int cb_mem_lookup(const char *name); /* -1 when unknown */
+/* Whether this build can allocate a memory kind at all (host: always). */
+int cb_mem_built(int mem);
+
+/* One execution of one op. */
+struct cb_op_args {
+  const struct cb_op *op;
+  const void *send; /* NULL when in place */
+  void *recv;       /* output, or the single buffer in place */
+  size_t count;     /* elements per rank block (struct cb_shape) */
+  int dtype, redop, root, peer, window;
+};
+
+struct cb_backend {
+  const char *name;
+  const char *const *transports; /* NULL-terminated; the first is the default */
+  /* Before MPI_Init: set the process-wide environment a transport needs.
+   * May be NULL. */
+  int (*pre_mpi_init)(const char *transport, struct cb_error *err);
+  /* Usable on this host now? Returns 0 and says why when not. */
+  int (*probe)(char *why, size_t len);
+  /* Library name and version, for --list and the run record. */
+  void (*version)(char *buf, size_t len);
+  int (*init)(const struct cb_cluster *cl, const char *transport, void **ctx,
+              struct cb_error *err);
+  /* NULL when the combination runs, else a short reason. */
+  const char *(*unsupported)(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
+                             int inplace);
+  int (*alloc)(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err);
+  void (*free)(void *ctx, int mem, void *ptr);
+  /* Copies between host and a buffer the host cannot touch (device
+   * memory). NULL: every memory kind of the backend is host-accessible. */
+  int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, struct cb_error *err);
+  int (*run)(void *ctx, const struct cb_op_args *args, struct cb_error *err);
+  /* Waits until every run() issued so far has completed. */
+  int (*sync)(void *ctx, struct cb_error *err);
+  /* The path the op actually takes, for the record ("shm", "tcp"...). */
+  void (*transport_label)(void *ctx, const struct cb_op *op, char *buf, size_t len);
+  /* Where an in-place result starts, if not the op's convention. May be NULL. */
+  size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
+  void (*finalize)(void *ctx);
+};
+
+extern const struct cb_backend *const cb_backends[];
+extern const int cb_nbackends;
+int cb_backend_lookup(const char *name); /* -1 when unknown */
+
+/* Backends this binary lacks, and why (for --list); ends with {NULL}. */
+struct cb_unbuilt_backend {
+  const char *name, *why;
+};
+extern const struct cb_unbuilt_backend cb_unbuilt_backends[];
+
+#endif

@@ -1,0 +1,378 @@
+/* The MPI backend: host memory, any MPI-3 library (Open MPI, MPICH).
+ * Point-to-point follows the OSU micro-benchmarks: blocking ping-pong,
+ * windows of non-blocking sends acknowledged by the receiver. */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "../dtype.h"
+
+static const char *const transports[] = {"auto", "shm", "tcp", NULL};
+
+struct mpi_ctx {
+  const struct cb_cluster *cl;
+  MPI_Comm comm;
+  MPI_Request *requests;
+  int nrequests;
+  char intra[16], inter[16]; /* path labels within and between nodes */
+};
+
+#define ACK_TAG 7
+#define DATA_TAG 8
+
+static int mpi_failed(const struct mpi_ctx *c, const struct cb_op_args *a, const char *call,
+                      int code, struct cb_error *err) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len;
+  MPI_Error_string(code, text, &len);
+  return cb_fail(err, CB_RUNTIME, "rank %d (%s): mpi: %s failed for %s of %zu elements: %s (%d)",
+                 c->cl->rank, c->cl->hostname, call, a->op->name, a->count, text, code);
+}
+
+#define TRY(call)                                                                              \
+  do {                                                                                         \
+    int rc_ = (call);                                                                          \
+    if (rc_ != MPI_SUCCESS)                                                                    \
+      return mpi_failed(c, a, #call, rc_, err);                                                \
+  } while (0)
+
+static MPI_Datatype mpi_type(int dtype) {
+  switch (dtype) {
+  case CB_INT8: return MPI_INT8_T;
+  case CB_INT32: return MPI_INT32_T;
+  case CB_INT64: return MPI_INT64_T;
+  case CB_FLOAT: return MPI_FLOAT;
+  case CB_DOUBLE: return MPI_DOUBLE;
+  default: return MPI_UINT16_T; /* no standard 16-bit floats: moved as words */
+  }
+}
+
+static MPI_Op mpi_op(int redop) {
+  switch (redop) {
+  case CB_PROD: return MPI_PROD;
+  case CB_MIN: return MPI_MIN;
+  case CB_MAX: return MPI_MAX;
+  default: return MPI_SUM;
+  }
+}
+
+static const void *in(const struct cb_op_args *a) { return a->send ? a->send : MPI_IN_PLACE; }
+
+static int run_allreduce(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  TRY(MPI_Allreduce(in(a), a->recv, (int)a->count, mpi_type(a->dtype), mpi_op(a->redop),
+                    c->comm));
+  return CB_OK;
+}
+
+static int run_allgather(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  MPI_Datatype t = mpi_type(a->dtype);
+  TRY(MPI_Allgather(in(a), (int)a->count, t, a->recv, (int)a->count, t, c->comm));
+  return CB_OK;
+}
+
+static int run_reducescatter(struct mpi_ctx *c, const struct cb_op_args *a,
+                             struct cb_error *err) {
+  TRY(MPI_Reduce_scatter_block(in(a), a->recv, (int)a->count, mpi_type(a->dtype),
+                               mpi_op(a->redop), c->comm));
+  return CB_OK;
+}
+
+static int run_broadcast(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  TRY(MPI_Bcast(a->recv, (int)a->count, mpi_type(a->dtype), a->root, c->comm));
+  return CB_OK;
+}
+
+static int run_alltoall(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  MPI_Datatype t = mpi_type(a->dtype);
+  TRY(MPI_Alltoall(in(a), (int)a->count, t, a->recv, (int)a->count, t, c->comm));
+  return CB_OK;
+}
+
+static int run_p2p_lat(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  MPI_Datatype t = mpi_type(a->dtype);
+  int n = (int)a->count;
+  if (a->peer < 0)
+    return CB_OK;
+  if (c->cl->rank % 2 == 0) {
+    TRY(MPI_Send(a->send, n, t, a->peer, DATA_TAG, c->comm));
+    TRY(MPI_Recv(a->recv, n, t, a->peer, DATA_TAG, c->comm, MPI_STATUS_IGNORE));
+  } else {
+    TRY(MPI_Recv(a->recv, n, t, a->peer, DATA_TAG, c->comm, MPI_STATUS_IGNORE));
+    TRY(MPI_Send(a->send, n, t, a->peer, DATA_TAG, c->comm));
+  }
+  return CB_OK;
+}
+
+static int reserve_requests(struct mpi_ctx *c, int n, const struct cb_op_args *a,
+                            struct cb_error *err) {
+  if (n <= c->nrequests)
+    return CB_OK;
+  MPI_Request *r = realloc(c->requests, (size_t)n * sizeof *r);
+  if (!r)
+    return cb_fail(err, CB_RUNTIME, "rank %d: out of memory for a window of %d requests (%s)",
+                   c->cl->rank, a->window, a->op->name);
+  c->requests = r;
+  c->nrequests = n;
+  return CB_OK;
+}
+
+/* One window: even ranks send, odd ranks receive then acknowledge. */
+static int run_p2p_bw(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  MPI_Datatype t = mpi_type(a->dtype);
+  int n = (int)a->count, w = a->window, ack = 0;
+  if (a->peer < 0)
+    return CB_OK;
+  if (reserve_requests(c, w, a, err))
+    return err->status;
+  int sender = c->cl->rank % 2 == 0;
+  for (int i = 0; i < w; i++) {
+    if (sender)
+      TRY(MPI_Isend(a->send, n, t, a->peer, DATA_TAG, c->comm, &c->requests[i]));
+    else
+      TRY(MPI_Irecv(a->recv, n, t, a->peer, DATA_TAG, c->comm, &c->requests[i]));
+  }
+  TRY(MPI_Waitall(w, c->requests, MPI_STATUSES_IGNORE));
+  if (sender)
+    TRY(MPI_Recv(&ack, 1, MPI_INT, a->peer, ACK_TAG, c->comm, MPI_STATUS_IGNORE));
+  else
+    TRY(MPI_Send(&ack, 1, MPI_INT, a->peer, ACK_TAG, c->comm));
+  return CB_OK;
+}
+
+/* One window each way at once. */
+static int run_p2p_bibw(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  MPI_Datatype t = mpi_type(a->dtype);
+  int n = (int)a->count, w = a->window;
+  if (a->peer < 0)
+    return CB_OK;
+  if (reserve_requests(c, 2 * w, a, err))
+    return err->status;
+  for (int i = 0; i < w; i++)
+    TRY(MPI_Irecv(a->recv, n, t, a->peer, DATA_TAG, c->comm, &c->requests[i]));
+  for (int i = 0; i < w; i++)
+    TRY(MPI_Isend(a->send, n, t, a->peer, DATA_TAG, c->comm, &c->requests[w + i]));
+  TRY(MPI_Waitall(2 * w, c->requests, MPI_STATUSES_IGNORE));
+  return CB_OK;
+}
+
+typedef int (*runner)(struct mpi_ctx *, const struct cb_op_args *, struct cb_error *);
+static const runner runners[CB_NOPS] = {
+    [CB_OP_ALLREDUCE] = run_allreduce, [CB_OP_ALLGATHER] = run_allgather,
+    [CB_OP_REDUCESCATTER] = run_reducescatter, [CB_OP_BROADCAST] = run_broadcast,
+    [CB_OP_ALLTOALL] = run_alltoall, [CB_OP_P2P_LAT] = run_p2p_lat,
+    [CB_OP_P2P_BW] = run_p2p_bw, [CB_OP_P2P_BIBW] = run_p2p_bibw,
+};
+
+static int mpi_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
+  return runners[a->op->id](ctx, a, err);
+}
+
+static int mpi_pre_init(const char *transport, struct cb_error *err) {
+  if (strcmp(transport, "auto") == 0)
+    return CB_OK;
+#ifdef OPEN_MPI
+  (void)err;
+  /* Read by Open MPI at MPI_Init; the run record shows them. */
+  setenv("OMPI_MCA_pml", "ob1", 1);
+  setenv("OMPI_MCA_btl", strcmp(transport, "shm") == 0 ? "self,vader" : "self,tcp", 1);
+  return CB_OK;
+#else
+  return cb_fail(err, CB_USAGE,
+                 "--transport %s: only Open MPI's paths can be chosen; with this MPI use "
+                 "--transport auto and its own environment variables",
+                 transport);
+#endif
+}
+
+static int mpi_probe(char *why, size_t len) {
+  snprintf(why, len, "usable");
+  return 1;
+}
+
+static void mpi_version(char *buf, size_t len) {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int n;
+  MPI_Get_library_version(lib, &n);
+  lib[strcspn(lib, "\n,")] = '\0';
+  snprintf(buf, len, "%s", lib);
+}
+
+#ifdef OPEN_MPI
+/* An Open MPI component selection string ("self,vader", "^ucx", "") admits
+ * a component unless it is excluded or another list names only others. */
+static int admits(const char *list, const char *component) {
+  if (!list || !*list)
+    return 1;
+  int exclude = list[0] == '^';
+  const char *p = list + exclude;
+  size_t n = strlen(component);
+  int named = 0;
+  while (*p) {
+    size_t len = strcspn(p, ",");
+    if (len == n && strncmp(p, component, n) == 0)
+      named = 1;
+    p += len + (p[len] == ',');
+  }
+  return exclude ? !named : named;
+}
+
+/* The effective value of an MCA parameter, wherever it was set. */
+static void read_cvar(const char *name, char *buf, size_t len) {
+  buf[0] = '\0';
+  int provided, ncvars;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+    return;
+  MPI_T_cvar_get_num(&ncvars);
+  for (int i = 0; i < ncvars; i++) {
+    char cname[256], desc[8];
+    int nlen = sizeof cname, dlen = sizeof desc, verbosity, bind, scope, count;
+    MPI_Datatype type;
+    MPI_T_enum en;
+    if (MPI_T_cvar_get_info(i, cname, &nlen, &verbosity, &type, &en, desc, &dlen, &bind,
+                            &scope) != MPI_SUCCESS ||
+        strcmp(cname, name) != 0 || type != MPI_CHAR)
+      continue;
+    MPI_T_cvar_handle h;
+    if (MPI_T_cvar_handle_alloc(i, NULL, &h, &count) == MPI_SUCCESS) {
+      char *value = calloc((size_t)count + 1, 1); /* count: the string's capacity */
+      if (value && MPI_T_cvar_read(h, value) == MPI_SUCCESS)
+        snprintf(buf, len, "%s", value);
+      free(value);
+      MPI_T_cvar_handle_free(&h);
+    }
+    break;
+  }
+  MPI_T_finalize();
+}
+
+/* Open MPI has no call that says which BTL carried a message, so the
+ * label follows from the selected components and each pair's locality. */
+static void derive_labels(struct mpi_ctx *c) {
+  char pml[256], btl[256];
+  read_cvar("pml", pml, sizeof pml);
+  read_cvar("btl", btl, sizeof btl);
+  if (admits(pml, "ucx") && !admits(pml, "ob1")) {
+    strcpy(c->intra, "ucx");
+    strcpy(c->inter, "ucx");
+  } else if (admits(pml, "ucx") && (!*pml || pml[0] == '^')) {
+    /* pml unrestricted: UCX wins where it finds RDMA devices */
+    strcpy(c->intra, "auto");
+    strcpy(c->inter, "auto");
+  } else {
+    strcpy(c->intra, admits(btl, "vader") || admits(btl, "sm") ? "shm" : "tcp");
+    strcpy(c->inter, admits(btl, "tcp") ? "tcp" : "other");
+  }
+}
+#else
+static void derive_labels(struct mpi_ctx *c) {
+  strcpy(c->intra, "mpi");
+  strcpy(c->inter, "mpi");
+}
+#endif
+
+static int mpi_init(const struct cb_cluster *cl, const char *transport, void **ctx,
+                    struct cb_error *err) {
+  (void)transport; /* applied before MPI_Init by mpi_pre_init */
+  struct mpi_ctx *c = calloc(1, sizeof *c);
+  if (!c)
+    return cb_fail(err, CB_RUNTIME, "mpi: out of memory");
+  c->cl = cl;
+  MPI_Comm_dup(cl->comm, &c->comm);
+  MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+  derive_labels(c);
+  *ctx = c;
+  return CB_OK;
+}
+
+static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
+                                   int redop, int inplace) {
+  (void)ctx;
+  if (mem != CB_MEM_HOST)
+    return "this build's MPI backend uses host memory only";
+  if (op->uses_redop && (dtype == CB_HALF || dtype == CB_BFLOAT16))
+    return "MPI has no half/bfloat16 reductions";
+  if (op->id == CB_OP_BROADCAST && !inplace)
+    return "MPI_Bcast has a single buffer (in place only)";
+  (void)redop;
+  return NULL;
+}
+
+static int mpi_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
+  struct mpi_ctx *c = ctx;
+  (void)mem;
+  /* page-aligned like every other benchmark's host buffers */
+  if (posix_memalign(ptr, 4096, bytes ? bytes : 1) != 0)
+    return cb_fail(err, CB_RUNTIME, "rank %d (%s): mpi: cannot allocate %zu bytes of host memory",
+                   c->cl->rank, c->cl->hostname, bytes);
+  return CB_OK;
+}
+
+static void mpi_free(void *ctx, int mem, void *ptr) {
+  (void)ctx;
+  (void)mem;
+  free(ptr);
+}
+
+static int mpi_sync(void *ctx, struct cb_error *err) {
+  (void)ctx;
+  (void)err;
+  return CB_OK; /* blocking calls have completed on return */
+}
+
+static void mpi_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
+  struct mpi_ctx *c = ctx;
+  const struct cb_cluster *cl = c->cl;
+  if (cl->nranks == 1) {
+    snprintf(buf, len, "self");
+    return;
+  }
+  int intra, inter;
+  if (op->min_ranks == 2) { /* rank 0's pair stands for the row */
+    intra = cl->node_of_rank[0] == cl->node_of_rank[1];
+    inter = !intra;
+  } else {
+    intra = cl->nnodes < cl->nranks; /* some node holds two ranks */
+    inter = cl->nnodes > 1;
+  }
+  if (intra && inter && strcmp(c->intra, c->inter) != 0)
+    snprintf(buf, len, "%s+%s", c->intra, c->inter);
+  else
+    snprintf(buf, len, "%s", inter ? c->inter : c->intra);
+}
+
+/* MPI_IN_PLACE reduce-scatter leaves the result at the buffer's start. */
+static size_t mpi_inplace_result_offset(const struct cb_op *op, size_t count, int rank) {
+  if (op->id == CB_OP_REDUCESCATTER)
+    return 0;
+  return op->inplace_result_offset(count, rank);
+}
+
+static void mpi_finalize(void *ctx) {
+  struct mpi_ctx *c = ctx;
+  if (!c)
+    return;
+  MPI_Comm_free(&c->comm);
+  free(c->requests);
+  free(c);
+}
+
+const struct cb_backend cb_backend_mpi = {
+    .name = "mpi",
+    .transports = transports,
+    .pre_mpi_init = mpi_pre_init,
+    .probe = mpi_probe,
+    .version = mpi_version,
+    .init = mpi_init,
+    .unsupported = mpi_unsupported,
+    .alloc = mpi_alloc,
+    .free = mpi_free,
+    .copy = NULL,
+    .run = mpi_run,
+    .sync = mpi_sync,
+    .transport_label = mpi_transport_label,
+    .inplace_result_offset = mpi_inplace_result_offset,
+    .finalize = mpi_finalize,
+};

@@ -1,0 +1,38 @@
+/* Backends built into this binary. configure decides which exist. */
+#include <string.h>
+
+#include "../backend.h"
+#include "config.h"
+
+extern const struct cb_backend cb_backend_mpi;
+
+const struct cb_backend *const cb_backends[] = {
+    &cb_backend_mpi,
+};
+const int cb_nbackends = sizeof cb_backends / sizeof cb_backends[0];
+
+#define LATER "the backend arrives in a later collbench version"
+const struct cb_unbuilt_backend cb_unbuilt_backends[] = {
+    {"nccl", CB_HAVE_NCCL ? "configure found NCCL; " LATER : "configure found no NCCL/CUDA"},
+    {"ucx", CB_HAVE_UCX ? "configure found UCX; " LATER : "configure found no UCX"},
+    {"verbs", CB_HAVE_VERBS ? "configure found libibverbs; " LATER : "configure found no libibverbs"},
+    {NULL, NULL},
+};
+
+const char *const cb_mem_names[CB_NMEMS] = {"host", "pinned", "device"};
+
+int cb_mem_lookup(const char *name) {
+  for (int i = 0; i < CB_NMEMS; i++)
+    if (strcmp(name, cb_mem_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+int cb_mem_built(int mem) { return mem == CB_MEM_HOST; }
+
+int cb_backend_lookup(const char *name) {
+  for (int i = 0; i < cb_nbackends; i++)
+    if (strcmp(name, cb_backends[i]->name) == 0)
+      return i;
+  return -1;
+}

@@ -1,0 +1,306 @@
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "runinfo.h"
+#include "units.h"
+
+enum {
+  OPT_OP = 256, OPT_BACKEND, OPT_MEM, OPT_TRANSPORT, OPT_CSV, OPT_LIST, OPT_SWEEP, OPT_MODE,
+  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW,
+};
+
+static const struct option long_options[] = {
+    {"min-bytes", required_argument, 0, 'b'},  {"max-bytes", required_argument, 0, 'e'},
+    {"step-factor", required_argument, 0, 'f'}, {"step-bytes", required_argument, 0, 'i'},
+    {"iters", required_argument, 0, 'n'},      {"warmup", required_argument, 0, 'w'},
+    {"check", required_argument, 0, 'c'},      {"dtype", required_argument, 0, 'd'},
+    {"redop", required_argument, 0, 'o'},      {"root", required_argument, 0, 'r'},
+    {"timeout", required_argument, 0, 'T'},    {"json", required_argument, 0, 'J'},
+    {"csv", required_argument, 0, OPT_CSV},    {"op", required_argument, 0, OPT_OP},
+    {"backend", required_argument, 0, OPT_BACKEND}, {"mem", required_argument, 0, OPT_MEM},
+    {"transport", required_argument, 0, OPT_TRANSPORT}, {"mode", required_argument, 0, OPT_MODE},
+    {"precision", required_argument, 0, OPT_PRECISION},
+    {"max-time", required_argument, 0, OPT_MAX_TIME},
+    {"window", required_argument, 0, OPT_WINDOW}, {"sweep", no_argument, 0, OPT_SWEEP},
+    {"list", no_argument, 0, OPT_LIST},        {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
+};
+
+void cb_cli_usage(FILE *out) {
+  fputs(
+      "usage: mpirun -np N collbench [options]\n"
+      "Measures collectives and point-to-point traffic; every rank checks its results.\n"
+      "\n"
+      "What to run (comma lists; 'all' for every one):\n"
+      "      --sweep              every op on every usable backend and memory kind\n"
+      "      --op LIST            allreduce allgather reducescatter broadcast alltoall\n"
+      "                           p2p_lat p2p_bw p2p_bibw (default allreduce)\n"
+      "      --backend LIST       backends (default mpi; see --list)\n"
+      "      --mem LIST           host pinned device (default host)\n"
+      "      --transport LIST     path, e.g. shm or tcp for mpi (default auto)\n"
+      "  -d, --dtype LIST         int8 int32 int64 float double half bfloat16 (default float)\n"
+      "  -o, --redop LIST         sum prod min max (default sum)\n"
+      "  -r, --root N             broadcast root (default 0)\n"
+      "Sizes (bytes; K, M, G suffixes are binary):\n"
+      "  -b, --min-bytes SIZE     smallest size (default 8)\n"
+      "  -e, --max-bytes SIZE     largest size (default 64M)\n"
+      "  -f, --step-factor N      multiply by N between sizes (default 2)\n"
+      "  -i, --step-bytes SIZE    add SIZE between sizes instead\n"
+      "Timing:\n"
+      "      --mode MODE          throughput (batches timed whole, default) or latency\n"
+      "                           (each iteration between barriers, slowest rank)\n"
+      "  -n, --iters N|auto       timed iterations per size (default auto: until the\n"
+      "                           median's 95% CI is within --precision, or --max-time)\n"
+      "      --precision P        relative CI half-width, e.g. 1% or 0.01 (default 1%)\n"
+      "      --max-time SEC       time budget per size (both variants) in auto mode\n"
+      "                           (default 1)\n"
+      "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
+      "                           one, more while they take under 2% of the budget)\n"
+      "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"
+      "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
+      "                           in one measurement; 0 disables (default 300)\n"
+      "Checking and output:\n"
+      "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
+      "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
+      "      --csv FILE           the result lines as CSV\n"
+      "      --list               backends, memory kinds and transports usable here\n"
+      "  -h, --help               this text\n"
+      "  -V, --version            version and build configuration\n"
+      "\n"
+      "Exit status: 0 ok, 1 wrong results, 2 usage or configuration error,\n"
+      "3 runtime error (backend failure, timeout).\n",
+      out);
+}
+
+void cb_cli_list(FILE *out) {
+  struct cb_backend_info infos[CB_MAX_LIST];
+  int n;
+  cb_backend_infos(infos, &n);
+  fprintf(out, "backends:\n");
+  for (int i = 0; i < n; i++) {
+    fprintf(out, "  %-8s %s (%s); transports:", infos[i].name,
+            infos[i].usable ? "usable" : "not usable", infos[i].usable ? infos[i].version
+                                                                        : infos[i].why);
+    for (const char *const *t = cb_backends[i]->transports; *t; t++)
+      fprintf(out, " %s", *t);
+    fputc('\n', out);
+  }
+  for (int i = 0; cb_unbuilt_backends[i].name; i++)
+    fprintf(out, "  %-8s not built: %s\n", cb_unbuilt_backends[i].name,
+            cb_unbuilt_backends[i].why);
+  fprintf(out, "memory kinds:\n");
+  for (int m = 0; m < CB_NMEMS; m++)
+    fprintf(out, "  %-8s %s\n", cb_mem_names[m],
+            cb_mem_built(m) ? "usable" : "not built (needs CUDA support in this build)");
+  fprintf(out, "ops:");
+  for (int o = 0; o < CB_NOPS; o++)
+    fprintf(out, " %s", cb_ops[o]->name);
+  fprintf(out, "\ndtypes:");
+  for (int d = 0; d < CB_NDTYPES; d++)
+    fprintf(out, " %s", cb_dtypes[d].name);
+  fprintf(out, "\nredops:");
+  for (int r = 0; r < CB_NREDOPS; r++)
+    fprintf(out, " %s", cb_redop_names[r]);
+  fputc('\n', out);
+}
+
+/* Splits a comma list and maps each name through lookup; "all" takes
+ * every id below `all`. Duplicates are dropped. */
+static int parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
+                      int *ids, int *n, int max, struct cb_error *err) {
+  char copy[512];
+  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
+    return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, arg);
+  *n = 0;
+  if (strcmp(copy, "all") == 0) {
+    for (int i = 0; i < all && *n < max; i++)
+      ids[(*n)++] = i;
+    return CB_OK;
+  }
+  char *save = NULL;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int id = lookup(tok);
+    if (id < 0)
+      return cb_fail(err, CB_USAGE, "%s: unknown value '%s' (see --help or --list)", what, tok);
+    int seen = 0;
+    for (int i = 0; i < *n; i++)
+      seen |= ids[i] == id;
+    if (!seen && *n < max)
+      ids[(*n)++] = id;
+  }
+  if (*n == 0)
+    return cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, arg);
+  return CB_OK;
+}
+
+static int parse_transports(const char *arg, struct cb_settings *s, struct cb_error *err) {
+  static char storage[512];
+  if (snprintf(storage, sizeof storage, "%s", arg) >= (int)sizeof storage)
+    return cb_fail(err, CB_USAGE, "--transport: list '%s' is too long", arg);
+  s->ntransports = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(storage, ",", &save); tok && s->ntransports < CB_MAX_LIST;
+       tok = strtok_r(NULL, ",", &save))
+    s->transports[s->ntransports++] = tok;
+  if (s->ntransports == 0)
+    return cb_fail(err, CB_USAGE, "--transport: empty list '%s'", arg);
+  return CB_OK;
+}
+
+static int backend_has_transport(const struct cb_backend *b, const char *t) {
+  for (const char *const *p = b->transports; *p; p++)
+    if (strcmp(*p, t) == 0)
+      return 1;
+  return 0;
+}
+
+/* Cross-option rules, once every option is known. */
+static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  char a[32], b[32];
+  if (s->min_bytes > s->max_bytes)
+    return cb_fail(err, CB_USAGE, "--min-bytes %s is larger than --max-bytes %s",
+                   cb_format_size(s->min_bytes, a, sizeof a),
+                   cb_format_size(s->max_bytes, b, sizeof b));
+  if (factor_given && s->step_bytes)
+    return cb_fail(err, CB_USAGE, "give either --step-factor or --step-bytes, not both");
+  uint64_t sizes[CB_MAX_SIZES + 1];
+  if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
+    return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
+                   cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
+  for (int m = 0; m < s->nmems; m++)
+    if (!cb_mem_built(s->mems[m]))
+      return cb_fail(err, CB_USAGE,
+                     "--mem %s: this collbench was built without CUDA support, so only host "
+                     "memory is available (see --list)",
+                     cb_mem_names[s->mems[m]]);
+  for (int i = 0; i < s->nbackends; i++) {
+    const struct cb_backend *be = cb_backends[s->backends[i]];
+    char why[160];
+    if (!be->probe(why, sizeof why))
+      return cb_fail(err, CB_USAGE, "--backend %s: %s", be->name, why);
+    for (int t = 0; t < s->ntransports; t++)
+      if (!backend_has_transport(be, s->transports[t]))
+        return cb_fail(err, CB_USAGE, "--transport %s: backend %s has no such path (choose "
+                       "from those --list shows)", s->transports[t], be->name);
+    /* MPI's path is fixed at MPI_Init, once per process. */
+    if (be->pre_mpi_init && s->ntransports > 1)
+      return cb_fail(err, CB_USAGE, "--transport %s: backend %s takes one transport per run",
+                     s->transports[0], be->name);
+  }
+  return CB_OK;
+}
+
+static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
+                        struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  long v;
+  switch (c) {
+  case 'b': return cb_parse_size(arg, "--min-bytes", &s->min_bytes, err);
+  case 'e': return cb_parse_size(arg, "--max-bytes", &s->max_bytes, err);
+  case 'i': return cb_parse_size(arg, "--step-bytes", &s->step_bytes, err);
+  case 'f':
+    *factor_given = 1;
+    return cb_parse_long(arg, "--step-factor", 2, 1024, &s->step_factor, err);
+  case 'n':
+    if (strcmp(arg, "auto") == 0) {
+      s->iters = 0;
+      return CB_OK;
+    }
+    return cb_parse_long(arg, "--iters", 1, 1000000000L, &s->iters, err);
+  case 'w':
+    if (strcmp(arg, "auto") == 0) {
+      s->warmup = -1;
+      return CB_OK;
+    }
+    return cb_parse_long(arg, "--warmup", 0, 1000000, &s->warmup, err);
+  case 'c': return cb_parse_long(arg, "--check", 0, 1000, &s->check, err);
+  case 'r':
+    if (cb_parse_long(arg, "--root", 0, 1 << 30, &v, err))
+      return err->status;
+    s->root = (int)v;
+    return CB_OK;
+  case OPT_WINDOW:
+    if (cb_parse_long(arg, "--window", 1, 65536, &v, err))
+      return err->status;
+    s->window = (int)v;
+    return CB_OK;
+  case 'T': return cb_parse_double(arg, "--timeout", 0, 1e6, &s->timeout, err);
+  case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
+  case OPT_MAX_TIME: return cb_parse_double(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
+  case 'd': return parse_list(arg, "--dtype", cb_dtype_lookup, CB_NDTYPES, s->dtypes, &s->ndtypes,
+                              CB_NDTYPES, err);
+  case 'o': return parse_list(arg, "--redop", cb_redop_lookup, CB_NREDOPS, s->redops, &s->nredops,
+                              CB_NREDOPS, err);
+  case OPT_OP: return parse_list(arg, "--op", cb_op_lookup, CB_NOPS, s->ops, &s->nops, CB_NOPS,
+                                 err);
+  case OPT_BACKEND: return parse_list(arg, "--backend", cb_backend_lookup, cb_nbackends,
+                                      s->backends, &s->nbackends, CB_MAX_LIST, err);
+  case OPT_MEM:
+    s->explicit_mems = 1;
+    return parse_list(arg, "--mem", cb_mem_lookup, CB_NMEMS, s->mems, &s->nmems, CB_NMEMS, err);
+  case OPT_TRANSPORT: return parse_transports(arg, s, err);
+  case OPT_MODE:
+    if (strcmp(arg, "throughput") == 0)
+      s->mode = CB_MODE_THROUGHPUT;
+    else if (strcmp(arg, "latency") == 0)
+      s->mode = CB_MODE_LATENCY;
+    else
+      return cb_fail(err, CB_USAGE, "--mode: unknown value '%s' (throughput or latency)", arg);
+    return CB_OK;
+  case 'J': cli->json_path = arg; return CB_OK;
+  case OPT_CSV: cli->csv_path = arg; return CB_OK;
+  case OPT_SWEEP: cli->sweep = 1; return CB_OK;
+  case OPT_LIST: cli->list = 1; return CB_OK;
+  case 'h': cli->help = 1; return CB_OK;
+  case 'V': cli->version = 1; return CB_OK;
+  default: return cb_fail(err, CB_USAGE, "unknown option (see --help)");
+  }
+}
+
+int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
+  memset(cli, 0, sizeof *cli);
+  cb_settings_defaults(&cli->settings);
+  struct cb_settings *s = &cli->settings;
+  int op_given = 0, backend_given = 0, factor_given = 0;
+  optind = 1;
+  opterr = 0; /* we report errors ourselves, once, with the bad value */
+  for (;;) {
+    int prev = optind;
+    int c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:T:J:hV", long_options, NULL);
+    if (c == -1)
+      break;
+    const char *bad = argv[prev < argc ? prev : argc - 1];
+    if (c == '?')
+      return cb_fail(err, CB_USAGE, "unknown option '%s' (see --help)", bad);
+    if (c == ':')
+      return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
+    op_given |= c == OPT_OP;
+    backend_given |= c == OPT_BACKEND;
+    if (parse_option(c, optarg, cli, &factor_given, err))
+      return err->status;
+  }
+  if (optind < argc)
+    return cb_fail(err, CB_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+  if (cli->sweep) {
+    if (!op_given)
+      for (s->nops = 0; s->nops < CB_NOPS; s->nops++)
+        s->ops[s->nops] = s->nops;
+    if (!backend_given) { /* every backend that works here */
+      s->nbackends = 0;
+      for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
+        char why[160];
+        if (cb_backends[b]->probe(why, sizeof why))
+          s->backends[s->nbackends++] = b;
+      }
+    }
+    if (!s->explicit_mems)
+      for (s->nmems = 0; s->nmems < CB_NMEMS && cb_mem_built(s->nmems); s->nmems++)
+        s->mems[s->nmems] = s->nmems;
+  }
+  return validate(cli, factor_given, err);
+}

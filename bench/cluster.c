@@ -1,0 +1,100 @@
+#include "cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cb_cluster_check_launch(int nranks, struct cb_error *err) {
+  if (nranks != 1)
+    return CB_OK;
+  /* Each launcher announces the job size to its processes. */
+  static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                          "MPI_LOCALNRANKS", "SLURM_STEP_NUM_TASKS"};
+  for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++) {
+    const char *v = getenv(size_vars[i]);
+    if (v && atoi(v) > 1) {
+      char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+      int len;
+      MPI_Get_library_version(lib, &len);
+      lib[strcspn(lib, "\n,")] = '\0';
+      return cb_fail(err, CB_USAGE,
+                     "mis-launch: the launcher started %s processes (%s=%s) but MPI here "
+                     "sees a single rank, so every process would run alone as rank 0 of 1. "
+                     "collbench is built against %s: launch it with that library's "
+                     "mpirun/mpiexec (or srun with its PMI plugin), or rebuild with the "
+                     "MPI whose launcher you use (./configure --with-mpicc=...)",
+                     v, size_vars[i], v, lib);
+    }
+  }
+  return CB_OK;
+}
+
+int cb_cluster_init(struct cb_cluster *cl, struct cb_error *err) {
+  memset(cl, 0, sizeof *cl);
+  MPI_Comm_dup(MPI_COMM_WORLD, &cl->comm);
+  MPI_Comm_set_errhandler(cl->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(cl->comm, &cl->rank);
+  MPI_Comm_size(cl->comm, &cl->nranks);
+  int len;
+  MPI_Get_processor_name(cl->hostname, &len);
+
+  MPI_Comm local;
+  MPI_Comm_split_type(cl->comm, MPI_COMM_TYPE_SHARED, cl->rank, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &cl->local_rank);
+  MPI_Comm_size(local, &cl->local_size);
+  int leader = cl->rank; /* a node is named by its lowest world rank */
+  MPI_Bcast(&leader, 1, MPI_INT, 0, local);
+  MPI_Comm_free(&local);
+
+  int *leaders = malloc((size_t)cl->nranks * sizeof *leaders);
+  cl->node_of_rank = malloc((size_t)cl->nranks * sizeof *cl->node_of_rank);
+  char(*names)[CB_HOSTNAME_MAX] = malloc((size_t)cl->nranks * CB_HOSTNAME_MAX);
+  if (!leaders || !cl->node_of_rank || !names) {
+    free(leaders);
+    free(names);
+    return cb_fail(err, CB_RUNTIME, "out of memory for %d ranks' node table", cl->nranks);
+  }
+  MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, cl->comm);
+  MPI_Allgather(cl->hostname, CB_HOSTNAME_MAX, MPI_CHAR, names, CB_HOSTNAME_MAX, MPI_CHAR,
+                cl->comm);
+
+  /* Leaders are the ranks that lead themselves, in rank order. */
+  int *node_of_leader = leaders; /* reuse: index by rank, valid for leaders */
+  cl->nnodes = 0;
+  for (int r = 0; r < cl->nranks; r++)
+    cl->node_of_rank[r] = leaders[r] == r ? cl->nnodes++ : -1;
+  cl->node_names = malloc((size_t)cl->nnodes * CB_HOSTNAME_MAX);
+  cl->ranks_on_node = calloc((size_t)cl->nnodes, sizeof *cl->ranks_on_node);
+  if (!cl->node_names || !cl->ranks_on_node) {
+    free(leaders);
+    free(names);
+    return cb_fail(err, CB_RUNTIME, "out of memory for %d nodes' table", cl->nnodes);
+  }
+  for (int r = 0; r < cl->nranks; r++)
+    if (cl->node_of_rank[r] >= 0)
+      memcpy(cl->node_names[cl->node_of_rank[r]], names[r], CB_HOSTNAME_MAX);
+  for (int r = 0; r < cl->nranks; r++) {
+    int node = cl->node_of_rank[node_of_leader[r]];
+    cl->node_of_rank[r] = node;
+    cl->ranks_on_node[node]++;
+  }
+  cl->node = cl->node_of_rank[cl->rank];
+  free(leaders);
+  free(names);
+  return CB_OK;
+}
+
+void cb_cluster_free(struct cb_cluster *cl) {
+  free(cl->node_of_rank);
+  free(cl->node_names);
+  free(cl->ranks_on_node);
+  if (cl->comm != MPI_COMM_NULL)
+    MPI_Comm_free(&cl->comm);
+  memset(cl, 0, sizeof *cl);
+}
+
+int cb_cluster_agree(const struct cb_cluster *cl, int status) {
+  int worst = status;
+  MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, cl->comm);
+  return worst;
+}

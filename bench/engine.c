@@ -1,0 +1,369 @@
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure.h"
+#include "timer.h"
+#include "units.h"
+#include "watchdog.h"
+
+
+
+/* Buffers of one series, grown as sizes grow. */
+struct buffers {
+  void *send, *recv, *staging;
+  size_t send_cap, recv_cap, staging_cap;
+};
+
+struct series_ctx {
+  const struct cb_cluster *cl;
+  const struct cb_settings *s;
+  const struct cb_backend *backend;
+  void *ctx;
+  const struct cb_op *op;
+  int mem, dtype, redop;
+  double timer_overhead;
+  struct cb_sink *sinks;
+  int nsinks;
+  struct cb_summary *sum;
+  struct buffers buf;
+};
+
+#define EACH_SINK(sc, method, ...)                                                             \
+  do {                                                                                         \
+    if ((sc)->cl->rank == 0)                                                                   \
+      for (int i_ = 0; i_ < (sc)->nsinks; i_++)                                                \
+        if ((sc)->sinks[i_].method &&                                                          \
+            (sc)->sinks[i_].method((sc)->sinks[i_].state, __VA_ARGS__))                        \
+          return err->status;                                                                  \
+  } while (0)
+
+static int note(struct series_ctx *sc, struct cb_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int note(struct series_ctx *sc, struct cb_error *err, const char *fmt, ...) {
+  char text[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  EACH_SINK(sc, note, text, err);
+  return CB_OK;
+}
+
+static int grow(struct series_ctx *sc, void **ptr, size_t *cap, size_t bytes,
+                struct cb_error *err) {
+  if (bytes <= *cap)
+    return CB_OK;
+  if (*ptr)
+    sc->backend->free(sc->ctx, sc->mem, *ptr);
+  *ptr = NULL;
+  *cap = 0;
+  if (sc->backend->alloc(sc->ctx, sc->mem, bytes, ptr, err))
+    return err->status;
+  *cap = bytes;
+  return CB_OK;
+}
+
+static void release(struct series_ctx *sc) {
+  if (sc->buf.send)
+    sc->backend->free(sc->ctx, sc->mem, sc->buf.send);
+  if (sc->buf.recv)
+    sc->backend->free(sc->ctx, sc->mem, sc->buf.recv);
+  free(sc->buf.staging);
+  memset(&sc->buf, 0, sizeof sc->buf);
+}
+
+/* Host-side view of a buffer for filling and checking: the buffer itself,
+ * or a staging copy when the backend's memory is not host-accessible. */
+static void *host_view(struct series_ctx *sc, void *buf, size_t bytes, int fetch,
+                       struct cb_error *err) {
+  if (!sc->backend->copy)
+    return buf;
+  if (grow(sc, &sc->buf.staging, &sc->buf.staging_cap, bytes, err))
+    return NULL;
+  if (fetch && sc->backend->copy(sc->ctx, sc->buf.staging, buf, bytes, err))
+    return NULL;
+  return sc->buf.staging;
+}
+
+static int publish(struct series_ctx *sc, void *buf, const void *view, size_t bytes,
+                   struct cb_error *err) {
+  if (!sc->backend->copy || view == buf)
+    return CB_OK;
+  return sc->backend->copy(sc->ctx, buf, view, bytes, err);
+}
+
+/* Writes the inputs for check seed `seed` (0 for timing) and poisons the
+ * output, so an output the op never wrote cannot pass. */
+static int prepare(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_args *a,
+                   const struct cb_op_ctx *oc, struct cb_error *err) {
+  size_t esize = cb_dtypes[sc->dtype].size;
+  size_t out_elems = a->send ? sh->recv_elems : sh->inplace_elems;
+  void *out = host_view(sc, a->recv, out_elems * esize, 0, err);
+  if (!out)
+    return err->status;
+  cb_pattern_poison(sc->dtype, out, out_elems);
+  if (a->send) {
+    if (publish(sc, a->recv, out, out_elems * esize, err))
+      return err->status;
+    void *in = host_view(sc, (void *)a->send, sh->send_elems * esize, 0, err);
+    if (!in)
+      return err->status;
+    sc->op->fill(oc, in);
+    return publish(sc, (void *)a->send, in, sh->send_elems * esize, err);
+  }
+  sc->op->fill(oc, out);
+  return publish(sc, a->recv, out, out_elems * esize, err);
+}
+
+static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_args *a,
+                 long *wrong, struct cb_error *err) {
+  const struct cb_cluster *cl = sc->cl;
+  size_t esize = cb_dtypes[sc->dtype].size;
+  long local = 0;
+  for (long seed = 1; seed <= sc->s->check; seed++) {
+    struct cb_pattern p;
+    if (cb_pattern_init(&p, sc->dtype, sc->redop, cl->nranks, (uint64_t)seed, err))
+      return err->status;
+    struct cb_op_ctx oc = {&p, cl->rank, cl->nranks, a->root, a->peer, a->count, !a->send};
+    int rc = prepare(sc, sh, a, &oc, err);
+    if (!rc)
+      rc = sc->backend->run(sc->ctx, a, err);
+    if (!rc)
+      rc = sc->backend->sync(sc->ctx, err);
+    if (!rc) {
+      size_t out_elems = a->send ? sh->recv_elems : sh->inplace_elems;
+      const char *out = host_view(sc, a->recv, out_elems * esize, 1, err);
+      size_t offset = 0;
+      if (!a->send)
+        offset = sc->backend->inplace_result_offset
+                     ? sc->backend->inplace_result_offset(sc->op, a->count, cl->rank)
+                     : sc->op->inplace_result_offset(a->count, cl->rank);
+      if (out)
+        local += (long)sc->op->check(&oc, out + offset * esize);
+    }
+    cb_pattern_free(&p);
+    if (err->status)
+      return err->status;
+  }
+  MPI_Allreduce(&local, wrong, 1, MPI_LONG, MPI_SUM, cl->comm);
+  return CB_OK;
+}
+
+static void progress(struct series_ctx *sc, uint64_t bytes, int inplace, double started) {
+  if (!sc->s->progress || sc->cl->rank != 0)
+    return;
+  char size[32];
+  fprintf(stderr, "\r\033[Kcollbench: %s %s %s (%s) %.1f s", sc->backend->name, sc->op->name,
+          cb_format_size(bytes, size, sizeof size), inplace ? "in-place" : "out-of-place",
+          cb_now() - started);
+}
+
+/* Measures one variant at one size; *skipped when buffers do not fit. */
+static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int inplace,
+                           double budget, struct cb_record *rec, int *skipped,
+                           struct cb_error *err) {
+  const struct cb_cluster *cl = sc->cl;
+  size_t esize = cb_dtypes[sc->dtype].size;
+  char size[32];
+  cb_format_size(sh->bytes, size, sizeof size);
+
+  struct cb_error alloc_err = {0};
+  int rc = inplace ? grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->inplace_elems * esize,
+                          &alloc_err)
+                   : (grow(sc, &sc->buf.send, &sc->buf.send_cap, sh->send_elems * esize,
+                           &alloc_err) ||
+                      grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->recv_elems * esize,
+                           &alloc_err));
+  if (rc)
+    fprintf(stderr, "collbench: %s\n", alloc_err.msg);
+  if (cb_cluster_agree(cl, rc ? 1 : 0)) {
+    *skipped = 1;
+    release(sc);
+    return note(sc, err, "%s %s skipped: buffers do not fit on every rank", sc->op->name, size);
+  }
+
+  struct cb_op_args a = {
+      .op = sc->op, .send = inplace ? NULL : sc->buf.send, .recv = sc->buf.recv,
+      .count = sh->count, .dtype = sc->dtype, .redop = sc->redop, .root = sc->s->root,
+      .peer = cb_p2p_peer(cl->rank, cl->nranks), .window = sc->s->window,
+  };
+  char what[256];
+  snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name,
+           size, inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
+  cb_watchdog_arm(what);
+  double started = cb_now();
+  progress(sc, sh->bytes, inplace, started);
+
+  struct cb_pattern timing_pattern;
+  if (cb_pattern_init(&timing_pattern, sc->dtype, sc->redop, cl->nranks, 0, err))
+    return err->status;
+  struct cb_op_ctx oc = {&timing_pattern, cl->rank, cl->nranks, a.root, a.peer, a.count, inplace};
+  rc = prepare(sc, sh, &a, &oc, err);
+  cb_pattern_free(&timing_pattern);
+  if (rc)
+    return rc;
+
+  struct cb_measure m = {cl, sc->backend, sc->ctx, &a, sc->s, sc->timer_overhead, budget};
+  struct cb_timing t;
+  if (cb_measure_run(&m, &t, err))
+    return err->status;
+  long wrong = -1;
+  struct cb_op_args checked = a;
+  checked.window = 1; /* one message proves the path; a window only costs time */
+  if (sc->s->check > 0 && check(sc, sh, &checked, &wrong, err))
+    return err->status;
+  cb_watchdog_disarm();
+
+  double scale = 1e6 / sc->op->time_divisor(sc->s->window); /* s per run -> us per op */
+  *rec = (struct cb_record){
+      .op = sc->op->name, .backend = sc->backend->name, .mem = cb_mem_names[sc->mem],
+      .dtype = cb_dtypes[sc->dtype].name, .redop = cb_redop_name(sc->redop),
+      .mode = cb_mode_names[sc->s->mode], .inplace = inplace,
+      .root = sc->op->uses_root ? sc->s->root : -1, .bytes = sh->bytes, .count = sh->count,
+      .nranks = cl->nranks, .nnodes = cl->nnodes, .iters = t.iters, .samples = t.samples,
+      .time_us = t.stats.median * scale, .time_us_min = t.stats.min * scale,
+      .time_us_max = t.stats.max * scale, .time_us_p5 = t.stats.p5 * scale,
+      .time_us_p95 = t.stats.p95 * scale, .ci95_us = t.stats.ci95 * scale,
+      .time_us_mean = t.stats.mean * scale, .time_us_stddev = t.stats.stddev * scale,
+      .wrong = wrong,
+  };
+  sc->backend->transport_label(sc->ctx, sc->op, rec->transport, sizeof rec->transport);
+  if (rec->time_us > 0) {
+    rec->algbw_GBps = (double)sh->algbw_bytes / (rec->time_us * 1e-6) / 1e9;
+    rec->busbw_GBps = rec->algbw_GBps * sc->op->busbw_factor(cl->nranks);
+  }
+  sc->sum->records++;
+  if (wrong > 0)
+    sc->sum->wrong += wrong;
+  if (wrong < 0)
+    sc->sum->unchecked++;
+  return CB_OK;
+}
+
+static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
+                      struct cb_error *err) {
+  const struct cb_cluster *cl = sc->cl;
+  const struct cb_op *op = sc->op;
+  const char *why[2] = {NULL, NULL}; /* out-of-place, in-place */
+  for (int ip = 0; ip < 2; ip++) {
+    if (ip && !op->has_inplace)
+      why[ip] = "no in-place variant";
+    else if (cl->nranks < op->min_ranks)
+      why[ip] = "needs at least 2 ranks";
+    else
+      why[ip] = sc->backend->unsupported(sc->ctx, op, sc->mem, sc->dtype, sc->redop, ip);
+  }
+  if (why[0] && why[1]) {
+    sc->sum->skipped++;
+    return note(sc, err, "%s skipped for %s, %s memory, %s: %s", op->name, sc->backend->name,
+                cb_mem_names[sc->mem], cb_dtypes[sc->dtype].name, why[op->has_inplace ? 1 : 0]);
+  }
+
+  struct cb_series series = {
+      .op = op->name, .backend = sc->backend->name, .mem = cb_mem_names[sc->mem],
+      .dtype = cb_dtypes[sc->dtype].name, .redop = cb_redop_name(sc->redop),
+      .mode = cb_mode_names[sc->s->mode], .root = op->uses_root ? sc->s->root : -1,
+      .nranks = cl->nranks, .nnodes = cl->nnodes,
+  };
+  sc->backend->transport_label(sc->ctx, op, series.transport, sizeof series.transport);
+  EACH_SINK(sc, series_begin, &series, err);
+
+  for (int i = 0; i < nsizes; i++) {
+    struct cb_shape sh;
+    op->shape(sizes[i], cb_dtypes[sc->dtype].size, cl->nranks, &sh);
+    if (sh.count == 0)
+      continue; /* below one element per rank */
+    struct cb_record rec[2];
+    struct cb_row row = {NULL, NULL};
+    int skipped = 0;
+    double budget = sc->s->max_time / (double)(!why[0] + !why[1]);
+    for (int ip = 0; ip < 2 && !skipped; ip++) {
+      if (why[ip])
+        continue;
+      if (measure_variant(sc, &sh, ip, budget, &rec[ip], &skipped, err))
+        return err->status;
+      if (!skipped)
+        *(ip ? &row.inplace : &row.outofplace) = &rec[ip];
+    }
+    if (skipped) {
+      sc->sum->skipped++;
+      continue;
+    }
+    sc->sum->rows++;
+    EACH_SINK(sc, row, &row, err);
+  }
+  EACH_SINK(sc, series_end, &series, err);
+  return CB_OK;
+}
+
+int cb_engine_validate(const struct cb_cluster *cl, const struct cb_settings *s,
+                       struct cb_error *err) {
+  /* Every op needs at most two buffers of the row size per rank. */
+  double need = 2.0 * (double)s->max_bytes * (double)cl->local_size;
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  int bad = have > 0 && need > have;
+  if (cb_cluster_agree(cl, bad)) {
+    char size[32];
+    return cb_fail(err, CB_USAGE,
+                   "size %s is too large: %d rank%s per node need up to %.1f GiB of buffers "
+                   "but a node has %.1f GiB of memory",
+                   cb_format_size(s->max_bytes, size, sizeof size), cl->local_size,
+                   cl->local_size == 1 ? "" : "s", need / (1 << 30), have / (1 << 30));
+  }
+  return CB_OK;
+}
+
+static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
+                       const char *transport, struct cb_error *err) {
+  const struct cb_settings *s = sc->s;
+  if (sc->backend->init(sc->cl, transport, &sc->ctx, err))
+    return err->status;
+  int rc = CB_OK;
+  for (int m = 0; m < s->nmems && !rc; m++)
+    for (int o = 0; o < s->nops && !rc; o++)
+      for (int d = 0; d < s->ndtypes && !rc; d++) {
+        sc->mem = s->mems[m];
+        sc->op = cb_ops[s->ops[o]];
+        sc->dtype = s->dtypes[d];
+        int nredops = sc->op->uses_redop ? s->nredops : 1;
+        for (int r = 0; r < nredops && !rc; r++) {
+          sc->redop = sc->op->uses_redop ? s->redops[r] : CB_NOREDOP;
+          rc = run_series(sc, sizes, nsizes, err);
+          release(sc);
+        }
+      }
+  sc->backend->finalize(sc->ctx);
+  sc->ctx = NULL;
+  return rc;
+}
+
+int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
+                  const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                  struct cb_summary *sum, struct cb_error *err) {
+  memset(sum, 0, sizeof *sum);
+  uint64_t sizes[CB_MAX_SIZES];
+  int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
+  struct series_ctx sc = {.cl = cl, .s = s, .timer_overhead = ri->timer_overhead_ns * 1e-9,
+                          .sinks = sinks, .nsinks = nsinks, .sum = sum};
+  EACH_SINK(&sc, run, ri, err);
+  if (cb_watchdog_start(cl, s->timeout))
+    return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
+  int rc = CB_OK;
+  for (int b = 0; b < s->nbackends && !rc; b++) {
+    sc.backend = cb_backends[s->backends[b]];
+    for (int t = 0; t < s->ntransports && !rc; t++)
+      rc = run_backend(&sc, sizes, nsizes, s->transports[t], err);
+  }
+  cb_watchdog_stop();
+  if (s->progress && cl->rank == 0)
+    fprintf(stderr, "\r\033[K");
+  if (rc)
+    return rc;
+  EACH_SINK(&sc, finish, sum, err);
+  return CB_OK;
+}

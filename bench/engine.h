@@ -1,0 +1,24 @@
+/* The measuring engine: expands settings into series (op x backend x
+ * memory x transport x dtype x redop) and sizes, measures each out of place
+ * and in place, checks results, and hands records to the sinks. The CLI,
+ * the tuner and acceptance mode all drive it through this header. */
+#ifndef CB_ENGINE_H
+#define CB_ENGINE_H
+
+#include "cluster.h"
+#include "output/sink.h"
+#include "runinfo.h"
+#include "settings.h"
+
+/* Checks what can only be checked with the cluster known (memory per
+ * node); a usage error (2) on every rank when a size cannot fit. */
+int cb_engine_validate(const struct cb_cluster *cl, const struct cb_settings *s,
+                       struct cb_error *err);
+
+/* Runs everything; sinks are fed on rank 0 only. Returns CB_OK, or the
+ * error that stopped the run. Wrong results are counted in `sum`. */
+int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
+                  const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                  struct cb_summary *sum, struct cb_error *err);
+
+#endif

@@ -1,0 +1,23 @@
+/* Errors travel up as return values carrying context, to one place that
+ * reports them (main). Status values are collbench's exit codes. */
+#ifndef CB_ERROR_H
+#define CB_ERROR_H
+
+enum cb_status {
+  CB_OK = 0,
+  CB_FAILED = 1,  /* validation or acceptance failed */
+  CB_USAGE = 2,   /* bad option, size, file or configuration */
+  CB_RUNTIME = 3, /* backend failure, timeout */
+};
+
+struct cb_error {
+  int status;
+  char msg[1024];
+};
+
+/* Sets err (if not already set) and returns status, so callers write
+ * `return cb_fail(err, CB_USAGE, "bad size '%s'", s);`. */
+int cb_fail(struct cb_error *err, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

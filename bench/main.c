@@ -1,0 +1,133 @@
+/* collbench's entry point: parse, start MPI, run the engine, report.
+ * Every error arrives here as a return value and is reported once. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "gitversion.h"
+#include "engine.h"
+
+/* Before MPI_Init only the launcher's environment knows our rank. */
+static int launcher_rank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                     "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    if (getenv(vars[i]))
+      return atoi(getenv(vars[i]));
+  return 0;
+}
+
+static void report(const struct cb_error *err) {
+  fprintf(stderr, "collbench: %s%s\n", err->status == CB_USAGE ? "" : "error: ", err->msg);
+}
+
+static void print_version(void) {
+  printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT, CB_CONFIG_SUMMARY);
+}
+
+/* Opens the outputs on rank 0 only, after everything was validated, so a
+ * bad command line never truncates an earlier result file. */
+static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks, int *n,
+                      struct cb_error *err) {
+  *n = 0;
+  if (rank != 0)
+    return CB_OK;
+  if (cb_sink_table(stdout, &sinks[(*n)++], err))
+    return err->status;
+  if (cli->json_path && cb_sink_jsonl(cli->json_path, &sinks[(*n)++], err))
+    return err->status;
+  if (cli->csv_path && cb_sink_csv(cli->csv_path, &sinks[(*n)++], err))
+    return err->status;
+  return CB_OK;
+}
+
+static void close_sinks(struct cb_sink *sinks, int n) {
+  for (int i = 0; i < n; i++)
+    if (sinks[i].close)
+      sinks[i].close(sinks[i].state);
+}
+
+static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
+  struct cb_cluster cl;
+  if (cb_cluster_init(&cl, err))
+    return err->status;
+  struct cb_settings *s = &cli->settings;
+  s->progress = cl.rank == 0 && isatty(STDERR_FILENO);
+  if (s->root >= cl.nranks) {
+    cb_fail(err, CB_USAGE, "--root %d: there are only %d ranks", s->root, cl.nranks);
+    cb_cluster_free(&cl);
+    return err->status;
+  }
+  if (cb_engine_validate(&cl, s, err)) {
+    cb_cluster_free(&cl);
+    return err->status;
+  }
+  struct cb_sink sinks[4];
+  int nsinks = 0, rc = open_sinks(cli, cl.rank, sinks, &nsinks, err);
+  if (cb_cluster_agree(&cl, rc) != CB_OK) {
+    close_sinks(sinks, nsinks);
+    cb_cluster_free(&cl);
+    return cb_fail(err, CB_USAGE, "cannot open the output files (rank 0 says why)");
+  }
+  struct cb_run_info ri;
+  cb_run_info_collect(&ri, argc, argv, &cl, s);
+  struct cb_summary sum;
+  rc = cb_engine_run(&cl, s, &ri, sinks, nsinks, &sum, err);
+  if (rc == CB_OK && sum.wrong > 0)
+    rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
+  close_sinks(sinks, nsinks);
+  cb_run_info_free(&ri);
+  if (rc == CB_RUNTIME || rc == CB_USAGE) { /* other ranks may be blocked in a call */
+    report(err);
+    MPI_Abort(MPI_COMM_WORLD, rc);
+  }
+  cb_cluster_free(&cl);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  struct cb_cli cli;
+  struct cb_error err = {0};
+  int printer = launcher_rank() == 0;
+  if (cb_cli_parse(argc, argv, &cli, &err)) {
+    if (printer)
+      fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
+    return err.status;
+  }
+  if (cli.help || cli.version || cli.list) {
+    if (printer) {
+      if (cli.help)
+        cb_cli_usage(stdout);
+      if (cli.version)
+        print_version();
+      if (cli.list)
+        cb_cli_list(stdout);
+    }
+    return 0;
+  }
+  for (int b = 0; b < cli.settings.nbackends; b++) {
+    const struct cb_backend *be = cb_backends[cli.settings.backends[b]];
+    if (be->pre_mpi_init && be->pre_mpi_init(cli.settings.transports[0], &err)) {
+      if (printer)
+        report(&err);
+      return err.status;
+    }
+  }
+
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int nranks, rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = cb_cluster_check_launch(nranks, &err);
+  if (rc == CB_OK)
+    rc = run(argc, argv, &cli, &err);
+  if (rc != CB_OK && rank == 0)
+    report(&err);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,33 @@
+/* The result columns shared by JSON Lines and CSV: one table, so the two
+ * can never disagree on names or order. */
+#ifndef CB_COLUMNS_H
+#define CB_COLUMNS_H
+
+#include <stddef.h>
+
+#include "../record.h"
+
+enum cb_column_kind {
+  CB_COL_STRING,   /* const char * */
+  CB_COL_CHARS,    /* char[] inside the record */
+  CB_COL_BOOL,     /* int */
+  CB_COL_INT,      /* int */
+  CB_COL_LONG,     /* long */
+  CB_COL_UINT64,   /* uint64_t */
+  CB_COL_SIZE,     /* size_t */
+  CB_COL_DOUBLE,   /* double */
+  CB_COL_WRONG,    /* long, -1 means not checked (null / empty) */
+};
+
+struct cb_column {
+  const char *name;
+  enum cb_column_kind kind;
+  size_t offset;
+};
+
+extern const struct cb_column cb_columns[];
+extern const int cb_ncolumns;
+
+const void *cb_column_ptr(const struct cb_record *r, const struct cb_column *c);
+
+#endif

@@ -1,0 +1,137 @@
+/* --json FILE: JSON Lines through jansson. The first line is the run
+ * record; then one result line per record, flushed as it is written so a
+ * killed run leaves only whole lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "sink.h"
+
+#if CB_HAVE_JANSSON
+#include <jansson.h>
+
+#include "columns.h"
+
+#define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(7))
+
+static json_t *column_value(const struct cb_record *r, const struct cb_column *c) {
+  const void *p = cb_column_ptr(r, c);
+  switch (c->kind) {
+  case CB_COL_STRING: return json_string(*(const char *const *)p);
+  case CB_COL_CHARS: return json_string((const char *)p);
+  case CB_COL_BOOL: return json_boolean(*(const int *)p);
+  case CB_COL_INT: return json_integer(*(const int *)p);
+  case CB_COL_LONG: return json_integer(*(const long *)p);
+  case CB_COL_UINT64: return json_integer((json_int_t) * (const uint64_t *)p);
+  case CB_COL_SIZE: return json_integer((json_int_t) * (const size_t *)p);
+  case CB_COL_DOUBLE: return json_real(*(const double *)p);
+  case CB_COL_WRONG: return *(const long *)p >= 0 ? json_integer(*(const long *)p) : json_null();
+  }
+  return json_null();
+}
+
+static int put_line(FILE *f, json_t *obj, struct cb_error *err) {
+  int rc = json_dumpf(obj, f, DUMP_FLAGS);
+  json_decref(obj);
+  if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
+    return cb_fail(err, CB_RUNTIME, "--json: write failed");
+  return CB_OK;
+}
+
+static json_t *settings_json(const struct cb_settings *s) {
+  json_t *o = json_object();
+  json_object_set_new(o, "mode", json_string(cb_mode_names[s->mode]));
+  json_object_set_new(o, "iters", s->iters ? json_integer(s->iters) : json_string("auto"));
+  json_object_set_new(o, "precision", json_real(s->precision));
+  json_object_set_new(o, "max_time_s", json_real(s->max_time));
+  json_object_set_new(o, "warmup", s->warmup < 0 ? json_string("auto") : json_integer(s->warmup));
+  json_object_set_new(o, "check", json_integer(s->check));
+  json_object_set_new(o, "window", json_integer(s->window));
+  json_object_set_new(o, "timeout_s", json_real(s->timeout));
+  return o;
+}
+
+static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
+  const struct cb_cluster *cl = ri->cluster;
+  json_t *o = json_object();
+  json_object_set_new(o, "type", json_string("run"));
+  json_object_set_new(o, "collbench_version", json_string(ri->version));
+  json_object_set_new(o, "git_commit", json_string(ri->git_commit));
+  json_object_set_new(o, "start_time", json_string(ri->start_time));
+  json_object_set_new(o, "command_line", json_string(ri->command_line));
+  json_t *hosts = json_array(), *rpn = json_array();
+  for (int n = 0; n < cl->nnodes; n++) {
+    json_array_append_new(hosts, json_string(cl->node_names[n]));
+    json_array_append_new(rpn, json_integer(cl->ranks_on_node[n]));
+  }
+  json_object_set_new(o, "hostnames", hosts);
+  json_object_set_new(o, "nranks", json_integer(cl->nranks));
+  json_object_set_new(o, "nnodes", json_integer(cl->nnodes));
+  json_object_set_new(o, "ranks_per_node", rpn);
+  json_object_set_new(o, "mpi_library", json_string(ri->mpi_library));
+  json_object_set_new(o, "cpu_model", json_string(ri->cpu_model));
+  json_t *backends = json_object();
+  for (int i = 0; i < ri->nbackends; i++) {
+    json_t *b = json_object();
+    json_object_set_new(b, "version", json_string(ri->backends[i].version));
+    json_object_set_new(b, "usable", json_boolean(ri->backends[i].usable));
+    json_object_set_new(backends, ri->backends[i].name, b);
+  }
+  json_object_set_new(o, "backends", backends);
+  json_t *env = json_object();
+  for (int i = 0; i < ri->nenv; i++) {
+    const char *eq = strchr(ri->env[i], '=');
+    if (!eq)
+      continue;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - ri->env[i]), ri->env[i]);
+    json_object_set_new(env, name, json_string(eq + 1));
+  }
+  json_object_set_new(o, "env", env);
+  json_object_set_new(o, "timer_overhead_ns", json_real(ri->timer_overhead_ns));
+  json_object_set_new(o, "settings", settings_json(ri->settings));
+  return put_line(state, o, err);
+}
+
+static int put_record(FILE *f, const struct cb_record *r, struct cb_error *err) {
+  json_t *o = json_object();
+  json_object_set_new(o, "type", json_string("result"));
+  for (int i = 0; i < cb_ncolumns; i++)
+    json_object_set_new(o, cb_columns[i].name, column_value(r, &cb_columns[i]));
+  return put_line(f, o, err);
+}
+
+static int jsonl_row(void *state, const struct cb_row *row, struct cb_error *err) {
+  if (row->outofplace && put_record(state, row->outofplace, err))
+    return err->status;
+  if (row->inplace && put_record(state, row->inplace, err))
+    return err->status;
+  return CB_OK;
+}
+
+static void jsonl_close(void *state) { fclose(state); }
+
+int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--json: cannot write '%s'", path);
+  memset(sink, 0, sizeof *sink);
+  sink->state = f;
+  sink->run = jsonl_run;
+  sink->row = jsonl_row;
+  sink->close = jsonl_close;
+  return CB_OK;
+}
+
+#else
+
+int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err) {
+  (void)sink;
+  return cb_fail(err, CB_USAGE,
+                 "--json %s: this collbench was configured without a JSON library "
+                 "(install libjansson-dev and run ./configure again)",
+                 path);
+}
+
+#endif

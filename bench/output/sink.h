@@ -1,0 +1,36 @@
+/* Outputs are sinks the engine feeds, on rank 0 only. Each reads the run
+ * record and the measurement records; none measures anything. */
+#ifndef CB_SINK_H
+#define CB_SINK_H
+
+#include <stdio.h>
+
+#include "../error.h"
+#include "../record.h"
+#include "../runinfo.h"
+
+struct cb_summary {
+  long rows, records;
+  long wrong;     /* over every checked record */
+  long unchecked; /* records not checked */
+  long skipped;   /* sizes or series skipped */
+};
+
+struct cb_sink {
+  void *state;
+  int (*run)(void *state, const struct cb_run_info *ri, struct cb_error *err);
+  int (*series_begin)(void *state, const struct cb_series *s, struct cb_error *err);
+  int (*row)(void *state, const struct cb_row *row, struct cb_error *err);
+  int (*series_end)(void *state, const struct cb_series *s, struct cb_error *err);
+  /* A remark such as why a series was skipped. */
+  int (*note)(void *state, const char *text, struct cb_error *err);
+  int (*finish)(void *state, const struct cb_summary *sum, struct cb_error *err);
+  void (*close)(void *state);
+};
+
+/* Every constructor returns CB_OK or an error naming the file. */
+int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err);
+int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err);
+int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err);
+
+#endif

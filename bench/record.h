@@ -1,0 +1,38 @@
+/* The measurement record: the engine fills it; every output (table, CSV,
+ * JSON Lines, and later reports, acceptance, tuner) reads it. */
+#ifndef CB_RECORD_H
+#define CB_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cb_record {
+  const char *op, *backend, *mem, *dtype, *redop, *mode;
+  char transport[32];
+  int inplace, root;
+  uint64_t bytes;
+  size_t count;
+  int nranks, nnodes;
+  long iters;   /* op executions timed */
+  long samples; /* timed batches (throughput) or iterations (latency) */
+  /* time of one op, microseconds: median and spread over samples */
+  double time_us, time_us_min, time_us_max, time_us_p5, time_us_p95;
+  double ci95_us; /* half-width of the 95% CI of the median */
+  double time_us_mean, time_us_stddev;
+  double algbw_GBps, busbw_GBps; /* GB = 1e9 bytes, from the median */
+  long wrong;                    /* wrong elements over all ranks; -1: not checked */
+};
+
+/* One row of the table: the same op and size out of place and in place. */
+struct cb_row {
+  const struct cb_record *outofplace, *inplace; /* NULL when not run */
+};
+
+/* A series of rows sharing everything but size. */
+struct cb_series {
+  const char *op, *backend, *mem, *dtype, *redop, *mode;
+  char transport[32];
+  int root, nranks, nnodes;
+};
+
+#endif

@@ -1,0 +1,91 @@
+#include "runinfo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "gitversion.h"
+#include "timer.h"
+
+extern char **environ;
+
+static void cpu_model(char *buf, size_t len) {
+  snprintf(buf, len, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) == 0) {
+      char *v = strchr(line, ':');
+      if (v) {
+        v += 1 + (v[1] == ' ');
+        v[strcspn(v, "\n")] = '\0';
+        snprintf(buf, len, "%s", v);
+      }
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static int result_changing(const char *var) {
+  static const char *const prefixes[] = {"NCCL_", "UCX_", "OMPI_MCA_", "MPICH_", "CUDA_VISIBLE_"};
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (strncmp(var, prefixes[i], strlen(prefixes[i])) == 0)
+      return 1;
+  return 0;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void cb_backend_infos(struct cb_backend_info *out, int *n) {
+  *n = 0;
+  for (int i = 0; i < cb_nbackends && i < CB_MAX_LIST; i++) {
+    const struct cb_backend *b = cb_backends[i];
+    struct cb_backend_info *bi = &out[(*n)++];
+    bi->name = b->name;
+    b->version(bi->version, sizeof bi->version);
+    bi->usable = b->probe(bi->why, sizeof bi->why);
+  }
+}
+
+void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv,
+                         const struct cb_cluster *cl, const struct cb_settings *s) {
+  memset(ri, 0, sizeof *ri);
+  ri->version = CB_VERSION;
+  ri->git_commit = CB_GIT_COMMIT;
+  ri->cluster = cl;
+  ri->settings = s;
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(ri->start_time, sizeof ri->start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+  size_t used = 0;
+  for (int i = 0; i < argc && used < sizeof ri->command_line; i++)
+    used += (size_t)snprintf(ri->command_line + used, sizeof ri->command_line - used, "%s%s",
+                             i ? " " : "", argv[i]);
+
+  int len;
+  MPI_Get_library_version(ri->mpi_library, &len);
+  ri->mpi_library[strcspn(ri->mpi_library, "\n,")] = '\0';
+  cpu_model(ri->cpu_model, sizeof ri->cpu_model);
+  cb_backend_infos(ri->backends, &ri->nbackends);
+
+  for (char **e = environ; *e && ri->nenv < CB_MAX_ENV; e++)
+    if (result_changing(*e))
+      ri->env[ri->nenv++] = strdup(*e);
+  qsort(ri->env, (size_t)ri->nenv, sizeof ri->env[0], cmp_str);
+  ri->timer_overhead_ns = cb_timer_overhead() * 1e9;
+}
+
+void cb_run_info_free(struct cb_run_info *ri) {
+  for (int i = 0; i < ri->nenv; i++)
+    free(ri->env[i]);
+  ri->nenv = 0;
+}

@@ -1,0 +1,37 @@
+#include "settings.h"
+
+#include <string.h>
+
+const char *const cb_mode_names[] = {"throughput", "latency"};
+
+void cb_settings_defaults(struct cb_settings *s) {
+  memset(s, 0, sizeof *s);
+  s->ops[s->nops++] = CB_OP_ALLREDUCE;
+  s->backends[s->nbackends++] = cb_backend_lookup("mpi");
+  s->mems[s->nmems++] = CB_MEM_HOST;
+  s->transports[s->ntransports++] = "auto";
+  s->dtypes[s->ndtypes++] = CB_FLOAT;
+  s->redops[s->nredops++] = CB_SUM;
+  s->min_bytes = 8;
+  s->max_bytes = 64 << 20;
+  s->step_factor = 2;
+  s->warmup = -1;
+  s->check = 1;
+  s->precision = 0.01;
+  s->max_time = 1.0;
+  s->timeout = 300.0;
+  s->mode = CB_MODE_THROUGHPUT;
+  s->window = 64;
+}
+
+int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max) {
+  int n = 0;
+  for (uint64_t size = s->min_bytes; size <= s->max_bytes && n < max;) {
+    sizes[n++] = size;
+    uint64_t next = s->step_bytes ? size + s->step_bytes : size * (uint64_t)s->step_factor;
+    if (next <= size) /* overflow */
+      break;
+    size = next;
+  }
+  return n;
+}

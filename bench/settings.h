@@ -1,0 +1,45 @@
+/* What to run: the parsed form of the command line, which the engine reads
+ * and the tuner or acceptance mode can fill in themselves. */
+#ifndef CB_SETTINGS_H
+#define CB_SETTINGS_H
+
+#include <stdint.h>
+
+#include "backend.h"
+#include "dtype.h"
+#include "op.h"
+
+#define CB_MAX_LIST 16
+#define CB_MAX_SIZES 1024
+
+enum cb_mode { CB_MODE_THROUGHPUT, CB_MODE_LATENCY };
+extern const char *const cb_mode_names[];
+
+struct cb_settings {
+  int ops[CB_NOPS], nops;
+  int backends[CB_MAX_LIST], nbackends;
+  int mems[CB_NMEMS], nmems;
+  const char *transports[CB_MAX_LIST];
+  int ntransports;
+  int dtypes[CB_NDTYPES], ndtypes;
+  int redops[CB_NREDOPS], nredops;
+  uint64_t min_bytes, max_bytes, step_bytes; /* step_bytes 0: multiply */
+  long step_factor;
+  long iters;  /* 0: auto (until --precision or --max-time) */
+  long warmup; /* untimed iterations per size; -1: automatic */
+  long check;  /* checked iterations per size; 0 disables */
+  double precision, timeout;
+  double max_time; /* auto-mode budget per size, shared by its variants */
+  int mode;
+  int window, root;
+  int explicit_mems; /* the user named --mem: unsupported kinds are errors */
+  int progress;      /* progress line on stderr */
+};
+
+/* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */
+void cb_settings_defaults(struct cb_settings *s);
+
+/* The sizes a sweep visits, ascending; returns how many (at most max). */
+int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max);
+
+#endif

@@ -1,0 +1,89 @@
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cb_parse_size(const char *s, const char *what, uint64_t *out, struct cb_error *err) {
+  const char *p = s;
+  while (isspace((unsigned char)*p))
+    p++;
+  if (!isdigit((unsigned char)*p))
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a size (expected e.g. 8, 64K, 1M, 2G)", what,
+                   s);
+  errno = 0;
+  char *end;
+  unsigned long long value = strtoull(p, &end, 10);
+  if (errno == ERANGE)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is too large", what, s);
+  unsigned shift = 0;
+  switch (toupper((unsigned char)*end)) {
+  case 'K': shift = 10; end++; break;
+  case 'M': shift = 20; end++; break;
+  case 'G': shift = 30; end++; break;
+  case 'T': shift = 40; end++; break;
+  default: break;
+  }
+  if (shift && *end == 'i')
+    end++;
+  if (*end == 'B' || *end == 'b')
+    end++;
+  if (*end != '\0')
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a size (expected e.g. 8, 64K, 1M, 2G)", what,
+                   s);
+  if (value == 0)
+    return cb_fail(err, CB_USAGE, "%s: size must be positive, got '%s'", what, s);
+  /* 2^62 bytes keeps every later multiplication by a rank count sane. */
+  if (value > (UINT64_C(1) << 62) >> shift)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is too large", what, s);
+  *out = (uint64_t)value << shift;
+  return CB_OK;
+}
+
+int cb_parse_long(const char *s, const char *what, long min, long max, long *out,
+                  struct cb_error *err) {
+  errno = 0;
+  char *end;
+  long value = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || errno == ERANGE)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not an integer", what, s);
+  if (value < min || value > max)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is out of range [%ld, %ld]", what, s, min, max);
+  *out = value;
+  return CB_OK;
+}
+
+int cb_parse_double(const char *s, const char *what, double min, double max, double *out,
+                    struct cb_error *err) {
+  errno = 0;
+  char *end;
+  double value = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(value))
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a number", what, s);
+  if (*end == '%') {
+    value /= 100.0;
+    end++;
+  }
+  if (*end != '\0')
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a number", what, s);
+  if (value < min || value > max)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is out of range [%g, %g]", what, s, min, max);
+  *out = value;
+  return CB_OK;
+}
+
+const char *cb_format_size(uint64_t bytes, char *buf, size_t len) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  uint64_t v = bytes;
+  while (u < 4 && v >= 1024 && v % 1024 == 0) {
+    v /= 1024;
+    u++;
+  }
+  snprintf(buf, len, "%" PRIu64 " %s", v, units[u]);
+  return buf;
+}

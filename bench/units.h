@@ -1,0 +1,27 @@
+/* Parsing and printing of sizes, counts and durations given on the
+ * command line. Pure functions: unit-tested without MPI. */
+#ifndef CB_UNITS_H
+#define CB_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* "8", "64K", "1M", "2G" (binary suffixes, optional trailing B or iB).
+ * Rejects empty, negative, zero, fractional, overflowing or trailing junk;
+ * `what` names the option in the message. */
+int cb_parse_size(const char *s, const char *what, uint64_t *out, struct cb_error *err);
+
+/* A positive integer (no suffix) within [min, max]. */
+int cb_parse_long(const char *s, const char *what, long min, long max, long *out,
+                  struct cb_error *err);
+
+/* A positive decimal; a trailing '%' divides by 100 ("1%" == 0.01). */
+int cb_parse_double(const char *s, const char *what, double min, double max, double *out,
+                    struct cb_error *err);
+
+/* Human form for messages: 1048576 -> "1 MiB", 1536 -> "1536 B". */
+const char *cb_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif

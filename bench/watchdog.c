@@ -1,0 +1,79 @@
+#include "watchdog.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "timer.h"
+
+static struct {
+  pthread_mutex_t lock;
+  pthread_t thread;
+  int running, stop;
+  double timeout, armed_at; /* armed_at 0: idle */
+  char what[256];
+  const struct cb_cluster *cl;
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *watch(void *unused) {
+  (void)unused;
+  /* Polling 10 times a second bounds the overshoot to 0.1 s. */
+  const struct timespec tick = {0, 100 * 1000 * 1000};
+  for (;;) {
+    nanosleep(&tick, NULL);
+    pthread_mutex_lock(&wd.lock);
+    int stop = wd.stop;
+    double armed_at = wd.armed_at;
+    char what[sizeof wd.what];
+    memcpy(what, wd.what, sizeof what);
+    pthread_mutex_unlock(&wd.lock);
+    if (stop)
+      return NULL;
+    if (armed_at > 0 && cb_now() - armed_at > wd.timeout) {
+      fprintf(stderr,
+              "collbench: timeout: rank %d on %s spent more than %g s in %s (--timeout); "
+              "giving up, exit 3\n",
+              wd.cl->rank, wd.cl->hostname, wd.timeout, what);
+      fflush(stderr);
+      _exit(3);
+    }
+  }
+}
+
+int cb_watchdog_start(const struct cb_cluster *cl, double timeout) {
+  if (timeout <= 0)
+    return 0;
+  wd.cl = cl;
+  wd.timeout = timeout;
+  wd.stop = 0;
+  wd.armed_at = 0;
+  if (pthread_create(&wd.thread, NULL, watch, NULL) != 0)
+    return -1;
+  wd.running = 1;
+  return 0;
+}
+
+void cb_watchdog_arm(const char *what) {
+  pthread_mutex_lock(&wd.lock);
+  snprintf(wd.what, sizeof wd.what, "%s", what);
+  wd.armed_at = cb_now();
+  pthread_mutex_unlock(&wd.lock);
+}
+
+void cb_watchdog_disarm(void) {
+  pthread_mutex_lock(&wd.lock);
+  wd.armed_at = 0;
+  pthread_mutex_unlock(&wd.lock);
+}
+
+void cb_watchdog_stop(void) {
+  if (!wd.running)
+    return;
+  pthread_mutex_lock(&wd.lock);
+  wd.stop = 1;
+  pthread_mutex_unlock(&wd.lock);
+  pthread_join(wd.thread, NULL);
+  wd.running = 0;
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Installs the Debian packages collbench needs to build, test and compare itself.
+# Run as root (or with sudo) on Debian 12 or a derivative. CUDA and NCCL are not
+# Debian packages: install NVIDIA's toolkit separately (configure finds it).
+set -eu
+
+packages="
+  build-essential pkg-config
+  openmpi-bin libopenmpi-dev
+  libjansson-dev
+  libhwloc-dev hwloc-nox
+  libucx-dev ucx-utils
+  libibverbs-dev rdma-core ibverbs-utils
+  libinih-dev libopenblas-dev
+  gnuplot-nox
+  netpipe-openmpi
+  iproute2 util-linux procps jq
+"
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+    missing="$missing $p"
+done
+
+if [ -z "$missing" ]; then
+  echo "install-deps: all packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"
