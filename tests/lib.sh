@@ -1,0 +1,52 @@
+# Shared by the shell tests: a TAP writer and an mpirun wrapper.
+# Sourced from the repository root, where make check runs prove.
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Keep Open MPI quiet about missing RDMA devices on test machines.
+export OMPI_MCA_btl_base_warn_component_unused=0
+
+TESTS_RUN=0
+TESTS_FAILED=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/collbench-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+plan() { echo "1..$1"; }
+
+# ok CONDITION-EXIT-STATUS DESCRIPTION
+ok() {
+  TESTS_RUN=$((TESTS_RUN + 1))
+  if [ "$1" -eq 0 ]; then
+    echo "ok $TESTS_RUN - $2"
+  else
+    echo "not ok $TESTS_RUN - $2"
+    TESTS_FAILED=$((TESTS_FAILED + 1))
+  fi
+}
+
+# check DESCRIPTION COMMAND...: runs the command, ok when it succeeds
+check() {
+  desc=$1
+  shift
+  "$@" >/dev/null 2>&1
+  ok $? "$desc"
+}
+
+diag() { sed 's/^/# /' "$@"; }
+
+finish() { [ "$TESTS_FAILED" -eq 0 ]; exit $?; }
+
+# mpi NP ARGS...: ./collbench under mpirun; stdout, stderr and status in
+# $TMP/out, $TMP/err, $STATUS. Oversubscribes only when NP exceeds cores.
+mpi() {
+  np=$1
+  shift
+  extra=
+  [ "$np" -gt "$(nproc)" ] && extra=--oversubscribe
+  mpirun -np "$np" $extra ./collbench "$@" >"$TMP/out" 2>"$TMP/err"
+  STATUS=$?
+}
+
+# jq_all FILE FILTER: true when FILTER holds on every result line
+jq_all() {
+  jq -e -s "[.[] | select(.type == \"result\")] | length > 0 and all($2)" "$1" >/dev/null
+}
