@@ -95,7 +95,7 @@ void cb_cli_list(FILE *out) {
   fprintf(out, "memory kinds:\n");
   for (int m = 0; m < CB_NMEMS; m++)
     fprintf(out, "  %-8s %s\n", cb_mem_names[m],
-            cb_mem_built(m) ? "usable" : "not built (needs CUDA support in this build)");
+            cb_mem_built(m) ? "usable" : "not built (GPU memory support arrives in a later version)");
   fprintf(out, "ops:");
   for (int o = 0; o < CB_NOPS; o++)
     fprintf(out, " %s", cb_ops[o]->name);
@@ -175,8 +175,8 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   for (int m = 0; m < s->nmems; m++)
     if (!cb_mem_built(s->mems[m]))
       return cb_fail(err, CB_USAGE,
-                     "--mem %s: this collbench was built without CUDA support, so only host "
-                     "memory is available (see --list)",
+                     "--mem %s: this collbench has no GPU memory support yet, only host memory "
+                     "(see --list)",
                      cb_mem_names[s->mems[m]]);
   for (int i = 0; i < s->nbackends; i++) {
     const struct cb_backend *be = cb_backends[s->backends[i]];
@@ -196,7 +196,7 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
 }
 
 static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
-                        struct cb_error *err) {
+                        int *mem_given, struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
   long v;
   switch (c) {
@@ -241,7 +241,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_BACKEND: return parse_list(arg, "--backend", cb_backend_lookup, cb_nbackends,
                                       s->backends, &s->nbackends, CB_MAX_LIST, err);
   case OPT_MEM:
-    s->explicit_mems = 1;
+    *mem_given = 1;
     return parse_list(arg, "--mem", cb_mem_lookup, CB_NMEMS, s->mems, &s->nmems, CB_NMEMS, err);
   case OPT_TRANSPORT: return parse_transports(arg, s, err);
   case OPT_MODE:
@@ -266,11 +266,14 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   memset(cli, 0, sizeof *cli);
   cb_settings_defaults(&cli->settings);
   struct cb_settings *s = &cli->settings;
-  int op_given = 0, backend_given = 0, factor_given = 0;
-  optind = 1;
+  int op_given = 0, backend_given = 0, factor_given = 0, mem_given = 0;
+  /* 0, not 1: glibc, musl and the BSDs then also drop the rest of an
+   * option group ("-Zh") an earlier call stopped in, which they would
+   * otherwise go on reading (a crash, with another argv). */
+  optind = 0;
   opterr = 0; /* we report errors ourselves, once, with the bad value */
   for (;;) {
-    int prev = optind;
+    int prev = optind ? optind : 1;
     int c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:T:J:hV", long_options, NULL);
     if (c == -1)
       break;
@@ -281,7 +284,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
     op_given |= c == OPT_OP;
     backend_given |= c == OPT_BACKEND;
-    if (parse_option(c, optarg, cli, &factor_given, err))
+    if (parse_option(c, optarg, cli, &factor_given, &mem_given, err))
       return err->status;
   }
   if (optind < argc)
@@ -298,7 +301,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
           s->backends[s->nbackends++] = b;
       }
     }
-    if (!s->explicit_mems)
+    if (!mem_given)
       for (s->nmems = 0; s->nmems < CB_NMEMS && cb_mem_built(s->nmems); s->nmems++)
         s->mems[s->nmems] = s->nmems;
   }

@@ -58,11 +58,13 @@ int cb_cluster_init(struct cb_cluster *cl, struct cb_error *err) {
   MPI_Allgather(cl->hostname, CB_HOSTNAME_MAX, MPI_CHAR, names, CB_HOSTNAME_MAX, MPI_CHAR,
                 cl->comm);
 
-  /* Leaders are the ranks that lead themselves, in rank order. */
-  int *node_of_leader = leaders; /* reuse: index by rank, valid for leaders */
+  /* Leaders are the ranks that lead themselves; nodes are numbered in
+   * their rank order. First number the leaders, then everyone. */
   cl->nnodes = 0;
   for (int r = 0; r < cl->nranks; r++)
     cl->node_of_rank[r] = leaders[r] == r ? cl->nnodes++ : -1;
+  for (int r = 0; r < cl->nranks; r++)
+    cl->node_of_rank[r] = cl->node_of_rank[leaders[r]]; /* leaders[r] <= r: already set */
   cl->node_names = malloc((size_t)cl->nnodes * CB_HOSTNAME_MAX);
   cl->ranks_on_node = calloc((size_t)cl->nnodes, sizeof *cl->ranks_on_node);
   if (!cl->node_names || !cl->ranks_on_node) {
@@ -70,12 +72,10 @@ int cb_cluster_init(struct cb_cluster *cl, struct cb_error *err) {
     free(names);
     return cb_fail(err, CB_RUNTIME, "out of memory for %d nodes' table", cl->nnodes);
   }
-  for (int r = 0; r < cl->nranks; r++)
-    if (cl->node_of_rank[r] >= 0)
-      memcpy(cl->node_names[cl->node_of_rank[r]], names[r], CB_HOSTNAME_MAX);
   for (int r = 0; r < cl->nranks; r++) {
-    int node = cl->node_of_rank[node_of_leader[r]];
-    cl->node_of_rank[r] = node;
+    int node = cl->node_of_rank[r];
+    if (leaders[r] == r)
+      memcpy(cl->node_names[node], names[r], CB_HOSTNAME_MAX);
     cl->ranks_on_node[node]++;
   }
   cl->node = cl->node_of_rank[cl->rank];

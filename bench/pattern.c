@@ -13,10 +13,11 @@ static const uint64_t primes[] = {2,    3,    5,    7,     13,    31,    61,    
 /* Bounds the O(modulus * nranks) table of reduced values. */
 #define REDUCE_WORK_LIMIT (INT64_C(1) << 26)
 
-static uint64_t pick_modulus(int64_t cap) {
+/* The largest listed prime <= cap that does not divide `avoid` (0: any). */
+static uint64_t pick_modulus(int64_t cap, int avoid) {
   uint64_t m = 1;
   for (size_t i = 0; i < sizeof primes / sizeof primes[0]; i++)
-    if ((int64_t)primes[i] <= cap)
+    if ((int64_t)primes[i] <= cap && (avoid == 0 || (uint64_t)avoid % primes[i] != 0))
       m = primes[i];
   return m;
 }
@@ -60,11 +61,18 @@ int cb_pattern_init(struct cb_pattern *p, int dtype, int redop, int nranks, uint
     p->modulus = 2;
     return build_tables(p, err);
   }
-  if (redop == CB_SUM && limit / nranks < cap)
-    cap = limit / nranks; /* the sum of n values <= cap stays exact */
+  /* Float sums must stay exact: n values <= cap sum to at most limit.
+   * Integer sums wrap exactly like the backends' arithmetic and need no
+   * cap (it shrank int8's modulus to 1 from 64 ranks on: every element the
+   * same, so shifted or stale results passed). */
+  int wraps = dtype == CB_INT8 || dtype == CB_INT32 || dtype == CB_INT64;
+  if (redop == CB_SUM && !wraps && limit / nranks < cap)
+    cap = limit / nranks;
   if (redop != CB_NOREDOP && REDUCE_WORK_LIMIT / nranks < cap)
     cap = REDUCE_WORK_LIMIT / nranks;
-  p->modulus = pick_modulus(cap);
+  /* Over a multiple of m ranks every residue appears equally often, so
+   * the sum would be the same at every element: avoid such moduli. */
+  p->modulus = pick_modulus(cap, redop == CB_SUM ? nranks : 0);
   if (redop != CB_NOREDOP) {
     p->reduced = malloc(p->modulus * sizeof *p->reduced);
     if (!p->reduced)

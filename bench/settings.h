@@ -32,7 +32,6 @@ struct cb_settings {
   double max_time; /* auto-mode budget per size, shared by its variants */
   int mode;
   int window, root;
-  int explicit_mems; /* the user named --mem: unsupported kinds are errors */
   int progress;      /* progress line on stderr */
 };
 

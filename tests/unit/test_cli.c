@@ -1,0 +1,168 @@
+/* The command line: defaults, a full option set, --sweep, and usage
+ * errors that name the bad value. No MPI is started: parsing is pure. */
+#include <string.h>
+
+#include "cli.h"
+#include "tap.h"
+
+/* getopt_long may permute argv, so each case gets a fresh mutable copy. */
+#define MAXARGS 32
+struct args {
+  int argc;
+  char *argv[MAXARGS + 1];
+};
+
+static int parse(struct cb_cli *cli, struct cb_error *err, const char *const *words) {
+  struct args a = {.argc = 1, .argv = {"collbench"}};
+  for (; *words && a.argc < MAXARGS; words++)
+    a.argv[a.argc++] = (char *)*words;
+  a.argv[a.argc] = NULL;
+  memset(err, 0, sizeof *err);
+  return cb_cli_parse(a.argc, a.argv, cli, err);
+}
+#define PARSE(cli, err, ...) parse(cli, err, (const char *const[]){__VA_ARGS__, NULL})
+
+static void test_defaults(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  const char *none[] = {NULL};
+  ok(parse(&cli, &err, none) == CB_OK, "no options parse");
+  const struct cb_settings *s = &cli.settings;
+  ok(s->nops == 1 && s->ops[0] == CB_OP_ALLREDUCE, "default op allreduce");
+  ok(s->nbackends == 1 && s->backends[0] == cb_backend_lookup("mpi"), "default backend mpi");
+  ok(s->nmems == 1 && s->mems[0] == CB_MEM_HOST, "default memory host");
+  ok(s->ntransports == 1 && strcmp(s->transports[0], "auto") == 0, "default transport auto");
+  ok(s->ndtypes == 1 && s->dtypes[0] == CB_FLOAT, "default dtype float");
+  ok(s->nredops == 1 && s->redops[0] == CB_SUM, "default redop sum");
+  ok(s->min_bytes == 8 && s->max_bytes == 64u << 20, "default sizes 8..64M");
+  ok(s->step_factor == 2 && s->step_bytes == 0, "default step: factor 2");
+  is_long(s->iters, 0, "default iters auto (0)");
+  is_double(s->precision, 0.01, 0, "default precision 1%%");
+  ok(s->mode == CB_MODE_THROUGHPUT && s->window == 64 && s->root == 0 && s->check == 1,
+     "default mode, window, root, check");
+  ok(!cli.json_path && !cli.csv_path && !cli.help && !cli.version && !cli.list && !cli.sweep,
+     "no outputs or actions by default");
+  uint64_t sizes[CB_MAX_SIZES];
+  int n = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
+  ok(n == 24 && sizes[0] == 8 && sizes[23] == 64u << 20, "default sweep: 24 sizes 8..64M");
+}
+
+static void test_full(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  int rc = PARSE(&cli, &err, "--op", "allreduce,p2p_lat", "-b", "1K", "-e", "1M", "-n", "10",
+                 "-d", "double", "-o", "max", "--mode", "latency", "--window", "8");
+  if (!is_long(rc, CB_OK, "full option set parses"))
+    diag("%s", err.msg);
+  const struct cb_settings *s = &cli.settings;
+  ok(s->nops == 2 && s->ops[0] == CB_OP_ALLREDUCE && s->ops[1] == CB_OP_P2P_LAT,
+     "--op allreduce,p2p_lat in order");
+  ok(s->min_bytes == 1024 && s->max_bytes == 1 << 20, "-b 1K -e 1M");
+  is_long(s->iters, 10, "-n 10");
+  ok(s->ndtypes == 1 && s->dtypes[0] == CB_DOUBLE, "-d double");
+  ok(s->nredops == 1 && s->redops[0] == CB_MAX, "-o max");
+  is_long(s->mode, CB_MODE_LATENCY, "--mode latency");
+  is_long(s->window, 8, "--window 8");
+  is_double(s->precision, 0.01, 0, "untouched options keep defaults");
+
+  rc = PARSE(&cli, &err, "--json", "out.jsonl", "--csv=out.csv", "-n", "auto", "--precision",
+             "2%", "-d", "all", "-o", "sum,min,sum", "-f", "4", "--root", "3", "-c", "0");
+  ok(rc == CB_OK && strcmp(cli.json_path, "out.jsonl") == 0 &&
+         strcmp(cli.csv_path, "out.csv") == 0 && s->iters == 0 && s->precision == 0.02 &&
+         s->ndtypes == CB_NDTYPES && s->nredops == 2 && s->step_factor == 4 && s->root == 3 &&
+         s->check == 0,
+     "outputs, auto iters, 2%%, 'all', duplicate redop dropped, -f, --root, -c 0");
+  rc = PARSE(&cli, &err, "-i", "1M", "-b", "1M", "-e", "4M");
+  uint64_t sizes[8];
+  ok(rc == CB_OK && cb_settings_sizes(s, sizes, 8) == 4 && sizes[3] == 4u << 20,
+     "-i 1M steps by adding: 1M..4M is 4 sizes");
+}
+
+static void test_sweep(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  int rc = PARSE(&cli, &err, "--sweep");
+  ok(rc == CB_OK && cli.sweep, "--sweep parses");
+  int all = cli.settings.nops == CB_NOPS;
+  for (int i = 0; all && i < CB_NOPS; i++)
+    all = cli.settings.ops[i] == i;
+  ok(all, "--sweep selects all %d ops (got %d)", CB_NOPS, cli.settings.nops);
+  ok(cli.settings.nbackends >= 1 && cli.settings.nmems >= 1 &&
+         cli.settings.mems[0] == CB_MEM_HOST,
+     "--sweep: usable backends, host memory at least");
+  rc = PARSE(&cli, &err, "--sweep", "--op", "broadcast");
+  ok(rc == CB_OK && cli.settings.nops == 1 && cli.settings.ops[0] == CB_OP_BROADCAST,
+     "--sweep keeps an explicit --op");
+}
+
+/* A usage error: status 2 and a message containing each of the needles. */
+static void bad(const char *what, const char *const *words, const char *n1, const char *n2) {
+  struct cb_cli cli;
+  struct cb_error err;
+  int rc = parse(&cli, &err, words);
+  ok(rc == CB_USAGE && err.status == CB_USAGE && strstr(err.msg, n1) &&
+         (!n2 || strstr(err.msg, n2)),
+     "%s: rc %d, \"%s\"", what, rc, err.msg);
+}
+#define BAD(what, n1, n2, ...) bad(what, (const char *const[]){__VA_ARGS__, NULL}, n1, n2)
+
+static void test_errors(void) {
+  BAD("unknown option", "--bogus", NULL, "--bogus");
+  BAD("unknown short option", "-Z", NULL, "-Z");
+  BAD("misspelt op", "allreduc", "--op", "--op", "allreduc");
+  BAD("one bad op in a list", "nope", "--op", "--op", "allreduce,nope");
+  BAD("unknown backend", "nope", "--backend", "--backend", "nope");
+  BAD("unknown dtype", "float128", "--dtype", "-d", "float128");
+  BAD("unknown redop", "avg", "--redop", "-o", "avg");
+  BAD("zero size", "'0'", "--min-bytes", "-b", "0");
+  BAD("negative size", "'-5'", "--min-bytes", "-b", "-5");
+  BAD("junk size", "'1MB2'", "--max-bytes", "-e", "1MB2");
+  BAD("min above max", "--min-bytes 1 MiB", "--max-bytes 1 KiB", "-b", "1M", "-e", "1K");
+  BAD("factor 1", "--step-factor", "'1'", "-f", "1");
+  BAD("factor and step", "--step-factor", "--step-bytes", "-f", "2", "-i", "1K");
+  BAD("too many sizes", "--step-bytes", "1024", "-b", "8", "-e", "2G", "-i", "1M");
+  BAD("device memory", "device", "host memory", "--mem", "device");
+  BAD("pinned memory", "pinned", "host memory", "--mem", "host,pinned");
+  BAD("unknown memory", "--mem", "'gpu'", "--mem", "gpu");
+  BAD("two mpi transports", "--transport", "one transport", "--transport", "shm,tcp");
+  BAD("unknown transport", "--transport", "ib", "--transport", "ib");
+  BAD("zero precision", "--precision", "'0'", "--precision", "0");
+  BAD("precision above 50%", "--precision", "'60%'", "--precision", "60%");
+  BAD("zero iters", "--iters", "'0'", "-n", "0");
+  BAD("iters not a number", "--iters", "'ten'", "-n", "ten");
+  BAD("zero window", "--window", "'0'", "--window", "0");
+  BAD("unknown mode", "--mode", "'fast'", "--mode", "fast");
+  BAD("stray positional", "unexpected argument 'extra'", NULL, "-n", "5", "extra");
+  BAD("missing value", "needs a value", "-b", "-b");
+  BAD("missing long value", "needs a value", "--op", "--op");
+}
+
+/* The first error wins and a later parse starts clean. */
+static void test_reparse(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  int rc = PARSE(&cli, &err, "-d", "float128", "-b", "0");
+  ok(rc == CB_USAGE && strstr(err.msg, "float128") && !strstr(err.msg, "min-bytes"),
+     "parse stops at the first error");
+  rc = PARSE(&cli, &err, "-b", "16");
+  ok(rc == CB_OK && cli.settings.min_bytes == 16 && cli.settings.dtypes[0] == CB_FLOAT,
+     "a second parse starts from defaults");
+  /* An error inside an option group leaves getopt mid-argument ("h" of
+   * "-Zh" unread); the next parse must not pick it up (or crash on it). */
+  rc = PARSE(&cli, &err, "-Zh");
+  ok(rc == CB_USAGE && strstr(err.msg, "'-Zh'"), "error inside a group names it");
+  rc = PARSE(&cli, &err, "-n", "3");
+  ok(rc == CB_OK && !cli.help && cli.settings.iters == 3, "the next parse starts clean");
+  rc = PARSE(&cli, &err, "--bogus");
+  ok(rc == CB_USAGE && strstr(err.msg, "'--bogus'"), "first argument named in its error");
+}
+
+int main(void) {
+  test_defaults();
+  test_full();
+  test_sweep();
+  test_errors();
+  test_reparse();
+  done_testing();
+  return exit_status();
+}

@@ -1,0 +1,130 @@
+/* Summary statistics: quantiles by linear interpolation, Welford mean and
+ * sample stddev, and the median's distribution-free 95% CI. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "stats.h"
+#include "tap.h"
+
+#define TOL 1e-12
+
+/* Reverses the data so the tests also prove cb_stats_compute sorts. */
+static void reverse(double *x, size_t n) {
+  for (size_t i = 0; i < n / 2; i++) {
+    double t = x[i];
+    x[i] = x[n - 1 - i];
+    x[n - 1 - i] = t;
+  }
+}
+
+static void test_odd(void) {
+  double x[] = {5, 3, 1, 4, 2};
+  struct cb_stats s;
+  cb_stats_compute(x, 5, &s);
+  is_long((long)s.n, 5, "odd: n");
+  is_double(s.median, 3, TOL, "odd: median is the middle value");
+  is_double(s.min, 1, TOL, "odd: min");
+  is_double(s.max, 5, TOL, "odd: max");
+  is_double(s.mean, 3, TOL, "odd: mean");
+  is_double(s.stddev, sqrt(2.5), TOL, "odd: sample stddev (n-1)");
+  /* p5 sits at position 0.05*(n-1) = 0.2 between x[0] and x[1] */
+  is_double(s.p5, 1.2, TOL, "odd: p5 interpolates");
+  is_double(s.p95, 4.8, TOL, "odd: p95 interpolates");
+  ok(x[0] == 1 && x[4] == 5, "odd: samples sorted in place");
+}
+
+static void test_even(void) {
+  double x[] = {9, 2, 5, 4, 4, 7, 4, 5};
+  struct cb_stats s;
+  cb_stats_compute(x, 8, &s);
+  is_double(s.median, 4.5, TOL, "even: median averages the middle two");
+  is_double(s.min, 2, TOL, "even: min");
+  is_double(s.max, 9, TOL, "even: max");
+  is_double(s.mean, 5, TOL, "even: mean");
+  is_double(s.stddev, sqrt(32.0 / 7.0), TOL, "even: sample stddev");
+  is_double(s.p5, 2 + 2 * 0.35, TOL, "even: p5 at position 0.35");
+  is_double(s.p95, 7 + 2 * 0.65, TOL, "even: p95 at position 6.65");
+}
+
+static void test_tiny(void) {
+  double one = 42.5;
+  struct cb_stats s;
+  cb_stats_compute(&one, 1, &s);
+  ok(s.n == 1 && s.median == 42.5 && s.min == 42.5 && s.max == 42.5 && s.p5 == 42.5 &&
+         s.p95 == 42.5 && s.mean == 42.5,
+     "n=1: every location statistic is the sample");
+  is_double(s.stddev, 0, 0, "n=1: stddev 0, not NaN");
+  is_double(s.ci95, 0, 0, "n=1: ci95 0");
+
+  struct cb_stats z = {.n = 7, .median = 1, .ci95 = 1};
+  cb_stats_compute(NULL, 0, &z);
+  ok(z.n == 0 && z.median == 0 && z.min == 0 && z.max == 0 && z.p5 == 0 && z.p95 == 0 &&
+         z.mean == 0 && z.stddev == 0 && z.ci95 == 0,
+     "n=0: all zeros");
+  is_double(cb_quantile_sorted(NULL, 0, 0.5), 0, 0, "quantile of nothing is 0");
+
+  double d[] = {1, 2, 3, 4};
+  is_double(cb_quantile_sorted(d, 4, 0), 1, 0, "quantile q=0 is the minimum");
+  is_double(cb_quantile_sorted(d, 4, 1), 4, 0, "quantile q=1 is the maximum");
+  is_double(cb_quantile_sorted(d, 4, 0.5), 2.5, TOL, "quantile q=0.5 of 1..4");
+}
+
+/* 1..100: the CI of the median spans order statistics
+ * floor(n/2 - 1.96*sqrt(n)/2) and ceil(n/2 + 1.96*sqrt(n)/2 + 1), 1-based. */
+static void test_hundred(void) {
+  double x[100];
+  for (int i = 0; i < 100; i++)
+    x[i] = i + 1;
+  reverse(x, 100);
+  struct cb_stats s;
+  cb_stats_compute(x, 100, &s);
+  double half = 1.96 * sqrt(100.0) / 2.0; /* 9.8 */
+  long lo = (long)floor(50 - half), hi = (long)ceil(50 + half + 1);
+  is_long(lo, 40, "1..100: lower CI rank is 40");
+  is_long(hi, 61, "1..100: upper CI rank is 61");
+  /* with x[i] = i + 1 the k-th order statistic is k itself */
+  is_double(s.ci95, (61.0 - 40.0) / 2.0, TOL, "1..100: ci95 = (x(61) - x(40)) / 2 = 10.5");
+  is_double(s.median, 50.5, TOL, "1..100: median");
+  is_double(s.p5, 5.95, 1e-9, "1..100: p5");
+  is_double(s.p95, 95.05, 1e-9, "1..100: p95");
+  is_double(s.mean, 50.5, TOL, "1..100: mean");
+  is_double(s.stddev, sqrt(100.0 * 101.0 / 12.0), 1e-9, "1..100: stddev");
+  ok(s.median - s.ci95 >= s.min && s.median + s.ci95 <= s.max, "1..100: CI inside the data");
+}
+
+/* Evenly spaced quantiles of one distribution (exponential, skewed like
+ * timings): more samples must give a narrower CI of the same median. */
+static void test_ci_shrinks(void) {
+  static double x[100000];
+  size_t sizes[] = {10, 30, 100, 1000, 10000, 100000};
+  double prev = INFINITY;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    size_t n = sizes[k];
+    for (size_t i = 0; i < n; i++)
+      x[i] = 10.0 - 2.0 * log(1.0 - ((double)i + 0.5) / (double)n);
+    reverse(x, n);
+    struct cb_stats s;
+    cb_stats_compute(x, n, &s);
+    ok(s.ci95 > 0 && s.ci95 < prev, "CI shrinks: n=%zu ci95=%g < %g", n, s.ci95, prev);
+    prev = s.ci95;
+  }
+  /* n=10: the CI ranks are 1 and n, so the CI is the whole range */
+  double t[10];
+  for (int i = 0; i < 10; i++)
+    t[i] = i * i;
+  struct cb_stats s;
+  cb_stats_compute(t, 10, &s);
+  is_double(s.ci95, (81.0 - 0.0) / 2.0, TOL, "n=10: CI clamps to the whole range");
+  /* large n: the CI approaches 1.96*sqrt(n)/n ranks around the median */
+  ok(prev < 0.02, "n=100000: ci95 %g is small", prev);
+}
+
+int main(void) {
+  test_odd();
+  test_even();
+  test_tiny();
+  test_hundred();
+  test_ci_shrinks();
+  done_testing();
+  return exit_status();
+}
