@@ -29,7 +29,7 @@ struct cb_timing {
 #define CB_MIN_SAMPLES 8
 /* A throughput batch lasts about this long, so the clock and the barrier
  * around it cost well under 1% of it. */
-#define CB_BATCH_SECONDS 1e-3
+#define CB_BATCH_SECONDS 2e-4
 #define CB_MAX_BATCH 4096
 #define CB_MAX_SAMPLES 100000
 /* Automatic warm-up: at least one iteration, then more while they fit in
