@@ -49,9 +49,11 @@ static int table_series_begin(void *state, const struct cb_series *s, struct cb_
   (void)err;
   t->busbw_sum = 0.0;
   t->busbw_n = 0;
-  fprintf(t->out, "#\n# %s: backend %s, memory %s, transport %s, %d ranks, %d nodes\n", s->op,
-          s->backend, s->mem, s->transport, s->nranks, s->nnodes);
-  fprintf(t->out, "#%57s%-33s %s\n", "", "out-of-place", "in-place");
+  fprintf(t->out, "#\n# %s: backend %s, memory %s, transport %s, %d rank%s, %d node%s\n", s->op,
+          s->backend, s->mem, s->transport, s->nranks, s->nranks == 1 ? "" : "s", s->nnodes,
+          s->nnodes == 1 ? "" : "s");
+  /* centred over the two 35-character blocks of figures */
+  fprintf(t->out, "#%50s%23s%35s\n", "", "out-of-place", "in-place");
   fprintf(t->out, "#%11s %13s %9s %7s %6s %9s %8s %8s %6s %9s %8s %8s %6s\n", "size", "count",
           "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
           "busbw", "#wrong");
