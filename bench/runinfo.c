@@ -31,12 +31,21 @@ static void cpu_model(char *buf, size_t len) {
   fclose(f);
 }
 
-static int result_changing(const char *var) {
-  static const char *const prefixes[] = {"NCCL_", "UCX_", "OMPI_MCA_", "MPICH_", "CUDA_VISIBLE_"};
-  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+static int has_prefix(const char *var, const char *const *prefixes, size_t n) {
+  for (size_t i = 0; i < n; i++)
     if (strncmp(var, prefixes[i], strlen(prefixes[i])) == 0)
       return 1;
   return 0;
+}
+
+static int result_changing(const char *var) {
+  static const char *const wanted[] = {"NCCL_", "UCX_", "OMPI_MCA_", "MPICH_", "CUDA_VISIBLE_"};
+  /* mpirun's own wiring (job ids, URIs, session dirs) changes every run
+   * and no result */
+  static const char *const launcher[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix",
+                                         "OMPI_MCA_initial_wdir", "OMPI_MCA_shmem_RUNTIME"};
+  return has_prefix(var, wanted, sizeof wanted / sizeof wanted[0]) &&
+         !has_prefix(var, launcher, sizeof launcher / sizeof launcher[0]);
 }
 
 static int cmp_str(const void *a, const void *b) {
