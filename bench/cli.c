@@ -10,7 +10,7 @@
 
 enum {
   OPT_OP = 256, OPT_BACKEND, OPT_MEM, OPT_TRANSPORT, OPT_CSV, OPT_LIST, OPT_SWEEP, OPT_MODE,
-  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW,
+  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS,
 };
 
 static const struct option long_options[] = {
@@ -26,6 +26,7 @@ static const struct option long_options[] = {
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
     {"window", required_argument, 0, OPT_WINDOW}, {"sweep", no_argument, 0, OPT_SWEEP},
+    {"progress", no_argument, 0, OPT_PROGRESS}, {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
     {"list", no_argument, 0, OPT_LIST},        {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
 };
@@ -67,6 +68,9 @@ void cb_cli_usage(FILE *out) {
       "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
       "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
       "      --csv FILE           the result lines as CSV\n"
+      "      --progress           progress (op, size, elapsed) on stderr even when it is\n"
+      "                           not a terminal (under mpirun it is a pipe)\n"
+      "      --no-progress        never show progress\n"
       "      --list               backends, memory kinds and transports usable here\n"
       "  -h, --help               this text\n"
       "  -V, --version            version and build configuration\n"
@@ -255,6 +259,8 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case 'J': cli->json_path = arg; return CB_OK;
   case OPT_CSV: cli->csv_path = arg; return CB_OK;
   case OPT_SWEEP: cli->sweep = 1; return CB_OK;
+  case OPT_PROGRESS: cli->progress = 1; return CB_OK;
+  case OPT_NO_PROGRESS: cli->progress = 0; return CB_OK;
   case OPT_LIST: cli->list = 1; return CB_OK;
   case 'h': cli->help = 1; return CB_OK;
   case 'V': cli->version = 1; return CB_OK;
@@ -264,6 +270,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
 
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
   memset(cli, 0, sizeof *cli);
+  cli->progress = -1;
   cb_settings_defaults(&cli->settings);
   struct cb_settings *s = &cli->settings;
   int op_given = 0, backend_given = 0, factor_given = 0, mem_given = 0;

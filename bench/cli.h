@@ -12,6 +12,7 @@ struct cb_cli {
   struct cb_settings settings;
   const char *json_path, *csv_path;
   int help, version, list, sweep;
+  int progress; /* -1: when stderr is a terminal; 0 never; 1 always */
 };
 
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err);

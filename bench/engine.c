@@ -31,6 +31,7 @@ struct series_ctx {
   int nsinks;
   struct cb_summary *sum;
   struct buffers buf;
+  double started; /* the run's start, for progress */
 };
 
 #define EACH_SINK(sc, method, ...)                                                             \
@@ -154,13 +155,13 @@ static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_
   return CB_OK;
 }
 
-static void progress(struct series_ctx *sc, uint64_t bytes, int inplace, double started) {
+static void progress(struct series_ctx *sc, uint64_t bytes, int inplace) {
   if (!sc->s->progress || sc->cl->rank != 0)
     return;
   char size[32];
   fprintf(stderr, "\r\033[Kcollbench: %s %s %s (%s) %.1f s", sc->backend->name, sc->op->name,
           cb_format_size(bytes, size, sizeof size), inplace ? "in-place" : "out-of-place",
-          cb_now() - started);
+          cb_now() - sc->started);
 }
 
 /* Measures one variant at one size; *skipped when buffers do not fit. */
@@ -196,8 +197,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name,
            size, inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
   cb_watchdog_arm(what);
-  double started = cb_now();
-  progress(sc, sh->bytes, inplace, started);
+  progress(sc, sh->bytes, inplace);
 
   struct cb_pattern timing_pattern;
   if (cb_pattern_init(&timing_pattern, sc->dtype, sc->redop, cl->nranks, 0, err))
@@ -349,7 +349,7 @@ int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
   uint64_t sizes[CB_MAX_SIZES];
   int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
   struct series_ctx sc = {.cl = cl, .s = s, .timer_overhead = ri->timer_overhead_ns * 1e-9,
-                          .sinks = sinks, .nsinks = nsinks, .sum = sum};
+                          .sinks = sinks, .nsinks = nsinks, .sum = sum, .started = cb_now()};
   EACH_SINK(&sc, run, ri, err);
   if (cb_watchdog_start(cl, s->timeout))
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");

@@ -56,7 +56,7 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   if (cb_cluster_init(&cl, err))
     return err->status;
   struct cb_settings *s = &cli->settings;
-  s->progress = cl.rank == 0 && isatty(STDERR_FILENO);
+  s->progress = cl.rank == 0 && (cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress);
   if (s->root >= cl.nranks) {
     cb_fail(err, CB_USAGE, "--root %d: there are only %d ranks", s->root, cl.nranks);
     cb_cluster_free(&cl);
