@@ -1,8 +1,10 @@
 # collbench. Run ./configure first; `make V=1` shows the commands.
 ifeq ($(wildcard config.mk),)
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
 $(error config.mk is missing: run ./configure first)
 endif
-include config.mk
+endif
+-include config.mk
 
 Q := $(if $(V),,@)
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON_CFLAGS) $(CFLAGS_EXTRA)

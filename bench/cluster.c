@@ -4,6 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+void cb_mpi_library(char *buf, size_t len) {
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int n;
+  MPI_Get_library_version(lib, &n);
+  lib[strcspn(lib, "\n,")] = '\0';
+  for (char *p = lib; *p; p++)
+    if (*p == '\t')
+      *p = ' ';
+  snprintf(buf, len, "%s", lib);
+}
+
 int cb_cluster_check_launch(int nranks, struct cb_error *err) {
   if (nranks != 1)
     return CB_OK;
@@ -13,10 +24,8 @@ int cb_cluster_check_launch(int nranks, struct cb_error *err) {
   for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++) {
     const char *v = getenv(size_vars[i]);
     if (v && atoi(v) > 1) {
-      char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-      int len;
-      MPI_Get_library_version(lib, &len);
-      lib[strcspn(lib, "\n,")] = '\0';
+      char lib[256];
+      cb_mpi_library(lib, sizeof lib);
       return cb_fail(err, CB_USAGE,
                      "mis-launch: the launcher started %s processes (%s=%s) but MPI here "
                      "sees a single rank, so every process would run alone as rank 0 of 1. "

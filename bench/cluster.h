@@ -4,6 +4,7 @@
 #define CB_CLUSTER_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #include "error.h"
 
@@ -19,6 +20,10 @@ struct cb_cluster {
   int *ranks_on_node;                  /* [nnodes] */
   char hostname[CB_HOSTNAME_MAX];
 };
+
+/* The MPI library's name and version on one line ("Open MPI v4.1.4",
+ * "MPICH Version: 4.0.2"); callable before MPI_Init. */
+void cb_mpi_library(char *buf, size_t len);
 
 /* Explains the classic mis-launch (N copies each rank 0 of 1) from the
  * launcher's environment; call right after MPI_Init. */

@@ -126,8 +126,13 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = cb_cluster_check_launch(nranks, &err);
-  if (rc == CB_OK)
-    rc = run(argc, argv, &cli, &err);
+  if (rc != CB_OK) { /* every process is rank 0 here: let the launcher's rank 0 speak */
+    if (printer)
+      report(&err);
+    MPI_Finalize();
+    return rc;
+  }
+  rc = run(argc, argv, &cli, &err);
   if (rc != CB_OK && rank == 0)
     report(&err);
   MPI_Finalize();

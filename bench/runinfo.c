@@ -80,9 +80,7 @@ void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv,
     used += (size_t)snprintf(ri->command_line + used, sizeof ri->command_line - used, "%s%s",
                              i ? " " : "", argv[i]);
 
-  int len;
-  MPI_Get_library_version(ri->mpi_library, &len);
-  ri->mpi_library[strcspn(ri->mpi_library, "\n,")] = '\0';
+  cb_mpi_library(ri->mpi_library, sizeof ri->mpi_library);
   cpu_model(ri->cpu_model, sizeof ri->cpu_model);
   cb_backend_infos(ri->backends, &ri->nbackends);
 

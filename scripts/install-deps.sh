@@ -2,11 +2,15 @@
 # Installs the Debian packages collbench needs to build, test and compare itself.
 # Run as root (or with sudo) on Debian 12 or a derivative. CUDA and NCCL are not
 # Debian packages: install NVIDIA's toolkit separately (configure finds it).
+# Open MPI stays the default MPI; MPICH is there so that tests can launch
+# collbench with another MPI's launcher (the mis-launch check), and so that
+# ./configure --with-mpicc=mpicc.mpich can build against it.
 set -eu
 
 packages="
-  build-essential pkg-config
+  build-essential pkg-config perl
   openmpi-bin libopenmpi-dev
+  mpich
   libjansson-dev
   libhwloc-dev hwloc-nox
   libucx-dev ucx-utils

@@ -16,6 +16,7 @@ struct mpi_ctx {
   const struct cb_cluster *cl;
   MPI_Comm comm;
   MPI_Request *requests;
+  MPI_Status *statuses; /* not MPI_STATUSES_IGNORE: MPICH's headers make gcc warn */
   int nrequests;
   char intra[16], inter[16]; /* path labels within and between nodes */
 };
@@ -111,10 +112,13 @@ static int reserve_requests(struct mpi_ctx *c, int n, const struct cb_op_args *a
   if (n <= c->nrequests)
     return CB_OK;
   MPI_Request *r = realloc(c->requests, (size_t)n * sizeof *r);
-  if (!r)
+  if (r)
+    c->requests = r;
+  MPI_Status *st = r ? realloc(c->statuses, (size_t)n * sizeof *st) : NULL;
+  if (!st)
     return cb_fail(err, CB_RUNTIME, "rank %d: out of memory for a window of %d requests (%s)",
                    c->cl->rank, a->window, a->op->name);
-  c->requests = r;
+  c->statuses = st;
   c->nrequests = n;
   return CB_OK;
 }
@@ -134,7 +138,7 @@ static int run_p2p_bw(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_e
     else
       TRY(MPI_Irecv(a->recv, n, t, a->peer, DATA_TAG, c->comm, &c->requests[i]));
   }
-  TRY(MPI_Waitall(w, c->requests, MPI_STATUSES_IGNORE));
+  TRY(MPI_Waitall(w, c->requests, c->statuses));
   if (sender)
     TRY(MPI_Recv(&ack, 1, MPI_INT, a->peer, ACK_TAG, c->comm, MPI_STATUS_IGNORE));
   else
@@ -154,7 +158,7 @@ static int run_p2p_bibw(struct mpi_ctx *c, const struct cb_op_args *a, struct cb
     TRY(MPI_Irecv(a->recv, n, t, a->peer, DATA_TAG, c->comm, &c->requests[i]));
   for (int i = 0; i < w; i++)
     TRY(MPI_Isend(a->send, n, t, a->peer, DATA_TAG, c->comm, &c->requests[w + i]));
-  TRY(MPI_Waitall(2 * w, c->requests, MPI_STATUSES_IGNORE));
+  TRY(MPI_Waitall(2 * w, c->requests, c->statuses));
   return CB_OK;
 }
 
@@ -192,13 +196,7 @@ static int mpi_probe(char *why, size_t len) {
   return 1;
 }
 
-static void mpi_version(char *buf, size_t len) {
-  char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-  int n;
-  MPI_Get_library_version(lib, &n);
-  lib[strcspn(lib, "\n,")] = '\0';
-  snprintf(buf, len, "%s", lib);
-}
+static void mpi_version(char *buf, size_t len) { cb_mpi_library(buf, len); }
 
 #ifdef OPEN_MPI
 /* An Open MPI component selection string ("self,vader", "^ucx", "") admits
@@ -356,6 +354,7 @@ static void mpi_finalize(void *ctx) {
     return;
   MPI_Comm_free(&c->comm);
   free(c->requests);
+  free(c->statuses);
   free(c);
 }
 
