@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "measure.h"
 #include "runinfo.h"
 #include "units.h"
 
@@ -172,6 +173,9 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
                    cb_format_size(s->max_bytes, b, sizeof b));
   if (factor_given && s->step_bytes)
     return cb_fail(err, CB_USAGE, "give either --step-factor or --step-bytes, not both");
+  if (s->mode == CB_MODE_LATENCY && s->iters > CB_MAX_SAMPLES)
+    return cb_fail(err, CB_USAGE, "--iters %ld: latency mode keeps every sample, at most %d",
+                   s->iters, CB_MAX_SAMPLES);
   uint64_t sizes[CB_MAX_SIZES + 1];
   if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
     return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",

@@ -278,6 +278,14 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
     op->shape(sizes[i], cb_dtypes[sc->dtype].size, cl->nranks, &sh);
     if (sh.count == 0)
       continue; /* below one element per rank */
+    if (sh.count > sc->backend->max_count) {
+      char size[32];
+      sc->sum->skipped++;
+      note(sc, err, "%s %s skipped: %zu elements per call exceed %s's limit of %zu", op->name,
+           cb_format_size(sh.bytes, size, sizeof size), sh.count, sc->backend->name,
+           sc->backend->max_count);
+      continue;
+    }
     struct cb_record rec[2];
     struct cb_row row = {NULL, NULL};
     int skipped = 0;

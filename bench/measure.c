@@ -86,36 +86,27 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
   if (warm_up(m, &estimate, err))
     return err->status;
 
-  long capacity = 1024;
-  double *samples = malloc((size_t)capacity * sizeof *samples);
-  double *scratch = malloc((size_t)capacity * sizeof *scratch);
+  /* At most CB_MAX_SAMPLES: auto mode stops there, fixed counts batch up. */
+  double *samples = malloc(CB_MAX_SAMPLES * sizeof *samples);
+  double *scratch = malloc(CB_MAX_SAMPLES * sizeof *scratch);
   if (!samples || !scratch) {
     free(samples);
     free(scratch);
     return cb_fail(err, CB_RUNTIME, "out of memory for timing samples");
   }
+  long min_batch = s->iters ? (s->iters + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES : 1;
 
   long n = 0, next_check = CB_MIN_SAMPLES;
-  for (;;) {
+  while (n < CB_MAX_SAMPLES) {
     long remaining = s->iters ? s->iters - out->iters : 0;
     long k = batch_size(m, estimate, remaining);
+    if (k < min_batch && s->mode == CB_MODE_THROUGHPUT)
+      k = remaining < min_batch ? remaining : min_batch;
     double pair[2];
     if (timed_batch(m, k, &pair[0], err))
       break;
     pair[1] = cb_now() - start;
     agree_max(m->cl, pair);
-    if (n == capacity) {
-      capacity *= 2;
-      double *a = realloc(samples, (size_t)capacity * sizeof *a);
-      double *b = a ? realloc(scratch, (size_t)capacity * sizeof *b) : NULL;
-      if (!a || !b) {
-        samples = a ? a : samples;
-        cb_fail(err, CB_RUNTIME, "out of memory for timing samples");
-        break;
-      }
-      samples = a;
-      scratch = b;
-    }
     samples[n++] = pair[0];
     out->iters += k;
     if (estimate == 0.0)
@@ -126,7 +117,7 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
         break;
       continue;
     }
-    if (pair[1] >= m->budget || n >= CB_MAX_SAMPLES)
+    if (pair[1] >= m->budget)
       break;
     /* Sorting costs O(n log n): re-check at geometric intervals. */
     if (n >= next_check) {

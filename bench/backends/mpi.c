@@ -1,6 +1,7 @@
 /* The MPI backend: host memory, any MPI-3 library (Open MPI, MPICH).
  * Point-to-point follows the OSU micro-benchmarks: blocking ping-pong,
  * windows of non-blocking sends acknowledged by the receiver. */
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -361,6 +362,7 @@ static void mpi_finalize(void *ctx) {
 const struct cb_backend cb_backend_mpi = {
     .name = "mpi",
     .transports = transports,
+    .max_count = INT_MAX,
     .pre_mpi_init = mpi_pre_init,
     .probe = mpi_probe,
     .version = mpi_version,
