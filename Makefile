@@ -13,6 +13,12 @@ LIBS := $(JANSSON_LIBS) -lm -pthread
 # The measuring library: everything but main, so tests link it too.
 LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c) \
            bench/backends/registry.c bench/backends/mpi.c
+# Optional backends: configure says which libraries exist.
+ifeq ($(HAVE_UCX),1)
+LIB_SRC += bench/backends/ucx.c
+CFLAGS += $(UCX_CFLAGS)
+LIBS += $(UCX_LIBS)
+endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

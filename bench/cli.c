@@ -11,7 +11,7 @@
 
 enum {
   OPT_OP = 256, OPT_BACKEND, OPT_MEM, OPT_TRANSPORT, OPT_CSV, OPT_LIST, OPT_SWEEP, OPT_MODE,
-  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS,
+  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_WINDOW_BYTES,
 };
 
 static const struct option long_options[] = {
@@ -26,7 +26,8 @@ static const struct option long_options[] = {
     {"transport", required_argument, 0, OPT_TRANSPORT}, {"mode", required_argument, 0, OPT_MODE},
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
-    {"window", required_argument, 0, OPT_WINDOW}, {"sweep", no_argument, 0, OPT_SWEEP},
+    {"window", required_argument, 0, OPT_WINDOW},
+    {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES}, {"sweep", no_argument, 0, OPT_SWEEP},
     {"progress", no_argument, 0, OPT_PROGRESS}, {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
     {"list", no_argument, 0, OPT_LIST},        {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
@@ -63,6 +64,8 @@ void cb_cli_usage(FILE *out) {
       "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
       "                           one, more while they take under 2% of the budget)\n"
       "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"
+      "      --window-bytes SIZE  fewer messages when a window would carry more than\n"
+      "                           SIZE (default 64M: the pipe is full long before)\n"
       "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
       "                           in one measurement; 0 disables (default 300)\n"
       "Checking and output:\n"
@@ -237,6 +240,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
       return err->status;
     s->window = (int)v;
     return CB_OK;
+  case OPT_WINDOW_BYTES: return cb_parse_size(arg, "--window-bytes", &s->window_bytes, err);
   case 'T': return cb_parse_double(arg, "--timeout", 0, 1e6, &s->timeout, err);
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
   case OPT_MAX_TIME: return cb_parse_double(arg, "--max-time", 1e-3, 3600, &s->max_time, err);

@@ -191,7 +191,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   struct cb_op_args a = {
       .op = sc->op, .send = inplace ? NULL : sc->buf.send, .recv = sc->buf.recv,
       .count = sh->count, .dtype = sc->dtype, .redop = sc->redop, .root = sc->s->root,
-      .peer = cb_p2p_peer(cl->rank, cl->nranks), .window = sc->s->window,
+      .peer = cb_p2p_peer(cl->rank, cl->nranks),
+      .window = cb_settings_window(sc->s, sh->bytes),
   };
   char what[256];
   snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name,
@@ -219,7 +220,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
     return err->status;
   cb_watchdog_disarm();
 
-  double scale = 1e6 / sc->op->time_divisor(sc->s->window); /* s per run -> us per op */
+  double scale = 1e6 / sc->op->time_divisor(a.window); /* s per run -> us per op */
   *rec = (struct cb_record){
       .op = sc->op->name, .backend = sc->backend->name, .mem = cb_mem_names[sc->mem],
       .dtype = cb_dtypes[sc->dtype].name, .redop = cb_redop_name(sc->redop),

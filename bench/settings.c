@@ -22,6 +22,7 @@ void cb_settings_defaults(struct cb_settings *s) {
   s->timeout = 300.0;
   s->mode = CB_MODE_THROUGHPUT;
   s->window = 64;
+  s->window_bytes = 64 << 20;
 }
 
 int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max) {
@@ -34,4 +35,11 @@ int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max) {
     size = next;
   }
   return n;
+}
+
+int cb_settings_window(const struct cb_settings *s, uint64_t bytes) {
+  uint64_t fits = bytes ? s->window_bytes / bytes : (uint64_t)s->window;
+  if (fits < 1)
+    fits = 1;
+  return fits < (uint64_t)s->window ? (int)fits : s->window;
 }

@@ -32,11 +32,16 @@ struct cb_settings {
   double max_time; /* auto-mode budget per size, shared by its variants */
   int mode;
   int window, root;
+  uint64_t window_bytes; /* a window carries at most this much (>= 1 message) */
   int progress;      /* progress line on stderr */
 };
 
 /* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */
 void cb_settings_defaults(struct cb_settings *s);
+
+/* Messages in one p2p window for messages of `bytes`: --window, fewer
+ * when the window would carry more than --window-bytes, at least one. */
+int cb_settings_window(const struct cb_settings *s, uint64_t bytes);
 
 /* The sizes a sweep visits, ascending; returns how many (at most max). */
 int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max);

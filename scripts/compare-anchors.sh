@@ -5,7 +5,8 @@
 #   1 MiB p2p_bw  vs NetPIPE streaming (-s)
 #   1 MiB allreduce (float) vs a plain timed MPI_Allreduce loop
 # Runs are interleaved REPEATS times (default 5) so that machine drift hits
-# both sides alike; the medians over repeats are compared.
+# both sides alike; 'paired' is the median over repeats of each repeat's
+# difference between the two runs made back to back.
 # NetPIPE reports the best of its trials (each a mean over many
 # repetitions): collbench's equivalent is time_us_min, the fastest batch
 # mean, so both collbench's median and its min are shown.
@@ -43,14 +44,20 @@ for i in $(seq "$repeats"); do
   echo "ar_cb $(collbench time_us --op allreduce -b 1M -e 1M)" >>"$tmp/all"
 done
 
-median() { grep "^$1 " "$tmp/all" | awk '{print $2}' | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+values() { grep "^$1 " "$tmp/all" | awk '{print $2}'; }
+# The VM this was written on drifts between a fast and a slow state every
+# few seconds, so each repeat's pair (measured back to back) is compared and
+# the median of the paired differences is the verdict.
 row() { # LABEL ANCHOR-KEY COLLBENCH-KEY
-  a=$(median "$2")
-  c=$(median "$3")
-  awk -v l="$1" -v a="$a" -v c="$c" 'BEGIN {printf "%-34s %12.3f %12.3f %+8.1f%%\n", l, a, c, (c - a) / a * 100}'
+  a=$(values "$2" | median)
+  c=$(values "$3" | median)
+  d=$(paste "$tmp/$2" "$tmp/$3" 2>/dev/null | awk '{printf "%.6f\n", ($2 - $1) / $1 * 100}' | median)
+  awk -v l="$1" -v a="$a" -v c="$c" -v d="$d" 'BEGIN {printf "%-34s %12.3f %12.3f %+8.1f%%\n", l, a, c, d}'
 }
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $repeats interleaved repeats, medians"
-printf '%-34s %12s %12s %9s\n' "figure (us per message/op)" anchor collbench diff
+for key in lat_np lat_cb lat_cbmin bw_np bw_cb bw_cbmin ar_loop ar_cb; do values $key >"$tmp/$key"; done
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $repeats interleaved repeats"
+printf '%-34s %12s %12s %9s\n' "figure (us per message/op)" "anchor(med)" "collbench" "paired"
 row "8 B p2p_lat median / NetPIPE" lat_np lat_cb
 row "8 B p2p_lat min / NetPIPE" lat_np lat_cbmin
 row "1 MiB p2p_bw median / NetPIPE -s" bw_np bw_cb

@@ -4,17 +4,22 @@
 #include "../backend.h"
 #include "config.h"
 
-extern const struct cb_backend cb_backend_mpi;
+extern const struct cb_backend cb_backend_mpi, cb_backend_ucx;
 
 const struct cb_backend *const cb_backends[] = {
     &cb_backend_mpi,
+#if CB_HAVE_UCX
+    &cb_backend_ucx,
+#endif
 };
 const int cb_nbackends = sizeof cb_backends / sizeof cb_backends[0];
 
 #define LATER "the backend arrives in a later collbench version"
 const struct cb_unbuilt_backend cb_unbuilt_backends[] = {
     {"nccl", CB_HAVE_NCCL ? "configure found NCCL; " LATER : "configure found no NCCL/CUDA"},
-    {"ucx", CB_HAVE_UCX ? "configure found UCX; " LATER : "configure found no UCX"},
+#if !CB_HAVE_UCX
+    {"ucx", "configure found no UCX (install libucx-dev)"},
+#endif
     {"verbs", CB_HAVE_VERBS ? "configure found libibverbs; " LATER : "configure found no libibverbs"},
     {NULL, NULL},
 };

@@ -48,6 +48,7 @@ static json_t *settings_json(const struct cb_settings *s) {
   json_object_set_new(o, "warmup", s->warmup < 0 ? json_string("auto") : json_integer(s->warmup));
   json_object_set_new(o, "check", json_integer(s->check));
   json_object_set_new(o, "window", json_integer(s->window));
+  json_object_set_new(o, "window_bytes", json_integer((json_int_t)s->window_bytes));
   json_object_set_new(o, "timeout_s", json_real(s->timeout));
   return o;
 }

@@ -1,0 +1,323 @@
+/* The UCX backend (UCP tag API): point-to-point between rank pairs, the
+ * way ucx_perftest's tag tests run, but under mpirun: worker addresses are
+ * exchanged over MPI. UCX_TLS and UCX_NET_DEVICES from the environment are
+ * respected (ucp_config_read reads them); --transport shm|tcp overrides
+ * the transport list for this context only. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucp/api/ucp.h>
+
+#include "../backend.h"
+#include "../dtype.h"
+
+static const char *const transports[] = {"auto", "shm", "tcp", NULL};
+
+enum { DATA_TAG = 1, ACK_TAG = 2 };
+#define TAG_MASK ((ucp_tag_t)-1)
+
+struct ucx_ctx {
+  const struct cb_cluster *cl;
+  ucp_context_h context;
+  ucp_worker_h worker;
+  ucp_ep_h ep; /* to this rank's pair partner; NULL when it sits out */
+  int peer;
+  void **requests;
+  int nrequests;
+  char label[32]; /* transports UCX chose for the endpoint */
+};
+
+static int ucx_failed(const struct ucx_ctx *c, const char *call, ucs_status_t st,
+                      struct cb_error *err) {
+  return cb_fail(err, CB_RUNTIME, "rank %d (%s): ucx: %s failed: %s (%d)", c->cl->rank,
+                 c->cl->hostname, call, ucs_status_string(st), (int)st);
+}
+
+/* Drives the worker until the request is done; NULL means done at once. */
+static ucs_status_t wait_request(ucp_worker_h worker, ucs_status_ptr_t req) {
+  if (req == NULL)
+    return UCS_OK;
+  if (UCS_PTR_IS_ERR(req))
+    return UCS_PTR_STATUS(req);
+  ucs_status_t st;
+  while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+    ucp_worker_progress(worker);
+  ucp_request_free(req);
+  return st;
+}
+
+static ucs_status_ptr_t tag_send(struct ucx_ctx *c, const void *buf, size_t bytes, ucp_tag_t tag) {
+  ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+                           .memory_type = UCS_MEMORY_TYPE_HOST};
+  return ucp_tag_send_nbx(c->ep, buf, bytes, tag, &p);
+}
+
+static ucs_status_ptr_t tag_recv(struct ucx_ctx *c, void *buf, size_t bytes, ucp_tag_t tag) {
+  ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+                           .memory_type = UCS_MEMORY_TYPE_HOST};
+  return ucp_tag_recv_nbx(c->worker, buf, bytes, tag, TAG_MASK, &p);
+}
+
+#define TRY(call, what)                                                                        \
+  do {                                                                                         \
+    ucs_status_t st_ = wait_request(c->worker, (call));                                       \
+    if (st_ != UCS_OK)                                                                         \
+      return ucx_failed(c, what, st_, err);                                                    \
+  } while (0)
+
+static size_t message_bytes(const struct cb_op_args *a) {
+  return a->count * cb_dtypes[a->dtype].size;
+}
+
+static int run_p2p_lat(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  size_t n = message_bytes(a);
+  if (c->cl->rank % 2 == 0) {
+    TRY(tag_send(c, a->send, n, DATA_TAG), "ucp_tag_send_nbx");
+    TRY(tag_recv(c, a->recv, n, DATA_TAG), "ucp_tag_recv_nbx");
+  } else {
+    TRY(tag_recv(c, a->recv, n, DATA_TAG), "ucp_tag_recv_nbx");
+    TRY(tag_send(c, a->send, n, DATA_TAG), "ucp_tag_send_nbx");
+  }
+  return CB_OK;
+}
+
+static int reserve_requests(struct ucx_ctx *c, int n, struct cb_error *err) {
+  if (n <= c->nrequests)
+    return CB_OK;
+  void **r = realloc(c->requests, (size_t)n * sizeof *r);
+  if (!r)
+    return cb_fail(err, CB_RUNTIME, "rank %d: ucx: out of memory for %d requests", c->cl->rank,
+                   n);
+  c->requests = r;
+  c->nrequests = n;
+  return CB_OK;
+}
+
+static int wait_all(struct ucx_ctx *c, int n, struct cb_error *err) {
+  ucs_status_t first = UCS_OK;
+  for (int i = 0; i < n; i++) { /* wait for all even after a failure: no dangling request */
+    ucs_status_t st = wait_request(c->worker, c->requests[i]);
+    if (first == UCS_OK)
+      first = st;
+  }
+  return first == UCS_OK ? CB_OK : ucx_failed(c, "a windowed transfer", first, err);
+}
+
+/* One window: even ranks send, odd ranks receive then acknowledge. */
+static int run_p2p_bw(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  size_t n = message_bytes(a);
+  int w = a->window, sender = c->cl->rank % 2 == 0;
+  uint32_t ack = 0;
+  if (reserve_requests(c, w, err))
+    return err->status;
+  for (int i = 0; i < w; i++)
+    c->requests[i] = sender ? tag_send(c, a->send, n, DATA_TAG) : tag_recv(c, a->recv, n, DATA_TAG);
+  if (wait_all(c, w, err))
+    return err->status;
+  if (sender)
+    TRY(tag_recv(c, &ack, sizeof ack, ACK_TAG), "ucp_tag_recv_nbx (ack)");
+  else
+    TRY(tag_send(c, &ack, sizeof ack, ACK_TAG), "ucp_tag_send_nbx (ack)");
+  return CB_OK;
+}
+
+static int run_p2p_bibw(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  size_t n = message_bytes(a);
+  int w = a->window;
+  if (reserve_requests(c, 2 * w, err))
+    return err->status;
+  for (int i = 0; i < w; i++)
+    c->requests[i] = tag_recv(c, a->recv, n, DATA_TAG);
+  for (int i = 0; i < w; i++)
+    c->requests[w + i] = tag_send(c, a->send, n, DATA_TAG);
+  return wait_all(c, 2 * w, err);
+}
+
+static int ucx_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
+  struct ucx_ctx *c = ctx;
+  if (!c->ep)
+    return CB_OK; /* the odd rank out */
+  switch (a->op->id) {
+  case CB_OP_P2P_LAT: return run_p2p_lat(c, a, err);
+  case CB_OP_P2P_BW: return run_p2p_bw(c, a, err);
+  case CB_OP_P2P_BIBW: return run_p2p_bibw(c, a, err);
+  default: return cb_fail(err, CB_RUNTIME, "ucx: %s is not a point-to-point op", a->op->name);
+  }
+}
+
+static const char *ucx_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
+                                   int redop, int inplace) {
+  (void)ctx, (void)dtype, (void)redop, (void)inplace;
+  if (op->id != CB_OP_P2P_LAT && op->id != CB_OP_P2P_BW && op->id != CB_OP_P2P_BIBW)
+    return "the ucx backend measures point-to-point ops only";
+  if (mem != CB_MEM_HOST)
+    return "this build's ucx backend uses host memory only";
+  return NULL;
+}
+
+/* ucp_ep_print_info lists the endpoint's lanes ("lane[0]: 2:posix/memory.0
+ * ..."); the transport names before '/' say what UCX chose. */
+static void chosen_transports(ucp_ep_h ep, char *label, size_t len) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  snprintf(label, len, "ucx");
+  if (!f)
+    return;
+  ucp_ep_print_info(ep, f);
+  fclose(f);
+  size_t used = 0;
+  for (char *p = text ? strstr(text, "lane[") : NULL; p; p = strstr(p + 1, "lane[")) {
+    char *colon = strchr(p, ':'), *slash = colon ? strchr(colon, '/') : NULL;
+    if (!colon || !slash || strchr(colon, '\n') < slash)
+      continue;
+    char *name = slash;
+    while (name > colon && name[-1] != ':' && name[-1] != ' ')
+      name--;
+    int n = (int)(slash - name);
+    char tl[32];
+    snprintf(tl, sizeof tl, "%.*s", n, name);
+    if (!*tl || strstr(label, tl))
+      continue;
+    used += (size_t)snprintf(label + used, len > used ? len - used : 0, "%s%s",
+                             used ? "+" : "", tl);
+  }
+  free(text);
+}
+
+/* Exchanges worker addresses with the pair partner and connects. */
+static int connect_peer(struct ucx_ctx *c, struct cb_error *err) {
+  const struct cb_cluster *cl = c->cl;
+  ucp_address_t *mine;
+  size_t mine_len;
+  ucs_status_t st = ucp_worker_get_address(c->worker, &mine, &mine_len);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_worker_get_address", st, err);
+  uint64_t len = mine_len, theirs_len = 0;
+  MPI_Sendrecv(&len, 1, MPI_UINT64_T, c->peer, 0, &theirs_len, 1, MPI_UINT64_T, c->peer, 0,
+               cl->comm, MPI_STATUS_IGNORE);
+  void *theirs = malloc(theirs_len ? theirs_len : 1);
+  if (!theirs) {
+    ucp_worker_release_address(c->worker, mine);
+    return cb_fail(err, CB_RUNTIME, "rank %d: ucx: out of memory", cl->rank);
+  }
+  MPI_Sendrecv(mine, (int)mine_len, MPI_BYTE, c->peer, 1, theirs, (int)theirs_len, MPI_BYTE,
+               c->peer, 1, cl->comm, MPI_STATUS_IGNORE);
+  ucp_worker_release_address(c->worker, mine);
+  ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+                               .address = theirs};
+  st = ucp_ep_create(c->worker, &ep_params, &c->ep);
+  free(theirs);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_ep_create", st, err);
+  /* A first round trip completes the wire-up, so the lanes are final. */
+  uint32_t token = 0;
+  struct cb_op_args probe = {.op = cb_ops[CB_OP_P2P_LAT], .send = &token, .recv = &token,
+                             .count = 1, .dtype = CB_INT32, .peer = c->peer};
+  if (run_p2p_lat(c, &probe, err))
+    return err->status;
+  chosen_transports(c->ep, c->label, sizeof c->label);
+  return CB_OK;
+}
+
+static int ucx_init(const struct cb_cluster *cl, const char *transport, void **ctx,
+                    struct cb_error *err) {
+  struct ucx_ctx *c = calloc(1, sizeof *c);
+  if (!c)
+    return cb_fail(err, CB_RUNTIME, "ucx: out of memory");
+  c->cl = cl;
+  c->peer = cb_p2p_peer(cl->rank, cl->nranks);
+  *ctx = c;
+  ucp_config_t *config;
+  ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_config_read", st, err);
+  if (strcmp(transport, "auto") != 0)
+    st = ucp_config_modify(config, "TLS", strcmp(transport, "shm") == 0 ? "shm,self" : "tcp,self");
+  ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
+  if (st == UCS_OK)
+    st = ucp_init(&params, config, &c->context);
+  ucp_config_release(config);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_init", st, err);
+  ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                            .thread_mode = UCS_THREAD_MODE_SINGLE};
+  st = ucp_worker_create(c->context, &wp, &c->worker);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_worker_create", st, err);
+  snprintf(c->label, sizeof c->label, "none");
+  if (c->peer >= 0 && connect_peer(c, err))
+    return err->status;
+  /* rank 0's pair stands for every row: give everyone its label */
+  MPI_Bcast(c->label, sizeof c->label, MPI_CHAR, 0, cl->comm);
+  return CB_OK;
+}
+
+static int ucx_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
+  struct ucx_ctx *c = ctx;
+  (void)mem;
+  if (posix_memalign(ptr, 4096, bytes ? bytes : 1) != 0)
+    return cb_fail(err, CB_RUNTIME, "rank %d (%s): ucx: cannot allocate %zu bytes", c->cl->rank,
+                   c->cl->hostname, bytes);
+  return CB_OK;
+}
+
+static void ucx_free(void *ctx, int mem, void *ptr) {
+  (void)ctx, (void)mem;
+  free(ptr);
+}
+
+static int ucx_sync(void *ctx, struct cb_error *err) {
+  (void)ctx, (void)err;
+  return CB_OK; /* run() waits for its requests */
+}
+
+static void ucx_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
+  struct ucx_ctx *c = ctx;
+  (void)op;
+  snprintf(buf, len, "%s", c->label);
+}
+
+static void ucx_finalize(void *ctx) {
+  struct ucx_ctx *c = ctx;
+  if (!c)
+    return;
+  if (c->ep) {
+    /* flush, then close; both sides keep progressing until the barrier */
+    ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
+    wait_request(c->worker, ucp_ep_close_nbx(c->ep, &p));
+  }
+  MPI_Barrier(c->cl->comm);
+  if (c->worker)
+    ucp_worker_destroy(c->worker);
+  if (c->context)
+    ucp_cleanup(c->context);
+  free(c->requests);
+  free(c);
+}
+
+static int ucx_probe(char *why, size_t len) {
+  snprintf(why, len, "usable");
+  return 1;
+}
+
+static void ucx_version(char *buf, size_t len) {
+  snprintf(buf, len, "UCX %s", ucp_get_version_string());
+}
+
+const struct cb_backend cb_backend_ucx = {
+    .name = "ucx",
+    .transports = transports,
+    .max_count = SIZE_MAX,
+    .probe = ucx_probe,
+    .version = ucx_version,
+    .init = ucx_init,
+    .unsupported = ucx_unsupported,
+    .alloc = ucx_alloc,
+    .free = ucx_free,
+    .run = ucx_run,
+    .sync = ucx_sync,
+    .transport_label = ucx_transport_label,
+    .finalize = ucx_finalize,
+};

@@ -1,0 +1,35 @@
+#!/bin/sh
+# The ucx backend for real over shared memory and TCP (UCX_TLS and
+# --transport), checked, with the transport UCX chose in every record.
+. tests/lib.sh
+if ! ./collbench --list | grep -q '^  ucx *usable'; then
+  echo "1..0 # SKIP this build has no ucx backend (configure found no UCX)"
+  exit 0
+fi
+plan 8
+
+mpi 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw -e 256K --max-time 0.1 --json "$TMP/auto.jsonl"
+ok $STATUS "mpirun -np 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw exits 0"
+[ $STATUS -eq 0 ] || diag "$TMP/err"
+n=$(jq -s '[.[] | select(.type == "result" and .backend == "ucx" and .wrong == 0)] | length' "$TMP/auto.jsonl")
+[ "$n" -eq 48 ]
+ok $? "48 ucx results (3 ops x 16 sizes) with wrong = 0 (got $n)"
+
+UCX_TLS=tcp mpi 2 --backend ucx --op p2p_lat,p2p_bw -e 4K --max-time 0.1 --json "$TMP/tcp.jsonl"
+ok $STATUS "UCX_TLS=tcp from the environment is respected"
+jq_all "$TMP/tcp.jsonl" '.transport == "tcp" and .wrong == 0'
+ok $? "records say tcp"
+jq -e -s '.[0].env.UCX_TLS == "tcp"' "$TMP/tcp.jsonl" >/dev/null
+ok $? "the run record keeps UCX_TLS"
+
+mpi 2 --backend ucx --transport shm --op p2p_lat -e 64 --max-time 0.1 --json "$TMP/shm.jsonl"
+jq_all "$TMP/shm.jsonl" '(.transport | test("posix|sysv|xpmem|cma|knem")) and .wrong == 0'
+ok $? "--transport shm gives a shared-memory transport ($(jq -r 'select(.type == "result") | .transport' "$TMP/shm.jsonl" | head -n 1))"
+
+mpi 2 --backend ucx --op allreduce -e 64
+grep -q 'allreduce skipped for ucx.*point-to-point ops only' "$TMP/out"
+ok $? "collectives on ucx are skipped with the reason"
+
+mpi 3 --backend ucx --op p2p_bibw -e 1K --max-time 0.05 --json "$TMP/odd.jsonl"
+ok $STATUS "3 ranks: the odd one sits out without a hang"
+finish
