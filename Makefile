@@ -19,9 +19,16 @@ LIB_SRC += bench/backends/ucx.c
 CFLAGS += $(UCX_CFLAGS)
 LIBS += $(UCX_LIBS)
 endif
+ifeq ($(HAVE_VERBS),1)
+LIB_SRC += bench/backends/verbs.c bench/backends/verbs_logic.c
+LIBS += $(VERBS_LIBS)
+endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
+ifneq ($(HAVE_VERBS),1)
+UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
+endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%.t)
 
 all: collbench

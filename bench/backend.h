@@ -10,6 +10,8 @@
 #include "error.h"
 #include "op.h"
 
+struct cb_settings;
+
 enum cb_mem { CB_MEM_HOST, CB_MEM_PINNED, CB_MEM_DEVICE, CB_NMEMS };
 extern const char *const cb_mem_names[CB_NMEMS];
 int cb_mem_lookup(const char *name); /* -1 when unknown */
@@ -36,8 +38,8 @@ struct cb_backend {
   int (*probe)(char *why, size_t len);
   /* Library name and version, for --list and the run record. */
   void (*version)(char *buf, size_t len);
-  int (*init)(const struct cb_cluster *cl, const char *transport, void **ctx,
-              struct cb_error *err);
+  int (*init)(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,
+              void **ctx, struct cb_error *err);
   /* NULL when the combination runs, else a short reason. */
   const char *(*unsupported)(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
                              int inplace);

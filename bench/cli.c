@@ -11,7 +11,7 @@
 
 enum {
   OPT_OP = 256, OPT_BACKEND, OPT_MEM, OPT_TRANSPORT, OPT_CSV, OPT_LIST, OPT_SWEEP, OPT_MODE,
-  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_WINDOW_BYTES,
+  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_WINDOW_BYTES, OPT_IB_DEV, OPT_GID_INDEX,
 };
 
 static const struct option long_options[] = {
@@ -27,7 +27,8 @@ static const struct option long_options[] = {
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
     {"window", required_argument, 0, OPT_WINDOW},
-    {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES}, {"sweep", no_argument, 0, OPT_SWEEP},
+    {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES},
+    {"ib-dev", required_argument, 0, OPT_IB_DEV}, {"gid-index", required_argument, 0, OPT_GID_INDEX}, {"sweep", no_argument, 0, OPT_SWEEP},
     {"progress", no_argument, 0, OPT_PROGRESS}, {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
     {"list", no_argument, 0, OPT_LIST},        {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
@@ -68,6 +69,11 @@ void cb_cli_usage(FILE *out) {
       "                           SIZE (default 64M: the pipe is full long before)\n"
       "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
       "                           in one measurement; 0 disables (default 300)\n"
+      "Verbs (RDMA) backend:\n"
+      "      --ib-dev DEV[:PORT]  NIC and port, e.g. mlx5_0:1 (default: one per local\n"
+      "                           rank among the active ports)\n"
+      "      --gid-index N        RoCE GID index (default: RoCE v2 with IPv4, same rule\n"
+      "                           on both sides; the one used is reported)\n"
       "Checking and output:\n"
       "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
       "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
@@ -239,6 +245,12 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     if (cb_parse_long(arg, "--window", 1, 65536, &v, err))
       return err->status;
     s->window = (int)v;
+    return CB_OK;
+  case OPT_IB_DEV: s->ib_dev = arg; return CB_OK;
+  case OPT_GID_INDEX:
+    if (cb_parse_long(arg, "--gid-index", 0, 255, &v, err))
+      return err->status;
+    s->gid_index = (int)v;
     return CB_OK;
   case OPT_WINDOW_BYTES: return cb_parse_size(arg, "--window-bytes", &s->window_bytes, err);
   case 'T': return cb_parse_double(arg, "--timeout", 0, 1e6, &s->timeout, err);

@@ -330,7 +330,7 @@ int cb_engine_validate(const struct cb_cluster *cl, const struct cb_settings *s,
 static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
                        const char *transport, struct cb_error *err) {
   const struct cb_settings *s = sc->s;
-  if (sc->backend->init(sc->cl, transport, &sc->ctx, err))
+  if (sc->backend->init(sc->cl, s, transport, &sc->ctx, err))
     return err->status;
   int rc = CB_OK;
   for (int m = 0; m < s->nmems && !rc; m++)

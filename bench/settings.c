@@ -23,6 +23,7 @@ void cb_settings_defaults(struct cb_settings *s) {
   s->mode = CB_MODE_THROUGHPUT;
   s->window = 64;
   s->window_bytes = 64 << 20;
+  s->gid_index = -1;
 }
 
 int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max) {

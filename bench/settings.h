@@ -33,6 +33,8 @@ struct cb_settings {
   int mode;
   int window, root;
   uint64_t window_bytes; /* a window carries at most this much (>= 1 message) */
+  const char *ib_dev;    /* verbs: "mlx5_0:1"; NULL: chosen per rank */
+  int gid_index;         /* verbs on RoCE: -1 chooses RoCE v2 IPv4 */
   int progress;      /* progress line on stderr */
 };
 

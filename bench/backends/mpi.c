@@ -272,8 +272,9 @@ static void derive_labels(struct mpi_ctx *c) {
 }
 #endif
 
-static int mpi_init(const struct cb_cluster *cl, const char *transport, void **ctx,
-                    struct cb_error *err) {
+static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s,
+                    const char *transport, void **ctx, struct cb_error *err) {
+  (void)s;
   (void)transport; /* applied before MPI_Init by mpi_pre_init */
   struct mpi_ctx *c = calloc(1, sizeof *c);
   if (!c)

@@ -4,12 +4,15 @@
 #include "../backend.h"
 #include "config.h"
 
-extern const struct cb_backend cb_backend_mpi, cb_backend_ucx;
+extern const struct cb_backend cb_backend_mpi, cb_backend_ucx, cb_backend_verbs;
 
 const struct cb_backend *const cb_backends[] = {
     &cb_backend_mpi,
 #if CB_HAVE_UCX
     &cb_backend_ucx,
+#endif
+#if CB_HAVE_VERBS
+    &cb_backend_verbs,
 #endif
 };
 const int cb_nbackends = sizeof cb_backends / sizeof cb_backends[0];
@@ -20,7 +23,9 @@ const struct cb_unbuilt_backend cb_unbuilt_backends[] = {
 #if !CB_HAVE_UCX
     {"ucx", "configure found no UCX (install libucx-dev)"},
 #endif
-    {"verbs", CB_HAVE_VERBS ? "configure found libibverbs; " LATER : "configure found no libibverbs"},
+#if !CB_HAVE_VERBS
+    {"verbs", "configure found no libibverbs (install libibverbs-dev)"},
+#endif
     {NULL, NULL},
 };
 

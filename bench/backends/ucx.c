@@ -221,8 +221,9 @@ static int connect_peer(struct ucx_ctx *c, struct cb_error *err) {
   return CB_OK;
 }
 
-static int ucx_init(const struct cb_cluster *cl, const char *transport, void **ctx,
-                    struct cb_error *err) {
+static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s,
+                    const char *transport, void **ctx, struct cb_error *err) {
+  (void)s;
   struct ucx_ctx *c = calloc(1, sizeof *c);
   if (!c)
     return cb_fail(err, CB_RUNTIME, "ucx: out of memory");
