@@ -6,7 +6,7 @@ if ! ./collbench --list | grep -q '^  ucx *usable'; then
   echo "1..0 # SKIP this build has no ucx backend (configure found no UCX)"
   exit 0
 fi
-plan 8
+plan 9
 
 mpi 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw -e 256K --max-time 0.1 --json "$TMP/auto.jsonl"
 ok $STATUS "mpirun -np 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw exits 0"
@@ -32,4 +32,9 @@ ok $? "collectives on ucx are skipped with the reason"
 
 mpi 3 --backend ucx --op p2p_bibw -e 1K --max-time 0.05 --json "$TMP/odd.jsonl"
 ok $STATUS "3 ranks: the odd one sits out without a hang"
+
+# Two pairs on two cores, rendezvous sizes: a rank leaving a window with a
+# protocol message still queued used to hang its partner (watchdog, exit 3).
+mpi 4 --backend ucx --op p2p_bibw,p2p_lat,p2p_bw -b 8K -e 4M --max-time 0.05 --timeout 60
+ok $STATUS "4 ranks on 2 cores, rendezvous sizes: no hang (status $STATUS)"
 finish

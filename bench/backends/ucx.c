@@ -6,15 +6,17 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
+#include <unistd.h>
 
 #include "../backend.h"
 #include "../dtype.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};
 
-enum { DATA_TAG = 1, ACK_TAG = 2 };
+enum { DATA_TAG = 1, ACK_TAG = 2, FENCE_TAG = 3 };
 #define TAG_MASK ((ucp_tag_t)-1)
 
 struct ucx_ctx {
@@ -26,6 +28,7 @@ struct ucx_ctx {
   void **requests;
   int nrequests;
   char label[32]; /* transports UCX chose for the endpoint */
+  int yield;      /* more ranks than cores here: let the partner run */
 };
 
 static int ucx_failed(const struct ucx_ctx *c, const char *call, ucs_status_t st,
@@ -34,15 +37,18 @@ static int ucx_failed(const struct ucx_ctx *c, const char *call, ucs_status_t st
                  c->cl->hostname, call, ucs_status_string(st), (int)st);
 }
 
-/* Drives the worker until the request is done; NULL means done at once. */
-static ucs_status_t wait_request(ucp_worker_h worker, ucs_status_ptr_t req) {
+/* Drives the worker until the request is done; NULL means done at once.
+ * Oversubscribed, a spinning rank would starve the partner it waits for on
+ * the same core (minutes per size): it yields when progress found nothing. */
+static ucs_status_t wait_request(const struct ucx_ctx *c, ucs_status_ptr_t req) {
   if (req == NULL)
     return UCS_OK;
   if (UCS_PTR_IS_ERR(req))
     return UCS_PTR_STATUS(req);
   ucs_status_t st;
   while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
-    ucp_worker_progress(worker);
+    if (ucp_worker_progress(c->worker) == 0 && c->yield)
+      sched_yield();
   ucp_request_free(req);
   return st;
 }
@@ -61,7 +67,7 @@ static ucs_status_ptr_t tag_recv(struct ucx_ctx *c, void *buf, size_t bytes, ucp
 
 #define TRY(call, what)                                                                        \
   do {                                                                                         \
-    ucs_status_t st_ = wait_request(c->worker, (call));                                       \
+    ucs_status_t st_ = wait_request(c, (call));                                       \
     if (st_ != UCS_OK)                                                                         \
       return ucx_failed(c, what, st_, err);                                                    \
   } while (0)
@@ -97,7 +103,7 @@ static int reserve_requests(struct ucx_ctx *c, int n, struct cb_error *err) {
 static int wait_all(struct ucx_ctx *c, int n, struct cb_error *err) {
   ucs_status_t first = UCS_OK;
   for (int i = 0; i < n; i++) { /* wait for all even after a failure: no dangling request */
-    ucs_status_t st = wait_request(c->worker, c->requests[i]);
+    ucs_status_t st = wait_request(c, c->requests[i]);
     if (first == UCS_OK)
       first = st;
   }
@@ -229,6 +235,7 @@ static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s,
     return cb_fail(err, CB_RUNTIME, "ucx: out of memory");
   c->cl = cl;
   c->peer = cb_p2p_peer(cl->rank, cl->nranks);
+  c->yield = cl->local_size > sysconf(_SC_NPROCESSORS_ONLN);
   *ctx = c;
   ucp_config_t *config;
   ucs_status_t st = ucp_config_read(NULL, NULL, &config);
@@ -269,9 +276,21 @@ static void ucx_free(void *ctx, int mem, void *ptr) {
   free(ptr);
 }
 
+/* A rank whose own requests are done may still owe its partner protocol
+ * messages (a rendezvous acknowledgement waiting in its queue); if it then
+ * sat in an MPI barrier, the partner would wait for ever (seen with 4 ranks
+ * on 2 cores). Both sides therefore exchange a fence and keep progressing
+ * until the partner's arrives: one small round trip per batch. */
 static int ucx_sync(void *ctx, struct cb_error *err) {
-  (void)ctx, (void)err;
-  return CB_OK; /* run() waits for its requests */
+  struct ucx_ctx *c = ctx;
+  if (!c->ep)
+    return CB_OK;
+  uint32_t out = 0, in = 0;
+  if (reserve_requests(c, 2, err))
+    return err->status;
+  c->requests[0] = tag_recv(c, &in, sizeof in, FENCE_TAG);
+  c->requests[1] = tag_send(c, &out, sizeof out, FENCE_TAG);
+  return wait_all(c, 2, err);
 }
 
 static void ucx_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
@@ -287,7 +306,7 @@ static void ucx_finalize(void *ctx) {
   if (c->ep) {
     /* flush, then close; both sides keep progressing until the barrier */
     ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
-    wait_request(c->worker, ucp_ep_close_nbx(c->ep, &p));
+    wait_request(c, ucp_ep_close_nbx(c->ep, &p));
   }
   MPI_Barrier(c->cl->comm);
   if (c->worker)
