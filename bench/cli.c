@@ -11,7 +11,7 @@
 
 enum {
   OPT_OP = 256, OPT_BACKEND, OPT_MEM, OPT_TRANSPORT, OPT_CSV, OPT_LIST, OPT_SWEEP, OPT_MODE,
-  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_WINDOW_BYTES, OPT_IB_DEV, OPT_GID_INDEX,
+  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_WINDOW_BYTES, OPT_IB_DEV, OPT_GID_INDEX, OPT_UCX_API,
 };
 
 static const struct option long_options[] = {
@@ -28,7 +28,7 @@ static const struct option long_options[] = {
     {"max-time", required_argument, 0, OPT_MAX_TIME},
     {"window", required_argument, 0, OPT_WINDOW},
     {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES},
-    {"ib-dev", required_argument, 0, OPT_IB_DEV}, {"gid-index", required_argument, 0, OPT_GID_INDEX}, {"sweep", no_argument, 0, OPT_SWEEP},
+    {"ucx-api", required_argument, 0, OPT_UCX_API}, {"ib-dev", required_argument, 0, OPT_IB_DEV}, {"gid-index", required_argument, 0, OPT_GID_INDEX}, {"sweep", no_argument, 0, OPT_SWEEP},
     {"progress", no_argument, 0, OPT_PROGRESS}, {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
     {"list", no_argument, 0, OPT_LIST},        {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
@@ -69,6 +69,9 @@ void cb_cli_usage(FILE *out) {
       "                           SIZE (default 64M: the pipe is full long before)\n"
       "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
       "                           in one measurement; 0 disables (default 300)\n"
+      "UCX backend:\n"
+      "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"
+      "                           puts, flushed per window (p2p_lat is always tag)\n"
       "Verbs (RDMA) backend:\n"
       "      --ib-dev DEV[:PORT]  NIC and port, e.g. mlx5_0:1 (default: one per local\n"
       "                           rank among the active ports)\n"
@@ -247,6 +250,11 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     s->window = (int)v;
     return CB_OK;
   case OPT_IB_DEV: s->ib_dev = arg; return CB_OK;
+  case OPT_UCX_API:
+    if (strcmp(arg, "tag") != 0 && strcmp(arg, "put") != 0)
+      return cb_fail(err, CB_USAGE, "--ucx-api: unknown value '%s' (tag or put)", arg);
+    s->ucx_put = strcmp(arg, "put") == 0;
+    return CB_OK;
   case OPT_GID_INDEX:
     if (cb_parse_long(arg, "--gid-index", 0, 255, &v, err))
       return err->status;

@@ -35,6 +35,7 @@ struct cb_settings {
   uint64_t window_bytes; /* a window carries at most this much (>= 1 message) */
   const char *ib_dev;    /* verbs: "mlx5_0:1"; NULL: chosen per rank */
   int gid_index;         /* verbs on RoCE: -1 chooses RoCE v2 IPv4 */
+  int ucx_put;           /* ucx: p2p_bw/p2p_bibw with RMA put, not tag sends */
   int progress;      /* progress line on stderr */
 };
 

@@ -6,7 +6,7 @@ if ! ./collbench --list | grep -q '^  ucx *usable'; then
   echo "1..0 # SKIP this build has no ucx backend (configure found no UCX)"
   exit 0
 fi
-plan 9
+plan 11
 
 mpi 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw -e 256K --max-time 0.1 --json "$TMP/auto.jsonl"
 ok $STATUS "mpirun -np 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw exits 0"
@@ -25,6 +25,12 @@ ok $? "the run record keeps UCX_TLS"
 mpi 2 --backend ucx --transport shm --op p2p_lat -e 64 --max-time 0.1 --json "$TMP/shm.jsonl"
 jq_all "$TMP/shm.jsonl" '(.transport | test("posix|sysv|xpmem|cma|knem")) and .wrong == 0'
 ok $? "--transport shm gives a shared-memory transport ($(jq -r 'select(.type == "result") | .transport' "$TMP/shm.jsonl" | head -n 1))"
+
+for tls in shm tcp; do
+  mpi 2 --backend ucx --ucx-api put --transport $tls --op p2p_bw,p2p_bibw -e 256K --max-time 0.05 --json "$TMP/put-$tls.jsonl"
+  [ $STATUS -eq 0 ] && jq_all "$TMP/put-$tls.jsonl" '(.transport | endswith("/put")) and .wrong == 0'
+  ok $? "--ucx-api put over $tls: data lands in the partner's memory, checked"
+done
 
 mpi 2 --backend ucx --op allreduce -e 64
 grep -q 'allreduce skipped for ucx.*point-to-point ops only' "$TMP/out"

@@ -13,14 +13,29 @@
 
 #include "../backend.h"
 #include "../dtype.h"
+#include "../settings.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};
 
 enum { DATA_TAG = 1, ACK_TAG = 2, FENCE_TAG = 3 };
 #define TAG_MASK ((ucp_tag_t)-1)
 
+#define MAX_REGIONS 8 /* an engine series holds a send and a receive buffer */
+
+/* A buffer mapped for RMA, and the partner's buffer allocated at the same
+ * step (both sides allocate in lockstep). */
+struct region {
+  void *ptr;
+  ucp_mem_h memh;
+  uint64_t remote_addr;
+  ucp_rkey_h rkey;
+};
+
 struct ucx_ctx {
   const struct cb_cluster *cl;
+  int put; /* --ucx-api put */
+  struct region regions[MAX_REGIONS];
+  int nregions;
   ucp_context_h context;
   ucp_worker_h worker;
   ucp_ep_h ep; /* to this rank's pair partner; NULL when it sits out */
@@ -140,10 +155,42 @@ static int run_p2p_bibw(struct ucx_ctx *c, const struct cb_op_args *a, struct cb
   return wait_all(c, 2 * w, err);
 }
 
+static struct region *region_of(struct ucx_ctx *c, const void *ptr) {
+  for (int i = 0; i < c->nregions; i++)
+    if (c->regions[i].ptr == ptr)
+      return &c->regions[i];
+  return NULL;
+}
+
+/* A window of puts into the partner's receive buffer, then a flush: the
+ * window ends when the data is in remote memory. */
+static int put_window(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  struct region *dst = region_of(c, a->recv);
+  if (!dst)
+    return cb_fail(err, CB_RUNTIME, "ucx: receive buffer not mapped for RMA");
+  size_t n = message_bytes(a);
+  int w = a->window;
+  if (reserve_requests(c, w, err))
+    return err->status;
+  ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+                           .memory_type = UCS_MEMORY_TYPE_HOST};
+  for (int i = 0; i < w; i++)
+    c->requests[i] = ucp_put_nbx(c->ep, a->send, n, dst->remote_addr, dst->rkey, &p);
+  if (wait_all(c, w, err))
+    return err->status;
+  ucp_request_param_t fp = {0};
+  TRY(ucp_ep_flush_nbx(c->ep, &fp), "ucp_ep_flush_nbx");
+  return CB_OK;
+}
+
 static int ucx_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
   struct ucx_ctx *c = ctx;
   if (!c->ep)
     return CB_OK; /* the odd rank out */
+  if (c->put && a->op->id == CB_OP_P2P_BW) /* even ranks put, odd ranks wait in sync() */
+    return c->cl->rank % 2 == 0 ? put_window(c, a, err) : CB_OK;
+  if (c->put && a->op->id == CB_OP_P2P_BIBW)
+    return put_window(c, a, err);
   switch (a->op->id) {
   case CB_OP_P2P_LAT: return run_p2p_lat(c, a, err);
   case CB_OP_P2P_BW: return run_p2p_bw(c, a, err);
@@ -229,13 +276,13 @@ static int connect_peer(struct ucx_ctx *c, struct cb_error *err) {
 
 static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s,
                     const char *transport, void **ctx, struct cb_error *err) {
-  (void)s;
   struct ucx_ctx *c = calloc(1, sizeof *c);
   if (!c)
     return cb_fail(err, CB_RUNTIME, "ucx: out of memory");
   c->cl = cl;
   c->peer = cb_p2p_peer(cl->rank, cl->nranks);
   c->yield = cl->local_size > sysconf(_SC_NPROCESSORS_ONLN);
+  c->put = s->ucx_put;
   *ctx = c;
   ucp_config_t *config;
   ucs_status_t st = ucp_config_read(NULL, NULL, &config);
@@ -243,7 +290,8 @@ static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s,
     return ucx_failed(c, "ucp_config_read", st, err);
   if (strcmp(transport, "auto") != 0)
     st = ucp_config_modify(config, "TLS", strcmp(transport, "shm") == 0 ? "shm,self" : "tcp,self");
-  ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
+  ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES,
+                         .features = UCP_FEATURE_TAG | (c->put ? UCP_FEATURE_RMA : 0)};
   if (st == UCS_OK)
     st = ucp_init(&params, config, &c->context);
   ucp_config_release(config);
@@ -262,25 +310,74 @@ static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s,
   return CB_OK;
 }
 
+/* With --ucx-api put, maps the buffer and swaps address and remote key
+ * with the partner, which allocates its counterpart at the same step. */
+static int map_region(struct ucx_ctx *c, void *ptr, size_t bytes, struct cb_error *err) {
+  if (c->nregions == MAX_REGIONS)
+    return cb_fail(err, CB_RUNTIME, "ucx: more than %d buffers", MAX_REGIONS);
+  struct region *r = &c->regions[c->nregions];
+  memset(r, 0, sizeof *r);
+  r->ptr = ptr;
+  ucp_mem_map_params_t mp = {
+      .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+      .address = ptr, .length = bytes ? bytes : 1};
+  ucs_status_t st = ucp_mem_map(c->context, &mp, &r->memh);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_mem_map", st, err);
+  void *packed;
+  size_t packed_len;
+  st = ucp_rkey_pack(c->context, r->memh, &packed, &packed_len);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_rkey_pack", st, err);
+  uint64_t mine[2] = {(uint64_t)(uintptr_t)ptr, packed_len}, theirs[2];
+  MPI_Sendrecv(mine, 2, MPI_UINT64_T, c->peer, 4, theirs, 2, MPI_UINT64_T, c->peer, 4,
+               c->cl->comm, MPI_STATUS_IGNORE);
+  void *their_key = malloc(theirs[1] ? theirs[1] : 1);
+  if (!their_key) {
+    ucp_rkey_buffer_release(packed);
+    return cb_fail(err, CB_RUNTIME, "ucx: out of memory for a remote key");
+  }
+  MPI_Sendrecv(packed, (int)packed_len, MPI_BYTE, c->peer, 5, their_key, (int)theirs[1],
+               MPI_BYTE, c->peer, 5, c->cl->comm, MPI_STATUS_IGNORE);
+  ucp_rkey_buffer_release(packed);
+  r->remote_addr = theirs[0];
+  st = ucp_ep_rkey_unpack(c->ep, their_key, &r->rkey);
+  free(their_key);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_ep_rkey_unpack", st, err);
+  c->nregions++;
+  return CB_OK;
+}
+
 static int ucx_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct ucx_ctx *c = ctx;
   (void)mem;
   if (posix_memalign(ptr, 4096, bytes ? bytes : 1) != 0)
     return cb_fail(err, CB_RUNTIME, "rank %d (%s): ucx: cannot allocate %zu bytes", c->cl->rank,
                    c->cl->hostname, bytes);
+  if (c->put && c->ep)
+    return map_region(c, *ptr, bytes, err);
   return CB_OK;
 }
 
+static void unmap_region(struct ucx_ctx *c, struct region *r) {
+  if (r->rkey)
+    ucp_rkey_destroy(r->rkey);
+  if (r->memh)
+    ucp_mem_unmap(c->context, r->memh);
+}
+
 static void ucx_free(void *ctx, int mem, void *ptr) {
-  (void)ctx, (void)mem;
+  struct ucx_ctx *c = ctx;
+  (void)mem;
+  struct region *r = region_of(c, ptr);
+  if (r) {
+    unmap_region(c, r);
+    *r = c->regions[--c->nregions];
+  }
   free(ptr);
 }
 
-/* A rank whose own requests are done may still owe its partner protocol
- * messages (a rendezvous acknowledgement waiting in its queue); if it then
- * sat in an MPI barrier, the partner would wait for ever (seen with 4 ranks
- * on 2 cores). Both sides therefore exchange a fence and keep progressing
- * until the partner's arrives: one small round trip per batch. */
 static int ucx_sync(void *ctx, struct cb_error *err) {
   struct ucx_ctx *c = ctx;
   if (!c->ep)
@@ -295,8 +392,8 @@ static int ucx_sync(void *ctx, struct cb_error *err) {
 
 static void ucx_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
   struct ucx_ctx *c = ctx;
-  (void)op;
-  snprintf(buf, len, "%s", c->label);
+  int put = c->put && (op->id == CB_OP_P2P_BW || op->id == CB_OP_P2P_BIBW);
+  snprintf(buf, len, "%s%s", c->label, put ? "/put" : "");
 }
 
 static void ucx_finalize(void *ctx) {
@@ -309,6 +406,8 @@ static void ucx_finalize(void *ctx) {
     wait_request(c, ucp_ep_close_nbx(c->ep, &p));
   }
   MPI_Barrier(c->cl->comm);
+  while (c->nregions > 0)
+    unmap_region(c, &c->regions[--c->nregions]);
   if (c->worker)
     ucp_worker_destroy(c->worker);
   if (c->context)
