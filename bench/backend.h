@@ -30,7 +30,7 @@ struct cb_op_args {
 struct cb_backend {
   const char *name;
   const char *const *transports; /* NULL-terminated; the first is the default */
-  size_t max_count; /* largest element count one call takes (MPI: INT_MAX) */
+  size_t max_count;              /* largest element count one call takes (MPI: INT_MAX) */
   /* Before MPI_Init: set the process-wide environment a transport needs.
    * May be NULL. */
   int (*pre_mpi_init)(const char *transport, struct cb_error *err);

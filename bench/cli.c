@@ -10,87 +10,116 @@
 #include "units.h"
 
 enum {
-  OPT_OP = 256, OPT_BACKEND, OPT_MEM, OPT_TRANSPORT, OPT_CSV, OPT_LIST, OPT_SWEEP, OPT_MODE,
-  OPT_PRECISION, OPT_MAX_TIME, OPT_WINDOW, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_WINDOW_BYTES, OPT_IB_DEV, OPT_GID_INDEX, OPT_UCX_API,
+  OPT_OP = 256,
+  OPT_BACKEND,
+  OPT_MEM,
+  OPT_TRANSPORT,
+  OPT_CSV,
+  OPT_LIST,
+  OPT_SWEEP,
+  OPT_MODE,
+  OPT_PRECISION,
+  OPT_MAX_TIME,
+  OPT_WINDOW,
+  OPT_PROGRESS,
+  OPT_NO_PROGRESS,
+  OPT_WINDOW_BYTES,
+  OPT_IB_DEV,
+  OPT_GID_INDEX,
+  OPT_UCX_API,
 };
 
 static const struct option long_options[] = {
-    {"min-bytes", required_argument, 0, 'b'},  {"max-bytes", required_argument, 0, 'e'},
-    {"step-factor", required_argument, 0, 'f'}, {"step-bytes", required_argument, 0, 'i'},
-    {"iters", required_argument, 0, 'n'},      {"warmup", required_argument, 0, 'w'},
-    {"check", required_argument, 0, 'c'},      {"dtype", required_argument, 0, 'd'},
-    {"redop", required_argument, 0, 'o'},      {"root", required_argument, 0, 'r'},
-    {"timeout", required_argument, 0, 'T'},    {"json", required_argument, 0, 'J'},
-    {"csv", required_argument, 0, OPT_CSV},    {"op", required_argument, 0, OPT_OP},
-    {"backend", required_argument, 0, OPT_BACKEND}, {"mem", required_argument, 0, OPT_MEM},
-    {"transport", required_argument, 0, OPT_TRANSPORT}, {"mode", required_argument, 0, OPT_MODE},
+    {"min-bytes", required_argument, 0, 'b'},
+    {"max-bytes", required_argument, 0, 'e'},
+    {"step-factor", required_argument, 0, 'f'},
+    {"step-bytes", required_argument, 0, 'i'},
+    {"iters", required_argument, 0, 'n'},
+    {"warmup", required_argument, 0, 'w'},
+    {"check", required_argument, 0, 'c'},
+    {"dtype", required_argument, 0, 'd'},
+    {"redop", required_argument, 0, 'o'},
+    {"root", required_argument, 0, 'r'},
+    {"timeout", required_argument, 0, 'T'},
+    {"json", required_argument, 0, 'J'},
+    {"csv", required_argument, 0, OPT_CSV},
+    {"op", required_argument, 0, OPT_OP},
+    {"backend", required_argument, 0, OPT_BACKEND},
+    {"mem", required_argument, 0, OPT_MEM},
+    {"transport", required_argument, 0, OPT_TRANSPORT},
+    {"mode", required_argument, 0, OPT_MODE},
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
     {"window", required_argument, 0, OPT_WINDOW},
     {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES},
-    {"ucx-api", required_argument, 0, OPT_UCX_API}, {"ib-dev", required_argument, 0, OPT_IB_DEV}, {"gid-index", required_argument, 0, OPT_GID_INDEX}, {"sweep", no_argument, 0, OPT_SWEEP},
-    {"progress", no_argument, 0, OPT_PROGRESS}, {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
-    {"list", no_argument, 0, OPT_LIST},        {"help", no_argument, 0, 'h'},
-    {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
+    {"ucx-api", required_argument, 0, OPT_UCX_API},
+    {"ib-dev", required_argument, 0, OPT_IB_DEV},
+    {"gid-index", required_argument, 0, OPT_GID_INDEX},
+    {"sweep", no_argument, 0, OPT_SWEEP},
+    {"progress", no_argument, 0, OPT_PROGRESS},
+    {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
+    {"list", no_argument, 0, OPT_LIST},
+    {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},
+    {0, 0, 0, 0},
 };
 
 void cb_cli_usage(FILE *out) {
-  fputs(
-      "usage: mpirun -np N collbench [options]\n"
-      "Measures collectives and point-to-point traffic; every rank checks its results.\n"
-      "\n"
-      "What to run (comma lists; 'all' for every one):\n"
-      "      --sweep              every op on every usable backend and memory kind\n"
-      "      --op LIST            allreduce allgather reducescatter broadcast alltoall\n"
-      "                           p2p_lat p2p_bw p2p_bibw (default allreduce)\n"
-      "      --backend LIST       backends (default mpi; see --list)\n"
-      "      --mem LIST           host pinned device (default host)\n"
-      "      --transport LIST     path, e.g. shm or tcp for mpi (default auto)\n"
-      "  -d, --dtype LIST         int8 int32 int64 float double half bfloat16 (default float)\n"
-      "  -o, --redop LIST         sum prod min max (default sum)\n"
-      "  -r, --root N             broadcast root (default 0)\n"
-      "Sizes (bytes; K, M, G suffixes are binary):\n"
-      "  -b, --min-bytes SIZE     smallest size (default 8)\n"
-      "  -e, --max-bytes SIZE     largest size (default 64M)\n"
-      "  -f, --step-factor N      multiply by N between sizes (default 2)\n"
-      "  -i, --step-bytes SIZE    add SIZE between sizes instead\n"
-      "Timing:\n"
-      "      --mode MODE          throughput (batches timed whole, default) or latency\n"
-      "                           (each iteration between barriers, slowest rank)\n"
-      "  -n, --iters N|auto       timed iterations per size (default auto: until the\n"
-      "                           median's 95% CI is within --precision, or --max-time)\n"
-      "      --precision P        relative CI half-width, e.g. 1% or 0.01 (default 1%)\n"
-      "      --max-time SEC       time budget per size (both variants) in auto mode\n"
-      "                           (default 1)\n"
-      "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
-      "                           one, more while they take under 2% of the budget)\n"
-      "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"
-      "      --window-bytes SIZE  fewer messages when a window would carry more than\n"
-      "                           SIZE (default 64M: the pipe is full long before)\n"
-      "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
-      "                           in one measurement; 0 disables (default 300)\n"
-      "UCX backend:\n"
-      "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"
-      "                           puts, flushed per window (p2p_lat is always tag)\n"
-      "Verbs (RDMA) backend:\n"
-      "      --ib-dev DEV[:PORT]  NIC and port, e.g. mlx5_0:1 (default: one per local\n"
-      "                           rank among the active ports)\n"
-      "      --gid-index N        RoCE GID index (default: RoCE v2 with IPv4, same rule\n"
-      "                           on both sides; the one used is reported)\n"
-      "Checking and output:\n"
-      "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
-      "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
-      "      --csv FILE           the result lines as CSV\n"
-      "      --progress           progress (op, size, elapsed) on stderr even when it is\n"
-      "                           not a terminal (under mpirun it is a pipe)\n"
-      "      --no-progress        never show progress\n"
-      "      --list               backends, memory kinds and transports usable here\n"
-      "  -h, --help               this text\n"
-      "  -V, --version            version and build configuration\n"
-      "\n"
-      "Exit status: 0 ok, 1 wrong results, 2 usage or configuration error,\n"
-      "3 runtime error (backend failure, timeout).\n",
-      out);
+  fputs("usage: mpirun -np N collbench [options]\n"
+        "Measures collectives and point-to-point traffic; every rank checks its results.\n"
+        "\n"
+        "What to run (comma lists; 'all' for every one):\n"
+        "      --sweep              every op on every usable backend and memory kind\n"
+        "      --op LIST            allreduce allgather reducescatter broadcast alltoall\n"
+        "                           p2p_lat p2p_bw p2p_bibw (default allreduce)\n"
+        "      --backend LIST       backends (default mpi; see --list)\n"
+        "      --mem LIST           host pinned device (default host)\n"
+        "      --transport LIST     path, e.g. shm or tcp for mpi (default auto)\n"
+        "  -d, --dtype LIST         int8 int32 int64 float double half bfloat16 (default float)\n"
+        "  -o, --redop LIST         sum prod min max (default sum)\n"
+        "  -r, --root N             broadcast root (default 0)\n"
+        "Sizes (bytes; K, M, G suffixes are binary):\n"
+        "  -b, --min-bytes SIZE     smallest size (default 8)\n"
+        "  -e, --max-bytes SIZE     largest size (default 64M)\n"
+        "  -f, --step-factor N      multiply by N between sizes (default 2)\n"
+        "  -i, --step-bytes SIZE    add SIZE between sizes instead\n"
+        "Timing:\n"
+        "      --mode MODE          throughput (batches timed whole, default) or latency\n"
+        "                           (each iteration between barriers, slowest rank)\n"
+        "  -n, --iters N|auto       timed iterations per size (default auto: until the\n"
+        "                           median's 95% CI is within --precision, or --max-time)\n"
+        "      --precision P        relative CI half-width, e.g. 1% or 0.01 (default 1%)\n"
+        "      --max-time SEC       time budget per size (both variants) in auto mode\n"
+        "                           (default 1)\n"
+        "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
+        "                           one, more while they take under 2% of the budget)\n"
+        "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"
+        "      --window-bytes SIZE  fewer messages when a window would carry more than\n"
+        "                           SIZE (default 64M: the pipe is full long before)\n"
+        "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
+        "                           in one measurement; 0 disables (default 300)\n"
+        "UCX backend:\n"
+        "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"
+        "                           puts, flushed per window (p2p_lat is always tag)\n"
+        "Verbs (RDMA) backend:\n"
+        "      --ib-dev DEV[:PORT]  NIC and port, e.g. mlx5_0:1 (default: one per local\n"
+        "                           rank among the active ports)\n"
+        "      --gid-index N        RoCE GID index (default: RoCE v2 with IPv4, same rule\n"
+        "                           on both sides; the one used is reported)\n"
+        "Checking and output:\n"
+        "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
+        "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
+        "      --csv FILE           the result lines as CSV\n"
+        "      --progress           progress (op, size, elapsed) on stderr even when it is\n"
+        "                           not a terminal (under mpirun it is a pipe)\n"
+        "      --no-progress        never show progress\n"
+        "      --list               backends, memory kinds and transports usable here\n"
+        "  -h, --help               this text\n"
+        "  -V, --version            version and build configuration\n"
+        "\n"
+        "Exit status: 0 ok, 1 wrong results, 2 usage or configuration error,\n"
+        "3 runtime error (backend failure, timeout).\n",
+        out);
 }
 
 void cb_cli_list(FILE *out) {
@@ -100,19 +129,19 @@ void cb_cli_list(FILE *out) {
   fprintf(out, "backends:\n");
   for (int i = 0; i < n; i++) {
     fprintf(out, "  %-8s %s (%s); transports:", infos[i].name,
-            infos[i].usable ? "usable" : "not usable", infos[i].usable ? infos[i].version
-                                                                        : infos[i].why);
+            infos[i].usable ? "usable" : "not usable",
+            infos[i].usable ? infos[i].version : infos[i].why);
     for (const char *const *t = cb_backends[i]->transports; *t; t++)
       fprintf(out, " %s", *t);
     fputc('\n', out);
   }
   for (int i = 0; cb_unbuilt_backends[i].name; i++)
-    fprintf(out, "  %-8s not built: %s\n", cb_unbuilt_backends[i].name,
-            cb_unbuilt_backends[i].why);
+    fprintf(out, "  %-8s not built: %s\n", cb_unbuilt_backends[i].name, cb_unbuilt_backends[i].why);
   fprintf(out, "memory kinds:\n");
   for (int m = 0; m < CB_NMEMS; m++)
     fprintf(out, "  %-8s %s\n", cb_mem_names[m],
-            cb_mem_built(m) ? "usable" : "not built (GPU memory support arrives in a later version)");
+            cb_mem_built(m) ? "usable"
+                            : "not built (GPU memory support arrives in a later version)");
   fprintf(out, "ops:");
   for (int o = 0; o < CB_NOPS; o++)
     fprintf(out, " %s", cb_ops[o]->name);
@@ -205,8 +234,10 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
       return cb_fail(err, CB_USAGE, "--backend %s: %s", be->name, why);
     for (int t = 0; t < s->ntransports; t++)
       if (!backend_has_transport(be, s->transports[t]))
-        return cb_fail(err, CB_USAGE, "--transport %s: backend %s has no such path (choose "
-                       "from those --list shows)", s->transports[t], be->name);
+        return cb_fail(err, CB_USAGE,
+                       "--transport %s: backend %s has no such path (choose "
+                       "from those --list shows)",
+                       s->transports[t], be->name);
     /* MPI's path is fixed at MPI_Init, once per process. */
     if (be->pre_mpi_init && s->ntransports > 1)
       return cb_fail(err, CB_USAGE, "--transport %s: backend %s takes one transport per run",
@@ -264,14 +295,17 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case 'T': return cb_parse_double(arg, "--timeout", 0, 1e6, &s->timeout, err);
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
   case OPT_MAX_TIME: return cb_parse_double(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
-  case 'd': return parse_list(arg, "--dtype", cb_dtype_lookup, CB_NDTYPES, s->dtypes, &s->ndtypes,
-                              CB_NDTYPES, err);
-  case 'o': return parse_list(arg, "--redop", cb_redop_lookup, CB_NREDOPS, s->redops, &s->nredops,
-                              CB_NREDOPS, err);
-  case OPT_OP: return parse_list(arg, "--op", cb_op_lookup, CB_NOPS, s->ops, &s->nops, CB_NOPS,
-                                 err);
-  case OPT_BACKEND: return parse_list(arg, "--backend", cb_backend_lookup, cb_nbackends,
-                                      s->backends, &s->nbackends, CB_MAX_LIST, err);
+  case 'd':
+    return parse_list(arg, "--dtype", cb_dtype_lookup, CB_NDTYPES, s->dtypes, &s->ndtypes,
+                      CB_NDTYPES, err);
+  case 'o':
+    return parse_list(arg, "--redop", cb_redop_lookup, CB_NREDOPS, s->redops, &s->nredops,
+                      CB_NREDOPS, err);
+  case OPT_OP:
+    return parse_list(arg, "--op", cb_op_lookup, CB_NOPS, s->ops, &s->nops, CB_NOPS, err);
+  case OPT_BACKEND:
+    return parse_list(arg, "--backend", cb_backend_lookup, cb_nbackends, s->backends, &s->nbackends,
+                      CB_MAX_LIST, err);
   case OPT_MEM:
     *mem_given = 1;
     return parse_list(arg, "--mem", cb_mem_lookup, CB_NMEMS, s->mems, &s->nmems, CB_NMEMS, err);

@@ -13,9 +13,9 @@
 struct cb_cluster {
   MPI_Comm comm; /* control communicator: barriers, agreement, timing */
   int rank, nranks;
-  int local_rank, local_size; /* within this node (MPI_COMM_TYPE_SHARED) */
-  int node, nnodes;           /* nodes numbered by their lowest rank */
-  int *node_of_rank;          /* [nranks] */
+  int local_rank, local_size;          /* within this node (MPI_COMM_TYPE_SHARED) */
+  int node, nnodes;                    /* nodes numbered by their lowest rank */
+  int *node_of_rank;                   /* [nranks] */
   char (*node_names)[CB_HOSTNAME_MAX]; /* [nnodes] */
   int *ranks_on_node;                  /* [nnodes] */
   char hostname[CB_HOSTNAME_MAX];

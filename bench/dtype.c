@@ -2,13 +2,27 @@
 
 #include <string.h>
 
-static void store_int8(void *b, size_t i, int64_t v) { ((int8_t *)b)[i] = (int8_t)(uint8_t)v; }
-static void store_int32(void *b, size_t i, int64_t v) { ((int32_t *)b)[i] = (int32_t)(uint32_t)v; }
-static void store_int64(void *b, size_t i, int64_t v) { ((int64_t *)b)[i] = v; }
-static void store_float(void *b, size_t i, int64_t v) { ((float *)b)[i] = (float)v; }
-static void store_double(void *b, size_t i, int64_t v) { ((double *)b)[i] = (double)v; }
-static void store_half(void *b, size_t i, int64_t v) { ((uint16_t *)b)[i] = cb_float_to_half((float)v); }
-static void store_bf16(void *b, size_t i, int64_t v) { ((uint16_t *)b)[i] = cb_float_to_bf16((float)v); }
+static void store_int8(void *b, size_t i, int64_t v) {
+  ((int8_t *)b)[i] = (int8_t)(uint8_t)v;
+}
+static void store_int32(void *b, size_t i, int64_t v) {
+  ((int32_t *)b)[i] = (int32_t)(uint32_t)v;
+}
+static void store_int64(void *b, size_t i, int64_t v) {
+  ((int64_t *)b)[i] = v;
+}
+static void store_float(void *b, size_t i, int64_t v) {
+  ((float *)b)[i] = (float)v;
+}
+static void store_double(void *b, size_t i, int64_t v) {
+  ((double *)b)[i] = (double)v;
+}
+static void store_half(void *b, size_t i, int64_t v) {
+  ((uint16_t *)b)[i] = cb_float_to_half((float)v);
+}
+static void store_bf16(void *b, size_t i, int64_t v) {
+  ((uint16_t *)b)[i] = cb_float_to_bf16((float)v);
+}
 
 const struct cb_dtype cb_dtypes[CB_NDTYPES] = {
     [CB_INT8] = {"int8", 1, INT8_MAX, store_int8},
@@ -27,8 +41,11 @@ int cb_dtype_lookup(const char *name) {
     if (strcmp(name, cb_dtypes[i].name) == 0)
       return i;
   /* nccl-tests' spellings, so users' muscle memory works */
-  static const struct { const char *alias; int id; } aliases[] = {
-      {"char", CB_INT8}, {"int", CB_INT32},    {"float32", CB_FLOAT},
+  static const struct {
+    const char *alias;
+    int id;
+  } aliases[] = {
+      {"char", CB_INT8},      {"int", CB_INT32},    {"float32", CB_FLOAT},
       {"float64", CB_DOUBLE}, {"float16", CB_HALF}, {"bf16", CB_BFLOAT16},
   };
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -102,4 +119,6 @@ uint16_t cb_float_to_bf16(float f) {
   return (uint16_t)(u >> 16);
 }
 
-float cb_bf16_to_float(uint16_t b) { return bits_float((uint32_t)b << 16); }
+float cb_bf16_to_float(uint16_t b) {
+  return bits_float((uint32_t)b << 16);
+}

@@ -32,9 +32,9 @@ enum cb_redop_id { CB_SUM, CB_PROD, CB_MIN, CB_MAX, CB_NREDOPS, CB_NOREDOP = -1 
 extern const struct cb_dtype cb_dtypes[CB_NDTYPES];
 extern const char *const cb_redop_names[CB_NREDOPS];
 
-int cb_dtype_lookup(const char *name);  /* -1 when unknown */
-int cb_redop_lookup(const char *name);  /* -1 when unknown */
-const char *cb_redop_name(int redop);   /* "none" for CB_NOREDOP */
+int cb_dtype_lookup(const char *name); /* -1 when unknown */
+int cb_redop_lookup(const char *name); /* -1 when unknown */
+const char *cb_redop_name(int redop);  /* "none" for CB_NOREDOP */
 
 /* Exact float <-> half/bfloat16 for the integers patterns use. */
 uint16_t cb_float_to_half(float f);

@@ -11,8 +11,6 @@
 #include "units.h"
 #include "watchdog.h"
 
-
-
 /* Buffers of one series, grown as sizes grow. */
 struct buffers {
   void *send, *recv, *staging;
@@ -34,13 +32,12 @@ struct series_ctx {
   double started; /* the run's start, for progress */
 };
 
-#define EACH_SINK(sc, method, ...)                                                             \
-  do {                                                                                         \
-    if ((sc)->cl->rank == 0)                                                                   \
-      for (int i_ = 0; i_ < (sc)->nsinks; i_++)                                                \
-        if ((sc)->sinks[i_].method &&                                                          \
-            (sc)->sinks[i_].method((sc)->sinks[i_].state, __VA_ARGS__))                        \
-          return err->status;                                                                  \
+#define EACH_SINK(sc, method, ...)                                                                 \
+  do {                                                                                             \
+    if ((sc)->cl->rank == 0)                                                                       \
+      for (int i_ = 0; i_ < (sc)->nsinks; i_++)                                                    \
+        if ((sc)->sinks[i_].method && (sc)->sinks[i_].method((sc)->sinks[i_].state, __VA_ARGS__))  \
+          return err->status;                                                                      \
   } while (0)
 
 static int note(struct series_ctx *sc, struct cb_error *err, const char *fmt, ...)
@@ -174,12 +171,10 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   cb_format_size(sh->bytes, size, sizeof size);
 
   struct cb_error alloc_err = {0};
-  int rc = inplace ? grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->inplace_elems * esize,
-                          &alloc_err)
-                   : (grow(sc, &sc->buf.send, &sc->buf.send_cap, sh->send_elems * esize,
-                           &alloc_err) ||
-                      grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->recv_elems * esize,
-                           &alloc_err));
+  int rc = inplace
+               ? grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->inplace_elems * esize, &alloc_err)
+               : (grow(sc, &sc->buf.send, &sc->buf.send_cap, sh->send_elems * esize, &alloc_err) ||
+                  grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->recv_elems * esize, &alloc_err));
   if (rc)
     fprintf(stderr, "collbench: %s\n", alloc_err.msg);
   if (cb_cluster_agree(cl, rc ? 1 : 0)) {
@@ -189,14 +184,19 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   }
 
   struct cb_op_args a = {
-      .op = sc->op, .send = inplace ? NULL : sc->buf.send, .recv = sc->buf.recv,
-      .count = sh->count, .dtype = sc->dtype, .redop = sc->redop, .root = sc->s->root,
+      .op = sc->op,
+      .send = inplace ? NULL : sc->buf.send,
+      .recv = sc->buf.recv,
+      .count = sh->count,
+      .dtype = sc->dtype,
+      .redop = sc->redop,
+      .root = sc->s->root,
       .peer = cb_p2p_peer(cl->rank, cl->nranks),
       .window = cb_settings_window(sc->s, sh->bytes),
   };
   char what[256];
-  snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name,
-           size, inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
+  snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name, size,
+           inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
   cb_watchdog_arm(what);
   progress(sc, sh->bytes, inplace);
 
@@ -222,15 +222,28 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
 
   double scale = 1e6 / sc->op->time_divisor(a.window); /* s per run -> us per op */
   *rec = (struct cb_record){
-      .op = sc->op->name, .backend = sc->backend->name, .mem = cb_mem_names[sc->mem],
-      .dtype = cb_dtypes[sc->dtype].name, .redop = cb_redop_name(sc->redop),
-      .mode = cb_mode_names[sc->s->mode], .inplace = inplace,
-      .root = sc->op->uses_root ? sc->s->root : -1, .bytes = sh->bytes, .count = sh->count,
-      .nranks = cl->nranks, .nnodes = cl->nnodes, .iters = t.iters, .samples = t.samples,
-      .time_us = t.stats.median * scale, .time_us_min = t.stats.min * scale,
-      .time_us_max = t.stats.max * scale, .time_us_p5 = t.stats.p5 * scale,
-      .time_us_p95 = t.stats.p95 * scale, .ci95_us = t.stats.ci95 * scale,
-      .time_us_mean = t.stats.mean * scale, .time_us_stddev = t.stats.stddev * scale,
+      .op = sc->op->name,
+      .backend = sc->backend->name,
+      .mem = cb_mem_names[sc->mem],
+      .dtype = cb_dtypes[sc->dtype].name,
+      .redop = cb_redop_name(sc->redop),
+      .mode = cb_mode_names[sc->s->mode],
+      .inplace = inplace,
+      .root = sc->op->uses_root ? sc->s->root : -1,
+      .bytes = sh->bytes,
+      .count = sh->count,
+      .nranks = cl->nranks,
+      .nnodes = cl->nnodes,
+      .iters = t.iters,
+      .samples = t.samples,
+      .time_us = t.stats.median * scale,
+      .time_us_min = t.stats.min * scale,
+      .time_us_max = t.stats.max * scale,
+      .time_us_p5 = t.stats.p5 * scale,
+      .time_us_p95 = t.stats.p95 * scale,
+      .ci95_us = t.stats.ci95 * scale,
+      .time_us_mean = t.stats.mean * scale,
+      .time_us_stddev = t.stats.stddev * scale,
       .wrong = wrong,
   };
   sc->backend->transport_label(sc->ctx, sc->op, rec->transport, sizeof rec->transport);
@@ -266,10 +279,15 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
   }
 
   struct cb_series series = {
-      .op = op->name, .backend = sc->backend->name, .mem = cb_mem_names[sc->mem],
-      .dtype = cb_dtypes[sc->dtype].name, .redop = cb_redop_name(sc->redop),
-      .mode = cb_mode_names[sc->s->mode], .root = op->uses_root ? sc->s->root : -1,
-      .nranks = cl->nranks, .nnodes = cl->nnodes,
+      .op = op->name,
+      .backend = sc->backend->name,
+      .mem = cb_mem_names[sc->mem],
+      .dtype = cb_dtypes[sc->dtype].name,
+      .redop = cb_redop_name(sc->redop),
+      .mode = cb_mode_names[sc->s->mode],
+      .root = op->uses_root ? sc->s->root : -1,
+      .nranks = cl->nranks,
+      .nnodes = cl->nnodes,
   };
   sc->backend->transport_label(sc->ctx, op, series.transport, sizeof series.transport);
   EACH_SINK(sc, series_begin, &series, err);
@@ -357,8 +375,13 @@ int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
   memset(sum, 0, sizeof *sum);
   uint64_t sizes[CB_MAX_SIZES];
   int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
-  struct series_ctx sc = {.cl = cl, .s = s, .timer_overhead = ri->timer_overhead_ns * 1e-9,
-                          .sinks = sinks, .nsinks = nsinks, .sum = sum, .started = cb_now()};
+  struct series_ctx sc = {.cl = cl,
+                          .s = s,
+                          .timer_overhead = ri->timer_overhead_ns * 1e-9,
+                          .sinks = sinks,
+                          .nsinks = nsinks,
+                          .sum = sum,
+                          .started = cb_now()};
   EACH_SINK(&sc, run, ri, err);
   if (cb_watchdog_start(cl, s->timeout))
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");

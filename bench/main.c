@@ -8,8 +8,8 @@
 
 #include "cli.h"
 #include "config.h"
-#include "gitversion.h"
 #include "engine.h"
+#include "gitversion.h"
 
 /* Before MPI_Init only the launcher's environment knows our rank. */
 static int launcher_rank(void) {

@@ -14,8 +14,7 @@ static int run_batch(const struct cb_measure *m, long k, struct cb_error *err) {
 }
 
 /* Times k back-to-back runs after a barrier; returns seconds per run. */
-static int timed_batch(const struct cb_measure *m, long k, double *per_run,
-                       struct cb_error *err) {
+static int timed_batch(const struct cb_measure *m, long k, double *per_run, struct cb_error *err) {
   MPI_Barrier(m->cl->comm);
   double t0 = cb_now();
   if (run_batch(m, k, err))
@@ -45,8 +44,7 @@ static long batch_size(const struct cb_measure *m, double estimate, long remaini
   return k;
 }
 
-static int precise_enough(const struct cb_settings *s, double *samples, double *scratch,
-                          long n) {
+static int precise_enough(const struct cb_settings *s, double *samples, double *scratch, long n) {
   struct cb_stats st;
   memcpy(scratch, samples, (size_t)n * sizeof *samples);
   cb_stats_compute(scratch, (size_t)n, &st);

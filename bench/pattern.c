@@ -8,8 +8,8 @@
 /* Multipliers are primes that no modulus below divides, so stepping the
  * index, the rank or the seed by one always changes the residue. */
 enum { MUL_INDEX = 1, MUL_RANK = 1000003, MUL_SEED = 7919 };
-static const uint64_t primes[] = {2,    3,    5,    7,     13,    31,    61,    127,   251,  509,
-                                  1021, 2039, 4093, 8191, 16381, 32749, 65521, 131071};
+static const uint64_t primes[] = {2,   3,    5,    7,    13,   31,    61,    127,   251,
+                                  509, 1021, 2039, 4093, 8191, 16381, 32749, 65521, 131071};
 /* Bounds the O(modulus * nranks) table of reduced values. */
 #define REDUCE_WORK_LIMIT (INT64_C(1) << 26)
 
@@ -114,7 +114,9 @@ int64_t cb_pattern_reduced(const struct cb_pattern *p, uint64_t index) {
   return p->reduced[base_residue(p, index)];
 }
 
-size_t cb_pattern_esize(const struct cb_pattern *p) { return cb_dtypes[p->dtype].size; }
+size_t cb_pattern_esize(const struct cb_pattern *p) {
+  return cb_dtypes[p->dtype].size;
+}
 
 /* Fixed-size copies and compares compile to single moves. */
 static inline void put(unsigned char *dst, const unsigned char *src, size_t size) {
@@ -137,22 +139,22 @@ static inline int differs(const unsigned char *a, const unsigned char *b, size_t
 
 /* Walks value(rank, first + k) for k < n: consecutive indexes step the
  * value through 1..m (prod: the rank holding the 2 steps through ranks). */
-#define WALK_VALUES(p, rank, first, n, body)                                                  \
-  do {                                                                                         \
-    if ((p)->redop == CB_PROD) {                                                               \
-      uint64_t holder = ((first) + (p)->seed) % (uint64_t)(p)->nranks;                         \
-      for (size_t k = 0; k < (n); k++) {                                                       \
-        uint64_t v = holder == (uint64_t)(rank) ? 2 : 1;                                       \
-        body;                                                                                  \
-        holder = holder + 1 == (uint64_t)(p)->nranks ? 0 : holder + 1;                         \
-      }                                                                                        \
-    } else {                                                                                   \
-      uint64_t v = (uint64_t)cb_pattern_value((p), (rank), (first));                           \
-      for (size_t k = 0; k < (n); k++) {                                                       \
-        body;                                                                                  \
-        v = v == (p)->modulus ? 1 : v + 1;                                                     \
-      }                                                                                        \
-    }                                                                                          \
+#define WALK_VALUES(p, rank, first, n, body)                                                       \
+  do {                                                                                             \
+    if ((p)->redop == CB_PROD) {                                                                   \
+      uint64_t holder = ((first) + (p)->seed) % (uint64_t)(p)->nranks;                             \
+      for (size_t k = 0; k < (n); k++) {                                                           \
+        uint64_t v = holder == (uint64_t)(rank) ? 2 : 1;                                           \
+        body;                                                                                      \
+        holder = holder + 1 == (uint64_t)(p)->nranks ? 0 : holder + 1;                             \
+      }                                                                                            \
+    } else {                                                                                       \
+      uint64_t v = (uint64_t)cb_pattern_value((p), (rank), (first));                               \
+      for (size_t k = 0; k < (n); k++) {                                                           \
+        body;                                                                                      \
+        v = v == (p)->modulus ? 1 : v + 1;                                                         \
+      }                                                                                            \
+    }                                                                                              \
   } while (0)
 
 void cb_pattern_fill(const struct cb_pattern *p, void *buf, int rank, uint64_t first, size_t n) {
@@ -161,8 +163,8 @@ void cb_pattern_fill(const struct cb_pattern *p, void *buf, int rank, uint64_t f
   WALK_VALUES(p, rank, first, n, put(out + k * size, p->value_bytes + v * size, size));
 }
 
-size_t cb_pattern_count_wrong(const struct cb_pattern *p, const void *buf, int rank,
-                              uint64_t first, size_t n) {
+size_t cb_pattern_count_wrong(const struct cb_pattern *p, const void *buf, int rank, uint64_t first,
+                              size_t n) {
   size_t size = cb_pattern_esize(p), wrong = 0;
   const unsigned char *in = buf;
   WALK_VALUES(p, rank, first, n,
@@ -170,8 +172,8 @@ size_t cb_pattern_count_wrong(const struct cb_pattern *p, const void *buf, int r
   return wrong;
 }
 
-size_t cb_pattern_count_wrong_reduced(const struct cb_pattern *p, const void *buf,
-                                      uint64_t first, size_t n) {
+size_t cb_pattern_count_wrong_reduced(const struct cb_pattern *p, const void *buf, uint64_t first,
+                                      size_t n) {
   size_t size = cb_pattern_esize(p), wrong = 0;
   const unsigned char *in = buf;
   if (p->redop == CB_PROD) { /* every element is 2 */

@@ -14,8 +14,8 @@
 struct cb_pattern {
   int dtype, redop, nranks;
   uint64_t seed;
-  uint64_t modulus;  /* values are 1..modulus (prod: 1 or 2) */
-  int64_t *reduced;  /* [modulus] reduction over ranks, by base residue */
+  uint64_t modulus; /* values are 1..modulus (prod: 1 or 2) */
+  int64_t *reduced; /* [modulus] reduction over ranks, by base residue */
   /* The same values already stored in the dtype, so filling and checking
    * large buffers is a copy or compare per element. */
   unsigned char *value_bytes;   /* [modulus + 1] value v at v * size */
@@ -36,11 +36,11 @@ size_t cb_pattern_esize(const struct cb_pattern *p);
 /* buf[k] = value(rank, first + k) for k < n. */
 void cb_pattern_fill(const struct cb_pattern *p, void *buf, int rank, uint64_t first, size_t n);
 /* Number of k < n with buf[k] != value(rank, first + k). */
-size_t cb_pattern_count_wrong(const struct cb_pattern *p, const void *buf, int rank,
-                              uint64_t first, size_t n);
+size_t cb_pattern_count_wrong(const struct cb_pattern *p, const void *buf, int rank, uint64_t first,
+                              size_t n);
 /* Number of k < n with buf[k] != reduced(first + k). */
-size_t cb_pattern_count_wrong_reduced(const struct cb_pattern *p, const void *buf,
-                                      uint64_t first, size_t n);
+size_t cb_pattern_count_wrong_reduced(const struct cb_pattern *p, const void *buf, uint64_t first,
+                                      size_t n);
 /* A value no pattern produces (-1), so unwritten results show up. */
 void cb_pattern_poison(int dtype, void *buf, size_t n);
 

@@ -63,8 +63,8 @@ void cb_backend_infos(struct cb_backend_info *out, int *n) {
   }
 }
 
-void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv,
-                         const struct cb_cluster *cl, const struct cb_settings *s) {
+void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv, const struct cb_cluster *cl,
+                         const struct cb_settings *s) {
   memset(ri, 0, sizeof *ri);
   ri->version = CB_VERSION;
   ri->git_commit = CB_GIT_COMMIT;

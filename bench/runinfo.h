@@ -31,8 +31,8 @@ struct cb_run_info {
   const struct cb_settings *settings;
 };
 
-void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv,
-                         const struct cb_cluster *cl, const struct cb_settings *s);
+void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv, const struct cb_cluster *cl,
+                         const struct cb_settings *s);
 void cb_run_info_free(struct cb_run_info *ri);
 
 /* Probes every built-in backend (for --list and the run record). */

@@ -36,7 +36,7 @@ struct cb_settings {
   const char *ib_dev;    /* verbs: "mlx5_0:1"; NULL: chosen per rank */
   int gid_index;         /* verbs on RoCE: -1 chooses RoCE v2 IPv4 */
   int ucx_put;           /* ucx: p2p_bw/p2p_bibw with RMA put, not tag sends */
-  int progress;      /* progress line on stderr */
+  int progress;          /* progress line on stderr */
 };
 
 /* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */

@@ -13,8 +13,7 @@ int cb_parse_size(const char *s, const char *what, uint64_t *out, struct cb_erro
   while (isspace((unsigned char)*p))
     p++;
   if (!isdigit((unsigned char)*p))
-    return cb_fail(err, CB_USAGE, "%s: '%s' is not a size (expected e.g. 8, 64K, 1M, 2G)", what,
-                   s);
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a size (expected e.g. 8, 64K, 1M, 2G)", what, s);
   errno = 0;
   char *end;
   unsigned long long value = strtoull(p, &end, 10);
@@ -22,10 +21,22 @@ int cb_parse_size(const char *s, const char *what, uint64_t *out, struct cb_erro
     return cb_fail(err, CB_USAGE, "%s: '%s' is too large", what, s);
   unsigned shift = 0;
   switch (toupper((unsigned char)*end)) {
-  case 'K': shift = 10; end++; break;
-  case 'M': shift = 20; end++; break;
-  case 'G': shift = 30; end++; break;
-  case 'T': shift = 40; end++; break;
+  case 'K':
+    shift = 10;
+    end++;
+    break;
+  case 'M':
+    shift = 20;
+    end++;
+    break;
+  case 'G':
+    shift = 30;
+    end++;
+    break;
+  case 'T':
+    shift = 40;
+    end++;
+    break;
   default: break;
   }
   if (shift && *end == 'i')
@@ -33,8 +44,7 @@ int cb_parse_size(const char *s, const char *what, uint64_t *out, struct cb_erro
   if (*end == 'B' || *end == 'b')
     end++;
   if (*end != '\0')
-    return cb_fail(err, CB_USAGE, "%s: '%s' is not a size (expected e.g. 8, 64K, 1M, 2G)", what,
-                   s);
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a size (expected e.g. 8, 64K, 1M, 2G)", what, s);
   if (value == 0)
     return cb_fail(err, CB_USAGE, "%s: size must be positive, got '%s'", what, s);
   /* 2^62 bytes keeps every later multiplication by a rank count sane. */

@@ -34,11 +34,11 @@ static int mpi_failed(const struct mpi_ctx *c, const struct cb_op_args *a, const
                  c->cl->rank, c->cl->hostname, call, a->op->name, a->count, text, code);
 }
 
-#define TRY(call)                                                                              \
-  do {                                                                                         \
-    int rc_ = (call);                                                                          \
-    if (rc_ != MPI_SUCCESS)                                                                    \
-      return mpi_failed(c, a, #call, rc_, err);                                                \
+#define TRY(call)                                                                                  \
+  do {                                                                                             \
+    int rc_ = (call);                                                                              \
+    if (rc_ != MPI_SUCCESS)                                                                        \
+      return mpi_failed(c, a, #call, rc_, err);                                                    \
   } while (0)
 
 static MPI_Datatype mpi_type(int dtype) {
@@ -61,11 +61,12 @@ static MPI_Op mpi_op(int redop) {
   }
 }
 
-static const void *in(const struct cb_op_args *a) { return a->send ? a->send : MPI_IN_PLACE; }
+static const void *in(const struct cb_op_args *a) {
+  return a->send ? a->send : MPI_IN_PLACE;
+}
 
 static int run_allreduce(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
-  TRY(MPI_Allreduce(in(a), a->recv, (int)a->count, mpi_type(a->dtype), mpi_op(a->redop),
-                    c->comm));
+  TRY(MPI_Allreduce(in(a), a->recv, (int)a->count, mpi_type(a->dtype), mpi_op(a->redop), c->comm));
   return CB_OK;
 }
 
@@ -75,10 +76,9 @@ static int run_allgather(struct mpi_ctx *c, const struct cb_op_args *a, struct c
   return CB_OK;
 }
 
-static int run_reducescatter(struct mpi_ctx *c, const struct cb_op_args *a,
-                             struct cb_error *err) {
-  TRY(MPI_Reduce_scatter_block(in(a), a->recv, (int)a->count, mpi_type(a->dtype),
-                               mpi_op(a->redop), c->comm));
+static int run_reducescatter(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  TRY(MPI_Reduce_scatter_block(in(a), a->recv, (int)a->count, mpi_type(a->dtype), mpi_op(a->redop),
+                               c->comm));
   return CB_OK;
 }
 
@@ -165,10 +165,14 @@ static int run_p2p_bibw(struct mpi_ctx *c, const struct cb_op_args *a, struct cb
 
 typedef int (*runner)(struct mpi_ctx *, const struct cb_op_args *, struct cb_error *);
 static const runner runners[CB_NOPS] = {
-    [CB_OP_ALLREDUCE] = run_allreduce, [CB_OP_ALLGATHER] = run_allgather,
-    [CB_OP_REDUCESCATTER] = run_reducescatter, [CB_OP_BROADCAST] = run_broadcast,
-    [CB_OP_ALLTOALL] = run_alltoall, [CB_OP_P2P_LAT] = run_p2p_lat,
-    [CB_OP_P2P_BW] = run_p2p_bw, [CB_OP_P2P_BIBW] = run_p2p_bibw,
+    [CB_OP_ALLREDUCE] = run_allreduce,
+    [CB_OP_ALLGATHER] = run_allgather,
+    [CB_OP_REDUCESCATTER] = run_reducescatter,
+    [CB_OP_BROADCAST] = run_broadcast,
+    [CB_OP_ALLTOALL] = run_alltoall,
+    [CB_OP_P2P_LAT] = run_p2p_lat,
+    [CB_OP_P2P_BW] = run_p2p_bw,
+    [CB_OP_P2P_BIBW] = run_p2p_bibw,
 };
 
 static int mpi_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
@@ -197,7 +201,9 @@ static int mpi_probe(char *why, size_t len) {
   return 1;
 }
 
-static void mpi_version(char *buf, size_t len) { cb_mpi_library(buf, len); }
+static void mpi_version(char *buf, size_t len) {
+  cb_mpi_library(buf, len);
+}
 
 #ifdef OPEN_MPI
 /* An Open MPI component selection string ("self,vader", "^ucx", "") admits
@@ -230,8 +236,8 @@ static void read_cvar(const char *name, char *buf, size_t len) {
     int nlen = sizeof cname, dlen = sizeof desc, verbosity, bind, scope, count;
     MPI_Datatype type;
     MPI_T_enum en;
-    if (MPI_T_cvar_get_info(i, cname, &nlen, &verbosity, &type, &en, desc, &dlen, &bind,
-                            &scope) != MPI_SUCCESS ||
+    if (MPI_T_cvar_get_info(i, cname, &nlen, &verbosity, &type, &en, desc, &dlen, &bind, &scope) !=
+            MPI_SUCCESS ||
         strcmp(cname, name) != 0 || type != MPI_CHAR)
       continue;
     MPI_T_cvar_handle h;
@@ -272,8 +278,8 @@ static void derive_labels(struct mpi_ctx *c) {
 }
 #endif
 
-static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s,
-                    const char *transport, void **ctx, struct cb_error *err) {
+static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,
+                    void **ctx, struct cb_error *err) {
   (void)s;
   (void)transport; /* applied before MPI_Init by mpi_pre_init */
   struct mpi_ctx *c = calloc(1, sizeof *c);
@@ -287,8 +293,8 @@ static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s,
   return CB_OK;
 }
 
-static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
-                                   int redop, int inplace) {
+static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
+                                   int inplace) {
   (void)ctx;
   if (mem != CB_MEM_HOST)
     return "this build's MPI backend uses host memory only";

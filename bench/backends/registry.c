@@ -38,7 +38,9 @@ int cb_mem_lookup(const char *name) {
   return -1;
 }
 
-int cb_mem_built(int mem) { return mem == CB_MEM_HOST; }
+int cb_mem_built(int mem) {
+  return mem == CB_MEM_HOST;
+}
 
 int cb_backend_lookup(const char *name) {
   for (int i = 0; i < cb_nbackends; i++)

@@ -3,10 +3,10 @@
  * exchanged over MPI. UCX_TLS and UCX_NET_DEVICES from the environment are
  * respected (ucp_config_read reads them); --transport shm|tcp overrides
  * the transport list for this context only. */
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sched.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
 #include <unistd.h>
@@ -80,11 +80,11 @@ static ucs_status_ptr_t tag_recv(struct ucx_ctx *c, void *buf, size_t bytes, ucp
   return ucp_tag_recv_nbx(c->worker, buf, bytes, tag, TAG_MASK, &p);
 }
 
-#define TRY(call, what)                                                                        \
-  do {                                                                                         \
-    ucs_status_t st_ = wait_request(c, (call));                                       \
-    if (st_ != UCS_OK)                                                                         \
-      return ucx_failed(c, what, st_, err);                                                    \
+#define TRY(call, what)                                                                            \
+  do {                                                                                             \
+    ucs_status_t st_ = wait_request(c, (call));                                                    \
+    if (st_ != UCS_OK)                                                                             \
+      return ucx_failed(c, what, st_, err);                                                        \
   } while (0)
 
 static size_t message_bytes(const struct cb_op_args *a) {
@@ -108,8 +108,7 @@ static int reserve_requests(struct ucx_ctx *c, int n, struct cb_error *err) {
     return CB_OK;
   void **r = realloc(c->requests, (size_t)n * sizeof *r);
   if (!r)
-    return cb_fail(err, CB_RUNTIME, "rank %d: ucx: out of memory for %d requests", c->cl->rank,
-                   n);
+    return cb_fail(err, CB_RUNTIME, "rank %d: ucx: out of memory for %d requests", c->cl->rank, n);
   c->requests = r;
   c->nrequests = n;
   return CB_OK;
@@ -186,7 +185,7 @@ static int put_window(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_e
 static int ucx_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
   struct ucx_ctx *c = ctx;
   if (!c->ep)
-    return CB_OK; /* the odd rank out */
+    return CB_OK;                          /* the odd rank out */
   if (c->put && a->op->id == CB_OP_P2P_BW) /* even ranks put, odd ranks wait in sync() */
     return c->cl->rank % 2 == 0 ? put_window(c, a, err) : CB_OK;
   if (c->put && a->op->id == CB_OP_P2P_BIBW)
@@ -199,8 +198,8 @@ static int ucx_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) 
   }
 }
 
-static const char *ucx_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
-                                   int redop, int inplace) {
+static const char *ucx_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
+                                   int inplace) {
   (void)ctx, (void)dtype, (void)redop, (void)inplace;
   if (op->id != CB_OP_P2P_LAT && op->id != CB_OP_P2P_BW && op->id != CB_OP_P2P_BIBW)
     return "the ucx backend measures point-to-point ops only";
@@ -233,8 +232,8 @@ static void chosen_transports(ucp_ep_h ep, char *label, size_t len) {
     snprintf(tl, sizeof tl, "%.*s", n, name);
     if (!*tl || strstr(label, tl))
       continue;
-    used += (size_t)snprintf(label + used, len > used ? len - used : 0, "%s%s",
-                             used ? "+" : "", tl);
+    used +=
+        (size_t)snprintf(label + used, len > used ? len - used : 0, "%s%s", used ? "+" : "", tl);
   }
   free(text);
 }
@@ -258,24 +257,27 @@ static int connect_peer(struct ucx_ctx *c, struct cb_error *err) {
   MPI_Sendrecv(mine, (int)mine_len, MPI_BYTE, c->peer, 1, theirs, (int)theirs_len, MPI_BYTE,
                c->peer, 1, cl->comm, MPI_STATUS_IGNORE);
   ucp_worker_release_address(c->worker, mine);
-  ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-                               .address = theirs};
+  ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = theirs};
   st = ucp_ep_create(c->worker, &ep_params, &c->ep);
   free(theirs);
   if (st != UCS_OK)
     return ucx_failed(c, "ucp_ep_create", st, err);
   /* A first round trip completes the wire-up, so the lanes are final. */
   uint32_t token = 0;
-  struct cb_op_args probe = {.op = cb_ops[CB_OP_P2P_LAT], .send = &token, .recv = &token,
-                             .count = 1, .dtype = CB_INT32, .peer = c->peer};
+  struct cb_op_args probe = {.op = cb_ops[CB_OP_P2P_LAT],
+                             .send = &token,
+                             .recv = &token,
+                             .count = 1,
+                             .dtype = CB_INT32,
+                             .peer = c->peer};
   if (run_p2p_lat(c, &probe, err))
     return err->status;
   chosen_transports(c->ep, c->label, sizeof c->label);
   return CB_OK;
 }
 
-static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s,
-                    const char *transport, void **ctx, struct cb_error *err) {
+static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,
+                    void **ctx, struct cb_error *err) {
   struct ucx_ctx *c = calloc(1, sizeof *c);
   if (!c)
     return cb_fail(err, CB_RUNTIME, "ucx: out of memory");
@@ -318,9 +320,10 @@ static int map_region(struct ucx_ctx *c, void *ptr, size_t bytes, struct cb_erro
   struct region *r = &c->regions[c->nregions];
   memset(r, 0, sizeof *r);
   r->ptr = ptr;
-  ucp_mem_map_params_t mp = {
-      .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
-      .address = ptr, .length = bytes ? bytes : 1};
+  ucp_mem_map_params_t mp = {.field_mask =
+                                 UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+                             .address = ptr,
+                             .length = bytes ? bytes : 1};
   ucs_status_t st = ucp_mem_map(c->context, &mp, &r->memh);
   if (st != UCS_OK)
     return ucx_failed(c, "ucp_mem_map", st, err);
@@ -330,15 +333,15 @@ static int map_region(struct ucx_ctx *c, void *ptr, size_t bytes, struct cb_erro
   if (st != UCS_OK)
     return ucx_failed(c, "ucp_rkey_pack", st, err);
   uint64_t mine[2] = {(uint64_t)(uintptr_t)ptr, packed_len}, theirs[2];
-  MPI_Sendrecv(mine, 2, MPI_UINT64_T, c->peer, 4, theirs, 2, MPI_UINT64_T, c->peer, 4,
-               c->cl->comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(mine, 2, MPI_UINT64_T, c->peer, 4, theirs, 2, MPI_UINT64_T, c->peer, 4, c->cl->comm,
+               MPI_STATUS_IGNORE);
   void *their_key = malloc(theirs[1] ? theirs[1] : 1);
   if (!their_key) {
     ucp_rkey_buffer_release(packed);
     return cb_fail(err, CB_RUNTIME, "ucx: out of memory for a remote key");
   }
-  MPI_Sendrecv(packed, (int)packed_len, MPI_BYTE, c->peer, 5, their_key, (int)theirs[1],
-               MPI_BYTE, c->peer, 5, c->cl->comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(packed, (int)packed_len, MPI_BYTE, c->peer, 5, their_key, (int)theirs[1], MPI_BYTE,
+               c->peer, 5, c->cl->comm, MPI_STATUS_IGNORE);
   ucp_rkey_buffer_release(packed);
   r->remote_addr = theirs[0];
   st = ucp_ep_rkey_unpack(c->ep, their_key, &r->rkey);

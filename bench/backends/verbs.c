@@ -63,7 +63,9 @@ static int verbs_probe(char *why, size_t len) {
   return 1;
 }
 
-static void verbs_version(char *buf, size_t len) { snprintf(buf, len, "libibverbs"); }
+static void verbs_version(char *buf, size_t len) {
+  snprintf(buf, len, "libibverbs");
+}
 
 /* --ib-dev, or the local rank's turn among the devices with an active port. */
 static int open_device(struct verbs_ctx *c, const struct cb_settings *s, struct cb_error *err) {
@@ -115,8 +117,7 @@ static int read_gid_table(struct verbs_ctx *c, int len, struct cb_gid *out) {
 
 /* Fills this side's QP info, choosing the RoCE GID index when needed. */
 static int local_info(struct verbs_ctx *c, const struct cb_settings *s,
-                      const struct ibv_port_attr *pa, struct cb_qp_info *me,
-                      struct cb_error *err) {
+                      const struct ibv_port_attr *pa, struct cb_qp_info *me, struct cb_error *err) {
   memset(me, 0, sizeof *me);
   me->qpn = c->qp->qp_num;
   me->psn = (uint32_t)(lrand48() & 0xffffff);
@@ -145,7 +146,8 @@ static int local_info(struct verbs_ctx *c, const struct cb_settings *s,
   snprintf(c->label, sizeof c->label, "%s/%s",
            pa->link_layer == IBV_LINK_LAYER_ETHERNET ? "roce" : "ib", transports[c->verb]);
   /* say which port, rate and GID each rank uses: the perftest guessing game */
-  fprintf(stderr, "collbench: rank %d verbs: %s:%d %s %.0f Gb/s (%dx %s), MTU %d, GID index %d (%s)\n",
+  fprintf(stderr,
+          "collbench: rank %d verbs: %s:%d %s %.0f Gb/s (%dx %s), MTU %d, GID index %d (%s)\n",
           c->cl->rank, ibv_get_device_name(c->dev->device), c->port,
           pa->link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand",
           cb_ib_port_gbps(pa->active_speed, pa->active_width), cb_ib_lanes(pa->active_width),
@@ -162,7 +164,8 @@ static int connect_qp(struct verbs_ctx *c, const struct cb_settings *s, struct c
     return err->status;
   MPI_Sendrecv(&me, sizeof me, MPI_BYTE, c->peer, 2, &peer, sizeof peer, MPI_BYTE, c->peer, 2,
                c->cl->comm, MPI_STATUS_IGNORE);
-  if ((me.gid_type < 0) != (peer.gid_type < 0) || (me.gid_type >= 0 && me.gid_type != peer.gid_type))
+  if ((me.gid_type < 0) != (peer.gid_type < 0) ||
+      (me.gid_type >= 0 && me.gid_type != peer.gid_type))
     return cb_fail(err, CB_USAGE,
                    "verbs: rank %d and rank %d use different GID types (%d, %d): give both the "
                    "same --gid-index type",
@@ -202,9 +205,14 @@ static int verbs_init(const struct cb_cluster *cl, const struct cb_settings *s,
   if (!c->pd || !c->cq)
     return verbs_failed(c, c->pd ? "ibv_create_cq" : "ibv_alloc_pd", errno, err);
   struct ibv_qp_init_attr qa = {
-      .send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0,
-      .cap = {.max_send_wr = (uint32_t)depth, .max_recv_wr = (uint32_t)depth,
-              .max_send_sge = 1, .max_recv_sge = 1},
+      .send_cq = c->cq,
+      .recv_cq = c->cq,
+      .qp_type = IBV_QPT_RC,
+      .sq_sig_all = 0,
+      .cap = {.max_send_wr = (uint32_t)depth,
+              .max_recv_wr = (uint32_t)depth,
+              .max_send_sge = 1,
+              .max_recv_sge = 1},
   };
   c->qp = ibv_create_qp(c->pd, &qa);
   if (!c->qp)
@@ -239,8 +247,8 @@ static int verbs_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_e
   if (!r->mr)
     return verbs_failed(c, "ibv_reg_mr", errno, err);
   uint64_t mine[2] = {(uint64_t)(uintptr_t)*ptr, r->mr->rkey}, theirs[2];
-  MPI_Sendrecv(mine, 2, MPI_UINT64_T, c->peer, 3, theirs, 2, MPI_UINT64_T, c->peer, 3,
-               c->cl->comm, MPI_STATUS_IGNORE);
+  MPI_Sendrecv(mine, 2, MPI_UINT64_T, c->peer, 3, theirs, 2, MPI_UINT64_T, c->peer, 3, c->cl->comm,
+               MPI_STATUS_IGNORE);
   r->remote_addr = theirs[0];
   r->remote_rkey = (uint32_t)theirs[1];
   c->nregions++;
@@ -271,8 +279,11 @@ static int post_send(struct verbs_ctx *c, struct region *local, struct region *r
   static const enum ibv_wr_opcode opcodes[] = {IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_SEND,
                                                IBV_WR_RDMA_READ};
   struct ibv_sge sge = {(uint64_t)(uintptr_t)local->ptr, (uint32_t)bytes, local->mr->lkey};
-  struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = opcodes[c->verb],
-                           .send_flags = signaled ? IBV_SEND_SIGNALED : 0}, *bad;
+  struct ibv_send_wr wr = {.sg_list = &sge,
+                           .num_sge = 1,
+                           .opcode = opcodes[c->verb],
+                           .send_flags = signaled ? IBV_SEND_SIGNALED : 0},
+                     *bad;
   if (c->verb != 1) {
     wr.wr.rdma.remote_addr = remote_of->remote_addr;
     wr.wr.rdma.rkey = remote_of->remote_rkey;
@@ -289,8 +300,8 @@ static int poll_cq(struct verbs_ctx *c, int n, struct cb_error *err) {
       return verbs_failed(c, "ibv_poll_cq", EIO, err);
     for (int i = 0; i < got; i++)
       if (wc[i].status != IBV_WC_SUCCESS)
-        return cb_fail(err, CB_RUNTIME, "rank %d (%s): verbs: completion failed: %s",
-                       c->cl->rank, c->cl->hostname, ibv_wc_status_str(wc[i].status));
+        return cb_fail(err, CB_RUNTIME, "rank %d (%s): verbs: completion failed: %s", c->cl->rank,
+                       c->cl->hostname, ibv_wc_status_str(wc[i].status));
     n -= got;
   }
   return CB_OK;
@@ -325,7 +336,8 @@ static int verbs_run(void *ctx, const struct cb_op_args *a, struct cb_error *err
   switch (a->op->id) {
   case CB_OP_P2P_LAT:
     if (reading) { /* two reads by the even rank: one op time is one read */
-      if (even && (send_window(c, dst, src, bytes, 1, err) || send_window(c, dst, src, bytes, 1, err)))
+      if (even &&
+          (send_window(c, dst, src, bytes, 1, err) || send_window(c, dst, src, bytes, 1, err)))
         return err->status;
       return CB_OK;
     }

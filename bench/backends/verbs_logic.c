@@ -43,7 +43,9 @@ double cb_ib_port_gbps(unsigned active_speed, unsigned active_width) {
   return cb_ib_lane_gbps(active_speed) * cb_ib_lanes(active_width);
 }
 
-int cb_ib_mtu_bytes(int mtu) { return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0; }
+int cb_ib_mtu_bytes(int mtu) {
+  return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
+}
 
 double cb_line_rate_percent(double GBps, double gbps) {
   return gbps > 0 ? GBps * 8.0 / gbps * 100.0 : 0.0;

@@ -25,7 +25,14 @@ static size_t check(const struct cb_op_ctx *c, const void *output) {
 }
 
 const struct cb_op cb_op_allgather = {
-    .name = "allgather", .id = CB_OP_ALLGATHER, .has_inplace = 1, .min_ranks = 1,
-    .shape = shape, .busbw_factor = cb_busbw_gather, .time_divisor = cb_divisor_one,
-    .fill = fill, .check = check, .inplace_result_offset = cb_offset_zero,
+    .name = "allgather",
+    .id = CB_OP_ALLGATHER,
+    .has_inplace = 1,
+    .min_ranks = 1,
+    .shape = shape,
+    .busbw_factor = cb_busbw_gather,
+    .time_divisor = cb_divisor_one,
+    .fill = fill,
+    .check = check,
+    .inplace_result_offset = cb_offset_zero,
 };

@@ -9,7 +9,9 @@ static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape 
   s->bytes = s->algbw_bytes = s->count * type_size;
 }
 
-static double busbw_factor(int nranks) { return 2.0 * (nranks - 1) / nranks; }
+static double busbw_factor(int nranks) {
+  return 2.0 * (nranks - 1) / nranks;
+}
 
 static void fill(const struct cb_op_ctx *c, void *input) {
   cb_pattern_fill(c->pattern, input, c->rank, 0, c->count);
@@ -20,8 +22,15 @@ static size_t check(const struct cb_op_ctx *c, const void *output) {
 }
 
 const struct cb_op cb_op_allreduce = {
-    .name = "allreduce", .id = CB_OP_ALLREDUCE, .uses_redop = 1, .has_inplace = 1,
-    .min_ranks = 1, .shape = shape, .busbw_factor = busbw_factor,
-    .time_divisor = cb_divisor_one, .fill = fill, .check = check,
+    .name = "allreduce",
+    .id = CB_OP_ALLREDUCE,
+    .uses_redop = 1,
+    .has_inplace = 1,
+    .min_ranks = 1,
+    .shape = shape,
+    .busbw_factor = busbw_factor,
+    .time_divisor = cb_divisor_one,
+    .fill = fill,
+    .check = check,
     .inplace_result_offset = cb_offset_zero,
 };

@@ -21,7 +21,14 @@ static size_t check(const struct cb_op_ctx *c, const void *output) {
 }
 
 const struct cb_op cb_op_alltoall = {
-    .name = "alltoall", .id = CB_OP_ALLTOALL, .has_inplace = 1, .min_ranks = 1,
-    .shape = shape, .busbw_factor = cb_busbw_gather, .time_divisor = cb_divisor_one,
-    .fill = fill, .check = check, .inplace_result_offset = cb_offset_zero,
+    .name = "alltoall",
+    .id = CB_OP_ALLTOALL,
+    .has_inplace = 1,
+    .min_ranks = 1,
+    .shape = shape,
+    .busbw_factor = cb_busbw_gather,
+    .time_divisor = cb_divisor_one,
+    .fill = fill,
+    .check = check,
+    .inplace_result_offset = cb_offset_zero,
 };

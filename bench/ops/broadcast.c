@@ -18,8 +18,15 @@ static size_t check(const struct cb_op_ctx *c, const void *output) {
 }
 
 const struct cb_op cb_op_broadcast = {
-    .name = "broadcast", .id = CB_OP_BROADCAST, .uses_root = 1, .has_inplace = 1,
-    .min_ranks = 1, .shape = shape, .busbw_factor = cb_busbw_one,
-    .time_divisor = cb_divisor_one, .fill = fill, .check = check,
+    .name = "broadcast",
+    .id = CB_OP_BROADCAST,
+    .uses_root = 1,
+    .has_inplace = 1,
+    .min_ranks = 1,
+    .shape = shape,
+    .busbw_factor = cb_busbw_one,
+    .time_divisor = cb_divisor_one,
+    .fill = fill,
+    .check = check,
     .inplace_result_offset = cb_offset_zero,
 };

@@ -3,14 +3,18 @@
 
 #include "../op.h"
 
-extern const struct cb_op cb_op_allreduce, cb_op_allgather, cb_op_reducescatter,
-    cb_op_broadcast, cb_op_alltoall, cb_op_p2p_lat, cb_op_p2p_bw, cb_op_p2p_bibw;
+extern const struct cb_op cb_op_allreduce, cb_op_allgather, cb_op_reducescatter, cb_op_broadcast,
+    cb_op_alltoall, cb_op_p2p_lat, cb_op_p2p_bw, cb_op_p2p_bibw;
 
 const struct cb_op *const cb_ops[CB_NOPS] = {
-    [CB_OP_ALLREDUCE] = &cb_op_allreduce, [CB_OP_ALLGATHER] = &cb_op_allgather,
-    [CB_OP_REDUCESCATTER] = &cb_op_reducescatter, [CB_OP_BROADCAST] = &cb_op_broadcast,
-    [CB_OP_ALLTOALL] = &cb_op_alltoall, [CB_OP_P2P_LAT] = &cb_op_p2p_lat,
-    [CB_OP_P2P_BW] = &cb_op_p2p_bw, [CB_OP_P2P_BIBW] = &cb_op_p2p_bibw,
+    [CB_OP_ALLREDUCE] = &cb_op_allreduce,
+    [CB_OP_ALLGATHER] = &cb_op_allgather,
+    [CB_OP_REDUCESCATTER] = &cb_op_reducescatter,
+    [CB_OP_BROADCAST] = &cb_op_broadcast,
+    [CB_OP_ALLTOALL] = &cb_op_alltoall,
+    [CB_OP_P2P_LAT] = &cb_op_p2p_lat,
+    [CB_OP_P2P_BW] = &cb_op_p2p_bw,
+    [CB_OP_P2P_BIBW] = &cb_op_p2p_bibw,
 };
 
 int cb_op_lookup(const char *name) {
@@ -25,8 +29,12 @@ int cb_p2p_peer(int rank, int nranks) {
   return peer < nranks ? peer : -1;
 }
 
-double cb_busbw_one(int nranks) { return nranks > 1 ? 1.0 : 0.0; }
-double cb_busbw_gather(int nranks) { return (double)(nranks - 1) / (double)nranks; }
+double cb_busbw_one(int nranks) {
+  return nranks > 1 ? 1.0 : 0.0;
+}
+double cb_busbw_gather(int nranks) {
+  return (double)(nranks - 1) / (double)nranks;
+}
 double cb_divisor_one(int window) {
   (void)window;
   return 1.0;

@@ -22,7 +22,9 @@ static double divisor_round_trip(int window) {
   return 2.0;
 }
 
-static double divisor_window(int window) { return (double)window; }
+static double divisor_window(int window) {
+  return (double)window;
+}
 
 static void fill(const struct cb_op_ctx *c, void *input) {
   cb_pattern_fill(c->pattern, input, c->rank, 0, c->count);
@@ -40,15 +42,19 @@ static size_t check_receiver(const struct cb_op_ctx *c, const void *output) {
   return c->rank % 2 ? check_received(c, output) : 0;
 }
 
-#define P2P_OP(ident, op_name, op_id, shape_fn, divisor_fn, check_fn)                          \
-  const struct cb_op ident = {                                                                 \
-      .name = op_name, .id = op_id, .min_ranks = 2, .shape = shape_fn,                        \
-      .busbw_factor = cb_busbw_one, .time_divisor = divisor_fn, .fill = fill,                 \
-      .check = check_fn, .inplace_result_offset = NULL,                                       \
+#define P2P_OP(ident, op_name, op_id, shape_fn, divisor_fn, check_fn)                              \
+  const struct cb_op ident = {                                                                     \
+      .name = op_name,                                                                             \
+      .id = op_id,                                                                                 \
+      .min_ranks = 2,                                                                              \
+      .shape = shape_fn,                                                                           \
+      .busbw_factor = cb_busbw_one,                                                                \
+      .time_divisor = divisor_fn,                                                                  \
+      .fill = fill,                                                                                \
+      .check = check_fn,                                                                           \
+      .inplace_result_offset = NULL,                                                               \
   }
 
-P2P_OP(cb_op_p2p_lat, "p2p_lat", CB_OP_P2P_LAT, shape_one_way, divisor_round_trip,
-       check_received);
+P2P_OP(cb_op_p2p_lat, "p2p_lat", CB_OP_P2P_LAT, shape_one_way, divisor_round_trip, check_received);
 P2P_OP(cb_op_p2p_bw, "p2p_bw", CB_OP_P2P_BW, shape_one_way, divisor_window, check_receiver);
-P2P_OP(cb_op_p2p_bibw, "p2p_bibw", CB_OP_P2P_BIBW, shape_both_ways, divisor_window,
-       check_received);
+P2P_OP(cb_op_p2p_bibw, "p2p_bibw", CB_OP_P2P_BIBW, shape_both_ways, divisor_window, check_received);

@@ -14,16 +14,24 @@ static void fill(const struct cb_op_ctx *c, void *input) {
 }
 
 static size_t check(const struct cb_op_ctx *c, const void *output) {
-  return cb_pattern_count_wrong_reduced(c->pattern, output, (uint64_t)c->rank * c->count,
-                                        c->count);
+  return cb_pattern_count_wrong_reduced(c->pattern, output, (uint64_t)c->rank * c->count, c->count);
 }
 
 /* nccl-tests leaves the in-place result in the rank's own block. */
-static size_t inplace_result_offset(size_t count, int rank) { return (size_t)rank * count; }
+static size_t inplace_result_offset(size_t count, int rank) {
+  return (size_t)rank * count;
+}
 
 const struct cb_op cb_op_reducescatter = {
-    .name = "reducescatter", .id = CB_OP_REDUCESCATTER, .uses_redop = 1, .has_inplace = 1,
-    .min_ranks = 1, .shape = shape, .busbw_factor = cb_busbw_gather,
-    .time_divisor = cb_divisor_one, .fill = fill, .check = check,
+    .name = "reducescatter",
+    .id = CB_OP_REDUCESCATTER,
+    .uses_redop = 1,
+    .has_inplace = 1,
+    .min_ranks = 1,
+    .shape = shape,
+    .busbw_factor = cb_busbw_gather,
+    .time_divisor = cb_divisor_one,
+    .fill = fill,
+    .check = check,
     .inplace_result_offset = inplace_result_offset,
 };

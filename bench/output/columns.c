@@ -2,7 +2,8 @@
 
 #include <stddef.h>
 
-#define COL(field, kind) {#field, kind, offsetof(struct cb_record, field)}
+#define COL(field, kind)                                                                           \
+  { #field, kind, offsetof(struct cb_record, field) }
 
 /* Exactly the keys the JSON result line promises, in order. */
 const struct cb_column cb_columns[] = {

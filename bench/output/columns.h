@@ -8,15 +8,15 @@
 #include "../record.h"
 
 enum cb_column_kind {
-  CB_COL_STRING,   /* const char * */
-  CB_COL_CHARS,    /* char[] inside the record */
-  CB_COL_BOOL,     /* int */
-  CB_COL_INT,      /* int */
-  CB_COL_LONG,     /* long */
-  CB_COL_UINT64,   /* uint64_t */
-  CB_COL_SIZE,     /* size_t */
-  CB_COL_DOUBLE,   /* double */
-  CB_COL_WRONG,    /* long, -1 means not checked (null / empty) */
+  CB_COL_STRING, /* const char * */
+  CB_COL_CHARS,  /* char[] inside the record */
+  CB_COL_BOOL,   /* int */
+  CB_COL_INT,    /* int */
+  CB_COL_LONG,   /* long */
+  CB_COL_UINT64, /* uint64_t */
+  CB_COL_SIZE,   /* size_t */
+  CB_COL_DOUBLE, /* double */
+  CB_COL_WRONG,  /* long, -1 means not checked (null / empty) */
 };
 
 struct cb_column {

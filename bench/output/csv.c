@@ -44,7 +44,9 @@ static int csv_row(void *state, const struct cb_row *row, struct cb_error *err) 
   return CB_OK;
 }
 
-static void csv_close(void *state) { fclose(state); }
+static void csv_close(void *state) {
+  fclose(state);
+}
 
 int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err) {
   FILE *f = fopen(path, "w");

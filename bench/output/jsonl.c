@@ -111,7 +111,9 @@ static int jsonl_row(void *state, const struct cb_row *row, struct cb_error *err
   return CB_OK;
 }
 
-static void jsonl_close(void *state) { fclose(state); }
+static void jsonl_close(void *state) {
+  fclose(state);
+}
 
 int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err) {
   FILE *f = fopen(path, "w");

@@ -22,8 +22,8 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
   (void)err;
   t->ri = ri;
   fprintf(t->out, "# collbench %s (%s), %s\n", ri->version, ri->git_commit, ri->start_time);
-  fprintf(t->out, "# %d rank%s on %d node%s:", cl->nranks, cl->nranks == 1 ? "" : "s",
-          cl->nnodes, cl->nnodes == 1 ? "" : "s");
+  fprintf(t->out, "# %d rank%s on %d node%s:", cl->nranks, cl->nranks == 1 ? "" : "s", cl->nnodes,
+          cl->nnodes == 1 ? "" : "s");
   for (int n = 0; n < cl->nnodes && n < 8; n++)
     fprintf(t->out, " %s (%d)", cl->node_names[n], cl->ranks_on_node[n]);
   fprintf(t->out, "%s\n", cl->nnodes > 8 ? " ..." : "");
@@ -55,11 +55,10 @@ static int table_series_begin(void *state, const struct cb_series *s, struct cb_
   /* centred over the two 35-character blocks of figures */
   fprintf(t->out, "#%50s%23s%35s\n", "", "out-of-place", "in-place");
   fprintf(t->out, "#%11s %13s %9s %7s %6s %9s %8s %8s %6s %9s %8s %8s %6s\n", "size", "count",
-          "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw",
-          "busbw", "#wrong");
-  fprintf(t->out, "#%11s %13s %9s %7s %6s %9s %8s %8s %6s %9s %8s %8s %6s\n", "(B)",
-          "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)",
-          "");
+          "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+          "#wrong");
+  fprintf(t->out, "#%11s %13s %9s %7s %6s %9s %8s %8s %6s %9s %8s %8s %6s\n", "(B)", "(elements)",
+          "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
   return CB_OK;
 }
 
@@ -119,7 +118,9 @@ static int table_finish(void *state, const struct cb_summary *sum, struct cb_err
   return CB_OK;
 }
 
-static void table_close(void *state) { free(state); }
+static void table_close(void *state) {
+  free(state);
+}
 
 int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err) {
   struct table *t = calloc(1, sizeof *t);

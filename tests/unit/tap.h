@@ -75,8 +75,8 @@ static inline TAP_PRINTF(3, 4) int is_long(long got, long want, const char *fmt,
 }
 
 /* Passes when |got - want| <= tol (and when both are the same infinity). */
-static inline TAP_PRINTF(4, 5) int is_double(double got, double want, double tol,
-                                             const char *fmt, ...) {
+static inline TAP_PRINTF(4, 5) int is_double(double got, double want, double tol, const char *fmt,
+                                             ...) {
   va_list ap;
   va_start(ap, fmt);
   int pass = tap_vresult(got == want || fabs(got - want) <= tol, fmt, ap);
@@ -87,8 +87,7 @@ static inline TAP_PRINTF(4, 5) int is_double(double got, double want, double tol
 }
 
 /* NULL equals only NULL. */
-static inline TAP_PRINTF(3, 4) int is_str(const char *got, const char *want, const char *fmt,
-                                          ...) {
+static inline TAP_PRINTF(3, 4) int is_str(const char *got, const char *want, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int same = (got && want) ? strcmp(got, want) == 0 : got == want;

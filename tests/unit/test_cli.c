@@ -50,8 +50,8 @@ static void test_defaults(void) {
 static void test_full(void) {
   struct cb_cli cli;
   struct cb_error err;
-  int rc = PARSE(&cli, &err, "--op", "allreduce,p2p_lat", "-b", "1K", "-e", "1M", "-n", "10",
-                 "-d", "double", "-o", "max", "--mode", "latency", "--window", "8");
+  int rc = PARSE(&cli, &err, "--op", "allreduce,p2p_lat", "-b", "1K", "-e", "1M", "-n", "10", "-d",
+                 "double", "-o", "max", "--mode", "latency", "--window", "8");
   if (!is_long(rc, CB_OK, "full option set parses"))
     diag("%s", err.msg);
   const struct cb_settings *s = &cli.settings;
@@ -65,8 +65,8 @@ static void test_full(void) {
   is_long(s->window, 8, "--window 8");
   is_double(s->precision, 0.01, 0, "untouched options keep defaults");
 
-  rc = PARSE(&cli, &err, "--json", "out.jsonl", "--csv=out.csv", "-n", "auto", "--precision",
-             "2%", "-d", "all", "-o", "sum,min,sum", "-f", "4", "--root", "3", "-c", "0");
+  rc = PARSE(&cli, &err, "--json", "out.jsonl", "--csv=out.csv", "-n", "auto", "--precision", "2%",
+             "-d", "all", "-o", "sum,min,sum", "-f", "4", "--root", "3", "-c", "0");
   ok(rc == CB_OK && strcmp(cli.json_path, "out.jsonl") == 0 &&
          strcmp(cli.csv_path, "out.csv") == 0 && s->iters == 0 && s->precision == 0.02 &&
          s->ndtypes == CB_NDTYPES && s->nredops == 2 && s->step_factor == 4 && s->root == 3 &&
@@ -87,8 +87,7 @@ static void test_sweep(void) {
   for (int i = 0; all && i < CB_NOPS; i++)
     all = cli.settings.ops[i] == i;
   ok(all, "--sweep selects all %d ops (got %d)", CB_NOPS, cli.settings.nops);
-  ok(cli.settings.nbackends >= 1 && cli.settings.nmems >= 1 &&
-         cli.settings.mems[0] == CB_MEM_HOST,
+  ok(cli.settings.nbackends >= 1 && cli.settings.nmems >= 1 && cli.settings.mems[0] == CB_MEM_HOST,
      "--sweep: usable backends, host memory at least");
   rc = PARSE(&cli, &err, "--sweep", "--op", "broadcast");
   ok(rc == CB_OK && cli.settings.nops == 1 && cli.settings.ops[0] == CB_OP_BROADCAST,

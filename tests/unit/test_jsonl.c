@@ -12,20 +12,37 @@
 #include "tap.h"
 
 static const char *const keys[] = {
-    "type",        "op",          "backend",     "mem",        "transport", "dtype",
-    "redop",       "inplace",     "bytes",       "count",      "nranks",    "nnodes",
-    "iters",       "time_us",     "time_us_min", "time_us_max", "time_us_p5", "time_us_p95",
-    "ci95_us",     "algbw_GBps",  "busbw_GBps",  "wrong",
+    "type",    "op",         "backend",     "mem",         "transport",  "dtype",
+    "redop",   "inplace",    "bytes",       "count",       "nranks",     "nnodes",
+    "iters",   "time_us",    "time_us_min", "time_us_max", "time_us_p5", "time_us_p95",
+    "ci95_us", "algbw_GBps", "busbw_GBps",  "wrong",
 };
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
 
 static struct cb_record make_record(int inplace, long wrong) {
   struct cb_record r = {
-      .op = "allreduce", .backend = "mpi", .mem = "host", .dtype = "float", .redop = "sum",
-      .mode = "throughput", .inplace = inplace, .bytes = 1 << 20, .count = 262144,
-      .nranks = 4, .nnodes = 2, .iters = 1000, .samples = 20, .time_us = 123.5,
-      .time_us_min = 120.25, .time_us_max = 150, .time_us_p5 = 121, .time_us_p95 = 140.75,
-      .ci95_us = 0.5, .algbw_GBps = 8.5, .busbw_GBps = 12.75, .wrong = wrong,
+      .op = "allreduce",
+      .backend = "mpi",
+      .mem = "host",
+      .dtype = "float",
+      .redop = "sum",
+      .mode = "throughput",
+      .inplace = inplace,
+      .bytes = 1 << 20,
+      .count = 262144,
+      .nranks = 4,
+      .nnodes = 2,
+      .iters = 1000,
+      .samples = 20,
+      .time_us = 123.5,
+      .time_us_min = 120.25,
+      .time_us_max = 150,
+      .time_us_p5 = 121,
+      .time_us_p95 = 140.75,
+      .ci95_us = 0.5,
+      .algbw_GBps = 8.5,
+      .busbw_GBps = 12.75,
+      .wrong = wrong,
   };
   strcpy(r.transport, "shm");
   return r;
@@ -147,8 +164,7 @@ static void test_csv(void) {
   }
   char want[1024] = "";
   for (int i = 1; i < NKEYS; i++) /* every JSON key but "type" */
-    snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i > 1 ? "," : "",
-             keys[i]);
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i > 1 ? "," : "", keys[i]);
   strcat(want, "\n");
   char lines[4][4096];
   ok(read_lines(path, lines, 4) == 1, "csv header on disk before any row");

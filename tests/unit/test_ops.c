@@ -76,29 +76,25 @@ static void test_shapes(void) {
       memset(&s, 0xa5, sizeof s); /* every field must be written */
       op->shape(bytes, esize, n, &s);
       struct cb_shape w = {0};
-      size_t whole = bytes / esize;     /* 262144 */
+      size_t whole = bytes / esize;               /* 262144 */
       size_t block = bytes / (esize * (size_t)n); /* per-rank block, rounded down */
       switch (i) {
       case CB_OP_ALLREDUCE:
-      case CB_OP_BROADCAST:
-        w = (struct cb_shape){whole, whole, whole, whole, bytes, bytes};
-        break;
+      case CB_OP_BROADCAST: w = (struct cb_shape){whole, whole, whole, whole, bytes, bytes}; break;
       case CB_OP_ALLGATHER: /* send one block, gather n */
-        w = (struct cb_shape){block, block, block * n, block * n, block * n * esize,
-                              block * n * esize};
+        w = (struct cb_shape){
+            block, block, block * n, block * n, block * n * esize, block * n * esize};
         break;
       case CB_OP_REDUCESCATTER: /* send n blocks, keep one */
-        w = (struct cb_shape){block, block * n, block, block * n, block * n * esize,
-                              block * n * esize};
+        w = (struct cb_shape){block,     block * n,         block,
+                              block * n, block * n * esize, block * n * esize};
         break;
       case CB_OP_ALLTOALL:
-        w = (struct cb_shape){block, block * n, block * n, block * n, block * n * esize,
-                              block * n * esize};
+        w = (struct cb_shape){block,     block * n,         block * n,
+                              block * n, block * n * esize, block * n * esize};
         break;
       case CB_OP_P2P_LAT:
-      case CB_OP_P2P_BW:
-        w = (struct cb_shape){whole, whole, whole, 0, bytes, bytes};
-        break;
+      case CB_OP_P2P_BW: w = (struct cb_shape){whole, whole, whole, 0, bytes, bytes}; break;
       case CB_OP_P2P_BIBW: /* both directions count, as in OSU */
         w = (struct cb_shape){whole, whole, whole, 0, bytes, 2 * bytes};
         break;
@@ -125,11 +121,11 @@ static void test_divisors(void) {
   for (int i = 0; i < CB_NOPS; i++)
     for (int k = 0; k < 3; k++) {
       int w = windows[k];
-      double want = i == CB_OP_P2P_LAT ? 2.0
+      double want = i == CB_OP_P2P_LAT                           ? 2.0
                     : (i == CB_OP_P2P_BW || i == CB_OP_P2P_BIBW) ? (double)w
                                                                  : 1.0;
-      is_double(cb_ops[i]->time_divisor(w), want, 0, "%s time divisor, window %d",
-                cb_ops[i]->name, w);
+      is_double(cb_ops[i]->time_divisor(w), want, 0, "%s time divisor, window %d", cb_ops[i]->name,
+                w);
     }
 }
 

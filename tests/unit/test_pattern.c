@@ -13,23 +13,25 @@
 #define BLOCK 37 /* elements per rank block: no modulus divides it */
 
 /* acc[i] = acc[i] (op) in[i] in the type's arithmetic; integers wrap. */
-#define INT_REDUCE(name, T, U)                                                                 \
-  static void name(void *acc, const void *in, size_t n, int redop) {                           \
-    T *a = acc;                                                                                \
-    const T *b = in;                                                                           \
-    for (size_t i = 0; i < n; i++)                                                             \
-      a[i] = redop == CB_SUM    ? (T)(U)((U)a[i] + (U)b[i])                                    \
-             : redop == CB_PROD ? (T)(U)((U)a[i] * (U)b[i])                                    \
-             : redop == CB_MIN  ? (b[i] < a[i] ? b[i] : a[i])                                  \
-                                : (b[i] > a[i] ? b[i] : a[i]);                                 \
+#define INT_REDUCE(name, T, U)                                                                     \
+  static void name(void *acc, const void *in, size_t n, int redop) {                               \
+    T *a = acc;                                                                                    \
+    const T *b = in;                                                                               \
+    for (size_t i = 0; i < n; i++)                                                                 \
+      a[i] = redop == CB_SUM    ? (T)(U)((U)a[i] + (U)b[i])                                        \
+             : redop == CB_PROD ? (T)(U)((U)a[i] * (U)b[i])                                        \
+             : redop == CB_MIN  ? (b[i] < a[i] ? b[i] : a[i])                                      \
+                                : (b[i] > a[i] ? b[i] : a[i]);                                      \
   }
-#define FLT_REDUCE(name, T)                                                                    \
-  static void name(void *acc, const void *in, size_t n, int redop) {                           \
-    T *a = acc;                                                                                \
-    const T *b = in;                                                                           \
-    for (size_t i = 0; i < n; i++)                                                             \
-      a[i] = redop == CB_SUM ? a[i] + b[i] : redop == CB_PROD ? a[i] * b[i]                    \
-             : redop == CB_MIN ? (b[i] < a[i] ? b[i] : a[i]) : (b[i] > a[i] ? b[i] : a[i]);   \
+#define FLT_REDUCE(name, T)                                                                        \
+  static void name(void *acc, const void *in, size_t n, int redop) {                               \
+    T *a = acc;                                                                                    \
+    const T *b = in;                                                                               \
+    for (size_t i = 0; i < n; i++)                                                                 \
+      a[i] = redop == CB_SUM    ? a[i] + b[i]                                                      \
+             : redop == CB_PROD ? a[i] * b[i]                                                      \
+             : redop == CB_MIN  ? (b[i] < a[i] ? b[i] : a[i])                                      \
+                                : (b[i] > a[i] ? b[i] : a[i]);                                      \
   }
 INT_REDUCE(reduce_int8, int8_t, uint8_t)
 INT_REDUCE(reduce_int32, int32_t, uint32_t)
@@ -37,8 +39,8 @@ INT_REDUCE(reduce_int64, int64_t, uint64_t)
 FLT_REDUCE(reduce_float, float)
 FLT_REDUCE(reduce_double, double)
 typedef void (*reducer)(void *, const void *, size_t, int);
-static const reducer reducers[CB_NDTYPES] = {reduce_int8, reduce_int32, reduce_int64,
-                                             reduce_float, reduce_double}; /* no 16-bit */
+static const reducer reducers[CB_NDTYPES] = {reduce_int8, reduce_int32, reduce_int64, reduce_float,
+                                             reduce_double}; /* no 16-bit */
 
 /* What a broken backend might do to one rank's result. */
 enum fault { OK_RUN, SHIFTED, WRONG_RANK, STALE, NEVER_RAN };
@@ -159,8 +161,8 @@ static size_t run_case(struct world *w, enum fault f, int t, size_t *total) {
 }
 
 static void test_case(const struct cb_op *op, int n, int dt, int redop, int inplace) {
-  struct world w = {.op = op, .n = n, .dt = dt, .redop = redop, .inplace = inplace,
-                    .root = n > 2 ? n - 1 : 0};
+  struct world w = {
+      .op = op, .n = n, .dt = dt, .redop = redop, .inplace = inplace, .root = n > 2 ? n - 1 : 0};
   char name[128];
   snprintf(name, sizeof name, "%s n=%d %s%s%s%s", op->name, n, cb_dtypes[dt].name,
            op->uses_redop ? " " : "", op->uses_redop ? cb_redop_name(redop) : "",
@@ -181,8 +183,8 @@ static void test_case(const struct cb_op *op, int n, int dt, int redop, int inpl
    * was the extreme, which a short buffer may never contain. */
   int t = n > 1 ? 1 : 0, prod = op->uses_redop && redop == CB_PROD;
   int minmax = op->uses_redop && (redop == CB_MIN || redop == CB_MAX);
-  int rank_shows = !(minmax && op->id == CB_OP_ALLREDUCE) &&
-                   !(prod && op->id == CB_OP_REDUCESCATTER);
+  int rank_shows =
+      !(minmax && op->id == CB_OP_ALLREDUCE) && !(prod && op->id == CB_OP_REDUCESCATTER);
   int want[] = {0, !prod, n > 1 && rank_shows, !prod, !inplace};
   char seen[160] = "";
   int caught = 1;
@@ -221,8 +223,7 @@ static void test_many_ranks(int dt, int n, size_t count) {
   struct cb_error err = {0};
   cb_pattern_init(&p, dt, CB_SUM, n, 1, &err);
   cb_pattern_init(&p0, dt, CB_SUM, n, 0, &err);
-  unsigned char *acc = malloc(count * es), *in = malloc(count * es),
-                *stale = malloc(count * es);
+  unsigned char *acc = malloc(count * es), *in = malloc(count * es), *stale = malloc(count * es);
   int64_t *wide = calloc(count, sizeof *wide), widest = 0;
   for (int r = 0; r < n; r++) {
     struct cb_op_ctx c = {&p, r, n, 0, -1, count, 0}, c0 = {&p0, r, n, 0, -1, count, 0};
@@ -243,8 +244,8 @@ static void test_many_ranks(int dt, int n, size_t count) {
           cb_dtypes[dt].name, n, count, (long long)widest);
   if (dt == CB_INT8)
     ok(widest > INT8_MAX, "int8 sum over %d ranks really wrapped", n);
-  ok(ar->check(&c, stale) > 0, "%s sum over %d ranks: stale seed caught (%zu)",
-     cb_dtypes[dt].name, n, ar->check(&c, stale));
+  ok(ar->check(&c, stale) > 0, "%s sum over %d ranks: stale seed caught (%zu)", cb_dtypes[dt].name,
+     n, ar->check(&c, stale));
   memmove(acc + es, acc, (count - 1) * es);
   ok(ar->check(&c, acc) > 0, "%s sum over %d ranks: shift caught (%zu)", cb_dtypes[dt].name, n,
      ar->check(&c, acc));

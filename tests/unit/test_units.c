@@ -39,8 +39,9 @@ static void test_sizes(void) {
   size_ok("8G", UINT64_C(8) << 30);
   size_ok("4194304G", UINT64_C(1) << 52);
 
-  const char *bad[] = {"",      "abc",  "12Q", "0",  "-5",  "1.5M", "99999999999999999999",
-                       "5000000000G", "1i", "K", "8 ", "1MM", "0K", "1e3", "+8"};
+  const char *bad[] = {
+      "",  "abc", "12Q", "0",  "-5",  "1.5M", "99999999999999999999", "5000000000G", "1i",
+      "K", "8 ",  "1MM", "0K", "1e3", "+8"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     size_bad(bad[i]);
 
@@ -62,13 +63,16 @@ static void test_longs(void) {
   long v = 0;
   ok(cb_parse_long("10", "--iters", 1, 100, &v, &err) == CB_OK && v == 10, "long 10 in [1,100]");
   ok(cb_parse_long("1", "--iters", 1, 100, &v, &err) == CB_OK && v == 1, "long: min inclusive");
-  ok(cb_parse_long("100", "--iters", 1, 100, &v, &err) == CB_OK && v == 100,
-     "long: max inclusive");
+  ok(cb_parse_long("100", "--iters", 1, 100, &v, &err) == CB_OK && v == 100, "long: max inclusive");
   ok(cb_parse_long("0", "--warmup", 0, 5, &v, &err) == CB_OK && v == 0, "long: 0 when min is 0");
 
-  const struct { const char *s; long min, max; } bad[] = {
-      {"0", 1, 100}, {"101", 1, 100}, {"-5", 1, 100}, {"", 1, 100}, {"abc", 1, 100},
-      {"10x", 1, 100}, {"1K", 1, 100000}, {"1.5", 1, 100}, {"99999999999999999999", 1, 100},
+  const struct {
+    const char *s;
+    long min, max;
+  } bad[] = {
+      {"0", 1, 100},     {"101", 1, 100}, {"-5", 1, 100},
+      {"", 1, 100},      {"abc", 1, 100}, {"10x", 1, 100},
+      {"1K", 1, 100000}, {"1.5", 1, 100}, {"99999999999999999999", 1, 100},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     struct cb_error e = {0};
@@ -88,16 +92,15 @@ static void test_doubles(void) {
   is_double(v, 0.01, 1e-15, "'1%%' == 0.01");
   ok(cb_parse_double("0.05", "--precision", 1e-4, 0.5, &v, &err) == CB_OK && v == 0.05,
      "double 0.05");
-  ok(cb_parse_double("2.5%", "--precision", 1e-4, 0.5, &v, &err) == CB_OK &&
-         v == 2.5 / 100.0,
+  ok(cb_parse_double("2.5%", "--precision", 1e-4, 0.5, &v, &err) == CB_OK && v == 2.5 / 100.0,
      "double 2.5%%");
   ok(cb_parse_double("0.5", "--precision", 1e-4, 0.5, &v, &err) == CB_OK && v == 0.5,
      "double: max inclusive");
   ok(cb_parse_double("1e2", "--timeout", 0, 1e6, &v, &err) == CB_OK && v == 100,
      "double: exponent form");
 
-  const char *bad[] = {"0", "0.6", "60%", "", "abc", "1%%", "%", "nan", "inf", "1e999",
-                       "0.01x", "-1%"};
+  const char *bad[] = {"0", "0.6", "60%", "",      "abc",   "1%%",
+                       "%", "nan", "inf", "1e999", "0.01x", "-1%"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     struct cb_error e = {0};
     v = 7;
@@ -117,10 +120,8 @@ static void test_format(void) {
   is_str(cb_format_size(0, buf, sizeof buf), "0 B", "format 0");
   is_str(cb_format_size(64 << 10, buf, sizeof buf), "64 KiB", "format 64K");
   is_str(cb_format_size(UINT64_C(3) << 30, buf, sizeof buf), "3 GiB", "format 3G");
-  is_str(cb_format_size(UINT64_C(1) << 50, buf, sizeof buf), "1024 TiB",
-         "format stops at TiB");
-  is_str(cb_format_size((UINT64_C(1) << 20) + 1024, buf, sizeof buf), "1025 KiB",
-         "format 1M+1K");
+  is_str(cb_format_size(UINT64_C(1) << 50, buf, sizeof buf), "1024 TiB", "format stops at TiB");
+  is_str(cb_format_size((UINT64_C(1) << 20) + 1024, buf, sizeof buf), "1025 KiB", "format 1M+1K");
   /* round trip through the parser */
   uint64_t back = 0;
   struct cb_error err = {0};

@@ -37,8 +37,10 @@ int main(void) {
   /* GID choice: a typical RoCE table (v1 and v2 of link-local, then IPv4) */
   char why[64];
   struct cb_gid table[] = {
-      gid(0, IBV_GID_TYPE_ROCE_V1, LINK_LOCAL), gid(1, IBV_GID_TYPE_ROCE_V2, LINK_LOCAL),
-      gid(2, IBV_GID_TYPE_ROCE_V1, IPV4_MAPPED), gid(3, IBV_GID_TYPE_ROCE_V2, IPV4_MAPPED),
+      gid(0, IBV_GID_TYPE_ROCE_V1, LINK_LOCAL),
+      gid(1, IBV_GID_TYPE_ROCE_V2, LINK_LOCAL),
+      gid(2, IBV_GID_TYPE_ROCE_V1, IPV4_MAPPED),
+      gid(3, IBV_GID_TYPE_ROCE_V2, IPV4_MAPPED),
   };
   is_long(cb_gid_choose(table, 4, why, sizeof why), 3, "RoCE v2 IPv4 wins (index 3)");
   ok(strstr(why, "IPv4") != NULL, "and says why: %s", why);
@@ -64,7 +66,8 @@ int main(void) {
   int mask;
   cb_qp_attr_init(&a, &mask, 2);
   ok(a.qp_state == IBV_QPS_INIT && a.port_num == 2 && (mask & IBV_QP_PORT) &&
-         (a.qp_access_flags & IBV_ACCESS_REMOTE_READ) && (a.qp_access_flags & IBV_ACCESS_REMOTE_WRITE),
+         (a.qp_access_flags & IBV_ACCESS_REMOTE_READ) &&
+         (a.qp_access_flags & IBV_ACCESS_REMOTE_WRITE),
      "INIT: port and remote read/write access");
   struct cb_qp_info local = {.qpn = 10, .psn = 111, .lid = 1, .gid_type = -1, .mtu = IBV_MTU_4096};
   struct cb_qp_info remote = {.qpn = 20, .psn = 222, .lid = 7, .gid_type = -1, .mtu = IBV_MTU_2048};
