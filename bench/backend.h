@@ -58,6 +58,10 @@ struct cb_backend {
   void (*finalize)(void *ctx);
 };
 
+/* Page-aligned host memory, like every benchmark's host buffers; NULL on
+ * failure. Free with free(). */
+void *cb_host_alloc(size_t bytes);
+
 extern const struct cb_backend *const cb_backends[];
 extern const int cb_nbackends;
 int cb_backend_lookup(const char *name); /* -1 when unknown */

@@ -310,7 +310,7 @@ static int mpi_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_err
   struct mpi_ctx *c = ctx;
   (void)mem;
   /* page-aligned like every other benchmark's host buffers */
-  if (posix_memalign(ptr, 4096, bytes ? bytes : 1) != 0)
+  if (!(*ptr = cb_host_alloc(bytes)))
     return cb_fail(err, CB_RUNTIME, "rank %d (%s): mpi: cannot allocate %zu bytes of host memory",
                    c->cl->rank, c->cl->hostname, bytes);
   return CB_OK;

@@ -1,4 +1,5 @@
 /* Backends built into this binary. configure decides which exist. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "../backend.h"
@@ -36,6 +37,11 @@ int cb_mem_lookup(const char *name) {
     if (strcmp(name, cb_mem_names[i]) == 0)
       return i;
   return -1;
+}
+
+void *cb_host_alloc(size_t bytes) {
+  void *ptr;
+  return posix_memalign(&ptr, 4096, bytes ? bytes : 1) == 0 ? ptr : NULL;
 }
 
 int cb_mem_built(int mem) {

@@ -355,7 +355,7 @@ static int map_region(struct ucx_ctx *c, void *ptr, size_t bytes, struct cb_erro
 static int ucx_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct ucx_ctx *c = ctx;
   (void)mem;
-  if (posix_memalign(ptr, 4096, bytes ? bytes : 1) != 0)
+  if (!(*ptr = cb_host_alloc(bytes)))
     return cb_fail(err, CB_RUNTIME, "rank %d (%s): ucx: cannot allocate %zu bytes", c->cl->rank,
                    c->cl->hostname, bytes);
   if (c->put && c->ep)

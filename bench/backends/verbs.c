@@ -232,7 +232,7 @@ static struct region *region_of(struct verbs_ctx *c, const void *ptr) {
 static int verbs_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct verbs_ctx *c = ctx;
   (void)mem;
-  if (posix_memalign(ptr, 4096, bytes ? bytes : 1) != 0)
+  if (!(*ptr = cb_host_alloc(bytes)))
     return cb_fail(err, CB_RUNTIME, "rank %d: verbs: cannot allocate %zu bytes", c->cl->rank,
                    bytes);
   if (c->peer < 0)
