@@ -309,7 +309,6 @@ static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, i
 static int mpi_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct mpi_ctx *c = ctx;
   (void)mem;
-  /* page-aligned like every other benchmark's host buffers */
   if (!(*ptr = cb_host_alloc(bytes)))
     return cb_fail(err, CB_RUNTIME, "rank %d (%s): mpi: cannot allocate %zu bytes of host memory",
                    c->cl->rank, c->cl->hostname, bytes);
