@@ -7,11 +7,13 @@ endif
 -include config.mk
 
 Q := $(if $(V),,@)
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON_CFLAGS) $(CFLAGS_EXTRA)
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON_CFLAGS) $(CFLAGS_EXTRA) \
+          -DCB_REPORTS_DIR='"$(abspath reports)"' \
+          -DCB_REPORTS_INSTALL_DIR='"$(PREFIX)/share/collbench/reports"'
 LIBS := $(JANSSON_LIBS) -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
-LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c) \
+LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c) \
            bench/backends/registry.c bench/backends/mpi.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
@@ -66,6 +68,8 @@ install: collbench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/collbench
 	install -m 755 collbench $(DESTDIR)$(PREFIX)/bin/collbench
 	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/collbench/
+	install -d $(DESTDIR)$(PREFIX)/share/collbench/reports
+	install -m 644 reports/*.gp $(DESTDIR)$(PREFIX)/share/collbench/reports/
 
 clean:
 	rm -rf build collbench

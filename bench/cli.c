@@ -114,11 +114,16 @@ void cb_cli_usage(FILE *out) {
         "                           not a terminal (under mpirun it is a pipe)\n"
         "      --no-progress        never show progress\n"
         "      --list               backends, memory kinds and transports usable here\n"
+        "Reports (no mpirun needed):\n"
+        "      --report FILE...     charts (busbw, and latency for p2p_lat; PNG and SVG)\n"
+        "                           and an index.html from --json files; several files\n"
+        "                           are drawn on the same charts to compare them\n"
+        "      --out DIR            where --report writes (created if missing)\n"
         "  -h, --help               this text\n"
         "  -V, --version            version and build configuration\n"
         "\n"
         "Exit status: 0 ok, 1 wrong results, 2 usage or configuration error,\n"
-        "3 runtime error (backend failure, timeout).\n",
+        "3 runtime error (backend failure, timeout; gnuplot failing for --report).\n",
         out);
 }
 
@@ -375,4 +380,46 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
         s->mems[s->nmems] = s->nmems;
   }
   return validate(cli, factor_given, err);
+}
+
+int cb_cli_wants_report(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--report") == 0 || strncmp(argv[i], "--report=", 9) == 0)
+      return 1;
+  return 0;
+}
+
+/* Its own small parser: --report takes any number of files, which
+ * getopt_long cannot express, and no measuring option applies. */
+int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct cb_error *err) {
+  memset(rep, 0, sizeof *rep);
+  int only_files = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *file = NULL;
+    if (only_files || a[0] != '-' || strcmp(a, "-") == 0)
+      file = a;
+    else if (strcmp(a, "--") == 0)
+      only_files = 1;
+    else if (strcmp(a, "--report") == 0)
+      continue;
+    else if (strncmp(a, "--report=", 9) == 0)
+      file = a + 9;
+    else if (strncmp(a, "--out=", 6) == 0)
+      rep->out = a + 6;
+    else if (strcmp(a, "--out") == 0) {
+      if (i + 1 >= argc)
+        return cb_fail(err, CB_USAGE, "option '--out' needs a value");
+      rep->out = argv[++i];
+    } else
+      return cb_fail(err, CB_USAGE, "option '%s' does not go with --report", a);
+    if (file && rep->ninputs == CB_MAX_REPORT_INPUTS)
+      return cb_fail(err, CB_USAGE, "--report: at most %d files", CB_MAX_REPORT_INPUTS);
+    if (file)
+      rep->inputs[rep->ninputs++] = file;
+  }
+  if (rep->ninputs == 0)
+    return cb_fail(err, CB_USAGE, "--report needs at least one JSON Lines file");
+  if (!rep->out || !*rep->out)
+    return cb_fail(err, CB_USAGE, "--report needs --out DIR");
+  return CB_OK;
 }

@@ -15,6 +15,16 @@ struct cb_cli {
   int progress; /* -1: when stderr is a terminal; 0 never; 1 always */
 };
 
+/* --report IN.jsonl... --out DIR: a mode of its own, without MPI. */
+#define CB_MAX_REPORT_INPUTS 64
+struct cb_report_cli {
+  const char *out;
+  const char *inputs[CB_MAX_REPORT_INPUTS];
+  int ninputs;
+};
+
+int cb_cli_wants_report(int argc, char **argv);
+int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct cb_error *err);
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err);
 void cb_cli_usage(FILE *out);
 void cb_cli_list(FILE *out);

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "engine.h"
 #include "gitversion.h"
+#include "report/report.h"
 
 /* Before MPI_Init only the launcher's environment knows our rank. */
 static int launcher_rank(void) {
@@ -93,6 +94,14 @@ int main(int argc, char **argv) {
   struct cb_cli cli;
   struct cb_error err = {0};
   int printer = launcher_rank() == 0;
+  if (cb_cli_wants_report(argc, argv)) { /* reads files only: no MPI */
+    struct cb_report_cli rep;
+    if (cb_cli_parse_report(argc, argv, &rep, &err)) {
+      fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
+      return err.status;
+    }
+    return cb_report(rep.inputs, rep.ninputs, rep.out);
+  }
   if (cb_cli_parse(argc, argv, &cli, &err)) {
     if (printer)
       fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);

@@ -1,0 +1,106 @@
+/* DIR/index.html for --report: static, no script, no external resource;
+ * every string from an input goes through cb_html_put. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "escape.h"
+#include "report.h"
+
+static void cell(FILE *f, const char *s) {
+  fputs("<td>", f);
+  cb_html_put(f, s ? s : "");
+  fputs("</td>", f);
+}
+
+static void size_cell(FILE *f, unsigned long long b) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && b >= 1024 && b % 1024 == 0)
+    b /= 1024, u++;
+  fprintf(f, "<td class=n>%llu %s</td>", b, unit[u]);
+}
+
+static void runs_table(FILE *f, const struct cb_rep_data *d) {
+  fputs("<h2>Runs</h2>\n<table>\n<tr><th>file</th><th>start time</th><th>command line</th>"
+        "<th>hosts</th><th>ranks</th><th>nodes</th><th>MPI library</th><th>collbench</th>"
+        "<th>git commit</th></tr>\n",
+        f);
+  for (int i = 0; i < d->nruns; i++) {
+    const struct cb_rep_run *r = &d->runs[i];
+    fputs("<tr>", f);
+    cell(f, r->path), cell(f, r->start_time), cell(f, r->command_line), cell(f, r->hostnames);
+    fprintf(f, "<td class=n>%ld</td><td class=n>%ld</td>", r->nranks, r->nnodes);
+    cell(f, r->mpi_library), cell(f, r->version), cell(f, r->git_commit);
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+static void figures_table(FILE *f, const struct cb_rep_data *d) {
+  fputs("<h2>Key figures</h2>\n<table>\n<tr><th>op</th><th>file</th><th>backend</th>"
+        "<th>memory</th><th>transport</th><th>dtype</th><th>redop</th><th>placement</th>"
+        "<th>sizes</th><th>peak busbw (GB/s)</th><th>at</th><th>smallest time (us)</th>"
+        "<th>at</th></tr>\n",
+        f);
+  for (int i = 0; i < d->nseries; i++) {
+    const struct cb_rep_series *s = &d->series[i];
+    int peak = 0, fast = 0;
+    for (int p = 1; p < s->npts; p++) {
+      peak = s->pts[p].busbw_GBps > s->pts[peak].busbw_GBps ? p : peak;
+      fast = s->pts[p].time_us < s->pts[fast].time_us ? p : fast;
+    }
+    fputs("<tr>", f);
+    cell(f, s->op), cell(f, d->runs[s->file].path), cell(f, s->backend), cell(f, s->mem);
+    cell(f, s->transport), cell(f, s->dtype), cell(f, s->redop);
+    cell(f, s->inplace ? "in-place" : "out-of-place");
+    fprintf(f, "<td class=n>%d</td><td class=n>%.3f</td>", s->npts, s->pts[peak].busbw_GBps);
+    size_cell(f, s->pts[peak].bytes);
+    fprintf(f, "<td class=n>%.3f</td>", s->pts[fast].time_us);
+    size_cell(f, s->pts[fast].bytes);
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* Op names were checked to be plain words, so they are safe in file names;
+ * they are escaped anyway, as everything else from an input is. */
+static void chart(FILE *f, const char *op, const char *kind) {
+  fputs("<p><a href=\"", f);
+  cb_html_put(f, op);
+  fprintf(f, "_%s.svg\"><img src=\"", kind);
+  cb_html_put(f, op);
+  fprintf(f, "_%s.png\" alt=\"", kind);
+  cb_html_put(f, op);
+  fprintf(f, " %s chart\"></a></p>\n", kind);
+}
+
+int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/index.html", dir);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+  fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
+        "<title>collbench report</title>\n<style>\n"
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}\n"
+        "td,th{border:1px solid #bbb;padding:2px 6px}td.n{text-align:right}\n"
+        "img{max-width:100%}\n</style>\n</head>\n<body>\n<h1>collbench report</h1>\n",
+        f);
+  runs_table(f, d);
+  figures_table(f, d);
+  for (int first = 0, n; first < d->nseries; first += n) {
+    n = cb_rep_op_span(d, first);
+    const char *op = d->series[first].op;
+    fputs("<h2>", f);
+    cb_html_put(f, op);
+    fputs("</h2>\n", f);
+    chart(f, op, "busbw");
+    if (cb_rep_has_latency(op))
+      chart(f, op, "latency");
+  }
+  fputs("<p>Click a chart for its SVG.</p>\n</body>\n</html>\n", f);
+  if (fclose(f) != 0)
+    return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+  return CB_OK;
+}

@@ -1,0 +1,167 @@
+/* Reading collbench's JSON Lines for --report. A bad line is named and
+ * skipped, never fatal: a report from a killed run is still useful. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "report.h"
+
+#if CB_HAVE_JANSSON
+#include <jansson.h>
+
+static const char *const result_keys[] = {
+    "op",         "backend",     "mem",         "transport",  "dtype",       "redop",
+    "inplace",    "bytes",       "count",       "nranks",     "nnodes",      "iters",
+    "time_us",    "time_us_min", "time_us_max", "time_us_p5", "time_us_p95", "ci95_us",
+    "algbw_GBps", "busbw_GBps",  "wrong",
+};
+
+static char *dup_str(json_t *o, const char *key) {
+  const char *s = json_string_value(json_object_get(o, key));
+  return strdup(s ? s : "");
+}
+
+/* Op names become file names: only a short [A-Za-z0-9_-] word is taken. */
+static int safe_op_name(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > 32)
+    return 0;
+  for (; *s; s++)
+    if (!(*s == '_' || *s == '-' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9')))
+      return 0;
+  return 1;
+}
+
+static void read_run(json_t *o, struct cb_rep_run *r) {
+  free(r->start_time), free(r->command_line), free(r->hostnames);
+  free(r->mpi_library), free(r->version), free(r->git_commit);
+  r->start_time = dup_str(o, "start_time");
+  r->command_line = dup_str(o, "command_line");
+  r->mpi_library = dup_str(o, "mpi_library");
+  r->version = dup_str(o, "collbench_version");
+  r->git_commit = dup_str(o, "git_commit");
+  r->nranks = (long)json_integer_value(json_object_get(o, "nranks"));
+  r->nnodes = (long)json_integer_value(json_object_get(o, "nnodes"));
+  size_t len = 1, i;
+  json_t *h, *hosts = json_object_get(o, "hostnames");
+  json_array_foreach(hosts, i, h) len +=
+      strlen(json_string_value(h) ? json_string_value(h) : "") + 2;
+  r->hostnames = calloc(1, len);
+  json_array_foreach(hosts, i, h) {
+    if (i)
+      strcat(r->hostnames, ", ");
+    strcat(r->hostnames, json_string_value(h) ? json_string_value(h) : "");
+  }
+}
+
+static struct cb_rep_series *find_series(struct cb_rep_data *d, int file, json_t *o) {
+  const char *k[6] = {"op", "backend", "mem", "transport", "dtype", "redop"};
+  int inplace = json_is_true(json_object_get(o, "inplace"));
+  for (int i = 0; i < d->nseries; i++) {
+    struct cb_rep_series *s = &d->series[i];
+    char *v[6] = {s->op, s->backend, s->mem, s->transport, s->dtype, s->redop};
+    int same = s->file == file && s->inplace == inplace;
+    for (int j = 0; same && j < 6; j++)
+      same = strcmp(v[j], json_string_value(json_object_get(o, k[j]))) == 0;
+    if (same)
+      return s;
+  }
+  if (d->nseries == d->cap) {
+    d->cap = d->cap ? 2 * d->cap : 16;
+    d->series = realloc(d->series, d->cap * sizeof *d->series);
+  }
+  struct cb_rep_series *s = &d->series[d->nseries++];
+  *s = (struct cb_rep_series){.file = file, .inplace = inplace};
+  s->op = dup_str(o, "op"), s->backend = dup_str(o, "backend"), s->mem = dup_str(o, "mem");
+  s->transport = dup_str(o, "transport"), s->dtype = dup_str(o, "dtype");
+  s->redop = dup_str(o, "redop");
+  return s;
+}
+
+/* NULL when the result line is usable, else why not. */
+static const char *check_result(json_t *o) {
+  static char why[96];
+  for (size_t i = 0; i < sizeof result_keys / sizeof result_keys[0]; i++)
+    if (!json_object_get(o, result_keys[i])) {
+      snprintf(why, sizeof why, "result line without key '%s'", result_keys[i]);
+      return why;
+    }
+  for (int i = 0; i < 6; i++)
+    if (!json_is_string(json_object_get(o, result_keys[i]))) {
+      snprintf(why, sizeof why, "'%s' is not a string", result_keys[i]);
+      return why;
+    }
+  if (!json_is_integer(json_object_get(o, "bytes")) ||
+      json_integer_value(json_object_get(o, "bytes")) <= 0 ||
+      !json_is_number(json_object_get(o, "time_us")) ||
+      !json_is_number(json_object_get(o, "busbw_GBps")))
+    return "'bytes', 'time_us' or 'busbw_GBps' is not a positive number";
+  if (!safe_op_name(json_string_value(json_object_get(o, "op"))))
+    return "op name is not a short word of letters, digits, '_' and '-'";
+  return NULL;
+}
+
+static void add_line(const char *path, long lineno, const char *line, int file,
+                     struct cb_rep_data *d) {
+  json_error_t jerr;
+  json_t *o = json_loads(line, 0, &jerr);
+  const char *why = NULL;
+  const char *type = json_string_value(json_object_get(o, "type"));
+  if (!o)
+    why = jerr.text;
+  else if (!json_is_object(o) || !type)
+    why = "not a collbench record (no \"type\")";
+  else if (strcmp(type, "run") == 0)
+    read_run(o, &d->runs[file]);
+  else if (strcmp(type, "result") == 0 && !(why = check_result(o))) {
+    struct cb_rep_series *s = find_series(d, file, o);
+    if (s->npts == s->cap) {
+      s->cap = s->cap ? 2 * s->cap : 32;
+      s->pts = realloc(s->pts, s->cap * sizeof *s->pts);
+    }
+    s->pts[s->npts++] = (struct cb_rep_point){
+        .bytes = (uint64_t)json_integer_value(json_object_get(o, "bytes")),
+        .time_us = json_number_value(json_object_get(o, "time_us")),
+        .busbw_GBps = json_number_value(json_object_get(o, "busbw_GBps")),
+    };
+  } else if (!why)
+    why = "unknown record type";
+  if (why)
+    fprintf(stderr, "collbench: %s:%ld: %s (line skipped)\n", path, lineno, why);
+  json_decref(o);
+}
+
+int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--report: cannot read '%s': %s", path, strerror(errno));
+  struct cb_rep_run *r = &d->runs[file];
+  r->path = path;
+  char *line = NULL;
+  size_t cap = 0;
+  long lineno = 0;
+  while (getline(&line, &cap, f) >= 0) {
+    lineno++;
+    if (line[strspn(line, " \t\r\n")] != '\0') /* blank lines are harmless */
+      add_line(path, lineno, line, file, d);
+  }
+  int failed = ferror(f);
+  free(line);
+  fclose(f);
+  if (failed)
+    return cb_fail(err, CB_USAGE, "--report: cannot read '%s'", path);
+  return CB_OK;
+}
+
+#else
+
+int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err) {
+  (void)path, (void)file, (void)d;
+  return cb_fail(err, CB_USAGE,
+                 "--report: this collbench was built without a JSON library (jansson)");
+}
+
+#endif

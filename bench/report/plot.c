@@ -1,0 +1,209 @@
+/* Charts for --report: per op a data file of numbers only, and a gnuplot
+ * script made of a generated header and the templates in reports/. Every
+ * string from an input reaches the script through cb_gp_put_string, and
+ * gnuplot is started with execv, never through a shell. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "escape.h"
+#include "report.h"
+
+#ifndef CB_GNUPLOT
+#define CB_GNUPLOT "gnuplot"
+#endif
+#ifndef CB_REPORTS_DIR
+#define CB_REPORTS_DIR "reports"
+#endif
+
+#define CHART_SIZE "size 960,600"
+
+int cb_rep_has_latency(const char *op) {
+  return strcmp(op, "p2p_lat") == 0;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static int write_data(const struct cb_rep_data *d, int first, int n, const char *path,
+                      struct cb_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+  for (int i = first; i < first + n; i++) {
+    if (i > first)
+      fputs("\n\n", f); /* two blank lines: gnuplot's next 'index' */
+    for (int p = 0; p < d->series[i].npts; p++) {
+      const struct cb_rep_point *pt = &d->series[i].pts[p];
+      fprintf(f, "%llu %.9g %.9g\n", (unsigned long long)pt->bytes, pt->time_us, pt->busbw_GBps);
+    }
+  }
+  if (fclose(f) != 0)
+    return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+  return CB_OK;
+}
+
+/* "a.jsonl: mpi host shm in-place", naming only what differs, cut to a
+ * width the key can hold (gnuplot drops the whole key otherwise). */
+#define TITLE_MAX 90
+static void put_title(FILE *f, const struct cb_rep_data *d, const struct cb_rep_series *s,
+                      const struct cb_rep_varies *v) {
+  char t[TITLE_MAX + 1], file[96] = "";
+  const struct cb_rep_run *run = &d->runs[s->file];
+  if (d->nruns > 1 || v->file) /* the rank count is what compared files usually differ in */
+    snprintf(file, sizeof file, "%s (%ld rank%s, %ld node%s)", base_name(run->path), run->nranks,
+             run->nranks == 1 ? "" : "s", run->nnodes, run->nnodes == 1 ? "" : "s");
+  snprintf(t, sizeof t, "%s%s%s %s %s%s%s%s%s%s", file, *file ? ": " : "", s->backend, s->mem,
+           s->transport, v->dtype ? " " : "", v->dtype ? s->dtype : "", v->redop ? " " : "",
+           v->redop ? s->redop : "",
+           v->inplace ? (s->inplace ? " in-place" : " out-of-place") : "");
+  size_t n = strlen(t);
+  if (n == TITLE_MAX) /* cut: no half UTF-8 character at the end */
+    while (n > 0 && ((unsigned char)t[n - 1] & 0x80))
+      t[--n] = '\0';
+  cb_gp_put_string(f, t);
+}
+
+/* The source tree's templates while developing, the installed ones after
+ * `make install` (the source tree may be gone by then). */
+static int copy_template(FILE *out, const char *name, struct cb_error *err) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", CB_REPORTS_DIR, name);
+  FILE *in = fopen(path, "r");
+  if (!in) {
+    snprintf(path, sizeof path, "%s/%s", CB_REPORTS_INSTALL_DIR, name);
+    in = fopen(path, "r");
+  }
+  if (!in)
+    return cb_fail(err, CB_USAGE, "--report: cannot read the chart template '%s': %s", path,
+                   strerror(errno));
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    fwrite(buf, 1, n, out);
+  fclose(in);
+  return CB_OK;
+}
+
+/* Size tics at powers of two (every other one over wide ranges), labelled
+ * in B, KiB, MiB: gnuplot's own %B prefixes read "ki" and pad oddly. */
+static void put_xtics(FILE *f, const struct cb_rep_data *d, int first, int n) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (int i = first; i < first + n; i++) {
+    const struct cb_rep_series *s = &d->series[i];
+    lo = s->pts[0].bytes < lo ? s->pts[0].bytes : lo;
+    hi = s->pts[s->npts - 1].bytes > hi ? s->pts[s->npts - 1].bytes : hi;
+  }
+  int k0 = 0, k1 = 0;
+  while (k0 < 63 && (1ULL << (k0 + 1)) <= lo)
+    k0++;
+  while (k1 < 63 && (1ULL << k1) < hi)
+    k1++;
+  int step = k1 - k0 > 10 ? 2 : 1;
+  k0 += (k1 - k0) % step; /* so the largest size gets its label */
+  fputs("set xtics (", f);
+  for (int k = k0; k <= k1; k += step)
+    fprintf(f, "%s'%llu %s' %llu", k > k0 ? ", " : "", 1ULL << (k % 10), unit[k / 10], 1ULL << k);
+  /* a margin: on a log axis a tic exactly at the end is lost to rounding */
+  fprintf(f, ")\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
+}
+
+/* One chart as PNG and SVG: the same template under both terminals. */
+static int put_chart(FILE *f, const char *op, const char *kind, const char *title,
+                     struct cb_error *err) {
+  fprintf(f, "\n# %s: %s\nchart_title = ", op, kind);
+  cb_gp_put_string(f, title);
+  fprintf(f, "\nset terminal @png_term\nset output '%s_%s.png'\n", op, kind);
+  if (copy_template(f, kind[0] == 'b' ? "busbw.gp" : "latency.gp", err))
+    return err->status;
+  fprintf(f,
+          "set output\nset terminal svg noenhanced " CHART_SIZE " background rgb 'white'\n"
+          "set output '%s_%s.svg'\n",
+          op, kind);
+  if (copy_template(f, kind[0] == 'b' ? "busbw.gp" : "latency.gp", err))
+    return err->status;
+  fputs("set output\n", f);
+  return CB_OK;
+}
+
+static int write_script(const struct cb_rep_data *d, int first, int n, const char *path,
+                        struct cb_error *err) {
+  const char *op = d->series[first].op; /* checked to be a plain word on input */
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+  struct cb_rep_varies v;
+  cb_rep_varies(d, first, n, &v);
+  fprintf(f,
+          "# Written by collbench --report; run 'gnuplot %s.gp' in this folder.\n"
+          "# pngcairo draws smoother lines; plain png (libgd) where it is missing.\n"
+          "png_term = (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0 ? 'pngcairo' : 'png')"
+          " . ' noenhanced " CHART_SIZE "'\n"
+          "datafile = '%s.dat'\nnseries = %d\narray titles[%d]\n",
+          op, op, n, n);
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "titles[%d] = ", i + 1);
+    put_title(f, d, &d->series[first + i], &v);
+    fputc('\n', f);
+  }
+  put_xtics(f, d, first, n);
+  char title[128];
+  snprintf(title, sizeof title, "%s: bus bandwidth", op);
+  int rc = put_chart(f, op, "busbw", title, err);
+  if (!rc && cb_rep_has_latency(op)) {
+    snprintf(title, sizeof title, "%s: time per op", op);
+    rc = put_chart(f, op, "latency", title, err);
+  }
+  if (fclose(f) != 0 && !rc)
+    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+  return rc;
+}
+
+/* gnuplot SCRIPT in DIR, without a shell: no input string is ever parsed
+ * by one, and relative output names keep DIR out of the script. */
+static int run_gnuplot(const char *dir, const char *script, struct cb_error *err) {
+  pid_t pid = fork();
+  if (pid < 0)
+    return cb_fail(err, CB_RUNTIME, "--report: fork: %s", strerror(errno));
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0)
+      dup2(null, STDIN_FILENO);
+    char *const argv[] = {"gnuplot", (char *)script, NULL};
+    if (chdir(dir) == 0)
+      execvp(CB_GNUPLOT, argv);
+    fprintf(stderr, "collbench: cannot run %s in '%s': %s\n", CB_GNUPLOT, dir, strerror(errno));
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return cb_fail(err, CB_RUNTIME, "--report: waitpid: %s", strerror(errno));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return cb_fail(err, CB_RUNTIME, "--report: gnuplot failed on %s/%s", dir, script);
+  return CB_OK;
+}
+
+int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
+  char path[4096], script[64];
+  for (int first = 0, n; first < d->nseries; first += n) {
+    n = cb_rep_op_span(d, first);
+    const char *op = d->series[first].op;
+    snprintf(path, sizeof path, "%s/%s.dat", dir, op);
+    if (write_data(d, first, n, path, err))
+      return err->status;
+    snprintf(script, sizeof script, "%s.gp", op);
+    snprintf(path, sizeof path, "%s/%s", dir, script);
+    if (write_script(d, first, n, path, err) || run_gnuplot(dir, script, err))
+      return err->status;
+  }
+  return CB_OK;
+}

@@ -1,0 +1,61 @@
+/* --report: charts and an HTML page from collbench's JSON Lines, without
+ * MPI. input.c reads the files, series.c orders them, plot.c writes the
+ * gnuplot data and scripts and runs gnuplot, html.c writes index.html. */
+#ifndef CB_REPORT_H
+#define CB_REPORT_H
+
+#include <stdint.h>
+
+#include "../error.h"
+
+/* The run record of one input file (strings empty when it had none). */
+struct cb_rep_run {
+  const char *path;
+  char *start_time, *command_line, *hostnames, *mpi_library, *version, *git_commit;
+  long nranks, nnodes;
+};
+
+struct cb_rep_point {
+  uint64_t bytes;
+  double time_us, busbw_GBps;
+};
+
+/* Results sharing everything but size, from one file. */
+struct cb_rep_series {
+  int file;
+  char *op, *backend, *mem, *transport, *dtype, *redop;
+  int inplace;
+  struct cb_rep_point *pts;
+  int npts, cap;
+};
+
+struct cb_rep_data {
+  struct cb_rep_run *runs;
+  int nruns;
+  struct cb_rep_series *series;
+  int nseries, cap;
+};
+
+/* Reads one file into d->runs[file] and d->series; bad lines are named on
+ * stderr and skipped. Fails (CB_USAGE) only when the file cannot be read. */
+int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err);
+/* Series by op, then file and labels; points by size. */
+void cb_rep_sort(struct cb_rep_data *d);
+/* The series of op `op` are d->series[first .. first+n-1] after sorting. */
+int cb_rep_op_span(const struct cb_rep_data *d, int first);
+/* Whether op gets a latency chart besides busbw. */
+int cb_rep_has_latency(const char *op);
+/* Writes DIR/<op>.dat and DIR/<op>.gp and runs gnuplot in DIR. */
+int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+/* The whole of --report; returns the exit status. */
+int cb_report(const char *const *inputs, int ninputs, const char *dir);
+void cb_rep_free(struct cb_rep_data *d);
+
+/* Which labels tell an op's series apart (for chart titles). */
+struct cb_rep_varies {
+  int file, backend, mem, transport, dtype, redop, inplace;
+};
+void cb_rep_varies(const struct cb_rep_data *d, int first, int n, struct cb_rep_varies *v);
+
+#endif

@@ -1,0 +1,68 @@
+/* Ordering the series for --report: by op so each op's charts take a
+ * contiguous run, then file and labels so legends read the same each time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static int by_bytes(const void *a, const void *b) {
+  const struct cb_rep_point *x = a, *y = b;
+  return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+static int by_labels(const void *a, const void *b) {
+  const struct cb_rep_series *x = a, *y = b;
+  int c = strcmp(x->op, y->op);
+  if (c || (c = x->file - y->file))
+    return c;
+  const char *xs[5] = {x->backend, x->mem, x->transport, x->dtype, x->redop};
+  const char *ys[5] = {y->backend, y->mem, y->transport, y->dtype, y->redop};
+  for (int i = 0; i < 5; i++)
+    if ((c = strcmp(xs[i], ys[i])))
+      return c;
+  return x->inplace - y->inplace;
+}
+
+void cb_rep_sort(struct cb_rep_data *d) {
+  if (d->nseries)
+    qsort(d->series, d->nseries, sizeof *d->series, by_labels);
+  for (int i = 0; i < d->nseries; i++)
+    qsort(d->series[i].pts, d->series[i].npts, sizeof *d->series[i].pts, by_bytes);
+}
+
+int cb_rep_op_span(const struct cb_rep_data *d, int first) {
+  int n = 1;
+  while (first + n < d->nseries && strcmp(d->series[first + n].op, d->series[first].op) == 0)
+    n++;
+  return n;
+}
+
+void cb_rep_varies(const struct cb_rep_data *d, int first, int n, struct cb_rep_varies *v) {
+  memset(v, 0, sizeof *v);
+  const struct cb_rep_series *a = &d->series[first];
+  for (int i = first + 1; i < first + n; i++) {
+    const struct cb_rep_series *s = &d->series[i];
+    v->file |= s->file != a->file;
+    v->backend |= strcmp(s->backend, a->backend) != 0;
+    v->mem |= strcmp(s->mem, a->mem) != 0;
+    v->transport |= strcmp(s->transport, a->transport) != 0;
+    v->dtype |= strcmp(s->dtype, a->dtype) != 0;
+    v->redop |= strcmp(s->redop, a->redop) != 0;
+    v->inplace |= s->inplace != a->inplace;
+  }
+}
+
+void cb_rep_free(struct cb_rep_data *d) {
+  for (int i = 0; i < d->nseries; i++) {
+    struct cb_rep_series *s = &d->series[i];
+    free(s->op), free(s->backend), free(s->mem), free(s->transport);
+    free(s->dtype), free(s->redop), free(s->pts);
+  }
+  for (int i = 0; i < d->nruns; i++) {
+    struct cb_rep_run *r = &d->runs[i];
+    free(r->start_time), free(r->command_line), free(r->hostnames);
+    free(r->mpi_library), free(r->version), free(r->git_commit);
+  }
+  free(d->series), free(d->runs);
+  memset(d, 0, sizeof *d);
+}
