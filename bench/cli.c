@@ -27,6 +27,7 @@ enum {
   OPT_IB_DEV,
   OPT_GID_INDEX,
   OPT_UCX_API,
+  OPT_PROM,
 };
 
 static const struct option long_options[] = {
@@ -43,6 +44,7 @@ static const struct option long_options[] = {
     {"timeout", required_argument, 0, 'T'},
     {"json", required_argument, 0, 'J'},
     {"csv", required_argument, 0, OPT_CSV},
+    {"prom", required_argument, 0, OPT_PROM},
     {"op", required_argument, 0, OPT_OP},
     {"backend", required_argument, 0, OPT_BACKEND},
     {"mem", required_argument, 0, OPT_MEM},
@@ -110,6 +112,8 @@ void cb_cli_usage(FILE *out) {
         "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
         "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
         "      --csv FILE           the result lines as CSV\n"
+        "      --prom FILE          Prometheus textfile (node_exporter), replaced\n"
+        "                           atomically at the end of the run\n"
         "      --progress           progress (op, size, elapsed) on stderr even when it is\n"
         "                           not a terminal (under mpirun it is a pipe)\n"
         "      --no-progress        never show progress\n"
@@ -325,6 +329,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     return CB_OK;
   case 'J': cli->json_path = arg; return CB_OK;
   case OPT_CSV: cli->csv_path = arg; return CB_OK;
+  case OPT_PROM: cli->prom_path = arg; return CB_OK;
   case OPT_SWEEP: cli->sweep = 1; return CB_OK;
   case OPT_PROGRESS: cli->progress = 1; return CB_OK;
   case OPT_NO_PROGRESS: cli->progress = 0; return CB_OK;

@@ -10,7 +10,7 @@
 
 struct cb_cli {
   struct cb_settings settings;
-  const char *json_path, *csv_path;
+  const char *json_path, *csv_path, *prom_path;
   int help, version, list, sweep;
   int progress; /* -1: when stderr is a terminal; 0 never; 1 always */
 };

@@ -43,6 +43,8 @@ static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks,
     return err->status;
   if (cli->csv_path && cb_sink_csv(cli->csv_path, &sinks[(*n)++], err))
     return err->status;
+  if (cli->prom_path && cb_sink_prom(cli->prom_path, &sinks[(*n)++], err))
+    return err->status;
   return CB_OK;
 }
 
@@ -67,7 +69,7 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     cb_cluster_free(&cl);
     return err->status;
   }
-  struct cb_sink sinks[4];
+  struct cb_sink sinks[5];
   int nsinks = 0, rc = open_sinks(cli, cl.rank, sinks, &nsinks, err);
   if (cb_cluster_agree(&cl, rc) != CB_OK) {
     close_sinks(sinks, nsinks);

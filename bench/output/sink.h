@@ -32,5 +32,9 @@ struct cb_sink {
 int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err);
+int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err);
+
+/* Prometheus label value escaping (backslash, quote, newline). */
+void cb_prom_escape(FILE *f, const char *s);
 
 #endif

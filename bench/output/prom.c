@@ -1,0 +1,179 @@
+/* --prom FILE: the Prometheus node_exporter textfile format, for periodic
+ * health checks. Written once at the end, to a temporary file renamed over
+ * FILE, so the collector never reads half a file and a failed run leaves
+ * the previous one in place. Base units in names, HELP and TYPE lines,
+ * low-cardinality labels. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sink.h"
+
+struct prom {
+  char *path;
+  const struct cb_run_info *ri;
+  struct cb_record *records;
+  int n, cap;
+};
+
+/* Label values escape backslash, double quote and newline. */
+void cb_prom_escape(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '\\' || *s == '"')
+      fputc('\\', f), fputc(*s, f);
+    else if (*s == '\n')
+      fputs("\\n", f);
+    else
+      fputc(*s, f);
+  }
+}
+
+static void put_labels(FILE *f, const struct cb_record *r) {
+  const char *names[] = {"op", "backend", "mem", "transport", "dtype", "redop"};
+  const char *values[] = {r->op, r->backend, r->mem, r->transport, r->dtype, r->redop};
+  fputc('{', f);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    fprintf(f, "%s=\"", names[i]);
+    cb_prom_escape(f, values[i]);
+    fputs("\",", f);
+  }
+  fprintf(f, "inplace=\"%s\",size_bytes=\"%" PRIu64 "\"}", r->inplace ? "true" : "false", r->bytes);
+}
+
+/* Each metric family: name, help, and its value from a record. */
+static double busbw(const struct cb_record *r) {
+  return r->busbw_GBps * 1e9;
+}
+static double algbw(const struct cb_record *r) {
+  return r->algbw_GBps * 1e9;
+}
+static double seconds(const struct cb_record *r) {
+  return r->time_us * 1e-6;
+}
+static double ci95(const struct cb_record *r) {
+  return r->ci95_us * 1e-6;
+}
+static double wrong(const struct cb_record *r) {
+  return (double)r->wrong;
+}
+
+static const struct {
+  const char *name, *help;
+  double (*value)(const struct cb_record *r);
+  int checked_only;
+} metrics[] = {
+    {"collbench_busbw_bytes_per_second",
+     "Bus bandwidth (nccl-tests definition) at the median time.", busbw, 0},
+    {"collbench_algbw_bytes_per_second", "Algorithm bandwidth: bytes / median time.", algbw, 0},
+    {"collbench_time_seconds", "Median time of one operation.", seconds, 0},
+    {"collbench_time_ci95_seconds", "Half-width of the 95% confidence interval of the median.",
+     ci95, 0},
+    {"collbench_wrong_values", "Wrong elements found by the result check, over all ranks.", wrong,
+     1},
+};
+
+static int write_all(struct prom *p, FILE *f, const struct cb_summary *sum) {
+  const struct cb_run_info *ri = p->ri;
+  fprintf(f, "# HELP collbench_run_info The run that produced these figures.\n"
+             "# TYPE collbench_run_info gauge\ncollbench_run_info{version=\"");
+  cb_prom_escape(f, ri->version);
+  fputs("\",git_commit=\"", f);
+  cb_prom_escape(f, ri->git_commit);
+  fputs("\",mpi_library=\"", f);
+  cb_prom_escape(f, ri->mpi_library);
+  fprintf(f, "\",nranks=\"%d\",nnodes=\"%d\"} 1\n", ri->cluster->nranks, ri->cluster->nnodes);
+  fprintf(f,
+          "# HELP collbench_run_timestamp_seconds When the run finished (Unix time).\n"
+          "# TYPE collbench_run_timestamp_seconds gauge\n"
+          "collbench_run_timestamp_seconds %lld\n",
+          (long long)time(NULL));
+  fprintf(f,
+          "# HELP collbench_check_failed_values Wrong values in the whole run.\n"
+          "# TYPE collbench_check_failed_values gauge\ncollbench_check_failed_values %ld\n",
+          sum->wrong);
+  for (size_t m = 0; m < sizeof metrics / sizeof metrics[0]; m++) {
+    fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", metrics[m].name, metrics[m].help,
+            metrics[m].name);
+    for (int i = 0; i < p->n; i++) {
+      if (metrics[m].checked_only && p->records[i].wrong < 0)
+        continue;
+      fputs(metrics[m].name, f);
+      put_labels(f, &p->records[i]);
+      fprintf(f, " %.9g\n", metrics[m].value(&p->records[i]));
+    }
+  }
+  return ferror(f);
+}
+
+static int prom_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
+  (void)err;
+  ((struct prom *)state)->ri = ri;
+  return CB_OK;
+}
+
+static int keep(struct prom *p, const struct cb_record *r, struct cb_error *err) {
+  if (!r)
+    return CB_OK;
+  if (p->n == p->cap) {
+    int cap = p->cap ? 2 * p->cap : 64;
+    struct cb_record *more = realloc(p->records, (size_t)cap * sizeof *more);
+    if (!more)
+      return cb_fail(err, CB_RUNTIME, "--prom: out of memory");
+    p->records = more;
+    p->cap = cap;
+  }
+  p->records[p->n++] = *r;
+  return CB_OK;
+}
+
+static int prom_row(void *state, const struct cb_row *row, struct cb_error *err) {
+  struct prom *p = state;
+  if (keep(p, row->outofplace, err) || keep(p, row->inplace, err))
+    return err->status;
+  return CB_OK;
+}
+
+static int prom_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
+  struct prom *p = state;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p->path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return cb_fail(err, CB_RUNTIME, "--prom: cannot write '%s'", tmp);
+  int bad = write_all(p, f, sum);
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, p->path) != 0) {
+    remove(tmp);
+    return cb_fail(err, CB_RUNTIME, "--prom: cannot write '%s'", p->path);
+  }
+  return CB_OK;
+}
+
+static void prom_close(void *state) {
+  struct prom *p = state;
+  free(p->records);
+  free(p->path);
+  free(p);
+}
+
+int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err) {
+  /* Fail now, not after the run, when the directory is not writable. */
+  char probe[4096];
+  snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(probe, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--prom: cannot write next to '%s'", path);
+  fclose(f);
+  remove(probe);
+  struct prom *p = calloc(1, sizeof *p);
+  if (!p || !(p->path = strdup(path))) {
+    free(p);
+    return cb_fail(err, CB_RUNTIME, "out of memory");
+  }
+  *sink = (struct cb_sink){
+      .state = p, .run = prom_run, .row = prom_row, .finish = prom_finish, .close = prom_close};
+  return CB_OK;
+}

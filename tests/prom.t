@@ -1,0 +1,42 @@
+#!/bin/sh
+# --prom: node_exporter textfile format, replaced atomically, from the same
+# records as every other output.
+. tests/lib.sh
+plan 7
+
+echo 'old_metric 1' >"$TMP/cb.prom"
+mpi 2 --op nope --prom "$TMP/cb.prom"
+grep -q '^old_metric 1$' "$TMP/cb.prom"
+ok $? "a run refused for bad input leaves the previous file alone"
+
+mpi 2 --op allreduce,p2p_lat -e 1K --max-time 0.05 --prom "$TMP/cb.prom" --json "$TMP/r.jsonl"
+ok $STATUS "--prom run exits 0"
+! grep -q old_metric "$TMP/cb.prom" && [ -z "$(ls "$TMP" | grep 'cb.prom.tmp')" ]
+ok $? "the file was replaced whole and no temporary file is left"
+
+# Every line is HELP, TYPE or a sample of a family announced before it.
+awk '
+  /^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* / { help[$3] = 1; next }
+  /^# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* gauge$/ { if (!help[$3]) bad = 1; type[$3] = 1; next }
+  {
+    name = $0; sub(/[{ ].*/, "", name)
+    if (!type[name] || name !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*$/) bad = 1
+    if ($NF !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) bad = 1
+    n++
+  }
+  END { exit bad || n == 0 }' "$TMP/cb.prom"
+ok $? "well-formed: HELP and TYPE before each family, numeric samples"
+
+grep -q '^collbench_busbw_bytes_per_second{op="allreduce",backend="mpi",mem="host",transport="shm",dtype="float",redop="sum",inplace="false",size_bytes="1024"} [1-9]' "$TMP/cb.prom"
+ok $? "busbw in bytes per second with op/backend/mem/transport/size_bytes labels"
+
+# the same figure as the JSON record, in base units
+want=$(jq -r 'select(.type == "result" and .op == "allreduce" and .bytes == 1024 and .inplace == false) | .busbw_GBps * 1e9' "$TMP/r.jsonl")
+got=$(grep '^collbench_busbw_bytes_per_second{op="allreduce".*inplace="false",size_bytes="1024"}' "$TMP/cb.prom" | awk '{print $NF}')
+awk -v a="$want" -v b="$got" 'BEGIN { exit !(b > 0 && (a - b) / a < 1e-6 && (b - a) / a < 1e-6) }'
+ok $? "it is the JSON record's busbw ($got = $want)"
+
+mpi 2 -e 8 --prom /nonexistent-dir/x.prom
+[ $STATUS -eq 2 ] && grep -q 'prom' "$TMP/err"
+ok $? "an unwritable --prom path exits 2 before running (got $STATUS)"
+finish
