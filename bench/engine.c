@@ -308,10 +308,18 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
     struct cb_record rec[2];
     struct cb_row row = {NULL, NULL};
     int skipped = 0;
-    double budget = sc->s->max_time / (double)(!why[0] + !why[1]);
+    /* --max-time is the size's wall-clock budget: each variant gets an
+     * equal share of what is left, so the first one's buffers and check
+     * come out of it too. Ranks agree on the time spent (the stop rule
+     * compares it with the budget on every rank). */
+    double size_start = cb_now();
+    int variants_left = !why[0] + !why[1];
     for (int ip = 0; ip < 2 && !skipped; ip++) {
       if (why[ip])
         continue;
+      double spent = cb_now() - size_start;
+      MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, cl->comm);
+      double budget = (sc->s->max_time - spent) / variants_left--;
       if (measure_variant(sc, &sh, ip, budget, &rec[ip], &skipped, err))
         return err->status;
       if (!skipped)

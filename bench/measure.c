@@ -68,7 +68,7 @@ static int warm_up(const struct cb_measure *m, double *estimate, struct cb_error
     pair[0] = (cb_now() - start) / (double)done;
     pair[1] = cb_now() - start;
     agree_max(m->cl, pair);
-    if (fixed < 0 && pair[1] >= CB_WARMUP_SHARE * m->budget)
+    if (fixed < 0 && (pair[1] >= CB_WARMUP_SHARE * m->budget || pair[1] >= CB_WARMUP_SECONDS))
       break;
   }
   *estimate = pair[0];

@@ -32,9 +32,11 @@ struct cb_timing {
 #define CB_BATCH_SECONDS 2e-4
 #define CB_MAX_BATCH 4096
 #define CB_MAX_SAMPLES 100000
-/* Automatic warm-up: at least one iteration, then more while they fit in
- * this share of the budget (caches, page faults, connection set-up). */
+/* Automatic warm-up: at least one iteration, then more for up to this long
+ * or this share of the budget, whichever is less (caches, page faults,
+ * connection set-up are warm within a few milliseconds). */
 #define CB_WARMUP_SHARE 0.02
+#define CB_WARMUP_SECONDS 2e-3
 #define CB_MAX_WARMUP 1000
 
 int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_error *err);
