@@ -1,6 +1,14 @@
 #include "columns.h"
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#if CB_HAVE_JANSSON
+#include <jansson.h>
+#endif
 
 #define COL(field, kind)                                                                           \
   { #field, kind, offsetof(struct cb_record, field) }
@@ -24,3 +32,63 @@ const int cb_ncolumns = sizeof cb_columns / sizeof cb_columns[0];
 const void *cb_column_ptr(const struct cb_record *r, const struct cb_column *c) {
   return (const char *)r + c->offset;
 }
+
+#if CB_HAVE_JANSSON
+const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
+  const json_t *o = json_object;
+  memset(r, 0, sizeof *r);
+  for (int i = 0; i < cb_ncolumns; i++) {
+    const struct cb_column *c = &cb_columns[i];
+    json_t *v = json_object_get(o, c->name);
+    void *p = (char *)r + c->offset;
+    switch (c->kind) {
+    case CB_COL_STRING:
+      if (!json_is_string(v))
+        return c->name;
+      *(const char **)p = json_string_value(v);
+      break;
+    case CB_COL_CHARS:
+      if (!json_is_string(v))
+        return c->name;
+      snprintf(p, sizeof r->transport, "%s", json_string_value(v));
+      break;
+    case CB_COL_BOOL:
+      if (!json_is_boolean(v))
+        return c->name;
+      *(int *)p = json_is_true(v);
+      break;
+    case CB_COL_INT:
+    case CB_COL_LONG:
+    case CB_COL_UINT64:
+    case CB_COL_SIZE:
+      if (!json_is_integer(v))
+        return c->name;
+      if (c->kind == CB_COL_INT)
+        *(int *)p = (int)json_integer_value(v);
+      else if (c->kind == CB_COL_LONG)
+        *(long *)p = (long)json_integer_value(v);
+      else if (c->kind == CB_COL_UINT64)
+        *(uint64_t *)p = (uint64_t)json_integer_value(v);
+      else
+        *(size_t *)p = (size_t)json_integer_value(v);
+      break;
+    case CB_COL_DOUBLE:
+      if (!json_is_number(v))
+        return c->name;
+      *(double *)p = json_number_value(v);
+      break;
+    case CB_COL_WRONG:
+      if (!json_is_null(v) && !json_is_integer(v))
+        return c->name;
+      *(long *)p = json_is_null(v) ? -1 : (long)json_integer_value(v);
+      break;
+    }
+  }
+  return NULL;
+}
+#else
+const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
+  (void)json_object, (void)r;
+  return "JSON support";
+}
+#endif

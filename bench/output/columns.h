@@ -30,4 +30,10 @@ extern const int cb_ncolumns;
 
 const void *cb_column_ptr(const struct cb_record *r, const struct cb_column *c);
 
+/* Fills a record from a parsed JSON result object (a jansson json_t *), by
+ * the same column table the JSON writer uses. String columns point into the
+ * object: copy them if the record outlives it. Returns NULL, or the name of
+ * the first column that is missing or of the wrong type. */
+const char *cb_record_from_json(const void *json_object, struct cb_record *r);
+
 #endif

@@ -5,18 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../output/columns.h"
 #include "config.h"
 #include "report.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>
-
-static const char *const result_keys[] = {
-    "op",         "backend",     "mem",         "transport",  "dtype",       "redop",
-    "inplace",    "bytes",       "count",       "nranks",     "nnodes",      "iters",
-    "time_us",    "time_us_min", "time_us_max", "time_us_p5", "time_us_p95", "ci95_us",
-    "algbw_GBps", "busbw_GBps",  "wrong",
-};
 
 static char *dup_str(json_t *o, const char *key) {
   const char *s = json_string_value(json_object_get(o, key));
@@ -81,25 +75,18 @@ static struct cb_rep_series *find_series(struct cb_rep_data *d, int file, json_t
   return s;
 }
 
-/* NULL when the result line is usable, else why not. */
-static const char *check_result(json_t *o) {
+/* NULL when the result line is usable (and read into *rec), else why not.
+ * The record's strings point into o until find_series gives them owners. */
+static const char *check_result(json_t *o, struct cb_record *rec) {
   static char why[96];
-  for (size_t i = 0; i < sizeof result_keys / sizeof result_keys[0]; i++)
-    if (!json_object_get(o, result_keys[i])) {
-      snprintf(why, sizeof why, "result line without key '%s'", result_keys[i]);
-      return why;
-    }
-  for (int i = 0; i < 6; i++)
-    if (!json_is_string(json_object_get(o, result_keys[i]))) {
-      snprintf(why, sizeof why, "'%s' is not a string", result_keys[i]);
-      return why;
-    }
-  if (!json_is_integer(json_object_get(o, "bytes")) ||
-      json_integer_value(json_object_get(o, "bytes")) <= 0 ||
-      !json_is_number(json_object_get(o, "time_us")) ||
-      !json_is_number(json_object_get(o, "busbw_GBps")))
+  const char *bad = cb_record_from_json(o, rec);
+  if (bad) {
+    snprintf(why, sizeof why, "result line without a valid '%s'", bad);
+    return why;
+  }
+  if (rec->bytes == 0 || !(rec->time_us >= 0) || !(rec->busbw_GBps >= 0))
     return "'bytes', 'time_us' or 'busbw_GBps' is not a positive number";
-  if (!safe_op_name(json_string_value(json_object_get(o, "op"))))
+  if (!safe_op_name(rec->op))
     return "op name is not a short word of letters, digits, '_' and '-'";
   return NULL;
 }
@@ -108,6 +95,7 @@ static void add_line(const char *path, long lineno, const char *line, int file,
                      struct cb_rep_data *d) {
   json_error_t jerr;
   json_t *o = json_loads(line, 0, &jerr);
+  struct cb_record rec;
   const char *why = NULL;
   const char *type = json_string_value(json_object_get(o, "type"));
   if (!o)
@@ -116,17 +104,16 @@ static void add_line(const char *path, long lineno, const char *line, int file,
     why = "not a collbench record (no \"type\")";
   else if (strcmp(type, "run") == 0)
     read_run(o, &d->runs[file]);
-  else if (strcmp(type, "result") == 0 && !(why = check_result(o))) {
+  else if (strcmp(type, "result") == 0 && !(why = check_result(o, &rec))) {
     struct cb_rep_series *s = find_series(d, file, o);
     if (s->npts == s->cap) {
       s->cap = s->cap ? 2 * s->cap : 32;
       s->pts = realloc(s->pts, s->cap * sizeof *s->pts);
     }
-    s->pts[s->npts++] = (struct cb_rep_point){
-        .bytes = (uint64_t)json_integer_value(json_object_get(o, "bytes")),
-        .time_us = json_number_value(json_object_get(o, "time_us")),
-        .busbw_GBps = json_number_value(json_object_get(o, "busbw_GBps")),
-    };
+    /* the series owns the strings the record names */
+    rec.op = s->op, rec.backend = s->backend, rec.mem = s->mem, rec.dtype = s->dtype;
+    rec.redop = s->redop, rec.mode = "";
+    s->pts[s->npts++] = rec;
   } else if (!why)
     why = "unknown record type";
   if (why)

@@ -41,7 +41,7 @@ static int write_data(const struct cb_rep_data *d, int first, int n, const char 
     if (i > first)
       fputs("\n\n", f); /* two blank lines: gnuplot's next 'index' */
     for (int p = 0; p < d->series[i].npts; p++) {
-      const struct cb_rep_point *pt = &d->series[i].pts[p];
+      const struct cb_record *pt = &d->series[i].pts[p];
       fprintf(f, "%llu %.9g %.9g\n", (unsigned long long)pt->bytes, pt->time_us, pt->busbw_GBps);
     }
   }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "../error.h"
+#include "../record.h"
 
 /* The run record of one input file (strings empty when it had none). */
 struct cb_rep_run {
@@ -15,17 +16,12 @@ struct cb_rep_run {
   long nranks, nnodes;
 };
 
-struct cb_rep_point {
-  uint64_t bytes;
-  double time_us, busbw_GBps;
-};
-
 /* Results sharing everything but size, from one file. */
 struct cb_rep_series {
   int file;
   char *op, *backend, *mem, *transport, *dtype, *redop;
   int inplace;
-  struct cb_rep_point *pts;
+  struct cb_record *pts; /* the measurement records, by size */
   int npts, cap;
 };
 

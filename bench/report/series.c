@@ -6,7 +6,7 @@
 #include "report.h"
 
 static int by_bytes(const void *a, const void *b) {
-  const struct cb_rep_point *x = a, *y = b;
+  const struct cb_record *x = a, *y = b;
   return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 

@@ -1,0 +1,68 @@
+/* JSON Lines out and back in: the reader reuses the writer's column table,
+ * so a record survives the round trip and a damaged line names its column. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output/columns.h"
+#include "output/sink.h"
+#include "tap.h"
+
+int main(void) {
+  struct cb_record out = {.op = "allgather",
+                          .backend = "mpi",
+                          .mem = "host",
+                          .dtype = "float",
+                          .redop = "none",
+                          .mode = "throughput",
+                          .inplace = 1,
+                          .bytes = 1048576,
+                          .count = 131072,
+                          .nranks = 2,
+                          .nnodes = 1,
+                          .iters = 77,
+                          .time_us = 155.5,
+                          .time_us_min = 150.25,
+                          .time_us_max = 170,
+                          .time_us_p5 = 151,
+                          .time_us_p95 = 165,
+                          .ci95_us = 1.5,
+                          .algbw_GBps = 6.74,
+                          .busbw_GBps = 3.37,
+                          .wrong = 0};
+  snprintf(out.transport, sizeof out.transport, "shm");
+  char path[] = "/tmp/collbench-record-XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  struct cb_sink sink;
+  struct cb_error err = {0};
+  ok(cb_sink_jsonl(path, &sink, &err) == CB_OK, "open the JSON Lines sink");
+  struct cb_row row = {&out, NULL};
+  sink.row(sink.state, &row, &err);
+  sink.close(sink.state);
+
+  json_error_t jerr;
+  json_t *line = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
+  struct cb_record in;
+  ok(line && cb_record_from_json(line, &in) == NULL, "the written line reads back");
+  is_str(in.op, "allgather", "op");
+  is_str(in.transport, "shm", "transport");
+  ok(in.inplace == 1 && in.bytes == 1048576 && in.count == 131072 && in.nranks == 2 &&
+         in.iters == 77 && in.wrong == 0,
+     "integers and booleans");
+  is_double(in.time_us, 155.5, 1e-9, "time_us");
+  is_double(in.busbw_GBps, 3.37, 1e-6, "busbw_GBps");
+
+  json_object_set_new(line, "wrong", json_null());
+  ok(cb_record_from_json(line, &in) == NULL && in.wrong == -1, "wrong: null reads as unchecked");
+  json_object_set_new(line, "bytes", json_string("lots"));
+  is_str(cb_record_from_json(line, &in), "bytes", "a mistyped column is named");
+  json_object_del(line, "transport");
+  is_str(cb_record_from_json(line, &in), "transport", "a missing column is named");
+  json_decref(line);
+  remove(path);
+  done_testing();
+  return exit_status();
+}
