@@ -4,7 +4,7 @@
 # skipped with FILE:LINE; usage errors exit 2.
 . tests/lib.sh
 
-plan 38
+plan 42
 
 # png_ok FILE: non-empty, PNG signature, and (with python3) IHDR size > 0
 png_ok() {
@@ -33,6 +33,14 @@ for chart in allreduce_busbw p2p_lat_busbw p2p_lat_latency; do
 done
 check "the allreduce chart compares both files, naming their rank counts" \
   sh -c "grep -q \"'a.jsonl (2 ranks, 1 node): \" '$TMP/rep/allreduce.gp' && grep -q \"'b.jsonl (4 ranks, 1 node): \" '$TMP/rep/allreduce.gp'"
+check "the ratio chart compares b.jsonl with a.jsonl" png_ok "$TMP/rep/allreduce_ratio.png"
+check "index.html shows the ratio chart" grep -q 'src="allreduce_ratio.png"' "$TMP/rep/index.html"
+# 4 ranks over 2: every ratio a positive number, one per size both measured
+check "ratio data: sizes and positive ratios only" \
+  sh -c "awk 'NF && !(\$1 > 0 && \$2 > 0) { exit 1 } NF { n++ } END { exit n == 0 }' '$TMP/rep/allreduce_ratio.dat'"
+./collbench --report "$TMP/a.jsonl" --out "$TMP/one" >/dev/null 2>&1
+check "one file alone gets charts but no ratio chart" \
+  sh -c "ls '$TMP/one' | grep -q allreduce_busbw.png && ! ls '$TMP/one' | grep -q ratio"
 check "data files hold only numbers" \
   sh -c "! grep -qv '^[0-9.e+ -]*\$' '$TMP/rep/allreduce.dat' '$TMP/rep/p2p_lat.dat'"
 check "no JavaScript in index.html" sh -c "! grep -qi '<script' '$TMP/rep/index.html'"

@@ -98,6 +98,8 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
     chart(f, op, "busbw");
     if (cb_rep_has_latency(op))
       chart(f, op, "latency");
+    if (cb_rep_has_ratio(d, first, n))
+      chart(f, op, "ratio");
   }
   fputs("<p>Click a chart for its SVG.</p>\n</body>\n</html>\n", f);
   if (fclose(f) != 0)

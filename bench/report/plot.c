@@ -122,20 +122,54 @@ static int put_chart(FILE *f, const char *op, const char *kind, const char *titl
   fprintf(f, "\n# %s: %s\nchart_title = ", op, kind);
   cb_gp_put_string(f, title);
   fprintf(f, "\nset terminal @png_term\nset output '%s_%s.png'\n", op, kind);
-  if (copy_template(f, kind[0] == 'b' ? "busbw.gp" : "latency.gp", err))
+  char template_name[32];
+  snprintf(template_name, sizeof template_name, "%s.gp", kind);
+  if (copy_template(f, template_name, err))
     return err->status;
   fprintf(f,
           "set output\nset terminal svg noenhanced " CHART_SIZE " background rgb 'white'\n"
           "set output '%s_%s.svg'\n",
           op, kind);
-  if (copy_template(f, kind[0] == 'b' ? "busbw.gp" : "latency.gp", err))
+  if (copy_template(f, template_name, err))
     return err->status;
   fputs("set output\n", f);
   return CB_OK;
 }
 
-static int write_script(const struct cb_rep_data *d, int first, int n, const char *path,
-                        struct cb_error *err) {
+/* OP_ratio.dat: for each later file's series with a match in the first
+ * file, its busbw over the match's at the sizes both have (one block per
+ * series, numbers only). Writes the titles into the script. */
+static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
+                       const struct cb_rep_varies *v, const char *dir, const char *op,
+                       struct cb_error *err) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s_ratio.dat", dir, op);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+  int blocks = 0;
+  for (int i = first; i < first + n; i++) {
+    int b = cb_rep_ratio_base(d, first, n, i);
+    if (b < 0)
+      continue;
+    const struct cb_rep_series *s = &d->series[i], *base = &d->series[b];
+    fprintf(f, "%s", blocks ? "\n\n" : "");
+    for (int p = 0; p < s->npts; p++)
+      for (int q = 0; q < base->npts; q++)
+        if (base->pts[q].bytes == s->pts[p].bytes && base->pts[q].busbw_GBps > 0)
+          fprintf(f, "%llu %.6g\n", (unsigned long long)s->pts[p].bytes,
+                  s->pts[p].busbw_GBps / base->pts[q].busbw_GBps);
+    fprintf(gp, "ratio_titles[%d] = ", ++blocks);
+    put_title(gp, d, s, v);
+    fputc('\n', gp);
+  }
+  if (fclose(f) != 0)
+    return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+  return CB_OK;
+}
+
+static int write_script(const struct cb_rep_data *d, int first, int n, const char *dir,
+                        const char *path, struct cb_error *err) {
   const char *op = d->series[first].op; /* checked to be a plain word on input */
   FILE *f = fopen(path, "w");
   if (!f)
@@ -161,6 +195,20 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
   if (!rc && cb_rep_has_latency(op)) {
     snprintf(title, sizeof title, "%s: time per op", op);
     rc = put_chart(f, op, "latency", title, err);
+  }
+  if (!rc && cb_rep_has_ratio(d, first, n)) {
+    int nratio = 0;
+    for (int i = first; i < first + n; i++)
+      nratio += cb_rep_ratio_base(d, first, n, i) >= 0;
+    fprintf(f, "\nratiofile = '%s_ratio.dat'\nnratio = %d\narray ratio_titles[%d]\n", op, nratio,
+            nratio);
+    rc = write_ratio(f, d, first, n, &v, dir, op, err);
+    /* the first file's name comes from the command line: a quoted string */
+    char ratio_title[160];
+    snprintf(ratio_title, sizeof ratio_title, "%s: bus bandwidth relative to %s", op,
+             base_name(d->runs[0].path));
+    if (!rc)
+      rc = put_chart(f, op, "ratio", ratio_title, err);
   }
   if (fclose(f) != 0 && !rc)
     rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
@@ -202,7 +250,7 @@ int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *e
       return err->status;
     snprintf(script, sizeof script, "%s.gp", op);
     snprintf(path, sizeof path, "%s/%s", dir, script);
-    if (write_script(d, first, n, path, err) || run_gnuplot(dir, script, err))
+    if (write_script(d, first, n, dir, path, err) || run_gnuplot(dir, script, err))
       return err->status;
   }
   return CB_OK;

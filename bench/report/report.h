@@ -39,6 +39,12 @@ int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_err
 void cb_rep_sort(struct cb_rep_data *d);
 /* The series of op `op` are d->series[first .. first+n-1] after sorting. */
 int cb_rep_op_span(const struct cb_rep_data *d, int first);
+/* The series of the first file that series i (of a later file) is compared
+ * with: same op, backend, mem, transport, dtype, redop and in-place; -1
+ * when there is none. */
+int cb_rep_ratio_base(const struct cb_rep_data *d, int first, int n, int i);
+/* Whether the op's series [first, first+n) get a ratio chart. */
+int cb_rep_has_ratio(const struct cb_rep_data *d, int first, int n);
 /* Whether op gets a latency chart besides busbw. */
 int cb_rep_has_latency(const char *op);
 /* Writes DIR/<op>.dat and DIR/<op>.gp and runs gnuplot in DIR. */

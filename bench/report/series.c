@@ -66,3 +66,24 @@ void cb_rep_free(struct cb_rep_data *d) {
   free(d->series), free(d->runs);
   memset(d, 0, sizeof *d);
 }
+
+int cb_rep_ratio_base(const struct cb_rep_data *d, int first, int n, int i) {
+  const struct cb_rep_series *s = &d->series[i];
+  if (s->file == 0)
+    return -1;
+  for (int j = first; j < first + n; j++) {
+    const struct cb_rep_series *b = &d->series[j];
+    if (b->file == 0 && b->inplace == s->inplace && !strcmp(b->backend, s->backend) &&
+        !strcmp(b->mem, s->mem) && !strcmp(b->transport, s->transport) &&
+        !strcmp(b->dtype, s->dtype) && !strcmp(b->redop, s->redop))
+      return j;
+  }
+  return -1;
+}
+
+int cb_rep_has_ratio(const struct cb_rep_data *d, int first, int n) {
+  for (int i = first; i < first + n; i++)
+    if (cb_rep_ratio_base(d, first, n, i) >= 0)
+      return 1;
+  return 0;
+}
