@@ -95,8 +95,8 @@ static int publish(struct series_ctx *sc, void *buf, const void *view, size_t by
   return sc->backend->copy(sc->ctx, buf, view, bytes, err);
 }
 
-/* Writes the inputs for check seed `seed` (0 for timing) and poisons the
- * output, so an output the op never wrote cannot pass. */
+/* Writes the inputs from oc's pattern (seed 0 for timing, 1.. for checks)
+ * and poisons the output, so an output the op never wrote cannot pass. */
 static int prepare(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_args *a,
                    const struct cb_op_ctx *oc, struct cb_error *err) {
   size_t esize = cb_dtypes[sc->dtype].size;

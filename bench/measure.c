@@ -56,7 +56,7 @@ static int precise_enough(const struct cb_settings *s, double *samples, double *
 static int warm_up(const struct cb_measure *m, double *estimate, struct cb_error *err) {
   long fixed = m->settings->warmup; /* < 0: automatic */
   long done = 0;
-  double start = cb_now(), pair[2] = {0, 0};
+  double start = cb_now(), elapsed = 0.0;
   while (fixed < 0 ? done < CB_MAX_WARMUP : done < fixed) {
     long k = fixed < 0 ? (done ? done : 1) : fixed; /* doubling batches */
     if (fixed < 0 && done + k > CB_MAX_WARMUP)
@@ -65,13 +65,12 @@ static int warm_up(const struct cb_measure *m, double *estimate, struct cb_error
     if (run_batch(m, k, err))
       return err->status;
     done += k;
-    pair[0] = (cb_now() - start) / (double)done;
-    pair[1] = cb_now() - start;
-    agree_max(m->cl, pair);
-    if (fixed < 0 && (pair[1] >= CB_WARMUP_SHARE * m->budget || pair[1] >= CB_WARMUP_SECONDS))
+    elapsed = cb_now() - start;
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, m->cl->comm);
+    if (fixed < 0 && (elapsed >= CB_WARMUP_SHARE * m->budget || elapsed >= CB_WARMUP_SECONDS))
       break;
   }
-  *estimate = pair[0];
+  *estimate = done ? elapsed / (double)done : 0.0;
   return CB_OK;
 }
 
