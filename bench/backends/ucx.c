@@ -68,16 +68,16 @@ static ucs_status_t wait_request(const struct ucx_ctx *c, ucs_status_ptr_t req) 
   return st;
 }
 
+/* Every transfer of this backend is from and to host memory. */
+static const ucp_request_param_t host_memory = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+                                                .memory_type = UCS_MEMORY_TYPE_HOST};
+
 static ucs_status_ptr_t tag_send(struct ucx_ctx *c, const void *buf, size_t bytes, ucp_tag_t tag) {
-  ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
-                           .memory_type = UCS_MEMORY_TYPE_HOST};
-  return ucp_tag_send_nbx(c->ep, buf, bytes, tag, &p);
+  return ucp_tag_send_nbx(c->ep, buf, bytes, tag, &host_memory);
 }
 
 static ucs_status_ptr_t tag_recv(struct ucx_ctx *c, void *buf, size_t bytes, ucp_tag_t tag) {
-  ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
-                           .memory_type = UCS_MEMORY_TYPE_HOST};
-  return ucp_tag_recv_nbx(c->worker, buf, bytes, tag, TAG_MASK, &p);
+  return ucp_tag_recv_nbx(c->worker, buf, bytes, tag, TAG_MASK, &host_memory);
 }
 
 #define TRY(call, what)                                                                            \
@@ -171,10 +171,8 @@ static int put_window(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_e
   int w = a->window;
   if (reserve_requests(c, w, err))
     return err->status;
-  ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
-                           .memory_type = UCS_MEMORY_TYPE_HOST};
   for (int i = 0; i < w; i++)
-    c->requests[i] = ucp_put_nbx(c->ep, a->send, n, dst->remote_addr, dst->rkey, &p);
+    c->requests[i] = ucp_put_nbx(c->ep, a->send, n, dst->remote_addr, dst->rkey, &host_memory);
   if (wait_all(c, w, err))
     return err->status;
   ucp_request_param_t fp = {0};
