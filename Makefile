@@ -10,7 +10,7 @@ Q := $(if $(V),,@)
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON_CFLAGS) $(CFLAGS_EXTRA) \
           -DCB_REPORTS_DIR='"$(abspath reports)"' \
           -DCB_REPORTS_INSTALL_DIR='"$(PREFIX)/share/collbench/reports"'
-LIBS := $(JANSSON_LIBS) -lm -pthread
+LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
 LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c) \

@@ -1,0 +1,420 @@
+#include "topology.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "backend.h"
+#include "dtype.h"
+#include "op.h"
+#include "units.h"
+
+const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
+
+/* Backends a file may name, built here or not: a preset for GPU clusters
+ * must parse on a host without NCCL; --accept refuses unbuilt ones later. */
+static const char *const known_backends[] = {"mpi", "nccl", "ucx", "verbs"};
+
+struct parse_state {
+  struct cb_topology *t;
+  struct cb_error *err;
+  const char *file;
+  char section[CB_TOPO_NAME_MAX * 2];
+  int line;
+};
+
+static int bad(struct parse_state *ps, const char *key, const char *fmt, const char *value) {
+  char why[256];
+  snprintf(why, sizeof why, fmt, value);
+  cb_fail(ps->err, CB_USAGE, "%s:%d: [%s] %s: %s", ps->file, ps->line, ps->section, key, why);
+  return 0; /* inih: stop, this line is wrong */
+}
+
+static void copy_text(char *dst, size_t len, const char *src) {
+  snprintf(dst, len, "%s", src);
+}
+
+/* "460 GB/s", "400 Gb/s", "4.2 us", "5% membw": a number, then a unit or a
+ * reference. `bandwidth` says which family of units is expected. */
+static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *th) {
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || errno || !isfinite(v) || v <= 0)
+    return -1;
+  while (*end == ' ' || *end == '\t')
+    end++;
+  th->set = 1;
+  th->reference = CB_REF_NONE;
+  if (*end == '%') {
+    end++;
+    while (*end == ' ' || *end == '\t')
+      end++;
+    if (!bandwidth || strcmp(end, "membw") != 0)
+      return -1;
+    th->value = v / 100;
+    th->reference = CB_REF_MEMBW;
+    return 0;
+  }
+  static const struct {
+    const char *unit;
+    double scale;
+    int bandwidth;
+  } units[] = {
+      {"GB/s", 1e9, 1},     {"MB/s", 1e6, 1},     {"TB/s", 1e12, 1},
+      {"Gb/s", 1e9 / 8, 1}, {"Mb/s", 1e6 / 8, 1}, {"ns", 1e-9, 0},
+      {"us", 1e-6, 0},      {"ms", 1e-3, 0},      {"s", 1, 0},
+  };
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (units[i].bandwidth == bandwidth && strcmp(end, units[i].unit) == 0) {
+      th->value = v * units[i].scale;
+      return 0;
+    }
+  return -1;
+}
+
+static int parse_int(const char *value, int min, int max, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(value, &end, 10);
+  if (end == value || *end || errno || v < min || v > max)
+    return -1;
+  *out = (int)v;
+  return 0;
+}
+
+static int system_key(struct parse_state *ps, const char *key, const char *value) {
+  struct cb_topology *t = ps->t;
+  if (strcmp(key, "name") == 0)
+    copy_text(t->name, sizeof t->name, value);
+  else if (strcmp(key, "source") == 0)
+    copy_text(t->source, sizeof t->source, value);
+  else if (strcmp(key, "nodes") == 0) {
+    if (parse_int(value, 1, 1 << 24, &t->nodes))
+      return bad(ps, key, "'%s' is not a node count (1 or more)", value);
+  } else if (strcmp(key, "gpus_per_node") == 0) {
+    if (parse_int(value, 0, 1024, &t->gpus_per_node))
+      return bad(ps, key, "'%s' is not a GPU count (0 to 1024)", value);
+  } else if (strcmp(key, "ranks_per_node") == 0) {
+    if (parse_int(value, 1, 4096, &t->ranks_per_node))
+      return bad(ps, key, "'%s' is not a rank count (1 to 4096)", value);
+  } else
+    return bad(ps, key, "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node)",
+               key);
+  return 1;
+}
+
+static int tier_key(struct parse_state *ps, const char *key, const char *value) {
+  struct cb_tier *tier = &ps->t->tiers[ps->t->ntiers - 1];
+  struct cb_threshold q;
+  if (strcmp(key, "kind") == 0)
+    copy_text(tier->kind, sizeof tier->kind, value);
+  else if (strcmp(key, "scope") == 0) {
+    if (strcmp(value, "intra-node") == 0)
+      tier->scope = CB_SCOPE_INTRA;
+    else if (strcmp(value, "inter-node") == 0)
+      tier->scope = CB_SCOPE_INTER;
+    else
+      return bad(ps, key, "'%s': expected intra-node or inter-node", value);
+  } else if (strcmp(key, "bandwidth") == 0) {
+    if (parse_quantity(value, 1, &q) || q.reference != CB_REF_NONE)
+      return bad(ps, key, "'%s': expected a bandwidth such as 450 GB/s or 400 Gb/s", value);
+    tier->bandwidth_Bps = q.value;
+  } else if (strcmp(key, "latency") == 0) {
+    if (parse_quantity(value, 0, &q))
+      return bad(ps, key, "'%s': expected a time such as 2 us", value);
+    tier->latency_s = q.value;
+  } else if (strcmp(key, "nics_per_node") == 0) {
+    if (parse_int(value, 1, 64, &tier->nics_per_node))
+      return bad(ps, key, "'%s' is not a NIC count (1 to 64)", value);
+  } else
+    return bad(ps, key, "unknown key '%s' (kind, scope, bandwidth, latency, nics_per_node)", key);
+  return 1;
+}
+
+static int check_key(struct parse_state *ps, const char *key, const char *value) {
+  struct cb_check *c = &ps->t->checks[ps->t->nchecks - 1];
+  if (strcmp(key, "op") == 0) {
+    if ((c->op = cb_op_lookup(value)) < 0)
+      return bad(ps, key, "unknown op '%s'", value);
+  } else if (strcmp(key, "backend") == 0) {
+    c->backend = -1;
+    for (size_t i = 0; i < sizeof known_backends / sizeof known_backends[0]; i++)
+      if (strcmp(value, known_backends[i]) == 0)
+        c->backend = (int)i;
+    if (c->backend < 0)
+      return bad(ps, key, "unknown backend '%s' (mpi, nccl, ucx, verbs)", value);
+  } else if (strcmp(key, "mem") == 0) {
+    if ((c->mem = cb_mem_lookup(value)) < 0)
+      return bad(ps, key, "unknown memory kind '%s' (host, pinned, device)", value);
+  } else if (strcmp(key, "dtype") == 0) {
+    if ((c->dtype = cb_dtype_lookup(value)) < 0)
+      return bad(ps, key, "unknown dtype '%s'", value);
+  } else if (strcmp(key, "transport") == 0) {
+    if (!*value || strlen(value) >= sizeof c->transport)
+      return bad(ps, key, "'%s' is not a transport name", value);
+    copy_text(c->transport, sizeof c->transport, value);
+  } else if (strcmp(key, "size") == 0) {
+    struct cb_error size_err = {0};
+    if (cb_parse_size(value, "size", &c->bytes, &size_err))
+      return bad(ps, key, "'%s' is not a size such as 8, 64K or 16G", value);
+  } else if (strcmp(key, "metric") == 0) {
+    c->metric = -1;
+    for (int i = 0; i <= CB_METRIC_TIME; i++)
+      if (strcmp(value, cb_metric_names[i]) == 0)
+        c->metric = i;
+    if (c->metric < 0)
+      return bad(ps, key, "unknown metric '%s' (busbw, algbw, time)", value);
+  } else if (strcmp(key, "variant") == 0) {
+    if (strcmp(value, "in-place") == 0)
+      c->inplace = 1;
+    else if (strcmp(value, "out-of-place") == 0)
+      c->inplace = 0;
+    else
+      return bad(ps, key, "'%s': expected out-of-place or in-place", value);
+  } else if (strcmp(key, "warn") == 0 || strcmp(key, "fail") == 0) {
+    /* The unit family follows the metric, so the metric must come first. */
+    struct cb_threshold *th = key[0] == 'w' ? &c->warn : &c->fail;
+    int bandwidth = c->metric != CB_METRIC_TIME;
+    if (parse_quantity(value, bandwidth, th))
+      return bad(ps, key,
+                 bandwidth ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s) or a fraction of "
+                             "the measured memory bandwidth (5% membw); metric comes first"
+                           : "'%s': expected a time such as 4.2 us",
+                 value);
+  } else
+    return bad(ps, key,
+               "unknown key '%s' (op, backend, mem, dtype, transport, size, metric, variant, "
+               "warn, fail)",
+               key);
+  return 1;
+}
+
+static int matrix_key(struct parse_state *ps, const char *key, const char *value) {
+  struct cb_matrix_rules *m = &ps->t->matrix;
+  char *end;
+  if (strcmp(key, "size") == 0) {
+    struct cb_error size_err = {0};
+    if (cb_parse_size(value, "size", &m->bytes, &size_err))
+      return bad(ps, key, "'%s' is not a size such as 1M", value);
+  } else if (strcmp(key, "bw_fraction") == 0) {
+    m->bw_fraction = strtod(value, &end);
+    if (end == value || *end || !(m->bw_fraction > 0 && m->bw_fraction < 1))
+      return bad(ps, key, "'%s': expected a fraction between 0 and 1, e.g. 0.9", value);
+  } else if (strcmp(key, "lat_factor") == 0) {
+    m->lat_factor = strtod(value, &end);
+    if (end == value || *end || !(m->lat_factor > 1 && m->lat_factor < 1000))
+      return bad(ps, key, "'%s': expected a factor over 1, e.g. 2.1", value);
+  } else
+    return bad(ps, key, "unknown key '%s' (size, bw_fraction, lat_factor)", key);
+  return 1;
+}
+
+/* A new section: [system], [tier NAME], [check NAME] or [matrix]. */
+static int begin_section(struct parse_state *ps, const char *section) {
+  struct cb_topology *t = ps->t;
+  const char *name = strchr(section, ' ');
+  name = name ? name + 1 : "";
+  if (strcmp(section, "system") == 0 || strcmp(section, "matrix") == 0) {
+    t->matrix.set |= strcmp(section, "matrix") == 0;
+    return 1;
+  }
+  int is_tier = strncmp(section, "tier ", 5) == 0, is_check = strncmp(section, "check ", 6) == 0;
+  if (!is_tier && !is_check)
+    return bad(ps, "section", "'%s': expected [system], [tier NAME], [check NAME] or [matrix]",
+               section);
+  if (!*name || strlen(name) >= CB_TOPO_NAME_MAX ||
+      strspn(name, "abcdefghijklmnopqrstuvwxyz"
+                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                   "0123456789-_.") != strlen(name))
+    return bad(ps, "section", "'%s': the name must be letters, digits, '-', '_' or '.'", name);
+  if (is_tier) {
+    if (t->ntiers == CB_TOPO_MAX_TIERS)
+      return bad(ps, "section", "'%s': too many tiers", name);
+    struct cb_tier *tier = &t->tiers[t->ntiers++];
+    memset(tier, 0, sizeof *tier);
+    copy_text(tier->name, sizeof tier->name, name);
+    tier->scope = -1;
+    tier->nics_per_node = 1;
+  } else {
+    for (int i = 0; i < t->nchecks; i++)
+      if (strcmp(t->checks[i].name, name) == 0)
+        return bad(ps, "section", "check '%s' is defined twice", name);
+    if (t->nchecks == CB_TOPO_MAX_CHECKS)
+      return bad(ps, "section", "'%s': too many checks", name);
+    struct cb_check *c = &t->checks[t->nchecks++];
+    memset(c, 0, sizeof *c);
+    copy_text(c->name, sizeof c->name, name);
+    c->line = ps->line;
+    c->op = c->backend = c->metric = -1;
+    c->mem = cb_mem_lookup("host");
+    c->dtype = cb_dtype_lookup("float");
+    copy_text(c->transport, sizeof c->transport, "auto");
+  }
+  return 1;
+}
+
+static int on_key(void *user, const char *section, const char *key, const char *value, int line) {
+  struct parse_state *ps = user;
+  ps->line = line;
+  if (strcmp(ps->section, section) != 0) { /* inih gives no separate section event */
+    copy_text(ps->section, sizeof ps->section, section);
+    if (!begin_section(ps, section))
+      return 0;
+  }
+  if (!key) /* the section line itself (INI_CALL_HANDLER_ON_NEW_SECTION) */
+    return 1;
+  if (strcmp(section, "system") == 0)
+    return system_key(ps, key, value);
+  if (strcmp(section, "matrix") == 0)
+    return matrix_key(ps, key, value);
+  if (strncmp(section, "tier ", 5) == 0)
+    return tier_key(ps, key, value);
+  return check_key(ps, key, value);
+}
+
+/* Debian's libinih passes no line number to the handler, so inih reads
+ * through this reader, which counts the lines it hands over. */
+struct reader {
+  const char *text;
+  size_t pos;
+  int line;
+};
+
+static char *read_line(char *buf, int size, void *stream) {
+  struct reader *r = stream;
+  if (!r->text[r->pos])
+    return NULL;
+  int n = 0;
+  while (r->text[r->pos] && n < size - 1) {
+    char c = r->text[r->pos++];
+    buf[n++] = c;
+    if (c == '\n')
+      break;
+  }
+  buf[n] = '\0';
+  r->line++;
+  return buf;
+}
+
+struct line_ctx {
+  struct parse_state *ps;
+  struct reader *r;
+};
+
+static int handler(void *user, const char *section, const char *key, const char *value) {
+  struct line_ctx *lc = user;
+  return on_key(lc->ps, section, key, value, lc->r->line);
+}
+
+static int validate(struct parse_state *ps) {
+  struct cb_topology *t = ps->t;
+  if (!t->name[0])
+    return cb_fail(ps->err, CB_USAGE, "%s: [system] name is missing", ps->file);
+  if (!t->ranks_per_node)
+    t->ranks_per_node = t->gpus_per_node ? t->gpus_per_node : 1;
+  for (int i = 0; i < t->ntiers; i++) {
+    const struct cb_tier *tier = &t->tiers[i];
+    const char *missing = tier->scope < 0            ? "scope"
+                          : tier->bandwidth_Bps <= 0 ? "bandwidth"
+                          : tier->latency_s <= 0     ? "latency"
+                                                     : NULL;
+    if (missing)
+      return cb_fail(ps->err, CB_USAGE, "%s: [tier %s]: key '%s' is missing", ps->file, tier->name,
+                     missing);
+  }
+  for (int i = 0; i < t->nchecks; i++) {
+    struct cb_check *c = &t->checks[i];
+    const char *missing = c->op < 0        ? "op"
+                          : c->backend < 0 ? "backend"
+                          : !c->bytes      ? "size"
+                          : c->metric < 0  ? "metric"
+                          : !c->fail.set   ? "fail"
+                                           : NULL;
+    if (missing)
+      return cb_fail(ps->err, CB_USAGE, "%s:%d: [check %s]: key '%s' is missing", ps->file, c->line,
+                     c->name, missing);
+    /* A warn level must be the stricter one, or it could never fire. */
+    if (c->warn.set && c->warn.reference == c->fail.reference &&
+        (c->metric == CB_METRIC_TIME ? c->warn.value > c->fail.value
+                                     : c->warn.value < c->fail.value))
+      return cb_fail(ps->err, CB_USAGE,
+                     "%s:%d: [check %s]: warn is beyond fail (warn must be the stricter level)",
+                     ps->file, c->line, c->name);
+  }
+  if (t->matrix.set) {
+    if (!t->matrix.bytes)
+      t->matrix.bytes = 1 << 20;
+    if (!t->matrix.bw_fraction)
+      t->matrix.bw_fraction = 0.9;
+    if (!t->matrix.lat_factor)
+      t->matrix.lat_factor = 2.1;
+  }
+  return CB_OK;
+}
+
+int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
+                      struct cb_error *err) {
+  memset(t, 0, sizeof *t);
+  copy_text(t->path, sizeof t->path, name);
+  struct parse_state ps = {.t = t, .err = err, .file = name};
+  struct reader r = {.text = text};
+  struct line_ctx lc = {&ps, &r};
+  int rc = ini_parse_stream(read_line, &r, handler, &lc);
+  if (rc != 0) {
+    if (!err->status) /* inih's own complaint: a line that is not INI */
+      cb_fail(err, CB_USAGE, "%s:%d: not a 'key = value' line or a [section]", name,
+              rc > 0 ? rc : r.line);
+    return err->status;
+  }
+  return validate(&ps);
+}
+
+int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "cannot read topology file '%s': %s", path, strerror(errno));
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  int c;
+  while ((c = fgetc(f)) != EOF) {
+    if (len + 2 > cap) {
+      cap = cap ? 2 * cap : 4096;
+      char *grown = realloc(text, cap);
+      if (!grown) {
+        free(text);
+        fclose(f);
+        return cb_fail(err, CB_RUNTIME, "out of memory reading '%s'", path);
+      }
+      text = grown;
+    }
+    text[len++] = (char)c;
+  }
+  fclose(f);
+  if (len > 1 << 20) {
+    free(text);
+    return cb_fail(err, CB_USAGE, "topology file '%s' is over 1 MiB", path);
+  }
+  if (!text)
+    text = calloc(1, 1);
+  else
+    text[len] = '\0';
+  int rc = cb_topology_parse(text, path, t, err);
+  free(text);
+  return rc;
+}
+
+const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope) {
+  for (int i = 0; i < t->ntiers; i++)
+    if (t->tiers[i].scope == scope)
+      return &t->tiers[i];
+  return NULL;
+}
+
+double cb_threshold_value(const struct cb_threshold *th, double membw_Bps) {
+  return th->reference == CB_REF_MEMBW ? th->value * membw_Bps : th->value;
+}

@@ -1,0 +1,89 @@
+/* Topology files (topologies/*.conf): a human-edited INI description of a
+ * system — nodes, GPUs per node, link tiers with nominal figures — and the
+ * acceptance checks it should pass. Acceptance (--accept) runs the checks;
+ * the performance model (--predict) reads the tiers. Format: topologies/README.md. */
+#ifndef CB_TOPOLOGY_H
+#define CB_TOPOLOGY_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+#define CB_TOPO_MAX_TIERS 8
+#define CB_TOPO_MAX_CHECKS 32
+#define CB_TOPO_NAME_MAX 64
+#define CB_TOPO_TEXT_MAX 256
+
+enum cb_tier_scope { CB_SCOPE_INTRA, CB_SCOPE_INTER };
+
+/* One class of link, e.g. NVLink inside a node or InfiniBand between nodes. */
+struct cb_tier {
+  char name[CB_TOPO_NAME_MAX]; /* from the section: [tier NAME] */
+  char kind[CB_TOPO_NAME_MAX]; /* nvlink4, pcie5x16, ib-ndr, roce-200g, shm, tcp ... */
+  int scope;                   /* enum cb_tier_scope */
+  double bandwidth_Bps;        /* nominal, bytes/s per direction per GPU (intra) or per NIC */
+  double latency_s;            /* nominal one-way small-message latency */
+  int nics_per_node;           /* inter-node tiers: rails per node (default 1) */
+};
+
+/* What a check compares: bandwidths are better high, times better low. */
+enum cb_metric { CB_METRIC_BUSBW, CB_METRIC_ALGBW, CB_METRIC_TIME };
+extern const char *const cb_metric_names[];
+
+/* A threshold is absolute, or a fraction of a reference measured at run
+ * time on this machine (memory copy bandwidth: "5% membw"). */
+enum cb_reference { CB_REF_NONE, CB_REF_MEMBW };
+struct cb_threshold {
+  int set;       /* 0: no such level */
+  double value;  /* base units (bytes/s or seconds), or a fraction of the reference */
+  int reference; /* enum cb_reference */
+};
+
+struct cb_check {
+  char name[CB_TOPO_NAME_MAX]; /* [check NAME] */
+  int line;                    /* where the section starts, for messages */
+  int op, backend, mem, dtype; /* indexes into the op, backend, memory, dtype tables */
+  char transport[32];          /* "auto" unless given */
+  uint64_t bytes;
+  int metric;  /* enum cb_metric */
+  int inplace; /* which variant is judged (default out of place) */
+  struct cb_threshold warn, fail;
+};
+
+/* Outlier rules for the all-pairs matrix (section [matrix]; ClusterKit's
+ * defaults when absent: 0.9 of the median bandwidth, 2.1x the best latency). */
+struct cb_matrix_rules {
+  int set; /* the file has a [matrix] section: --accept runs the matrix */
+  uint64_t bytes;
+  double bw_fraction, lat_factor;
+};
+
+struct cb_topology {
+  char path[CB_TOPO_TEXT_MAX];
+  char name[CB_TOPO_TEXT_MAX];   /* [system] name */
+  char source[CB_TOPO_TEXT_MAX]; /* [system] source: where the figures come from */
+  int nodes;                     /* nodes in the described system (0: not stated) */
+  int gpus_per_node;             /* 0 for hosts without GPUs */
+  int ranks_per_node;            /* ranks the model places per node (default gpus, or 1) */
+  struct cb_tier tiers[CB_TOPO_MAX_TIERS];
+  int ntiers;
+  struct cb_check checks[CB_TOPO_MAX_CHECKS];
+  int nchecks;
+  struct cb_matrix_rules matrix;
+};
+
+/* Reads and validates a file; a bad file is CB_USAGE with a message naming
+ * file, line and key. */
+int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err);
+
+/* The same from text in memory (tests); `name` stands for the file in messages. */
+int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
+                      struct cb_error *err);
+
+/* The tier of a scope, or NULL (the first one when there are several). */
+const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope);
+
+/* A threshold in base units, given the measured reference values. */
+double cb_threshold_value(const struct cb_threshold *th, double membw_Bps);
+
+#endif
