@@ -1,4 +1,4 @@
-/* Topology files (topologies/*.conf): a human-edited INI description of a
+/* Topology files (topologies/NAME.conf): a human-edited INI description of a
  * system — nodes, GPUs per node, link tiers with nominal figures — and the
  * acceptance checks it should pass. Acceptance (--accept) runs the checks;
  * the performance model (--predict) reads the tiers. Format: topologies/README.md. */
