@@ -11,14 +11,15 @@ mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
 ok $STATUS "--accept topologies/localhost.conf passes on this host (exit 0)"
 [ $STATUS -eq 0 ] || diag "$TMP/out" "$TMP/err"
 n=$(grep -c '^  PASS ' "$TMP/out")
-[ "$n" -eq 4 ]
-ok $? "one PASS line per check and one for the matrix ($n)"
+[ "$n" -eq 5 ]
+ok $? "one PASS line per check, one for the matrix, one for stragglers ($n)"
 grep -q '^  PASS    allreduce-busbw .* GB/s .*+[0-9]*%  allreduce mpi host 2 MiB busbw' "$TMP/out"
 ok $? "a verdict line carries measured, levels, margin and what was measured"
-jq -e -s '[.[] | select(.type == "verdict")] | length == 4 and all(.status == "PASS")
-          and (map(.check) | sort == ["allreduce-busbw", "matrix", "p2p-bandwidth", "p2p-latency"])' \
+jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "PASS")
+          and (map(.check) | sort == ["allreduce-busbw", "matrix", "p2p-bandwidth", "p2p-latency",
+                                      "stragglers"])' \
   "$TMP/a.jsonl" >/dev/null
-ok $? "--json has the four verdicts"
+ok $? "--json has the five verdicts"
 # the verdict judged the very figure the result line holds
 jq -e -s '([.[] | select(.type == "result" and .op == "allreduce" and .inplace == false)][0].busbw_GBps)
           == ([.[] | select(.type == "verdict" and .check == "allreduce-busbw")][0].measured)' \
@@ -27,9 +28,9 @@ ok $? "the allreduce verdict's figure is the allreduce record's busbw"
 n=$(jq -s '[.[] | select(.type == "pair")] | length' "$TMP/a.jsonl")
 [ "$n" -eq 4 ]
 ok $? "the matrix wrote bandwidth and latency for both ordered pairs ($n pair lines)"
-grep -q '<testsuite name="collbench acceptance" tests="4" failures="0"' "$TMP/a.xml" &&
-  [ "$(grep -c '<testcase ' "$TMP/a.xml")" -eq 4 ]
-ok $? "--junit: 4 test cases, no failures"
+grep -q '<testsuite name="collbench acceptance" tests="5" failures="0"' "$TMP/a.xml" &&
+  [ "$(grep -c '<testcase ' "$TMP/a.xml")" -eq 5 ]
+ok $? "--junit: 5 test cases, no failures"
 grep -q '^collbench_acceptance_verdict{check="allreduce-busbw"} 0$' "$TMP/a.prom"
 ok $? "--prom: the verdict gauge (0 = pass)"
 
@@ -56,7 +57,7 @@ ok $? "a failed check exits 1 (got $STATUS)"
 grep -q '^  FAIL    huge-busbw .* -[0-9.]*%  allreduce.*(line 3)$' "$TMP/out" &&
   grep -q '^  PASS    fine-latency ' "$TMP/out"
 ok $? "the failing check is named with its negative margin and line; the other passes"
-grep -q 'FAILED: 1 of 2 acceptance verdicts' "$TMP/err"
+grep -q 'FAILED: 1 of 3 acceptance verdicts' "$TMP/err"
 ok $? "stderr says how many verdicts failed"
 grep -q 'failures="1"' "$TMP/s.xml" && grep -q '<failure message="FAIL: measured' "$TMP/s.xml"
 ok $? "--junit records the failure"

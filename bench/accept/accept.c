@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../engine.h"
 #include "../units.h"
@@ -147,6 +148,13 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
   return CB_OK;
 }
 
+static int note_all(struct cb_sink *sinks, int nsinks, const char *text, struct cb_error *err) {
+  for (int i = 0; i < nsinks; i++)
+    if (sinks[i].note && sinks[i].note(sinks[i].state, text, err))
+      return err->status;
+  return CB_OK;
+}
+
 int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                   const struct cb_settings *base, const struct cb_run_info *ri,
                   struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
@@ -168,9 +176,17 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
       snprintf(text + strlen(text), sizeof text - strlen(text),
                "(membw) %.2f GB/s (memcpy, per rank, all ranks at once)",
                refs[CB_REF_MEMBW] * 1e-9);
-    for (int i = 0; i < nsinks; i++)
-      if (sinks[i].note && sinks[i].note(sinks[i].state, text, err))
+    if (note_all(sinks, nsinks, text, err))
+      return err->status;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && cl->local_size > cores) { /* busy-polling ranks then take turns */
+      snprintf(text, sizeof text,
+               "warning: %d ranks share %ld cores on %s: collectives measure time-sharing, "
+               "not the links, and may fail checks a healthy host passes",
+               cl->local_size, cores, cl->hostname);
+      if (note_all(sinks, nsinks, text, err))
         return err->status;
+    }
   }
   /* The matrix first: checks may be judged against its median pair. */
   int rc = t->matrix.set ? cb_matrix_measure(cl, base, &t->matrix, sinks, nsinks, res, err) : 0;
@@ -205,6 +221,8 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   for (int i = 0; i < t->nchecks; i++)
     if (cb_accept_emit(cl, sinks, nsinks, &verdicts[i], res, err))
       return err->status;
+  if (cb_stragglers_measure(cl, sinks, nsinks, res, err))
+    return err->status;
   if (cl->rank == 0)
     for (int i = 0; i < nsinks; i++)
       if (sinks[i].finish && sinks[i].finish(sinks[i].state, &total, err))

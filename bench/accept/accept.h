@@ -48,6 +48,11 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
                       const struct cb_matrix_rules *rules, struct cb_sink *sinks, int nsinks,
                       struct cb_accept_result *res, struct cb_error *err);
 
+/* Names ranks that reach collectives consistently late (WARN verdicts),
+ * or gives one PASS verdict; nothing with a single rank. */
+int cb_stragglers_measure(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                          struct cb_accept_result *res, struct cb_error *err);
+
 /* Hands a verdict to every sink and counts it (rank 0). */
 int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                    const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err);

@@ -49,9 +49,13 @@ static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   char message[512], measured[32] = "none";
   if (!isnan(v->measured))
     snprintf(measured, sizeof measured, "%.4g %s", v->measured, v->unit);
-  snprintf(message, sizeof message, "%s: measured %s, fail level %.4g %s%s; %s",
-           cb_verdict_names[v->status], measured, v->fail, v->unit,
-           isnan(v->warn) ? "" : ", warn level set", v->what);
+  char levels[64] = "";
+  if (!isnan(v->fail))
+    snprintf(levels, sizeof levels, ", fail level %.4g %s", v->fail, v->unit);
+  else if (!isnan(v->warn))
+    snprintf(levels, sizeof levels, ", warn level %.4g %s", v->warn, v->unit);
+  snprintf(message, sizeof message, "%s: measured %s%s; %s", cb_verdict_names[v->status], measured,
+           levels, v->what);
   struct junit_case *c = &j->cases[j->n];
   c->name = strdup(v->name);
   c->message = strdup(message);

@@ -116,16 +116,18 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
             "#\n# acceptance (margin: headroom over the fail level; negative fails)\n"
             "# %-7s %-24s %16s %10s %10s %8s  %s\n",
             "verdict", "check", "measured", "warn", "fail", "margin", "what");
-  char measured[32], warn[16] = "-", margin[16] = "-";
+  char measured[32], warn[16] = "-", fail[16] = "-", margin[16] = "-";
   snprintf(measured, sizeof measured, "%.4g %s", v->measured, v->unit);
   if (isnan(v->measured))
     snprintf(measured, sizeof measured, "none");
   if (!isnan(v->warn))
     snprintf(warn, sizeof warn, "%.4g", v->warn);
+  if (!isnan(v->fail))
+    snprintf(fail, sizeof fail, "%.4g", v->fail);
   if (!isnan(v->margin))
     snprintf(margin, sizeof margin, "%+.0f%%", v->margin * 100);
-  fprintf(t->out, "  %-7s %-24s %16s %10s %10.4g %8s  %s", cb_verdict_names[v->status], v->name,
-          measured, warn, v->fail, margin, v->what);
+  fprintf(t->out, "  %-7s %-24s %16s %10s %10s %8s  %s", cb_verdict_names[v->status], v->name,
+          measured, warn, fail, margin, v->what);
   if (v->line)
     fprintf(t->out, " (line %d)", v->line);
   fputc('\n', t->out);
