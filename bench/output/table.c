@@ -15,7 +15,72 @@ struct table {
   double busbw_sum;
   long busbw_n;
   int verdicts; /* printed so far: the first one brings a header */
+  /* --matrix with few ranks: the whole matrix, printed before the verdicts */
+  int matrix_n;
+  double *matrix_bw, *matrix_lat; /* [src * n + dst] */
 };
+
+/* Larger matrices are for --json and reports; the table names outliers. */
+#define TABLE_MATRIX_MAX 16
+
+static void put_matrix(struct table *t, const double *cells, const char *what, const char *fmt) {
+  int n = t->matrix_n;
+  fprintf(t->out, "#\n# %s, row: sending rank, column: receiving rank\n#    ", what);
+  for (int c = 0; c < n; c++)
+    fprintf(t->out, " %8d", c);
+  fputc('\n', t->out);
+  for (int r = 0; r < n; r++) {
+    fprintf(t->out, "  %3d", r);
+    for (int c = 0; c < n; c++) {
+      if (r == c || isnan(cells[r * n + c]))
+        fprintf(t->out, " %8s", "-");
+      else
+        fprintf(t->out, fmt, cells[r * n + c]);
+    }
+    fputc('\n', t->out);
+  }
+}
+
+static void flush_matrix(struct table *t) {
+  if (!t->matrix_bw)
+    return;
+  const struct cb_cluster *cl = t->ri->cluster;
+  fprintf(t->out, "#\n# ranks:");
+  for (int r = 0; r < t->matrix_n; r++)
+    fprintf(t->out, " %d=%s", r, cl->node_names[cl->node_of_rank[r]]);
+  fputc('\n', t->out);
+  put_matrix(t, t->matrix_bw, "bandwidth (GB/s), all pairs of a round at once", " %8.3g");
+  put_matrix(t, t->matrix_lat, "latency (us), half a round trip of 8 B", " %8.3g");
+  free(t->matrix_bw);
+  free(t->matrix_lat);
+  t->matrix_bw = t->matrix_lat = NULL;
+}
+
+static int table_pair(void *state, const struct cb_pair *p, struct cb_error *err) {
+  struct table *t = state;
+  int n = t->ri->cluster->nranks;
+  (void)err;
+  if (n > TABLE_MATRIX_MAX || p->round == 0) /* retests are notes already */
+    return CB_OK;
+  if (!t->matrix_bw) {
+    t->matrix_n = n;
+    t->matrix_bw = malloc(sizeof(double) * (size_t)(n * n));
+    t->matrix_lat = malloc(sizeof(double) * (size_t)(n * n));
+    if (!t->matrix_bw || !t->matrix_lat) {
+      free(t->matrix_bw);
+      free(t->matrix_lat);
+      t->matrix_bw = t->matrix_lat = NULL;
+      return CB_OK; /* the table can do without; --json has every pair */
+    }
+    for (int i = 0; i < n * n; i++)
+      t->matrix_bw[i] = t->matrix_lat[i] = NAN;
+  }
+  if (!isnan(p->bw_GBps))
+    t->matrix_bw[p->src * n + p->dst] = p->bw_GBps;
+  if (!isnan(p->lat_us))
+    t->matrix_lat[p->src * n + p->dst] = p->lat_us;
+  return CB_OK;
+}
 
 static int table_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
   struct table *t = state;
@@ -111,6 +176,7 @@ static int table_note(void *state, const char *text, struct cb_error *err) {
 static int table_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
   struct table *t = state;
   (void)err;
+  flush_matrix(t);
   if (t->verdicts++ == 0)
     fprintf(t->out,
             "#\n# acceptance (margin: headroom over the fail level; negative fails)\n"
@@ -138,6 +204,7 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
 static int table_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
   struct table *t = state;
   (void)err;
+  flush_matrix(t);
   fprintf(t->out, "#\n# Out of bounds values : %ld %s\n", sum->wrong, sum->wrong ? "FAILED" : "OK");
   fprintf(t->out, "# %ld rows, %ld records (%ld not checked), %ld skipped\n", sum->rows,
           sum->records, sum->unchecked, sum->skipped);
@@ -148,7 +215,10 @@ static int table_finish(void *state, const struct cb_summary *sum, struct cb_err
 }
 
 static void table_close(void *state) {
-  free(state);
+  struct table *t = state;
+  free(t->matrix_bw);
+  free(t->matrix_lat);
+  free(t);
 }
 
 int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err) {
@@ -163,6 +233,7 @@ int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err) {
                            .series_end = table_series_end,
                            .note = table_note,
                            .verdict = table_verdict,
+                           .pair = table_pair,
                            .finish = table_finish,
                            .close = table_close};
   return CB_OK;
