@@ -57,13 +57,14 @@ check "healthy: --accept topologies/localhost.conf exits 0" \
     run 0 "$tmp/healthy.jsonl" --accept topologies/localhost.conf
 show
 # A busy machine may WARN (the levels are for healthy but noisy hosts); never FAIL.
+# Four nodes time-share two cores here, so a straggler warning is possible too.
 all_pass() {
-    v=$(verdicts "$tmp/healthy.jsonl" | sed 's/WARN /PASS /g')
-    [ "$v" = "PASS allreduce-busbw;PASS matrix;PASS p2p-bandwidth;PASS p2p-latency;PASS stragglers;" ] &&
-        return 0
+    v=$(verdicts "$tmp/healthy.jsonl" | sed 's/WARN /PASS /g; s/PASS straggler [^;]*;//g
+                                              s/PASS stragglers;//')
+    [ "$v" = "PASS allreduce-busbw;PASS matrix;PASS p2p-bandwidth;PASS p2p-latency;" ] && return 0
     echo "verdicts: $v" | diag; return 1
 }
-check "healthy: all five verdicts PASS (or WARN)" all_pass
+check "healthy: every check and the matrix PASS (or WARN)" all_pass
 four_nodes() { head -n 1 "$tmp/healthy.jsonl" | jq -e '.nnodes == 4' >/dev/null; }
 check "the run saw 4 nodes" four_nodes
 
