@@ -124,6 +124,23 @@ void cb_cli_usage(FILE *out) {
         "                           and an index.html from --json files; several files\n"
         "                           are drawn on the same charts to compare them\n"
         "      --out DIR            where --report writes (created if missing)\n"
+        "Performance model (no mpirun needed; README: Capacity planning):\n"
+        "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
+        "                           tier (intra-node, inter-node) from --json files\n"
+        "      --validate FILE...   predict these files' measurements from the fit and\n"
+        "                           print the errors (median and max)\n"
+        "      --predict            time and busbw of ring, tree and hierarchical\n"
+        "                           algorithms on larger systems, from --fit, --topology\n"
+        "                           or both (a fitted tier replaces the topology's)\n"
+        "      --topology FILE      a topology file (topologies/README.md)\n"
+        "      --gpus LIST          cluster sizes (default 8,16,...,16384)\n"
+        "      --gpus-per-node N    ranks per node (default: the topology's, or 8)\n"
+        "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
+        "      --op LIST            ops to fit and predict (default all collectives)\n"
+        "      --compute-time SEC   with --grad-bytes SIZE: predict a training step's\n"
+        "                           exposed communication / compute (rho)\n"
+        "      --bucket LIST        gradient bucket sizes (default 1M,4M,25M,100M,400M)\n"
+        "      --json FILE          the fit, validation and predictions as JSON\n"
         "  -h, --help               this text\n"
         "  -V, --version            version and build configuration\n"
         "\n"
@@ -533,8 +550,9 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
   }
   if (!m->nsizes)
     m->sizes[m->nsizes++] = 64u << 20;
-  for (long g = 8; !m->ngpus && g <= 16384; g *= 2) /* default 8, 16, ... 16384 */
-    m->gpus[m->ngpus++] = g;
+  if (!m->ngpus) /* default 8, 16, ... 16384 */
+    for (long g = 8; g <= 16384; g *= 2)
+      m->gpus[m->ngpus++] = g;
   if (!bucket_given)
     for (int i = 0; i < 5; i++)
       m->buckets[m->nbuckets++] =
