@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 37
+plan 41
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -41,6 +41,18 @@ check "allreduce prediction = 6 alpha + 1.5 bytes beta from the fit" jq -e '
 check "error = predicted / measured - 1" \
   jq -e '.validation.points | all((.predicted_us / .measured_us - 1 - .rel_error) | fabs < 1e-6)' "$TMP/val.json"
 check "median <= max" jq -e '.validation.summary | .median_abs_rel_error <= .max_abs_rel_error' "$TMP/val.json"
+
+# The report shows the same fit and errors
+./collbench --report "$A" "$B" --out "$TMP/rep" >"$TMP/out" 2>&1
+ok $? "--report on the two fixtures exits 0"
+check "index.html has the fit table" grep -q '<h2>Model: alpha-beta fit</h2>' "$TMP/rep/index.html"
+vn=$(jq '.validation.summary.per_op.allreduce.points' "$TMP/val.json")
+med=$(jq -r '.validation.summary.per_op.allreduce.median_abs_rel_error * 100' "$TMP/val.json" | awk '{ printf "%.1f", $1 }')
+check "index.html shows allreduce's median error as --validate does ($med%)" \
+  grep -q "<td>allreduce</td><td class=n>$vn</td><td class=n>$med%</td>" "$TMP/rep/index.html"
+./collbench --report "$A" --out "$TMP/rep1" >/dev/null 2>&1
+check "one file: a fit but no error table" \
+  sh -c "grep -q 'Model: alpha-beta fit' '$TMP/rep1/index.html' && ! grep -q 'Model: prediction error' '$TMP/rep1/index.html'"
 
 # Synthetic exact data through files: times replaced by the ring formula with
 # alpha 5 us and beta 0.1 ns/B must come back exactly, and predict np 4 exactly.

@@ -46,11 +46,12 @@ static void add_point(struct cb_fit_group *g, const struct cb_record *r) {
     g->ranks[g->nranks++] = r->nranks;
 }
 
-void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want) {
+void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
+                       int file) {
   for (int i = 0; i < d->nseries; i++) {
     const struct cb_rep_series *s = &d->series[i];
     int op = cb_mop_find(s->op);
-    if (op < 0 || (want && !want[op]))
+    if (op < 0 || (want && !want[op]) || (file >= 0 && s->file != file))
       continue;
     for (int k = 0; k < s->npts; k++)
       if (s->pts[k].time_us > 0 && s->pts[k].nranks > 1)

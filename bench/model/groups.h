@@ -22,8 +22,9 @@ struct cb_fit_groups {
 };
 
 /* Adds the collectives of d (only ops with want[op] set, or all when want
- * is NULL) and fits every group. */
-void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want);
+ * is NULL; only the series of one file, or all when file < 0). */
+void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
+                       int file);
 void cb_fit_groups_fit(struct cb_fit_groups *gs);
 /* The fitted group with the labels of series s at a tier, or NULL. */
 const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,

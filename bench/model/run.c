@@ -377,7 +377,7 @@ int cb_model_run(const struct cb_model_cli *m) {
   if (!rc && m->nvalidate)
     rc = read_all("--validate", m->validate, m->nvalidate, &vd, &err);
   if (!rc && m->nfit) {
-    cb_fit_groups_add(&gs, &fd, want);
+    cb_fit_groups_add(&gs, &fd, want, -1);
     cb_fit_groups_fit(&gs);
     if (gs.n == 0)
       rc = cb_fail(&err, CB_USAGE,
