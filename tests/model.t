@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 41
+plan 43
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -140,6 +140,7 @@ check "missing --fit file" bad "$TMP/nope.jsonl" --fit "$TMP/nope.jsonl"
 check "--op bogus" bad "bogus" --fit "$A" --op bogus
 check "--predict without a source" bad "--predict needs" --predict
 check "--compute-time without --grad-bytes" bad "go together" --predict --topology "$TMP/topo.conf" --compute-time 1
+check "--bucket 8 for 1 TiB of gradients" bad "--bucket 8" --predict --topology "$TMP/topo.conf" --compute-time 1 --grad-bytes 1T --bucket 8
 printf '[tier x]\nscope = sideways\n' >"$TMP/bad.conf"
 check "bad topology file named" bad "bad.conf" --predict --topology "$TMP/bad.conf"
 ./collbench --fit "$A" --json "$TMP/no/such/dir/x.json" >"$TMP/out" 2>"$TMP/err"
