@@ -29,6 +29,9 @@ enum {
   OPT_GID_INDEX,
   OPT_UCX_API,
   OPT_PROM,
+  OPT_ACCEPT,
+  OPT_JUNIT,
+  OPT_MATRIX,
 };
 
 static const struct option long_options[] = {
@@ -46,6 +49,9 @@ static const struct option long_options[] = {
     {"json", required_argument, 0, 'J'},
     {"csv", required_argument, 0, OPT_CSV},
     {"prom", required_argument, 0, OPT_PROM},
+    {"accept", required_argument, 0, OPT_ACCEPT},
+    {"junit", required_argument, 0, OPT_JUNIT},
+    {"matrix", optional_argument, 0, OPT_MATRIX},
     {"op", required_argument, 0, OPT_OP},
     {"backend", required_argument, 0, OPT_BACKEND},
     {"mem", required_argument, 0, OPT_MEM},
@@ -119,6 +125,12 @@ void cb_cli_usage(FILE *out) {
         "                           not a terminal (under mpirun it is a pipe)\n"
         "      --no-progress        never show progress\n"
         "      --list               backends, memory kinds and transports usable here\n"
+        "Acceptance (see topologies/README.md):\n"
+        "      --accept FILE        run a topology file's checks; one PASS/WARN/FAIL line\n"
+        "                           per check with its margin; exit 1 when any fails\n"
+        "      --matrix[=SIZE]      all-pairs bandwidth (SIZE messages, default 1M) and\n"
+        "                           latency in N-1 shift rounds; names slow links and nodes\n"
+        "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
         "Reports (no mpirun needed):\n"
         "      --report FILE...     charts (busbw, and latency for p2p_lat; PNG and SVG)\n"
         "                           and an index.html from --json files; several files\n"
@@ -144,8 +156,9 @@ void cb_cli_usage(FILE *out) {
         "  -h, --help               this text\n"
         "  -V, --version            version and build configuration\n"
         "\n"
-        "Exit status: 0 ok, 1 wrong results, 2 usage or configuration error,\n"
-        "3 runtime error (backend failure, timeout; gnuplot failing for --report).\n",
+        "Exit status: 0 ok, 1 wrong results or failed acceptance, 2 usage or\n"
+        "configuration error, 3 runtime error (backend failure, timeout; gnuplot\n"
+        "failing for --report).\n",
         out);
 }
 
@@ -273,6 +286,34 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   return CB_OK;
 }
 
+/* Loads the acceptance file now, before MPI starts, so a bad file costs
+ * nothing; every check's transport must be settable in one process. */
+static int accept_file(struct cb_cli *cli, struct cb_error *err) {
+  struct cb_topology *t = &cli->topology;
+  if (cb_topology_load(cli->accept_path, t, err))
+    return err->status;
+  if (!cli->matrix_bytes)
+    cli->matrix_bytes = t->matrix.bytes;
+  for (int i = 0; i < t->nchecks; i++) {
+    const struct cb_check *c = &t->checks[i];
+    int b = cb_backend_lookup(c->backend_name);
+    if (b < 0 || !cb_backends[b]->pre_mpi_init)
+      continue;
+    if (!backend_has_transport(cb_backends[b], c->transport))
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s': backend %s has no transport '%s'", t->path,
+                     c->line, c->name, c->backend_name, c->transport);
+    for (int j = 0; j < i; j++)
+      if (strcmp(t->checks[j].backend_name, c->backend_name) == 0 &&
+          strcmp(t->checks[j].transport, c->transport) != 0)
+        return cb_fail(err, CB_USAGE,
+                       "%s:%d: check '%s': backend %s takes one transport per run, and check "
+                       "'%s' asks for '%s'",
+                       t->path, c->line, c->name, c->backend_name, t->checks[j].name,
+                       t->checks[j].transport);
+  }
+  return CB_OK;
+}
+
 static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
                         int *mem_given, struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
@@ -348,6 +389,11 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case 'J': cli->json_path = arg; return CB_OK;
   case OPT_CSV: cli->csv_path = arg; return CB_OK;
   case OPT_PROM: cli->prom_path = arg; return CB_OK;
+  case OPT_JUNIT: cli->junit_path = arg; return CB_OK;
+  case OPT_ACCEPT: cli->accept_path = arg; return CB_OK;
+  case OPT_MATRIX:
+    cli->matrix = 1;
+    return arg ? cb_parse_size(arg, "--matrix", &cli->matrix_bytes, err) : CB_OK;
   case OPT_SWEEP: cli->sweep = 1; return CB_OK;
   case OPT_PROGRESS: cli->progress = 1; return CB_OK;
   case OPT_NO_PROGRESS: cli->progress = 0; return CB_OK;
@@ -386,6 +432,24 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   }
   if (optind < argc)
     return cb_fail(err, CB_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+  if (cli->accept_path || cli->matrix) {
+    const char *mode = cli->accept_path ? "--accept" : "--matrix";
+    if (cli->sweep || op_given || backend_given || mem_given)
+      return cb_fail(err, CB_USAGE, "%s chooses what to measure itself: --%s does not go with it",
+                     mode,
+                     cli->sweep      ? "sweep"
+                     : op_given      ? "op"
+                     : backend_given ? "backend"
+                                     : "mem");
+    if (cli->accept_path && cli->matrix)
+      return cb_fail(err, CB_USAGE,
+                     "--accept and --matrix: choose one (a [matrix] section in the "
+                     "file makes --accept run the matrix too)");
+    if (cli->accept_path && accept_file(cli, err))
+      return err->status;
+  } else if (cli->junit_path)
+    return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
+                   cli->junit_path);
   if (cli->sweep) {
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NOPS; s->nops++)

@@ -8,12 +8,17 @@
 
 #include "error.h"
 #include "settings.h"
+#include "topology.h"
 
 struct cb_cli {
   struct cb_settings settings;
-  const char *json_path, *csv_path, *prom_path;
+  const char *json_path, *csv_path, *prom_path, *junit_path;
   int help, version, list, sweep;
-  int progress; /* -1: when stderr is a terminal; 0 never; 1 always */
+  const char *accept_path;     /* --accept FILE: run the topology file's checks */
+  struct cb_topology topology; /* loaded from accept_path while parsing */
+  int matrix;                  /* --matrix: all-pairs bandwidth and latency */
+  uint64_t matrix_bytes;       /* --matrix=SIZE (default 1 MiB) */
+  int progress;                /* -1: when stderr is a terminal; 0 never; 1 always */
 };
 
 /* --report IN.jsonl... --out DIR: a mode of its own, without MPI. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accept/accept.h"
 #include "cli.h"
 #include "config.h"
 #include "engine.h"
@@ -46,6 +47,8 @@ static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks,
     return err->status;
   if (cli->prom_path && cb_sink_prom(cli->prom_path, &sinks[(*n)++], err))
     return err->status;
+  if (cli->junit_path && cb_sink_junit(cli->junit_path, &sinks[(*n)++], err))
+    return err->status;
   return CB_OK;
 }
 
@@ -66,11 +69,12 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     cb_cluster_free(&cl);
     return err->status;
   }
-  if (cb_engine_validate(&cl, s, err)) {
+  if (cli->accept_path ? cb_accept_validate(&cli->topology, cl.nranks, err)
+                       : cb_engine_validate(&cl, s, err)) {
     cb_cluster_free(&cl);
     return err->status;
   }
-  struct cb_sink sinks[5];
+  struct cb_sink sinks[6];
   int nsinks = 0, rc = open_sinks(cli, cl.rank, sinks, &nsinks, err);
   if (cb_cluster_agree(&cl, rc) != CB_OK) {
     close_sinks(sinks, nsinks);
@@ -79,10 +83,21 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   }
   struct cb_run_info ri;
   cb_run_info_collect(&ri, argc, argv, &cl, s);
-  struct cb_summary sum;
-  rc = cb_engine_run(&cl, s, &ri, sinks, nsinks, &sum, err);
-  if (rc == CB_OK && sum.wrong > 0)
-    rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
+  if (cli->accept_path || cli->matrix) {
+    struct cb_accept_result res;
+    struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
+    cb_matrix_rules_defaults(&rules);
+    rc = cli->accept_path ? cb_accept_run(&cl, &cli->topology, s, &ri, sinks, nsinks, &res, err)
+                          : cb_matrix_run(&cl, s, &rules, &ri, sinks, nsinks, &res, err);
+    if (rc == CB_OK && res.fail > 0)
+      rc = cb_fail(err, CB_FAILED, "FAILED: %d of %d acceptance verdicts", res.fail,
+                   res.pass + res.warn + res.fail);
+  } else {
+    struct cb_summary sum;
+    rc = cb_engine_run(&cl, s, &ri, sinks, nsinks, &sum, err);
+    if (rc == CB_OK && sum.wrong > 0)
+      rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
+  }
   close_sinks(sinks, nsinks);
   cb_run_info_free(&ri);
   if (rc == CB_RUNTIME || rc == CB_USAGE) { /* other ranks may be blocked in a call */
@@ -91,6 +106,28 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   }
   cb_cluster_free(&cl);
   return rc;
+}
+
+/* Backends that fix their path at MPI_Init (MPI's shm or tcp) set it now:
+ * from the command line, or from the acceptance file's checks (the CLI
+ * made sure those agree). */
+static int pre_mpi_init(const struct cb_cli *cli, struct cb_error *err) {
+  const struct cb_topology *t = &cli->topology;
+  if (cli->accept_path) {
+    for (int i = 0; i < t->nchecks; i++) {
+      int b = cb_backend_lookup(t->checks[i].backend_name);
+      if (b >= 0 && cb_backends[b]->pre_mpi_init &&
+          cb_backends[b]->pre_mpi_init(t->checks[i].transport, err))
+        return err->status;
+    }
+    return CB_OK;
+  }
+  for (int b = 0; b < cli->settings.nbackends; b++) {
+    const struct cb_backend *be = cb_backends[cli->settings.backends[b]];
+    if (be->pre_mpi_init && be->pre_mpi_init(cli->settings.transports[0], err))
+      return err->status;
+  }
+  return CB_OK;
 }
 
 int main(int argc, char **argv) {
@@ -129,13 +166,10 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  for (int b = 0; b < cli.settings.nbackends; b++) {
-    const struct cb_backend *be = cb_backends[cli.settings.backends[b]];
-    if (be->pre_mpi_init && be->pre_mpi_init(cli.settings.transports[0], &err)) {
-      if (printer)
-        report(&err);
-      return err.status;
-    }
+  if (pre_mpi_init(&cli, &err)) {
+    if (printer)
+      report(&err);
+    return err.status;
   }
 
   /* Plain MPI_Init like the OSU benchmarks and NetPIPE: asking Open MPI for

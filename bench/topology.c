@@ -142,11 +142,11 @@ static int check_key(struct parse_state *ps, const char *key, const char *value)
     if ((c->op = cb_op_lookup(value)) < 0)
       return bad(ps, key, "unknown op '%s'", value);
   } else if (strcmp(key, "backend") == 0) {
-    c->backend = -1;
+    c->backend_name = NULL;
     for (size_t i = 0; i < sizeof known_backends / sizeof known_backends[0]; i++)
       if (strcmp(value, known_backends[i]) == 0)
-        c->backend = (int)i;
-    if (c->backend < 0)
+        c->backend_name = known_backends[i];
+    if (!c->backend_name)
       return bad(ps, key, "unknown backend '%s' (mpi, nccl, ucx, verbs)", value);
   } else if (strcmp(key, "mem") == 0) {
     if ((c->mem = cb_mem_lookup(value)) < 0)
@@ -250,7 +250,7 @@ static int begin_section(struct parse_state *ps, const char *section) {
     memset(c, 0, sizeof *c);
     copy_text(c->name, sizeof c->name, name);
     c->line = ps->line;
-    c->op = c->backend = c->metric = -1;
+    c->op = c->metric = -1;
     c->mem = cb_mem_lookup("host");
     c->dtype = cb_dtype_lookup("float");
     copy_text(c->transport, sizeof c->transport, "auto");
@@ -329,12 +329,12 @@ static int validate(struct parse_state *ps) {
   }
   for (int i = 0; i < t->nchecks; i++) {
     struct cb_check *c = &t->checks[i];
-    const char *missing = c->op < 0        ? "op"
-                          : c->backend < 0 ? "backend"
-                          : !c->bytes      ? "size"
-                          : c->metric < 0  ? "metric"
-                          : !c->fail.set   ? "fail"
-                                           : NULL;
+    const char *missing = c->op < 0          ? "op"
+                          : !c->backend_name ? "backend"
+                          : !c->bytes        ? "size"
+                          : c->metric < 0    ? "metric"
+                          : !c->fail.set     ? "fail"
+                                             : NULL;
     if (missing)
       return cb_fail(ps->err, CB_USAGE, "%s:%d: [check %s]: key '%s' is missing", ps->file, c->line,
                      c->name, missing);
@@ -346,14 +346,7 @@ static int validate(struct parse_state *ps) {
                      "%s:%d: [check %s]: warn is beyond fail (warn must be the stricter level)",
                      ps->file, c->line, c->name);
   }
-  if (t->matrix.set) {
-    if (!t->matrix.bytes)
-      t->matrix.bytes = 1 << 20;
-    if (!t->matrix.bw_fraction)
-      t->matrix.bw_fraction = 0.9;
-    if (!t->matrix.lat_factor)
-      t->matrix.lat_factor = 2.1;
-  }
+  cb_matrix_rules_defaults(&t->matrix);
   return CB_OK;
 }
 
@@ -406,6 +399,15 @@ int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *e
   int rc = cb_topology_parse(text, path, t, err);
   free(text);
   return rc;
+}
+
+void cb_matrix_rules_defaults(struct cb_matrix_rules *m) {
+  if (!m->bytes)
+    m->bytes = 1 << 20;
+  if (!m->bw_fraction)
+    m->bw_fraction = 0.9; /* mpiGraph/ClusterKit practice: 0.9-0.93 of the typical pair */
+  if (!m->lat_factor)
+    m->lat_factor = 2.1; /* ClusterKit: over 2.1x the best latency */
 }
 
 const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope) {

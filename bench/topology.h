@@ -42,7 +42,8 @@ struct cb_threshold {
 struct cb_check {
   char name[CB_TOPO_NAME_MAX]; /* [check NAME] */
   int line;                    /* where the section starts, for messages */
-  int op, backend, mem, dtype; /* indexes into the op, backend, memory, dtype tables */
+  int op, mem, dtype;          /* indexes into the op, memory and dtype tables */
+  const char *backend_name;    /* mpi, nccl, ucx or verbs, built here or not */
   char transport[32];          /* "auto" unless given */
   uint64_t bytes;
   int metric;  /* enum cb_metric */
@@ -57,6 +58,8 @@ struct cb_matrix_rules {
   uint64_t bytes;
   double bw_fraction, lat_factor;
 };
+
+void cb_matrix_rules_defaults(struct cb_matrix_rules *m);
 
 struct cb_topology {
   char path[CB_TOPO_TEXT_MAX];

@@ -1,6 +1,7 @@
 /* --json FILE: JSON Lines through jansson. The first line is the run
  * record; then one result line per record, flushed as it is written so a
  * killed run leaves only whole lines. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,40 @@ static int jsonl_row(void *state, const struct cb_row *row, struct cb_error *err
   return CB_OK;
 }
 
+static json_t *real_or_null(double v) {
+  return isnan(v) ? json_null() : json_real(v);
+}
+
+static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  json_t *o = json_object();
+  json_object_set_new(o, "type", json_string("verdict"));
+  json_object_set_new(o, "check", json_string(v->name));
+  json_object_set_new(o, "status", json_string(cb_verdict_names[v->status]));
+  json_object_set_new(o, "measured", real_or_null(v->measured));
+  json_object_set_new(o, "warn", real_or_null(v->warn));
+  json_object_set_new(o, "fail", real_or_null(v->fail));
+  json_object_set_new(o, "unit", json_string(v->unit));
+  json_object_set_new(o, "margin", real_or_null(v->margin));
+  json_object_set_new(o, "what", json_string(v->what));
+  if (v->line)
+    json_object_set_new(o, "line", json_integer(v->line));
+  return put_line(state, o, err);
+}
+
+static int jsonl_pair(void *state, const struct cb_pair *p, struct cb_error *err) {
+  json_t *o = json_object();
+  json_object_set_new(o, "type", json_string("pair"));
+  json_object_set_new(o, "src", json_integer(p->src));
+  json_object_set_new(o, "dst", json_integer(p->dst));
+  json_object_set_new(o, "src_host", json_string(p->src_host));
+  json_object_set_new(o, "dst_host", json_string(p->dst_host));
+  json_object_set_new(o, "bytes", json_integer((json_int_t)p->bytes));
+  json_object_set_new(o, "bw_GBps", real_or_null(p->bw_GBps));
+  json_object_set_new(o, "lat_us", real_or_null(p->lat_us));
+  json_object_set_new(o, "round", json_integer(p->round));
+  return put_line(state, o, err);
+}
+
 static void jsonl_close(void *state) {
   fclose(state);
 }
@@ -123,6 +158,8 @@ int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err) 
   sink->state = f;
   sink->run = jsonl_run;
   sink->row = jsonl_row;
+  sink->verdict = jsonl_verdict;
+  sink->pair = jsonl_pair;
   sink->close = jsonl_close;
   return CB_OK;
 }

@@ -12,11 +12,18 @@
 
 #include "sink.h"
 
+struct prom_verdict {
+  char *name;
+  int status;
+};
+
 struct prom {
   char *path;
   const struct cb_run_info *ri;
   struct cb_record *records;
   int n, cap;
+  struct prom_verdict *verdicts;
+  int nverdicts, verdicts_cap;
 };
 
 /* Label values escape backslash, double quote and newline. */
@@ -105,6 +112,15 @@ static int write_all(struct prom *p, FILE *f, const struct cb_summary *sum) {
       fprintf(f, " %.9g\n", metrics[m].value(&p->records[i]));
     }
   }
+  if (p->nverdicts)
+    fputs("# HELP collbench_acceptance_verdict Acceptance verdict per check: 0 pass, 1 warn, 2 "
+          "fail.\n# TYPE collbench_acceptance_verdict gauge\n",
+          f);
+  for (int i = 0; i < p->nverdicts; i++) {
+    fputs("collbench_acceptance_verdict{check=\"", f);
+    cb_prom_escape(f, p->verdicts[i].name);
+    fprintf(f, "\"} %d\n", p->verdicts[i].status);
+  }
   return ferror(f);
 }
 
@@ -136,6 +152,24 @@ static int prom_row(void *state, const struct cb_row *row, struct cb_error *err)
   return CB_OK;
 }
 
+static int prom_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  struct prom *p = state;
+  if (p->nverdicts == p->verdicts_cap) {
+    int cap = p->verdicts_cap ? 2 * p->verdicts_cap : 16;
+    struct prom_verdict *more = realloc(p->verdicts, (size_t)cap * sizeof *more);
+    if (!more)
+      return cb_fail(err, CB_RUNTIME, "--prom: out of memory");
+    p->verdicts = more;
+    p->verdicts_cap = cap;
+  }
+  struct prom_verdict *pv = &p->verdicts[p->nverdicts];
+  if (!(pv->name = strdup(v->name)))
+    return cb_fail(err, CB_RUNTIME, "--prom: out of memory");
+  pv->status = v->status;
+  p->nverdicts++;
+  return CB_OK;
+}
+
 static int prom_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
   struct prom *p = state;
   char tmp[4096];
@@ -155,6 +189,9 @@ static int prom_finish(void *state, const struct cb_summary *sum, struct cb_erro
 static void prom_close(void *state) {
   struct prom *p = state;
   free(p->records);
+  for (int i = 0; i < p->nverdicts; i++)
+    free(p->verdicts[i].name);
+  free(p->verdicts);
   free(p->path);
   free(p);
 }
@@ -173,7 +210,11 @@ int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err) {
     free(p);
     return cb_fail(err, CB_RUNTIME, "out of memory");
   }
-  *sink = (struct cb_sink){
-      .state = p, .run = prom_run, .row = prom_row, .finish = prom_finish, .close = prom_close};
+  *sink = (struct cb_sink){.state = p,
+                           .run = prom_run,
+                           .row = prom_row,
+                           .verdict = prom_verdict,
+                           .finish = prom_finish,
+                           .close = prom_close};
   return CB_OK;
 }

@@ -3,17 +3,29 @@
 #ifndef CB_SINK_H
 #define CB_SINK_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../error.h"
 #include "../record.h"
 #include "../runinfo.h"
+#include "../verdict.h"
 
 struct cb_summary {
   long rows, records;
   long wrong;     /* over every checked record */
   long unchecked; /* records not checked */
   long skipped;   /* sizes or series skipped */
+};
+
+/* One cell of the all-pairs matrix (--matrix): src sends, dst receives. */
+struct cb_pair {
+  int src, dst;
+  const char *src_host, *dst_host;
+  uint64_t bytes;
+  double bw_GBps; /* src -> dst, messages of `bytes`, all pairs of the round at once */
+  double lat_us;  /* half the src <-> dst round trip of 8 B */
+  int round;      /* shift distance dst - src (mod N); 0 for a retest alone */
 };
 
 struct cb_sink {
@@ -24,6 +36,10 @@ struct cb_sink {
   int (*series_end)(void *state, const struct cb_series *s, struct cb_error *err);
   /* A remark such as why a series was skipped. */
   int (*note)(void *state, const char *text, struct cb_error *err);
+  /* Acceptance: one judged check, link or node (may be NULL). */
+  int (*verdict)(void *state, const struct cb_verdict *v, struct cb_error *err);
+  /* The all-pairs matrix: one measured pair (may be NULL). */
+  int (*pair)(void *state, const struct cb_pair *p, struct cb_error *err);
   int (*finish)(void *state, const struct cb_summary *sum, struct cb_error *err);
   void (*close)(void *state);
 };
@@ -33,6 +49,7 @@ int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err);
+int cb_sink_junit(const char *path, struct cb_sink *sink, struct cb_error *err);
 
 /* Prometheus label value escaping (backslash, quote, newline). */
 void cb_prom_escape(FILE *f, const char *s);

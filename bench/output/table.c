@@ -2,6 +2,7 @@
  * out-of-place then in-place figures, a header naming what ran and the
  * units, and a footer with the average bus bandwidth and check status. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ struct table {
   const struct cb_run_info *ri;
   double busbw_sum;
   long busbw_n;
+  int verdicts; /* printed so far: the first one brings a header */
 };
 
 static int table_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
@@ -106,6 +108,31 @@ static int table_note(void *state, const char *text, struct cb_error *err) {
   return CB_OK;
 }
 
+static int table_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  struct table *t = state;
+  (void)err;
+  if (t->verdicts++ == 0)
+    fprintf(t->out,
+            "#\n# acceptance (margin: headroom over the fail level; negative fails)\n"
+            "# %-7s %-24s %16s %10s %10s %8s  %s\n",
+            "verdict", "check", "measured", "warn", "fail", "margin", "what");
+  char measured[32], warn[16] = "-", margin[16] = "-";
+  snprintf(measured, sizeof measured, "%.4g %s", v->measured, v->unit);
+  if (isnan(v->measured))
+    snprintf(measured, sizeof measured, "none");
+  if (!isnan(v->warn))
+    snprintf(warn, sizeof warn, "%.4g", v->warn);
+  if (!isnan(v->margin))
+    snprintf(margin, sizeof margin, "%+.0f%%", v->margin * 100);
+  fprintf(t->out, "  %-7s %-24s %16s %10s %10.4g %8s  %s", cb_verdict_names[v->status], v->name,
+          measured, warn, v->fail, margin, v->what);
+  if (v->line)
+    fprintf(t->out, " (line %d)", v->line);
+  fputc('\n', t->out);
+  fflush(t->out);
+  return CB_OK;
+}
+
 static int table_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
   struct table *t = state;
   (void)err;
@@ -133,6 +160,7 @@ int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err) {
                            .row = table_row,
                            .series_end = table_series_end,
                            .note = table_note,
+                           .verdict = table_verdict,
                            .finish = table_finish,
                            .close = table_close};
   return CB_OK;

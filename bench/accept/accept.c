@@ -1,0 +1,219 @@
+#include "accept.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../engine.h"
+#include "../units.h"
+
+/* The engine reports each check's series through this relay: it passes
+ * everything on to the run's sinks (so --json keeps every measurement)
+ * and keeps the record the check judges. The run record and the final
+ * summary are sent once for the whole acceptance run, not per check. */
+struct relay {
+  struct cb_sink *sinks;
+  int nsinks;
+  const struct cb_check *check;
+  struct cb_record rec;
+  int have;
+  char note[256]; /* why the check's record is missing, if the engine said */
+};
+
+#define RELAY(method, ...)                                                                         \
+  do {                                                                                             \
+    for (int i_ = 0; i_ < r->nsinks; i_++)                                                         \
+      if (r->sinks[i_].method && r->sinks[i_].method(r->sinks[i_].state, __VA_ARGS__))             \
+        return err->status;                                                                        \
+    return CB_OK;                                                                                  \
+  } while (0)
+
+static int relay_series_begin(void *state, const struct cb_series *s, struct cb_error *err) {
+  struct relay *r = state;
+  RELAY(series_begin, s, err);
+}
+
+static int relay_row(void *state, const struct cb_row *row, struct cb_error *err) {
+  struct relay *r = state;
+  const struct cb_record *want = r->check->inplace ? row->inplace : row->outofplace;
+  if (want && want->bytes == r->check->bytes) {
+    r->rec = *want;
+    r->have = 1;
+  }
+  RELAY(row, row, err);
+}
+
+static int relay_series_end(void *state, const struct cb_series *s, struct cb_error *err) {
+  struct relay *r = state;
+  RELAY(series_end, s, err);
+}
+
+static int relay_note(void *state, const char *text, struct cb_error *err) {
+  struct relay *r = state;
+  snprintf(r->note, sizeof r->note, "%s", text);
+  RELAY(note, text, err);
+}
+
+int cb_accept_validate(const struct cb_topology *t, int nranks, struct cb_error *err) {
+  if (t->nchecks == 0 && !t->matrix.set)
+    return cb_fail(err, CB_USAGE, "%s: no [check NAME] sections and no [matrix]: nothing to accept",
+                   t->path);
+  for (int i = 0; i < t->nchecks; i++) {
+    const struct cb_check *c = &t->checks[i];
+    const char *backend = c->backend_name;
+    int b = cb_backend_lookup(backend);
+    char why[160] = "";
+    if (b < 0)
+      return cb_fail(err, CB_USAGE,
+                     "%s:%d: check '%s' needs the %s backend, which this build lacks (see --list)",
+                     t->path, c->line, c->name, backend);
+    if (cb_backends[b]->probe && !cb_backends[b]->probe(why, sizeof why))
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs the %s backend: %s", t->path, c->line,
+                     c->name, backend, why);
+    if (!cb_mem_built(c->mem))
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs %s memory, which this build lacks",
+                     t->path, c->line, c->name, cb_mem_names[c->mem]);
+    if (nranks < cb_ops[c->op]->min_ranks)
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' (%s) needs at least %d ranks", t->path,
+                     c->line, c->name, cb_ops[c->op]->name, cb_ops[c->op]->min_ranks);
+  }
+  return CB_OK;
+}
+
+/* The check's settings: the command line's timing options, the check's
+ * op, backend, memory, transport, type and size. */
+static void check_settings(const struct cb_check *c, const struct cb_settings *base,
+                           struct cb_settings *s) {
+  *s = *base;
+  s->ops[0] = c->op;
+  s->nops = 1;
+  s->backends[0] = cb_backend_lookup(c->backend_name);
+  s->nbackends = 1;
+  s->mems[0] = c->mem;
+  s->nmems = 1;
+  s->transports[0] = c->transport;
+  s->ntransports = 1;
+  s->dtypes[0] = c->dtype;
+  s->ndtypes = 1;
+  s->redops[0] = CB_SUM;
+  s->nredops = 1;
+  s->min_bytes = s->max_bytes = c->bytes;
+  if (s->check < 1)
+    s->check = 1; /* acceptance never judges an unchecked figure */
+}
+
+static void judge(const struct cb_check *c, const struct relay *r, double membw,
+                  struct cb_verdict *v) {
+  char size[32];
+  int is_time = c->metric == CB_METRIC_TIME;
+  double scale = is_time ? 1e6 : 1e-9; /* base units to us or GB/s */
+  memset(v, 0, sizeof *v);
+  v->name = c->name;
+  v->line = c->line;
+  v->unit = is_time ? "us" : "GB/s";
+  v->fail = cb_threshold_value(&c->fail, membw) * scale;
+  v->warn = c->warn.set ? cb_threshold_value(&c->warn, membw) * scale : NAN;
+  snprintf(v->what, sizeof v->what, "%s %s %s %s %s %s", cb_ops[c->op]->name, c->backend_name,
+           cb_mem_names[c->mem], cb_format_size(c->bytes, size, sizeof size),
+           cb_metric_names[c->metric], c->inplace ? "in-place" : "out-of-place");
+  if (!r->have) {
+    v->status = CB_FAIL;
+    v->measured = NAN;
+    v->margin = NAN;
+    snprintf(v->what + strlen(v->what), sizeof v->what - strlen(v->what), ": not measured%s%s",
+             r->note[0] ? ": " : "", r->note);
+    return;
+  }
+  v->record = &r->rec;
+  v->measured = c->metric == CB_METRIC_TIME    ? r->rec.time_us
+                : c->metric == CB_METRIC_BUSBW ? r->rec.busbw_GBps
+                                               : r->rec.algbw_GBps;
+  cb_verdict_judge(v, is_time);
+  if (r->rec.wrong != 0) { /* a fast wrong answer is no pass */
+    v->status = CB_FAIL;
+    snprintf(v->what + strlen(v->what), sizeof v->what - strlen(v->what), ": %ld wrong values",
+             r->rec.wrong);
+  }
+}
+
+int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                   const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err) {
+  if (cl->rank != 0)
+    return CB_OK;
+  (*(v->status == CB_PASS ? &res->pass : v->status == CB_WARN ? &res->warn : &res->fail))++;
+  for (int i = 0; i < nsinks; i++)
+    if (sinks[i].verdict && sinks[i].verdict(sinks[i].state, v, err))
+      return err->status;
+  return CB_OK;
+}
+
+static int uses_membw(const struct cb_topology *t) {
+  for (int i = 0; i < t->nchecks; i++)
+    if (t->checks[i].fail.reference == CB_REF_MEMBW || t->checks[i].warn.reference == CB_REF_MEMBW)
+      return 1;
+  return 0;
+}
+
+int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
+                  const struct cb_settings *base, const struct cb_run_info *ri,
+                  struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
+                  struct cb_error *err) {
+  memset(res, 0, sizeof *res);
+  if (uses_membw(t) && cb_membw_measure(cl, &res->membw_Bps, err))
+    return err->status;
+  struct cb_summary total = {0};
+  if (cl->rank == 0) {
+    for (int i = 0; i < nsinks; i++)
+      if (sinks[i].run && sinks[i].run(sinks[i].state, ri, err))
+        return err->status;
+    char text[1024];
+    snprintf(text, sizeof text, "acceptance: %s (%s), %d check%s%s", t->path, t->name, t->nchecks,
+             t->nchecks == 1 ? "" : "s", res->membw_Bps > 0 ? "; memory bandwidth reference " : "");
+    if (res->membw_Bps > 0)
+      snprintf(text + strlen(text), sizeof text - strlen(text), "%.2f GB/s (memcpy, per rank)",
+               res->membw_Bps * 1e-9);
+    for (int i = 0; i < nsinks; i++)
+      if (sinks[i].note && sinks[i].note(sinks[i].state, text, err))
+        return err->status;
+  }
+  struct cb_verdict verdicts[CB_TOPO_MAX_CHECKS];
+  struct relay relays[CB_TOPO_MAX_CHECKS];
+  for (int i = 0; i < t->nchecks; i++) {
+    struct relay *r = &relays[i];
+    memset(r, 0, sizeof *r);
+    r->sinks = sinks;
+    r->nsinks = nsinks;
+    r->check = &t->checks[i];
+    struct cb_sink relay_sink = {.state = r,
+                                 .series_begin = relay_series_begin,
+                                 .row = relay_row,
+                                 .series_end = relay_series_end,
+                                 .note = relay_note};
+    struct cb_settings s;
+    check_settings(r->check, base, &s);
+    struct cb_summary sum;
+    if (cb_engine_run(cl, &s, ri, &relay_sink, cl->rank == 0, &sum, err))
+      return err->status;
+    total.rows += sum.rows;
+    total.records += sum.records;
+    total.wrong += sum.wrong;
+    total.unchecked += sum.unchecked;
+    total.skipped += sum.skipped;
+    judge(r->check, r, res->membw_Bps, &verdicts[i]);
+  }
+  /* Verdicts after all measurements, so the table prints them together. */
+  for (int i = 0; i < t->nchecks; i++)
+    if (cb_accept_emit(cl, sinks, nsinks, &verdicts[i], res, err))
+      return err->status;
+  int rc = t->matrix.set ? cb_matrix_measure(cl, base, &t->matrix, sinks, nsinks, res, err) : 0;
+  if (cb_cluster_agree(cl, rc))
+    return rc ? rc : cb_fail(err, CB_RUNTIME, "the matrix failed on another rank");
+  if (cl->rank == 0)
+    for (int i = 0; i < nsinks; i++)
+      if (sinks[i].finish && sinks[i].finish(sinks[i].state, &total, err))
+        return err->status;
+  int counts[3] = {res->pass, res->warn, res->fail}; /* judged on rank 0 */
+  MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
+  res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
+  return CB_OK;
+}

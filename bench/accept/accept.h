@@ -1,0 +1,54 @@
+/* Acceptance testing: a topology file's checks (--accept), the all-pairs
+ * matrix with outlier finding (--matrix) and straggler finding. Each runs
+ * measurements through the engine or the cluster's communicator, judges
+ * them, and hands records and verdicts to the same sinks as a sweep. */
+#ifndef CB_ACCEPT_H
+#define CB_ACCEPT_H
+
+#include "../cluster.h"
+#include "../output/sink.h"
+#include "../runinfo.h"
+#include "../settings.h"
+#include "../topology.h"
+
+/* What acceptance found: verdict counts, and the reference figures that
+ * relative thresholds were computed from. */
+struct cb_accept_result {
+  int pass, warn, fail;
+  double membw_Bps;
+};
+
+/* Memory copy bandwidth of this machine as the ranks see it: every rank
+ * copies at once (the ranks share the memory system during the checks too),
+ * best of several copies, median over ranks. The same value on every rank. */
+int cb_membw_measure(const struct cb_cluster *cl, double *bytes_per_s, struct cb_error *err);
+
+/* Refuses (CB_USAGE) a file whose checks this build or launch cannot run,
+ * before anything is measured. */
+int cb_accept_validate(const struct cb_topology *t, int nranks, struct cb_error *err);
+
+/* Runs every check of `t` with `base` as the template settings (timing
+ * options from the command line); sinks get the run record once, each
+ * check's series, then the verdicts. */
+int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
+                  const struct cb_settings *base, const struct cb_run_info *ri,
+                  struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
+                  struct cb_error *err);
+
+/* --matrix on its own: run record, the matrix and its verdicts, summary. */
+int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
+                  const struct cb_matrix_rules *rules, const struct cb_run_info *ri,
+                  struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
+                  struct cb_error *err);
+
+/* The matrix inside another run (acceptance): measurements and verdicts
+ * only. Verdict counts are added to `res` on every rank. */
+int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
+                      const struct cb_matrix_rules *rules, struct cb_sink *sinks, int nsinks,
+                      struct cb_accept_result *res, struct cb_error *err);
+
+/* Hands a verdict to every sink and counts it (rank 0). */
+int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                   const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err);
+
+#endif

@@ -1,0 +1,419 @@
+/* All-pairs bandwidth and latency in N-1 shift rounds (mpiGraph's scheme):
+ * in round d every rank sends to rank+d and receives from rank-d at once,
+ * so N ranks cover all N(N-1) ordered pairs in N-1 rounds. Rank 0 receives
+ * N figures per round and keeps O(N): per-rank counters and a bounded list
+ * of suspect pairs, judged against each round's median. Suspects are then
+ * re-tested alone: a pair slow only in company was contention; a pair slow
+ * alone is a bad link, and a rank most of whose pairs are slow in one
+ * direction is a bad node. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../stats.h"
+#include "../timer.h"
+#include "../units.h"
+#include "accept.h"
+
+#define MATRIX_WINDOW 8  /* messages in flight per pair: fills the pipe, bounds memory */
+#define MATRIX_REPEATS 3 /* bandwidth: best of these (noise only ever slows a pair) */
+#define MATRIX_PINGS 50  /* latency: median of these round trips */
+#define MATRIX_WARMUP_PINGS 5
+#define MATRIX_LAT_BYTES 8
+#define TAG_BW 11
+#define TAG_PING 12
+#define TAG_PONG 13
+
+struct suspect {
+  int src, dst;
+  double bw, lat;         /* in the round (GB/s, us) */
+  double bw_ref, lat_ref; /* the round's median bandwidth and best latency */
+  int slow_bw, slow_lat;  /* after the retest, against the whole matrix's references */
+};
+
+struct matrix {
+  const struct cb_cluster *cl;
+  const struct cb_matrix_rules *rules;
+  struct cb_sink *sinks;
+  int nsinks;
+  int window;
+  char *sendbuf, *recvbuf;
+  /* rank 0 only */
+  struct suspect *suspects;
+  int nsuspects, max_suspects, dropped;
+  double *round_bw_median; /* [N-1] */
+  double best_lat;
+  int *slow_in, *slow_out; /* [N] confirmed slow pairs per rank and direction */
+  /* [2N] the worst re-tested figures per rank: [r] incoming, [N + r] outgoing */
+  double *worst_bw, *worst_lat;
+};
+
+static const char *host_of(const struct cb_cluster *cl, int rank) {
+  return cl->node_names[cl->node_of_rank[rank]];
+}
+
+/* Bandwidth src -> this rank while this rank sends to dst: time until the
+ * whole window from src has arrived, best of MATRIX_REPEATS. src or dst
+ * may be -1 (a retest, where one rank only sends and one only receives). */
+static double measure_bw(struct matrix *m, int src, int dst, uint64_t bytes) {
+  const struct cb_cluster *cl = m->cl;
+  MPI_Request reqs[2 * MATRIX_WINDOW];
+  double best = INFINITY;
+  for (int rep = 0; rep < MATRIX_REPEATS; rep++) {
+    int n = 0;
+    MPI_Barrier(cl->comm);
+    double t0 = cb_now();
+    if (src >= 0)
+      for (int w = 0; w < m->window; w++)
+        MPI_Irecv(m->recvbuf + (size_t)w * bytes, (int)bytes, MPI_BYTE, src, TAG_BW, cl->comm,
+                  &reqs[n++]);
+    int nrecv = n;
+    if (dst >= 0)
+      for (int w = 0; w < m->window; w++)
+        MPI_Isend(m->sendbuf, (int)bytes, MPI_BYTE, dst, TAG_BW, cl->comm, &reqs[n++]);
+    MPI_Waitall(nrecv, reqs, MPI_STATUSES_IGNORE);
+    double t = cb_now() - t0;
+    MPI_Waitall(n - nrecv, reqs + nrecv, MPI_STATUSES_IGNORE);
+    if (t < best)
+      best = t;
+  }
+  return src >= 0 ? (double)m->window * (double)bytes / best * 1e-9 : NAN;
+}
+
+/* Latency this rank -> dst (half the round trip), answering src's pings
+ * meanwhile; every rank pings first, so no rank waits on a silent peer. */
+static double measure_lat(struct matrix *m, int src, int dst) {
+  const struct cb_cluster *cl = m->cl;
+  char ping_in[MATRIX_LAT_BYTES], pong_in[MATRIX_LAT_BYTES], out[MATRIX_LAT_BYTES] = {0};
+  double rtt[MATRIX_PINGS];
+  MPI_Barrier(cl->comm);
+  for (int i = -MATRIX_WARMUP_PINGS; i < MATRIX_PINGS; i++) {
+    MPI_Request ping = MPI_REQUEST_NULL, pong = MPI_REQUEST_NULL, send[2];
+    int nsend = 0;
+    if (src >= 0)
+      MPI_Irecv(ping_in, MATRIX_LAT_BYTES, MPI_BYTE, src, TAG_PING, cl->comm, &ping);
+    if (dst >= 0)
+      MPI_Irecv(pong_in, MATRIX_LAT_BYTES, MPI_BYTE, dst, TAG_PONG, cl->comm, &pong);
+    double t0 = cb_now();
+    if (dst >= 0)
+      MPI_Isend(out, MATRIX_LAT_BYTES, MPI_BYTE, dst, TAG_PING, cl->comm, &send[nsend++]);
+    if (src >= 0) {
+      MPI_Wait(&ping, MPI_STATUS_IGNORE);
+      MPI_Isend(out, MATRIX_LAT_BYTES, MPI_BYTE, src, TAG_PONG, cl->comm, &send[nsend++]);
+    }
+    if (dst >= 0) {
+      MPI_Wait(&pong, MPI_STATUS_IGNORE);
+      if (i >= 0)
+        rtt[i] = cb_now() - t0;
+    }
+    MPI_Waitall(nsend, send, MPI_STATUSES_IGNORE);
+  }
+  if (dst < 0)
+    return NAN;
+  struct cb_stats st;
+  cb_stats_compute(rtt, MATRIX_PINGS, &st);
+  return st.median / 2 * 1e6;
+}
+
+static int emit_pair(struct matrix *m, int src, int dst, uint64_t bytes, double bw, double lat,
+                     int round, struct cb_error *err) {
+  struct cb_pair p = {src, dst, host_of(m->cl, src), host_of(m->cl, dst), bytes, bw, lat, round};
+  for (int i = 0; i < m->nsinks; i++)
+    if (m->sinks[i].pair && m->sinks[i].pair(m->sinks[i].state, &p, err))
+      return err->status;
+  return CB_OK;
+}
+
+static double median_of(double *v, int n) {
+  struct cb_stats st;
+  cb_stats_compute(v, (size_t)n, &st);
+  return st.median;
+}
+
+static double min_of(const double *v, int n) {
+  double low = INFINITY;
+  for (int i = 0; i < n; i++)
+    low = v[i] < low ? v[i] : low;
+  return low;
+}
+
+static void add_suspect(struct matrix *m, int src, int dst, double bw, double lat, double bw_ref,
+                        double lat_ref) {
+  if (m->nsuspects == m->max_suspects) {
+    m->dropped++;
+    return;
+  }
+  m->suspects[m->nsuspects++] = (struct suspect){src, dst, bw, lat, bw_ref, lat_ref, 0, 0};
+}
+
+/* Rank 0: one round's N figures. bw_in[r] is (r-d) -> r, lat_out[r] is r -> (r+d). */
+static int take_round(struct matrix *m, int d, const double *bw_in, const double *lat_out,
+                      uint64_t bytes, struct cb_error *err) {
+  int n = m->cl->nranks;
+  double *tmp = malloc(sizeof(double) * (size_t)n);
+  if (!tmp)
+    return cb_fail(err, CB_RUNTIME, "--matrix: out of memory");
+  memcpy(tmp, bw_in, sizeof(double) * (size_t)n);
+  double bw_median = median_of(tmp, n);
+  free(tmp);
+  double lat_best = min_of(lat_out, n);
+  m->round_bw_median[d - 1] = bw_median;
+  if (lat_best < m->best_lat)
+    m->best_lat = lat_best;
+  for (int r = 0; r < n; r++) {
+    int src = (r - d + n) % n, dst = (r + d) % n;
+    /* each pair appears once as a bandwidth and once as a latency figure */
+    if (emit_pair(m, src, r, bytes, bw_in[r], NAN, d, err) ||
+        emit_pair(m, r, dst, MATRIX_LAT_BYTES, NAN, lat_out[r], d, err))
+      return err->status;
+    if (bw_in[r] < m->rules->bw_fraction * bw_median)
+      add_suspect(m, src, r, bw_in[r], NAN, bw_median, NAN);
+    if (lat_out[r] > m->rules->lat_factor * lat_best)
+      add_suspect(m, r, dst, NAN, lat_out[r], NAN, lat_best);
+  }
+  return CB_OK;
+}
+
+/* Every rank: re-measure the suspects one at a time, the others idle. */
+static int retest(struct matrix *m, double bw_ref, uint64_t bytes, struct cb_error *err) {
+  const struct cb_cluster *cl = m->cl;
+  int n = m->nsuspects;
+  MPI_Bcast(&n, 1, MPI_INT, 0, cl->comm);
+  for (int i = 0; i < n; i++) {
+    int pair[2];
+    if (cl->rank == 0)
+      pair[0] = m->suspects[i].src, pair[1] = m->suspects[i].dst;
+    MPI_Bcast(pair, 2, MPI_INT, 0, cl->comm);
+    int me_src = cl->rank == pair[0], me_dst = cl->rank == pair[1];
+    double bw = measure_bw(m, me_dst ? pair[0] : -1, me_src ? pair[1] : -1, bytes);
+    double lat = measure_lat(m, me_dst ? pair[0] : -1, me_src ? pair[1] : -1);
+    double got[2] = {me_dst ? bw : 0, me_src ? lat : 0};
+    MPI_Allreduce(MPI_IN_PLACE, got, 2, MPI_DOUBLE, MPI_SUM, cl->comm);
+    if (cl->rank != 0)
+      continue;
+    struct suspect *s = &m->suspects[i];
+    s->slow_bw = !isnan(s->bw) && got[0] < m->rules->bw_fraction * bw_ref;
+    s->slow_lat = !isnan(s->lat) && got[1] > m->rules->lat_factor * m->best_lat;
+    if (s->slow_bw || s->slow_lat)
+      m->slow_out[s->src]++, m->slow_in[s->dst]++;
+    int in = s->dst, out = cl->nranks + s->src;
+    if (s->slow_bw) {
+      m->worst_bw[in] = fmin(m->worst_bw[in], got[0]);
+      m->worst_bw[out] = fmin(m->worst_bw[out], got[0]);
+    }
+    if (s->slow_lat) {
+      m->worst_lat[in] = fmax(m->worst_lat[in], got[1]);
+      m->worst_lat[out] = fmax(m->worst_lat[out], got[1]);
+    }
+    if (emit_pair(m, s->src, s->dst, bytes, got[0], got[1], 0, err))
+      return err->status;
+    char text[256];
+    snprintf(text, sizeof text, "retest alone %s (rank %d) -> %s (rank %d): %.3g GB/s, %.3g us: %s",
+             host_of(cl, s->src), s->src, host_of(cl, s->dst), s->dst, got[0], got[1],
+             s->slow_bw || s->slow_lat ? "still slow" : "normal alone (contention in the round)");
+    for (int k = 0; k < m->nsinks; k++)
+      if (m->sinks[k].note && m->sinks[k].note(m->sinks[k].state, text, err))
+        return err->status;
+  }
+  return CB_OK;
+}
+
+/* A rank is at fault in one direction when most of its pairs in that
+ * direction (and at least two) stay slow alone; with two ranks a single
+ * slow pair cannot tell link from node, so it is named as a link. */
+static int node_at_fault(int slow, int nranks) {
+  return slow >= 2 && 2 * slow > nranks - 1;
+}
+
+static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
+                 struct cb_error *err) {
+  const struct cb_cluster *cl = m->cl;
+  int n = cl->nranks, faults = 0;
+  char names[2][CB_HOSTNAME_MAX + 32];
+  for (int r = 0; r < n; r++)
+    for (int dir = 0; dir < 2; dir++) {
+      int slow = dir ? m->slow_out[r] : m->slow_in[r];
+      if (!node_at_fault(slow, n))
+        continue;
+      struct cb_verdict v = {.name = names[0], .warn = NAN};
+      snprintf(names[0], sizeof names[0], "node %s", host_of(cl, r));
+      int at = dir * n + r;
+      if (!isinf(m->worst_bw[at])) { /* its worst pair, against the matrix's rule */
+        v.unit = "GB/s";
+        v.measured = m->worst_bw[at];
+        v.fail = m->rules->bw_fraction * bw_ref;
+      } else {
+        v.unit = "us";
+        v.measured = m->worst_lat[at];
+        v.fail = m->rules->lat_factor * m->best_lat;
+      }
+      cb_verdict_judge(&v, v.unit[0] == 'u');
+      snprintf(v.what, sizeof v.what,
+               "rank %d: %d of %d %s pairs slow, also when re-tested alone (rule: under %.2g x "
+               "the median %.3g GB/s or over %.2g x the best %.3g us)",
+               r, slow, n - 1, dir ? "outgoing" : "incoming", m->rules->bw_fraction, bw_ref,
+               m->rules->lat_factor, m->best_lat);
+      if (cb_accept_emit(cl, m->sinks, m->nsinks, &v, res, err))
+        return err->status;
+      faults++;
+    }
+  for (int i = 0; i < m->nsuspects; i++) {
+    const struct suspect *s = &m->suspects[i];
+    if (!(s->slow_bw || s->slow_lat) || node_at_fault(m->slow_out[s->src], n) ||
+        node_at_fault(m->slow_in[s->dst], n))
+      continue;
+    snprintf(names[1], sizeof names[1], "link %s->%s", host_of(cl, s->src), host_of(cl, s->dst));
+    struct cb_verdict v = {.name = names[1], .status = CB_FAIL, .warn = NAN};
+    if (s->slow_bw) {
+      v.unit = "GB/s";
+      v.measured = s->bw;
+      v.fail = m->rules->bw_fraction * bw_ref;
+      cb_verdict_judge(&v, 0);
+    } else {
+      v.unit = "us";
+      v.measured = s->lat;
+      v.fail = m->rules->lat_factor * m->best_lat;
+      cb_verdict_judge(&v, 1);
+    }
+    snprintf(v.what, sizeof v.what, "rank %d -> rank %d, slow in its round and alone", s->src,
+             s->dst);
+    if (cb_accept_emit(cl, m->sinks, m->nsinks, &v, res, err))
+      return err->status;
+    faults++;
+  }
+  if (faults)
+    return CB_OK;
+  /* The all-clear is a verdict too, so JUnit and Prometheus see the matrix ran. */
+  struct cb_verdict v = {.name = "matrix", .unit = "GB/s", .warn = NAN, .margin = NAN};
+  v.measured = bw_ref;
+  v.fail = m->rules->bw_fraction * bw_ref;
+  v.status = CB_PASS;
+  snprintf(v.what, sizeof v.what,
+           "median pair bandwidth; %d ranks, %d pairs: none under %.2g x the median or over "
+           "%.2g x the best latency (%.3g us)%s",
+           n, n * (n - 1), m->rules->bw_fraction, m->rules->lat_factor, m->best_lat,
+           m->nsuspects ? "; suspects were normal alone" : "");
+  return cb_accept_emit(cl, m->sinks, m->nsinks, &v, res, err);
+}
+
+static void matrix_free(struct matrix *m) {
+  free(m->sendbuf);
+  free(m->recvbuf);
+  free(m->suspects);
+  free(m->round_bw_median);
+  free(m->slow_in);
+  free(m->slow_out);
+  free(m->worst_bw);
+  free(m->worst_lat);
+}
+
+static int note_all(struct matrix *m, const char *text, struct cb_error *err) {
+  if (m->cl->rank == 0)
+    for (int k = 0; k < m->nsinks; k++)
+      if (m->sinks[k].note && m->sinks[k].note(m->sinks[k].state, text, err))
+        return err->status;
+  return CB_OK;
+}
+
+int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
+                      const struct cb_matrix_rules *rules, struct cb_sink *sinks, int nsinks,
+                      struct cb_accept_result *res, struct cb_error *err) {
+  int n = cl->nranks;
+  if (n < 2)
+    return cb_fail(err, CB_USAGE, "--matrix needs at least 2 ranks");
+  uint64_t bytes = rules->bytes;
+  if (bytes > (1u << 30))
+    return cb_fail(err, CB_USAGE, "--matrix: messages of at most 1 GiB");
+  struct matrix m = {.cl = cl, .rules = rules, .sinks = sinks, .nsinks = nsinks};
+  m.window =
+      cb_settings_window(s, bytes) < MATRIX_WINDOW ? cb_settings_window(s, bytes) : MATRIX_WINDOW;
+  m.sendbuf = cb_host_alloc(bytes);
+  m.recvbuf = cb_host_alloc((size_t)m.window * bytes);
+  int failed = !m.sendbuf || !m.recvbuf;
+  if (cl->rank == 0) {
+    m.max_suspects = 4 * n + 16; /* O(N): a cluster worse than this is reported as such */
+    m.suspects = calloc((size_t)m.max_suspects, sizeof *m.suspects);
+    m.round_bw_median = calloc((size_t)n, sizeof(double));
+    m.slow_in = calloc((size_t)n, sizeof(int));
+    m.slow_out = calloc((size_t)n, sizeof(int));
+    m.best_lat = INFINITY;
+    m.worst_bw = malloc(2 * sizeof(double) * (size_t)n);
+    m.worst_lat = malloc(2 * sizeof(double) * (size_t)n);
+    failed |= !m.suspects || !m.round_bw_median || !m.slow_in || !m.slow_out || !m.worst_bw ||
+              !m.worst_lat;
+    for (int i = 0; i < 2 * n && !failed; i++)
+      m.worst_bw[i] = INFINITY, m.worst_lat[i] = 0;
+  }
+  if (cb_cluster_agree(cl, failed)) {
+    matrix_free(&m);
+    return cb_fail(err, CB_RUNTIME, "--matrix: out of memory for %d ranks", n);
+  }
+  memset(m.sendbuf, 0x5a, bytes);
+  double *bw_in = NULL, *lat_out = NULL;
+  if (cl->rank == 0) {
+    bw_in = malloc(sizeof(double) * (size_t)n);
+    lat_out = malloc(sizeof(double) * (size_t)n);
+  }
+  char text[256], size[32];
+  snprintf(text, sizeof text,
+           "matrix: %d ranks, %d rounds of every rank sending %d x %s to rank+d while receiving "
+           "from rank-d",
+           n, n - 1, m.window, cb_format_size(bytes, size, sizeof size));
+  int rc = note_all(&m, text, err);
+  for (int d = 1; d < n && rc == CB_OK; d++) {
+    int src = (cl->rank - d + n) % n, dst = (cl->rank + d) % n;
+    double mine[2] = {measure_bw(&m, src, dst, bytes), measure_lat(&m, src, dst)};
+    double both[2 * 1024], *all = n <= 1024 ? both : malloc(sizeof(double) * 2 * (size_t)n);
+    MPI_Gather(mine, 2, MPI_DOUBLE, cl->rank == 0 ? all : NULL, 2, MPI_DOUBLE, 0, cl->comm);
+    if (cl->rank == 0) {
+      for (int r = 0; r < n; r++)
+        bw_in[r] = all[2 * r], lat_out[r] = all[2 * r + 1];
+      rc = take_round(&m, d, bw_in, lat_out, bytes, err);
+    }
+    if (all != both)
+      free(all);
+    rc = cb_cluster_agree(cl, rc) ? (rc ? rc : CB_RUNTIME) : CB_OK;
+  }
+  double bw_ref = 0;
+  if (rc == CB_OK && cl->rank == 0) {
+    bw_ref = median_of(m.round_bw_median, n - 1);
+    if (m.dropped) {
+      snprintf(text, sizeof text, "matrix: %d more suspect pairs not re-tested (over %d)",
+               m.dropped, m.max_suspects);
+      rc = note_all(&m, text, err);
+    }
+  }
+  MPI_Bcast(&bw_ref, 1, MPI_DOUBLE, 0, cl->comm);
+  if (rc == CB_OK)
+    rc = retest(&m, bw_ref, bytes, err);
+  if (rc == CB_OK && cl->rank == 0)
+    rc = judge(&m, bw_ref, res, err);
+  free(bw_in);
+  free(lat_out);
+  matrix_free(&m);
+  return rc;
+}
+
+int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
+                  const struct cb_matrix_rules *rules, const struct cb_run_info *ri,
+                  struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
+                  struct cb_error *err) {
+  memset(res, 0, sizeof *res);
+  if (cl->rank == 0)
+    for (int i = 0; i < nsinks; i++)
+      if (sinks[i].run && sinks[i].run(sinks[i].state, ri, err))
+        return err->status;
+  int rc = cb_matrix_measure(cl, s, rules, sinks, nsinks, res, err);
+  if (cb_cluster_agree(cl, rc))
+    return rc ? rc : cb_fail(err, CB_RUNTIME, "--matrix failed on another rank");
+  struct cb_summary sum = {0};
+  if (cl->rank == 0)
+    for (int i = 0; i < nsinks; i++)
+      if (sinks[i].finish && sinks[i].finish(sinks[i].state, &sum, err))
+        return err->status;
+  int counts[3] = {res->pass, res->warn, res->fail};
+  MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
+  res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
+  return CB_OK;
+}

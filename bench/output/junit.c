@@ -1,0 +1,139 @@
+/* --junit FILE: acceptance verdicts as JUnit XML, the format CI systems
+ * (Jenkins, GitLab, GitHub actions) show as test results: one test case per
+ * verdict, FAIL as a failure, WARN passing with its message in system-out.
+ * Written at the end through a temporary file and a rename, like --prom. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sink.h"
+
+struct junit_case {
+  char *name, *message;
+  int status;
+};
+
+struct junit {
+  char *path;
+  struct junit_case *cases;
+  int n, cap;
+};
+
+static void xml_escape(FILE *f, const char *s) {
+  for (; *s; s++)
+    switch (*s) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&apos;", f); break;
+    default:
+      /* XML 1.0 has no way to carry other control characters */
+      if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+        fputc(*s, f);
+    }
+}
+
+static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  struct junit *j = state;
+  if (j->n == j->cap) {
+    int cap = j->cap ? 2 * j->cap : 16;
+    struct junit_case *more = realloc(j->cases, (size_t)cap * sizeof *more);
+    if (!more)
+      return cb_fail(err, CB_RUNTIME, "--junit: out of memory");
+    j->cases = more;
+    j->cap = cap;
+  }
+  char message[512], measured[32] = "none";
+  if (!isnan(v->measured))
+    snprintf(measured, sizeof measured, "%.4g %s", v->measured, v->unit);
+  snprintf(message, sizeof message, "%s: measured %s, fail level %.4g %s%s; %s",
+           cb_verdict_names[v->status], measured, v->fail, v->unit,
+           isnan(v->warn) ? "" : ", warn level set", v->what);
+  struct junit_case *c = &j->cases[j->n];
+  c->name = strdup(v->name);
+  c->message = strdup(message);
+  c->status = v->status;
+  if (!c->name || !c->message) {
+    free(c->name);
+    free(c->message);
+    return cb_fail(err, CB_RUNTIME, "--junit: out of memory");
+  }
+  j->n++;
+  return CB_OK;
+}
+
+static int write_xml(const struct junit *j, FILE *f) {
+  int failures = 0;
+  for (int i = 0; i < j->n; i++)
+    failures += j->cases[i].status == CB_FAIL;
+  fprintf(f,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<testsuites tests=\"%d\" failures=\"%d\">\n"
+          "  <testsuite name=\"collbench acceptance\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n",
+          j->n, failures, j->n, failures);
+  for (int i = 0; i < j->n; i++) {
+    const struct junit_case *c = &j->cases[i];
+    fputs("    <testcase classname=\"collbench.acceptance\" name=\"", f);
+    xml_escape(f, c->name);
+    fputs("\">\n", f);
+    if (c->status == CB_FAIL) {
+      fputs("      <failure message=\"", f);
+      xml_escape(f, c->message);
+      fputs("\"/>\n", f);
+    }
+    fputs("      <system-out>", f);
+    xml_escape(f, c->message);
+    fputs("</system-out>\n    </testcase>\n", f);
+  }
+  fputs("  </testsuite>\n</testsuites>\n", f);
+  return ferror(f);
+}
+
+static int junit_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
+  struct junit *j = state;
+  (void)sum;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", j->path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return cb_fail(err, CB_RUNTIME, "--junit: cannot write '%s'", tmp);
+  int bad = write_xml(j, f);
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, j->path) != 0) {
+    remove(tmp);
+    return cb_fail(err, CB_RUNTIME, "--junit: cannot write '%s'", j->path);
+  }
+  return CB_OK;
+}
+
+static void junit_close(void *state) {
+  struct junit *j = state;
+  for (int i = 0; i < j->n; i++) {
+    free(j->cases[i].name);
+    free(j->cases[i].message);
+  }
+  free(j->cases);
+  free(j->path);
+  free(j);
+}
+
+int cb_sink_junit(const char *path, struct cb_sink *sink, struct cb_error *err) {
+  char probe[4096]; /* fail now, not after the run, when the directory is not writable */
+  snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(probe, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--junit: cannot write next to '%s'", path);
+  fclose(f);
+  remove(probe);
+  struct junit *j = calloc(1, sizeof *j);
+  if (!j || !(j->path = strdup(path))) {
+    free(j);
+    return cb_fail(err, CB_RUNTIME, "out of memory");
+  }
+  *sink = (struct cb_sink){
+      .state = j, .verdict = junit_verdict, .finish = junit_finish, .close = junit_close};
+  return CB_OK;
+}
