@@ -14,6 +14,7 @@
 #include "units.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
+const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw"};
 
 /* Backends a file may name, built here or not: a preset for GPU clusters
  * must parse on a host without NCCL; --accept refuses unbuilt ones later. */
@@ -25,6 +26,8 @@ struct parse_state {
   const char *file;
   char section[CB_TOPO_NAME_MAX * 2];
   int line;
+  const char *text; /* the whole file */
+  size_t pos;
 };
 
 static int bad(struct parse_state *ps, const char *key, const char *fmt, const char *value) {
@@ -54,11 +57,13 @@ static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *
     end++;
     while (*end == ' ' || *end == '\t')
       end++;
-    if (!bandwidth || strcmp(end, "membw") != 0)
-      return -1;
-    th->value = v / 100;
-    th->reference = CB_REF_MEMBW;
-    return 0;
+    for (int r = CB_REF_MEMBW; bandwidth && r < CB_NREFS; r++)
+      if (strcmp(end, cb_reference_names[r]) == 0) {
+        th->value = v / 100;
+        th->reference = r;
+        return 0;
+      }
+    return -1;
   }
   static const struct {
     const char *unit;
@@ -181,11 +186,13 @@ static int check_key(struct parse_state *ps, const char *key, const char *value)
     struct cb_threshold *th = key[0] == 'w' ? &c->warn : &c->fail;
     int bandwidth = c->metric != CB_METRIC_TIME;
     if (parse_quantity(value, bandwidth, th))
-      return bad(ps, key,
-                 bandwidth ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s) or a fraction of "
-                             "the measured memory bandwidth (5% membw); metric comes first"
-                           : "'%s': expected a time such as 4.2 us",
-                 value);
+      return bad(
+          ps, key,
+          bandwidth
+              ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s) or a fraction of "
+                "the measured memory or pair bandwidth (5% membw, 40% pairbw); metric comes first"
+              : "'%s': expected a time such as 4.2 us",
+          value);
   } else
     return bad(ps, key,
                "unknown key '%s' (op, backend, mem, dtype, transport, size, metric, variant, "
@@ -258,16 +265,8 @@ static int begin_section(struct parse_state *ps, const char *section) {
   return 1;
 }
 
-static int on_key(void *user, const char *section, const char *key, const char *value, int line) {
+static int on_key(void *user, const char *section, const char *key, const char *value) {
   struct parse_state *ps = user;
-  ps->line = line;
-  if (strcmp(ps->section, section) != 0) { /* inih gives no separate section event */
-    copy_text(ps->section, sizeof ps->section, section);
-    if (!begin_section(ps, section))
-      return 0;
-  }
-  if (!key) /* the section line itself (INI_CALL_HANDLER_ON_NEW_SECTION) */
-    return 1;
   if (strcmp(section, "system") == 0)
     return system_key(ps, key, value);
   if (strcmp(section, "matrix") == 0)
@@ -277,38 +276,30 @@ static int on_key(void *user, const char *section, const char *key, const char *
   return check_key(ps, key, value);
 }
 
-/* Debian's libinih passes no line number to the handler, so inih reads
- * through this reader, which counts the lines it hands over. */
-struct reader {
-  const char *text;
-  size_t pos;
-  int line;
-};
-
+/* inih reads through this reader, which counts lines (Debian's libinih
+ * gives the handler no line numbers) and starts each section itself, so
+ * a section is checked, and its line known, even when it has no keys. */
 static char *read_line(char *buf, int size, void *stream) {
-  struct reader *r = stream;
-  if (!r->text[r->pos])
-    return NULL;
+  struct parse_state *ps = stream;
+  if (ps->err->status || !ps->text[ps->pos])
+    return NULL; /* a section was refused: stop as at the end */
   int n = 0;
-  while (r->text[r->pos] && n < size - 1) {
-    char c = r->text[r->pos++];
+  while (ps->text[ps->pos] && n < size - 1) {
+    char c = ps->text[ps->pos++];
     buf[n++] = c;
     if (c == '\n')
       break;
   }
   buf[n] = '\0';
-  r->line++;
+  ps->line++;
+  const char *p = buf + strspn(buf, " \t");
+  const char *close = strchr(p, ']');
+  if (*p == '[' && close) {
+    snprintf(ps->section, sizeof ps->section, "%.*s", (int)(close - p - 1), p + 1);
+    if (!begin_section(ps, ps->section))
+      return NULL;
+  }
   return buf;
-}
-
-struct line_ctx {
-  struct parse_state *ps;
-  struct reader *r;
-};
-
-static int handler(void *user, const char *section, const char *key, const char *value) {
-  struct line_ctx *lc = user;
-  return on_key(lc->ps, section, key, value, lc->r->line);
 }
 
 static int validate(struct parse_state *ps) {
@@ -347,6 +338,11 @@ static int validate(struct parse_state *ps) {
                      ps->file, c->line, c->name);
   }
   cb_matrix_rules_defaults(&t->matrix);
+  if (cb_topology_uses(t, CB_REF_PAIRBW) && !t->matrix.set)
+    return cb_fail(ps->err, CB_USAGE,
+                   "%s: a threshold is relative to pairbw, the matrix's median pair bandwidth, "
+                   "but there is no [matrix] section",
+                   ps->file);
   return CB_OK;
 }
 
@@ -354,16 +350,13 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   copy_text(t->path, sizeof t->path, name);
-  struct parse_state ps = {.t = t, .err = err, .file = name};
-  struct reader r = {.text = text};
-  struct line_ctx lc = {&ps, &r};
-  int rc = ini_parse_stream(read_line, &r, handler, &lc);
-  if (rc != 0) {
-    if (!err->status) /* inih's own complaint: a line that is not INI */
-      cb_fail(err, CB_USAGE, "%s:%d: not a 'key = value' line or a [section]", name,
-              rc > 0 ? rc : r.line);
+  struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
+  int rc = ini_parse_stream(read_line, &ps, on_key, &ps);
+  if (err->status)
     return err->status;
-  }
+  if (rc != 0) /* inih's own complaint: a line that is not INI */
+    return cb_fail(err, CB_USAGE, "%s:%d: not a 'key = value' line or a [section]", name,
+                   rc > 0 ? rc : ps.line);
   return validate(&ps);
 }
 
@@ -417,6 +410,13 @@ const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope) {
   return NULL;
 }
 
-double cb_threshold_value(const struct cb_threshold *th, double membw_Bps) {
-  return th->reference == CB_REF_MEMBW ? th->value * membw_Bps : th->value;
+double cb_threshold_value(const struct cb_threshold *th, const double *reference_Bps) {
+  return th->reference == CB_REF_NONE ? th->value : th->value * reference_Bps[th->reference];
+}
+
+int cb_topology_uses(const struct cb_topology *t, int reference) {
+  for (int i = 0; i < t->nchecks; i++)
+    if (t->checks[i].fail.reference == reference || t->checks[i].warn.reference == reference)
+      return 1;
+  return 0;
 }

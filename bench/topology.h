@@ -31,8 +31,10 @@ enum cb_metric { CB_METRIC_BUSBW, CB_METRIC_ALGBW, CB_METRIC_TIME };
 extern const char *const cb_metric_names[];
 
 /* A threshold is absolute, or a fraction of a reference measured at run
- * time on this machine (memory copy bandwidth: "5% membw"). */
-enum cb_reference { CB_REF_NONE, CB_REF_MEMBW };
+ * time on this machine: its memory copy bandwidth ("5% membw"), or the
+ * median bandwidth of all pairs in the [matrix] ("40% pairbw"). */
+enum cb_reference { CB_REF_NONE, CB_REF_MEMBW, CB_REF_PAIRBW, CB_NREFS };
+extern const char *const cb_reference_names[CB_NREFS];
 struct cb_threshold {
   int set;       /* 0: no such level */
   double value;  /* base units (bytes/s or seconds), or a fraction of the reference */
@@ -86,7 +88,11 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
 /* The tier of a scope, or NULL (the first one when there are several). */
 const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope);
 
-/* A threshold in base units, given the measured reference values. */
-double cb_threshold_value(const struct cb_threshold *th, double membw_Bps);
+/* A threshold in base units, given the measured references (bytes/s,
+ * indexed by enum cb_reference). */
+double cb_threshold_value(const struct cb_threshold *th, const double *reference_Bps);
+
+/* Whether any check's threshold is relative to this reference. */
+int cb_topology_uses(const struct cb_topology *t, int reference);
 
 #endif

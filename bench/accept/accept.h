@@ -15,7 +15,7 @@
  * relative thresholds were computed from. */
 struct cb_accept_result {
   int pass, warn, fail;
-  double membw_Bps;
+  double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
 };
 
 /* Memory copy bandwidth of this machine as the ranks see it: every rank
@@ -42,7 +42,8 @@ int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   struct cb_error *err);
 
 /* The matrix inside another run (acceptance): measurements and verdicts
- * only. Verdict counts are added to `res` on every rank. */
+ * only. Verdicts are counted in `res` on rank 0; the median pair bandwidth
+ * goes to res->reference_Bps[CB_REF_PAIRBW] on every rank. */
 int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
                       const struct cb_matrix_rules *rules, struct cb_sink *sinks, int nsinks,
                       struct cb_accept_result *res, struct cb_error *err);

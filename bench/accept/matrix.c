@@ -385,6 +385,7 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     }
   }
   MPI_Bcast(&bw_ref, 1, MPI_DOUBLE, 0, cl->comm);
+  res->reference_Bps[CB_REF_PAIRBW] = bw_ref * 1e9;
   if (rc == CB_OK)
     rc = retest(&m, bw_ref, bytes, err);
   if (rc == CB_OK && cl->rank == 0)

@@ -1,0 +1,94 @@
+#!/bin/sh
+# --accept and --matrix on this host: verdicts in every output, exit 0 when
+# all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
+# The simulated-cluster cases (throttled node and link) are in cluster4.t.
+. tests/lib.sh
+plan 19
+
+# localhost.conf on a healthy host: every check and the matrix pass.
+mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
+  --junit "$TMP/a.xml" --prom "$TMP/a.prom"
+ok $STATUS "--accept topologies/localhost.conf passes on this host (exit 0)"
+[ $STATUS -eq 0 ] || diag "$TMP/out" "$TMP/err"
+n=$(grep -c '^  PASS ' "$TMP/out")
+[ "$n" -eq 4 ]
+ok $? "one PASS line per check and one for the matrix ($n)"
+grep -q '^  PASS    allreduce-busbw .* GB/s .*+[0-9]*%  allreduce mpi host 2 MiB busbw' "$TMP/out"
+ok $? "a verdict line carries measured, levels, margin and what was measured"
+jq -e -s '[.[] | select(.type == "verdict")] | length == 4 and all(.status == "PASS")
+          and (map(.check) | sort == ["allreduce-busbw", "matrix", "p2p-bandwidth", "p2p-latency"])' \
+  "$TMP/a.jsonl" >/dev/null
+ok $? "--json has the four verdicts"
+# the verdict judged the very figure the result line holds
+jq -e -s '([.[] | select(.type == "result" and .op == "allreduce" and .inplace == false)][0].busbw_GBps)
+          == ([.[] | select(.type == "verdict" and .check == "allreduce-busbw")][0].measured)' \
+  "$TMP/a.jsonl" >/dev/null
+ok $? "the allreduce verdict's figure is the allreduce record's busbw"
+n=$(jq -s '[.[] | select(.type == "pair")] | length' "$TMP/a.jsonl")
+[ "$n" -eq 4 ]
+ok $? "the matrix wrote bandwidth and latency for both ordered pairs ($n pair lines)"
+grep -q '<testsuite name="collbench acceptance" tests="4" failures="0"' "$TMP/a.xml" &&
+  [ "$(grep -c '<testcase ' "$TMP/a.xml")" -eq 4 ]
+ok $? "--junit: 4 test cases, no failures"
+grep -q '^collbench_acceptance_verdict{check="allreduce-busbw"} 0$' "$TMP/a.prom"
+ok $? "--prom: the verdict gauge (0 = pass)"
+
+# A threshold no host reaches: exit 1, the failing check named with its line.
+cat >"$TMP/strict.conf" <<'EOF'
+[system]
+name = impossible
+[check huge-busbw]
+op = allreduce
+backend = mpi
+size = 64K
+metric = busbw
+fail = 10 TB/s
+[check fine-latency]
+op = p2p_lat
+backend = mpi
+size = 8
+metric = time
+fail = 1 s
+EOF
+mpi 2 --accept "$TMP/strict.conf" --max-time 0.1 --junit "$TMP/s.xml"
+[ $STATUS -eq 1 ]
+ok $? "a failed check exits 1 (got $STATUS)"
+grep -q '^  FAIL    huge-busbw .* -[0-9.]*%  allreduce.*(line 3)$' "$TMP/out" &&
+  grep -q '^  PASS    fine-latency ' "$TMP/out"
+ok $? "the failing check is named with its negative margin and line; the other passes"
+grep -q 'FAILED: 1 of 2 acceptance verdicts' "$TMP/err"
+ok $? "stderr says how many verdicts failed"
+grep -q 'failures="1"' "$TMP/s.xml" && grep -q '<failure message="FAIL: measured' "$TMP/s.xml"
+ok $? "--junit records the failure"
+
+# A typo: exit 2 naming file, line and key; nothing runs, earlier output stays.
+sed 's/^metric = busbw$/mertic = busbw/' "$TMP/strict.conf" >"$TMP/typo.conf"
+echo keep >"$TMP/keep.jsonl"
+mpi 2 --accept "$TMP/typo.conf" --json "$TMP/keep.jsonl"
+[ $STATUS -eq 2 ] && grep -q "typo.conf:7: \[check huge-busbw\] mertic: unknown key 'mertic'" "$TMP/err"
+ok $? "a typo exits 2 naming file, line 7 and the key"
+[ "$(cat "$TMP/keep.jsonl")" = keep ] && [ ! -s "$TMP/out" ]
+ok $? "nothing ran and the earlier --json file is untouched"
+
+mpi 2 --accept "$TMP/nonexistent.conf"
+[ $STATUS -eq 2 ] && grep -q "nonexistent.conf" "$TMP/err"
+ok $? "a missing file exits 2 naming it"
+
+# Checks this build cannot run are refused before anything is measured.
+mpi 2 --accept topologies/h100-ndr.conf
+[ $STATUS -eq 2 ] && grep -q "check 'nvlink-allreduce' needs the nccl backend" "$TMP/err"
+ok $? "a GPU preset on this build exits 2 naming the check and the missing backend"
+
+mpi 2 --accept topologies/localhost.conf --op allgather
+[ $STATUS -eq 2 ] && grep -q -- "--op does not go with it" "$TMP/err"
+ok $? "--accept with --op is a usage error"
+mpi 2 -e 8 --junit "$TMP/j.xml"
+[ $STATUS -eq 2 ] && grep -q -- "--junit" "$TMP/err" && [ ! -e "$TMP/j.xml" ]
+ok $? "--junit without --accept or --matrix is a usage error"
+
+# --matrix alone on one host: both pairs measured, all clear.
+mpi 2 --matrix=64K
+[ $STATUS -eq 0 ] && grep -q '^  PASS    matrix ' "$TMP/out"
+ok $? "--matrix=64K on 2 ranks passes"
+
+finish

@@ -1,0 +1,194 @@
+/* Topology files: a good file gives the right figures in base units, every
+ * kind of mistake names file, line and key, every preset in topologies/
+ * parses, and verdicts judge thresholds the right way round. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "op.h"
+#include "tap.h"
+#include "topology.h"
+#include "verdict.h"
+
+static const char good[] = "# a comment\n"
+                           "[system]\n"
+                           "name = test box\n"
+                           "source = made up\n"
+                           "nodes = 4\n"
+                           "gpus_per_node = 8\n"
+                           "\n"
+                           "[tier nvlink]\n"
+                           "scope = intra-node\n"
+                           "kind = nvlink4\n"
+                           "bandwidth = 450 GB/s ; per direction\n"
+                           "latency = 2 us\n"
+                           "\n"
+                           "[tier ib]\n"
+                           "scope = inter-node\n"
+                           "bandwidth = 400 Gb/s\n"
+                           "latency = 1500 ns\n"
+                           "nics_per_node = 8\n"
+                           "\n"
+                           "[check allreduce-big]\n"
+                           "op = allreduce\n"
+                           "backend = nccl\n"
+                           "mem = device\n"
+                           "size = 16G\n"
+                           "metric = busbw\n"
+                           "warn = 480 GB/s\n"
+                           "fail = 460 GB/s\n"
+                           "\n"
+                           "[check lat]\n"
+                           "op = p2p_lat\n"
+                           "backend = mpi\n"
+                           "size = 8\n"
+                           "metric = time\n"
+                           "fail = 4.2 us\n"
+                           "\n"
+                           "[check rel]\n"
+                           "op = allgather\n"
+                           "backend = mpi\n"
+                           "size = 1M\n"
+                           "metric = algbw\n"
+                           "variant = in-place\n"
+                           "fail = 5% membw\n";
+
+static void test_good(void) {
+  struct cb_topology t;
+  struct cb_error err = {0};
+  double refs[CB_NREFS] = {0};
+  int rc = cb_topology_parse(good, "good.conf", &t, &err);
+  ok(rc == CB_OK, "good file parses (%s)", err.msg);
+  is_str(t.name, "test box", "system name");
+  is_long(t.nodes, 4, "nodes");
+  is_long(t.gpus_per_node, 8, "gpus per node");
+  is_long(t.ranks_per_node, 8, "ranks per node defaults to GPUs per node");
+  is_long(t.ntiers, 2, "two tiers");
+  is_double(t.tiers[0].bandwidth_Bps, 450e9, 1, "450 GB/s in bytes/s (inline comment ignored)");
+  is_double(t.tiers[1].bandwidth_Bps, 50e9, 1, "400 Gb/s is 50 GB/s");
+  is_double(t.tiers[1].latency_s, 1.5e-6, 1e-12, "1500 ns");
+  is_long(t.tiers[1].nics_per_node, 8, "NICs per node");
+  ok(cb_topology_tier(&t, CB_SCOPE_INTER) == &t.tiers[1], "inter-node tier found by scope");
+  is_long(t.nchecks, 3, "three checks");
+  const struct cb_check *c = &t.checks[0];
+  ok(c->op == cb_op_lookup("allreduce") && strcmp(c->backend_name, "nccl") == 0,
+     "check 1: allreduce on nccl (parses although nccl is not built)");
+  is_long(c->line, 20, "check 1 starts on line 20");
+  ok(c->bytes == 16ull << 30 && c->metric == CB_METRIC_BUSBW, "16 GiB busbw");
+  is_double(cb_threshold_value(&c->warn, refs), 480e9, 1, "warn level");
+  is_double(cb_threshold_value(&c->fail, refs), 460e9, 1, "fail level");
+  is_str(t.checks[1].transport, "auto", "transport defaults to auto");
+  is_double(cb_threshold_value(&t.checks[1].fail, refs), 4.2e-6, 1e-12, "4.2 us");
+  ok(t.checks[2].inplace && t.checks[2].fail.reference == CB_REF_MEMBW, "in-place, relative");
+  double both[CB_NREFS] = {0, 10e9, 3e9};
+  is_double(cb_threshold_value(&t.checks[2].fail, both), 0.5e9, 1, "5%% of 10 GB/s membw");
+  ok(!t.matrix.set, "no [matrix] section");
+}
+
+/* One bad line in an otherwise good file: the message names the file, the
+ * line and the key (or section). */
+static void bad(const char *line_text, int line, const char *key) {
+  char text[4096];
+  snprintf(text, sizeof text,
+           "[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\nsize = 1M\n"
+           "metric = busbw\nfail = 1 GB/s\n%s\n",
+           line_text);
+  struct cb_topology t;
+  struct cb_error err = {0};
+  int rc = cb_topology_parse(text, "bad.conf", &t, &err);
+  char where[32];
+  snprintf(where, sizeof where, "bad.conf:%d:", line);
+  ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, key),
+     "'%s' rejected at line %d naming '%s': %s", line_text, line, key, err.msg);
+}
+
+static void test_bad(void) {
+  bad("mertic = busbw", 9, "mertic");
+  bad("size = 12Q", 9, "size");
+  bad("op = allreduse", 9, "allreduse");
+  bad("backend = nvshmem", 9, "nvshmem");
+  bad("warn = 2 GB", 9, "warn");
+  bad("fail = -1 GB/s", 9, "fail");
+  bad("fail = 5% cpu", 9, "fail");
+  bad("[chek d]", 9, "chek");
+  bad("[check c]", 9, "twice");
+  bad("just words", 9, "not a 'key = value'");
+  bad("[tier t]\nscope = sideways", 10, "scope");
+  bad("[matrix]\nbw_fraction = 1.5", 10, "bw_fraction");
+  bad("warn = 40% matrix", 9, "warn");
+
+  struct cb_topology t;
+  struct cb_error err = {0};
+  int rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                             "metric = busbw\nfail = 1 GB/s\n",
+                             "missing.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "missing.conf:3:") && strstr(err.msg, "'size'"),
+     "a missing key names the check's line and the key: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                         "size = 1M\nmetric = busbw\nwarn = 1 GB/s\nfail = 2 GB/s\n",
+                         "order.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "warn"), "warn laxer than fail is refused: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                         "size = 1M\nmetric = busbw\nfail = 40% pairbw\n",
+                         "pairbw.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "[matrix]"), "pairbw needs a [matrix]: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  rc = cb_topology_load("/nonexistent/x.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "/nonexistent/x.conf"), "missing file named: %s", err.msg);
+}
+
+/* Every shipped preset parses, names itself and cites a source. */
+static void test_presets(void) {
+  DIR *d = opendir("topologies");
+  if (!d) {
+    ok(0, "topologies/ readable (run from the repository root)");
+    return;
+  }
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
+      continue;
+    char path[512];
+    snprintf(path, sizeof path, "topologies/%s", e->d_name);
+    struct cb_topology t;
+    struct cb_error err = {0};
+    int rc = cb_topology_load(path, &t, &err);
+    ok(rc == CB_OK && t.source[0] && t.ntiers > 0 && t.nchecks > 0,
+       "%s parses, cites a source, has tiers and checks (%s)", path, err.msg);
+    n++;
+  }
+  closedir(d);
+  ok(n >= 6, "at least six presets (found %d)", n);
+}
+
+static void test_verdicts(void) {
+  struct cb_verdict v = {.measured = 470, .warn = 480, .fail = 460};
+  cb_verdict_judge(&v, 0);
+  ok(v.status == CB_WARN && fabs(v.margin - 10.0 / 460) < 1e-12, "470 GB/s: WARN, margin +2.2%%");
+  v.measured = 455;
+  cb_verdict_judge(&v, 0);
+  ok(v.status == CB_FAIL && v.margin < 0, "455 GB/s: FAIL, negative margin");
+  v.measured = 460;
+  cb_verdict_judge(&v, 0);
+  ok(v.status == CB_WARN && v.margin == 0, "at the fail level itself: not a failure");
+  v = (struct cb_verdict){.measured = 3, .warn = NAN, .fail = 4.2};
+  cb_verdict_judge(&v, 1);
+  ok(v.status == CB_PASS && fabs(v.margin - 1.2 / 4.2) < 1e-12, "3 us under 4.2 us: PASS");
+  v.measured = 5;
+  cb_verdict_judge(&v, 1);
+  ok(v.status == CB_FAIL, "5 us over 4.2 us: FAIL");
+}
+
+int main(void) {
+  test_good();
+  test_bad();
+  test_presets();
+  test_verdicts();
+  done_testing();
+  return exit_status();
+}
