@@ -13,7 +13,8 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON
 LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
-LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c) \
+LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
+                      bench/model/*.c) \
            bench/backends/registry.c bench/backends/mpi.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)

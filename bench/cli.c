@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "measure.h"
+#include "model/model.h"
 #include "runinfo.h"
 #include "units.h"
 
@@ -135,6 +136,23 @@ void cb_cli_usage(FILE *out) {
         "                           and an index.html from --json files; several files\n"
         "                           are drawn on the same charts to compare them\n"
         "      --out DIR            where --report writes (created if missing)\n"
+        "Performance model (no mpirun needed; README: Capacity planning):\n"
+        "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
+        "                           tier (intra-node, inter-node) from --json files\n"
+        "      --validate FILE...   predict these files' measurements from the fit and\n"
+        "                           print the errors (median and max)\n"
+        "      --predict            time and busbw of ring, tree and hierarchical\n"
+        "                           algorithms on larger systems, from --fit, --topology\n"
+        "                           or both (a fitted tier replaces the topology's)\n"
+        "      --topology FILE      a topology file (topologies/README.md)\n"
+        "      --gpus LIST          cluster sizes (default 8,16,...,16384)\n"
+        "      --gpus-per-node N    ranks per node (default: the topology's, or 8)\n"
+        "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
+        "      --op LIST            ops to fit and predict (default all collectives)\n"
+        "      --compute-time SEC   with --grad-bytes SIZE: predict a training step's\n"
+        "                           exposed communication / compute (rho)\n"
+        "      --bucket LIST        gradient bucket sizes (default 1M,4M,25M,100M,400M)\n"
+        "      --json FILE          the fit, validation and predictions as JSON\n"
         "  -h, --help               this text\n"
         "  -V, --version            version and build configuration\n"
         "\n"
@@ -491,4 +509,174 @@ int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
   if (!rep->out || !*rep->out)
     return cb_fail(err, CB_USAGE, "--report needs --out DIR");
   return CB_OK;
+}
+
+int cb_cli_wants_model(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--fit") == 0 || strcmp(argv[i], "--predict") == 0)
+      return 1;
+  return 0;
+}
+
+/* Comma lists of sizes or counts for the model's options. */
+static int model_sizes(const char *arg, const char *what, uint64_t *out, int *n,
+                       struct cb_error *err) {
+  char copy[1024], *save = NULL;
+  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
+    return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, arg);
+  *n = 0;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (*n == CB_MAX_MODEL_LIST)
+      return cb_fail(err, CB_USAGE, "%s: at most %d values", what, CB_MAX_MODEL_LIST);
+    if (cb_parse_size(tok, what, &out[(*n)++], err))
+      return err->status;
+  }
+  return *n ? CB_OK : cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, arg);
+}
+
+static int model_gpus(const char *arg, struct cb_model_cli *m, struct cb_error *err) {
+  char copy[1024], *save = NULL;
+  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
+    return cb_fail(err, CB_USAGE, "--gpus: list '%s' is too long", arg);
+  m->ngpus = 0;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (m->ngpus == CB_MAX_MODEL_LIST)
+      return cb_fail(err, CB_USAGE, "--gpus: at most %d values", CB_MAX_MODEL_LIST);
+    if (cb_parse_long(tok, "--gpus", 1, 1L << 30, &m->gpus[m->ngpus++], err))
+      return err->status;
+  }
+  return m->ngpus ? CB_OK : cb_fail(err, CB_USAGE, "--gpus: empty list '%s'", arg);
+}
+
+/* The model's options that take a value; all but --json, --op go with --predict. */
+static const char *const model_value_options[] = {
+    "--json",       "-J",       "--op", "--topology",  "--gpus",      "--gpus-per-node",
+    "--size",       "-b",       "-e",   "--min-bytes", "--max-bytes", "--compute-time",
+    "--grad-bytes", "--bucket", NULL};
+
+/* One option with its value; predict_only remembers one that needs --predict. */
+static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
+                        const char **predict_only, struct cb_error *err) {
+  for (int i = 3; model_value_options[i]; i++)
+    if (strcmp(opt, model_value_options[i]) == 0)
+      *predict_only = model_value_options[i];
+  if (strcmp(opt, "--json") == 0 || strcmp(opt, "-J") == 0)
+    m->json_path = v;
+  else if (strcmp(opt, "--topology") == 0)
+    m->topology = v;
+  else if (strcmp(opt, "--gpus") == 0)
+    return model_gpus(v, m, err);
+  else if (strcmp(opt, "--gpus-per-node") == 0)
+    return cb_parse_long(v, "--gpus-per-node", 1, 1 << 20, &m->gpus_per_node, err);
+  else if (strcmp(opt, "--size") == 0)
+    return model_sizes(v, "--size", m->sizes, &m->nsizes, err);
+  else if (strcmp(opt, "-b") == 0 || strcmp(opt, "--min-bytes") == 0)
+    return cb_parse_size(v, "--min-bytes", &range[0], err);
+  else if (strcmp(opt, "-e") == 0 || strcmp(opt, "--max-bytes") == 0)
+    return cb_parse_size(v, "--max-bytes", &range[1], err);
+  else if (strcmp(opt, "--op") == 0)
+    return parse_list(v, "--op", cb_mop_find, CB_NMOPS, m->ops, &m->nops, 8, err);
+  else if (strcmp(opt, "--compute-time") == 0)
+    return cb_parse_double(v, "--compute-time", 1e-9, 1e6, &m->compute_s, err);
+  else if (strcmp(opt, "--grad-bytes") == 0)
+    return cb_parse_size(v, "--grad-bytes", &m->grad_bytes, err);
+  else if (strcmp(opt, "--bucket") == 0)
+    return model_sizes(v, "--bucket", m->buckets, &m->nbuckets, err);
+  return CB_OK;
+}
+
+/* Defaults and the rules between options, once everything is read. */
+static int model_check(struct cb_model_cli *m, const uint64_t range[2], const char *predict_only,
+                       int bucket_given, int fit_given, int validate_given, struct cb_error *err) {
+  if (fit_given && !m->nfit)
+    return cb_fail(err, CB_USAGE, "--fit needs at least one JSON Lines file");
+  if (validate_given && !m->nvalidate)
+    return cb_fail(err, CB_USAGE, "--validate needs at least one JSON Lines file");
+  if (predict_only && !m->predict)
+    return cb_fail(err, CB_USAGE, "%s goes with --predict", predict_only);
+  if (m->nvalidate && !m->nfit)
+    return cb_fail(err, CB_USAGE, "--validate needs --fit FILE... to predict from");
+  if (m->predict && !m->nfit && !m->topology)
+    return cb_fail(err, CB_USAGE, "--predict needs --fit FILE... or --topology FILE");
+  if ((m->compute_s > 0) != (m->grad_bytes > 0))
+    return cb_fail(err, CB_USAGE, "--compute-time and --grad-bytes go together");
+  if (bucket_given && m->compute_s == 0)
+    return cb_fail(err, CB_USAGE, "--bucket needs --compute-time and --grad-bytes");
+  if (m->nsizes && (range[0] || range[1]))
+    return cb_fail(err, CB_USAGE, "--size and -b/-e exclude each other");
+  if (range[0] || range[1]) {
+    uint64_t lo = range[0] ? range[0] : 8, hi = range[1] ? range[1] : 64u << 20;
+    if (lo > hi)
+      return cb_fail(err, CB_USAGE, "--min-bytes %llu is above --max-bytes %llu",
+                     (unsigned long long)lo, (unsigned long long)hi);
+    for (uint64_t b = lo; b <= hi && m->nsizes < CB_MAX_MODEL_LIST; b *= 2)
+      m->sizes[m->nsizes++] = b;
+  }
+  if (!m->nsizes)
+    m->sizes[m->nsizes++] = 64u << 20;
+  if (!m->ngpus) /* default 8, 16, ... 16384 */
+    for (long g = 8; g <= 16384; g *= 2)
+      m->gpus[m->ngpus++] = g;
+  if (!bucket_given)
+    for (int i = 0; i < 5; i++)
+      m->buckets[m->nbuckets++] =
+          (uint64_t[]){1u << 20, 4u << 20, 25u << 20, 100u << 20, 400u << 20}[i];
+  for (int i = 0; m->compute_s > 0 && i < m->nbuckets; i++)
+    if (m->grad_bytes / m->buckets[i] > 1u << 20) /* each bucket is one allreduce to model */
+      return cb_fail(err, CB_USAGE, "--bucket %llu: over a million buckets of --grad-bytes %llu",
+                     (unsigned long long)m->buckets[i], (unsigned long long)m->grad_bytes);
+  if (!m->nops)
+    for (; m->nops < CB_NMOPS; m->nops++)
+      m->ops[m->nops] = m->nops;
+  return CB_OK;
+}
+
+/* Its own parser, like --report's: --fit and --validate take any number of
+ * files (everything up to the next option). */
+int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_error *err) {
+  memset(m, 0, sizeof *m);
+  uint64_t range[2] = {0, 0};
+  const char *predict_only = NULL;
+  int bucket_given = 0, fit_given = 0, validate_given = 0;
+  int files = 0; /* where file names go: 1 --fit, 2 --validate */
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || strcmp(a, "-") == 0) {
+      if (!files)
+        return cb_fail(err, CB_USAGE, "unexpected argument '%s' (files follow --fit or --validate)",
+                       a);
+      int *n = files == 1 ? &m->nfit : &m->nvalidate;
+      if (*n == CB_MAX_REPORT_INPUTS)
+        return cb_fail(err, CB_USAGE, "at most %d files per option", CB_MAX_REPORT_INPUTS);
+      (files == 1 ? m->fit : m->validate)[(*n)++] = a;
+      continue;
+    }
+    files = 0;
+    if (strcmp(a, "--fit") == 0)
+      files = fit_given = 1;
+    else if (strcmp(a, "--validate") == 0)
+      files = 2, validate_given = 1;
+    else if (strcmp(a, "--predict") == 0)
+      m->predict = 1;
+    else {
+      char opt[64];
+      const char *eq = strchr(a, '='), *v;
+      snprintf(opt, sizeof opt, "%.*s", eq && a[1] == '-' ? (int)(eq - a) : (int)strlen(a), a);
+      int known = 0;
+      for (int k = 0; model_value_options[k]; k++)
+        known |= strcmp(opt, model_value_options[k]) == 0;
+      if (!known)
+        return cb_fail(err, CB_USAGE, "option '%s' does not go with --fit or --predict", a);
+      if (eq && a[1] == '-')
+        v = eq + 1;
+      else if (i + 1 < argc)
+        v = argv[++i];
+      else
+        return cb_fail(err, CB_USAGE, "option '%s' needs a value", a);
+      bucket_given |= strcmp(opt, "--bucket") == 0;
+      if (model_option(opt, v, m, range, &predict_only, err))
+        return err->status;
+    }
+  }
+  return model_check(m, range, predict_only, bucket_given, fit_given, validate_given, err);
 }

@@ -3,6 +3,7 @@
 #ifndef CB_CLI_H
 #define CB_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -28,7 +29,27 @@ struct cb_report_cli {
   int ninputs;
 };
 
+/* --fit FILE... [--validate FILE...] [--predict ...]: the performance
+ * model (bench/model/), also without MPI. */
+#define CB_MAX_MODEL_LIST 64
+struct cb_model_cli {
+  const char *fit[CB_MAX_REPORT_INPUTS], *validate[CB_MAX_REPORT_INPUTS];
+  int nfit, nvalidate, predict;
+  const char *topology, *json_path;
+  long gpus[CB_MAX_MODEL_LIST];
+  int ngpus;
+  long gpus_per_node; /* 0: the topology's, or 8 */
+  uint64_t sizes[CB_MAX_MODEL_LIST];
+  int nsizes;
+  int ops[8], nops;
+  double compute_s; /* 0: no training-step prediction */
+  uint64_t grad_bytes, buckets[CB_MAX_MODEL_LIST];
+  int nbuckets;
+};
+
 int cb_cli_wants_report(int argc, char **argv);
+int cb_cli_wants_model(int argc, char **argv);
+int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_error *err);
 int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct cb_error *err);
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err);
 void cb_cli_usage(FILE *out);

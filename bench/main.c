@@ -11,6 +11,7 @@
 #include "config.h"
 #include "engine.h"
 #include "gitversion.h"
+#include "model/run.h"
 #include "report/report.h"
 
 /* Before MPI_Init only the launcher's environment knows our rank. */
@@ -140,6 +141,14 @@ int main(int argc, char **argv) {
       return err.status;
     }
     return cb_report(rep.inputs, rep.ninputs, rep.out);
+  }
+  if (cb_cli_wants_model(argc, argv)) { /* the performance model: files only, no MPI */
+    struct cb_model_cli model;
+    if (cb_cli_parse_model(argc, argv, &model, &err)) {
+      fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
+      return err.status;
+    }
+    return cb_model_run(&model);
   }
   if (cb_cli_parse(argc, argv, &cli, &err)) {
     if (printer)

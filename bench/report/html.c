@@ -89,6 +89,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
         f);
   runs_table(f, d);
   figures_table(f, d);
+  cb_rep_model_html(f, d);
   for (int first = 0, n; first < d->nseries; first += n) {
     n = cb_rep_op_span(d, first);
     const char *op = d->series[first].op;

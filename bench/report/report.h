@@ -5,6 +5,7 @@
 #define CB_REPORT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../error.h"
 #include "../record.h"
@@ -49,6 +50,9 @@ int cb_rep_has_ratio(const struct cb_rep_data *d, int first, int n);
 int cb_rep_has_latency(const char *op);
 /* Writes DIR/<op>.dat and DIR/<op>.gp and runs gnuplot in DIR. */
 int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+/* The model section of index.html: alpha-beta fits of the first file and
+ * the other files' measurements predicted from them (bench/report/model.c). */
+void cb_rep_model_html(FILE *f, const struct cb_rep_data *d);
 int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 /* The whole of --report; returns the exit status. */
 int cb_report(const char *const *inputs, int ninputs, const char *dir);

@@ -1,0 +1,93 @@
+/* Grouping measured points for the fit: same op, backend, memory,
+ * transport, dtype, redop, in-place and tier. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "groups.h"
+
+static int same_labels(const struct cb_fit_group *g, const struct cb_rep_series *s) {
+  return g->inplace == s->inplace && strcmp(g->backend, s->backend) == 0 &&
+         strcmp(g->mem, s->mem) == 0 && strcmp(g->transport, s->transport) == 0 &&
+         strcmp(g->dtype, s->dtype) == 0 && strcmp(g->redop, s->redop) == 0;
+}
+
+static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
+                                      const struct cb_rep_series *s, int tier) {
+  for (int i = 0; i < gs->n; i++)
+    if (gs->g[i].op == op && gs->g[i].tier == tier && same_labels(&gs->g[i], s))
+      return &gs->g[i];
+  if (gs->n == gs->cap) {
+    gs->cap = gs->cap ? 2 * gs->cap : 16;
+    gs->g = realloc(gs->g, gs->cap * sizeof *gs->g);
+  }
+  struct cb_fit_group *g = &gs->g[gs->n++];
+  *g = (struct cb_fit_group){.op = op,
+                             .tier = tier,
+                             .inplace = s->inplace,
+                             .backend = s->backend,
+                             .mem = s->mem,
+                             .transport = s->transport,
+                             .dtype = s->dtype,
+                             .redop = s->redop};
+  return g;
+}
+
+static void add_point(struct cb_fit_group *g, const struct cb_record *r) {
+  if (g->npts == g->cap) {
+    g->cap = g->cap ? 2 * g->cap : 32;
+    g->pts = realloc(g->pts, g->cap * sizeof *g->pts);
+  }
+  g->pts[g->npts++] =
+      (struct cb_fit_point){r->nranks, r->nnodes, (double)r->bytes, r->time_us * 1e-6};
+  int seen = 0;
+  for (int i = 0; i < g->nranks; i++)
+    seen |= g->ranks[i] == r->nranks;
+  if (!seen && g->nranks < (int)(sizeof g->ranks / sizeof g->ranks[0]))
+    g->ranks[g->nranks++] = r->nranks;
+}
+
+void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
+                       int file) {
+  for (int i = 0; i < d->nseries; i++) {
+    const struct cb_rep_series *s = &d->series[i];
+    int op = cb_mop_find(s->op);
+    if (op < 0 || (want && !want[op]) || (file >= 0 && s->file != file))
+      continue;
+    for (int k = 0; k < s->npts; k++)
+      if (s->pts[k].time_us > 0 && s->pts[k].nranks > 1)
+        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k])), &s->pts[k]);
+  }
+}
+
+void cb_fit_groups_fit(struct cb_fit_groups *gs) {
+  for (int i = 0; i < gs->n; i++)
+    gs->g[i].fitted = cb_model_fit(gs->g[i].op, gs->g[i].pts, gs->g[i].npts, &gs->g[i].fit) == 0;
+}
+
+const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
+                                               const struct cb_rep_series *s, int tier) {
+  int op = cb_mop_find(s->op);
+  for (int i = 0; i < gs->n; i++)
+    if (gs->g[i].fitted && gs->g[i].op == op && gs->g[i].tier == tier && same_labels(&gs->g[i], s))
+      return &gs->g[i];
+  return NULL;
+}
+
+const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier) {
+  const struct cb_fit_group *best = NULL;
+  for (int i = 0; i < gs->n; i++) {
+    const struct cb_fit_group *g = &gs->g[i];
+    if (g->fitted && g->op == op && g->tier == tier &&
+        (!best || g->inplace < best->inplace ||
+         (g->inplace == best->inplace && g->npts > best->npts)))
+      best = g;
+  }
+  return best;
+}
+
+void cb_fit_groups_free(struct cb_fit_groups *gs) {
+  for (int i = 0; i < gs->n; i++)
+    free(gs->g[i].pts);
+  free(gs->g);
+  *gs = (struct cb_fit_groups){0};
+}

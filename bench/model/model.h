@@ -1,0 +1,102 @@
+/* The alpha-beta performance model behind --fit and --predict: pure
+ * functions (no MPI, no files), unit-tested against closed forms.
+ *
+ * A link tier costs alpha seconds per algorithm step (latency) and beta
+ * seconds per byte (inverse bandwidth). An op's cost is a sum of steps
+ * and bytes moved: fit.c finds alpha and beta from measured times using
+ * the op's flat (ring) cost shape, predict.c applies ring, tree and
+ * hierarchical shapes to larger systems, step.c plays out a training
+ * step's gradient buckets against its compute. The formulas and their
+ * assumptions are written out in README.md, "Capacity planning". */
+#ifndef CB_MODEL_H
+#define CB_MODEL_H
+
+#include <stdint.h>
+
+/* The collectives the model knows; bytes are those of the records (the
+ * whole gathered buffer for allgather, reducescatter and alltoall). */
+enum cb_mop {
+  CB_MOP_ALLREDUCE,
+  CB_MOP_ALLGATHER,
+  CB_MOP_REDUCESCATTER,
+  CB_MOP_BROADCAST,
+  CB_MOP_ALLTOALL,
+  CB_NMOPS
+};
+extern const char *const cb_mop_names[CB_NMOPS];
+int cb_mop_find(const char *name); /* -1 when the model has no such op */
+
+enum cb_tier_kind { CB_TIER_INTRA, CB_TIER_INTER, CB_NTIERS };
+extern const char *const cb_tier_kind_names[CB_NTIERS];
+
+struct cb_link {
+  int set;      /* 0: nothing known about this tier */
+  double alpha; /* seconds per step */
+  double beta;  /* seconds per byte; for inter-node: through one node's NICs */
+};
+
+/* Flat algorithm: time = steps * alpha + share * bytes * beta, for p ranks
+ * on `nodes` nodes (ring; pairwise exchange for alltoall). */
+struct cb_terms {
+  double steps, share;
+};
+struct cb_terms cb_model_flat_terms(int op, int p, int nodes);
+double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct cb_link *l);
+
+/* nccl-tests' bus bandwidth (bytes/s) for a time, and its factor. */
+double cb_model_busbw_factor(int op, int p);
+double cb_model_busbw(int op, int p, double bytes, double time_s);
+
+/* --- fit.c --- */
+struct cb_fit_point {
+  int nranks, nnodes;
+  double bytes, time_s;
+};
+struct cb_fit {
+  struct cb_link link;
+  int npoints;
+  double r2;                  /* of the times, 1 - SS_res / SS_tot */
+  double median_rel, max_rel; /* |predicted - measured| / measured */
+};
+/* Weighted least squares on relative residuals (small and large sizes
+ * count alike), alpha and beta kept >= 0. Returns 0, or -1 when the
+ * points cannot separate alpha from beta (fewer than two distinct sizes). */
+int cb_model_fit(int op, const struct cb_fit_point *pts, int n, struct cb_fit *fit);
+
+/* --- predict.c --- */
+enum cb_algo { CB_ALGO_RING, CB_ALGO_TREE, CB_ALGO_HIER, CB_NALGOS };
+extern const char *const cb_algo_names[CB_NALGOS];
+
+/* One op's view of a system: its tiers and how many ranks share a node. */
+struct cb_system {
+  int ranks_per_node;
+  struct cb_link tier[CB_NTIERS];
+};
+
+struct cb_prediction {
+  double time_s; /* NaN: the algorithm does not apply or a tier is unknown */
+  double busbw_Bps;
+  int inter_algo; /* hierarchical only: the inter-node phase's algorithm (ring or tree) */
+};
+struct cb_prediction cb_model_predict(int op, int algo, const struct cb_system *s, int ngpus,
+                                      double bytes);
+/* The fastest algorithm that applies, or -1 when none does. */
+int cb_model_best(int op, const struct cb_system *s, int ngpus, double bytes,
+                  struct cb_prediction *best);
+
+/* --- step.c --- */
+struct cb_step_result {
+  int nbuckets;
+  double comm_s;    /* sum of the buckets' allreduce times */
+  double exposed_s; /* communication running past the end of compute */
+  double rho;       /* exposed_s / compute_s */
+};
+/* Gradients appear at a steady rate during compute_s (backward) and are
+ * allreduced bucket by bucket, one at a time, each as soon as it is full
+ * and the previous one is done; the last bucket is full only at the end of
+ * compute, so its whole time is exposed. Returns -1 when allreduce cannot
+ * be predicted for this system. */
+int cb_model_step(const struct cb_system *allreduce, int ngpus, double compute_s, double grad_bytes,
+                  double bucket_bytes, struct cb_step_result *r);
+
+#endif

@@ -1,0 +1,422 @@
+/* --fit, --validate and --predict: read, fit, check the fit against other
+ * measurements, predict, print tables and (with --json) one JSON document. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../topology.h"
+#include "../units.h"
+#include "config.h"
+#include "groups.h"
+#include "run.h"
+
+#if CB_HAVE_JANSSON
+#include <jansson.h>
+
+static json_t *num(double x) {
+  return isfinite(x) ? json_real(x) : json_null();
+}
+
+static const char *inplace_name(int inplace) {
+  return inplace ? "in-place" : "out-of-place";
+}
+
+static const char *labels(const struct cb_fit_group *g, char *buf, size_t len) {
+  snprintf(buf, len, "%s/%s/%s/%s", g->backend, g->mem, g->transport, g->dtype);
+  return buf;
+}
+
+static const char *rank_list(const struct cb_fit_group *g, char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < g->nranks && at < len; i++)
+    at += snprintf(buf + at, len - at, "%s%d", i ? "," : "", g->ranks[i]);
+  return buf;
+}
+
+static int read_all(const char *opt, const char *const *paths, int n, struct cb_rep_data *d,
+                    struct cb_error *err) {
+  d->runs = calloc(n, sizeof *d->runs);
+  d->nruns = n;
+  for (int i = 0; i < n; i++) {
+    FILE *f = fopen(paths[i], "r"); /* our own message, naming our option */
+    if (!f)
+      return cb_fail(err, CB_USAGE, "%s: cannot read '%s': %s", opt, paths[i], strerror(errno));
+    fclose(f);
+    if (cb_rep_read(paths[i], i, d, err))
+      return err->status;
+  }
+  return CB_OK;
+}
+
+/* ---- --fit ---- */
+
+static json_t *print_fits(const struct cb_fit_groups *gs) {
+  json_t *arr = json_array();
+  char lb[160], rk[96];
+  printf("# fit: time = steps * alpha + share * bytes * beta, flat ring shapes "
+         "(README.md, \"Capacity planning\")\n");
+  printf("%-14s %-10s %-24s %-12s %-8s %6s %9s %9s %8s %8s %8s\n", "# op", "tier",
+         "backend/mem/transport", "variant", "ranks", "points", "alpha_us", "bw_GB/s", "R^2",
+         "med_err", "max_err");
+  for (int i = 0; i < gs->n; i++) {
+    const struct cb_fit_group *g = &gs->g[i];
+    labels(g, lb, sizeof lb), rank_list(g, rk, sizeof rk);
+    if (!g->fitted) {
+      printf("%-14s %-10s %-24s %-12s %-8s %6d  (one size only: alpha and beta not separable)\n",
+             cb_mop_names[g->op], cb_tier_kind_names[g->tier], lb, inplace_name(g->inplace), rk,
+             g->npts);
+      continue;
+    }
+    const struct cb_fit *f = &g->fit;
+    double bw = f->link.beta > 0 ? 1e-9 / f->link.beta : INFINITY;
+    printf("%-14s %-10s %-24s %-12s %-8s %6d %9.3f %9.3f %8.4f %7.1f%% %7.1f%%\n",
+           cb_mop_names[g->op], cb_tier_kind_names[g->tier], lb, inplace_name(g->inplace), rk,
+           f->npoints, f->link.alpha * 1e6, bw, f->r2, 100 * f->median_rel, 100 * f->max_rel);
+    json_t *ranks = json_array();
+    for (int k = 0; k < g->nranks; k++)
+      json_array_append_new(ranks, json_integer(g->ranks[k]));
+    json_array_append_new(
+        arr,
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:o, s:i, s:f, s:f, s:o, s:f, "
+                  "s:f, s:f}",
+                  "op", cb_mop_names[g->op], "tier", cb_tier_kind_names[g->tier], "backend",
+                  g->backend, "mem", g->mem, "transport", g->transport, "dtype", g->dtype, "redop",
+                  g->redop, "inplace", g->inplace, "nranks", ranks, "points", f->npoints, "alpha_s",
+                  f->link.alpha, "beta_s_per_byte", f->link.beta, "bandwidth_GBps", num(bw), "r2",
+                  f->r2, "median_rel_error", f->median_rel, "max_rel_error", f->max_rel));
+  }
+  return arr;
+}
+
+/* ---- --validate ---- */
+
+struct verr {
+  double err;
+  const char *op;
+  int nranks;
+  uint64_t bytes;
+};
+
+static int by_abs_err(const void *a, const void *b) {
+  double x = fabs(((const struct verr *)a)->err), y = fabs(((const struct verr *)b)->err);
+  return (x > y) - (x < y);
+}
+
+/* Median and max of |error| over v[0..n) (sorted in place), printed and as JSON. */
+static json_t *summary(const char *what, struct verr *v, int n) {
+  qsort(v, n, sizeof *v, by_abs_err);
+  double med = n % 2 ? fabs(v[n / 2].err) : (fabs(v[n / 2 - 1].err) + fabs(v[n / 2].err)) / 2;
+  const struct verr *worst = &v[n - 1];
+  char sz[32];
+  printf("# validation %-14s %4d points: median |error| %6.1f%%, max %7.1f%% (%s, %d ranks, %s)\n",
+         what, n, 100 * med, 100 * fabs(worst->err), worst->op, worst->nranks,
+         cb_format_size(worst->bytes, sz, sizeof sz));
+  return json_pack("{s:i, s:f, s:f, s:{s:s, s:i, s:I}}", "points", n, "median_abs_rel_error", med,
+                   "max_abs_rel_error", fabs(worst->err), "worst", "op", worst->op, "nranks",
+                   worst->nranks, "bytes", (json_int_t)worst->bytes);
+}
+
+static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
+                    json_t **out, struct cb_error *err) {
+  int cap = 0, n = 0, unmatched = 0;
+  for (int i = 0; i < d->nseries; i++)
+    cap += d->series[i].npts;
+  struct verr *v = malloc((cap ? cap : 1) * sizeof *v);
+  json_t *pts = json_array();
+  char lb[160], sz[32];
+  printf("# validation: measured points predicted from the fit above\n");
+  printf("%-14s %-10s %-24s %-12s %6s %6s %10s %12s %12s %8s\n", "# op", "tier",
+         "backend/mem/transport", "variant", "ranks", "nodes", "size", "measured_us",
+         "predicted_us", "error");
+  for (int i = 0; i < d->nseries; i++) {
+    const struct cb_rep_series *s = &d->series[i];
+    int op = cb_mop_find(s->op);
+    if (op < 0 || !want[op])
+      continue;
+    for (int k = 0; k < s->npts; k++) {
+      const struct cb_record *r = &s->pts[k];
+      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
+      if (!g || r->nranks < 2 || !(r->time_us > 0)) {
+        unmatched++;
+        continue;
+      }
+      double pred = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6;
+      double e = (pred - r->time_us) / r->time_us;
+      v[n++] = (struct verr){e, cb_mop_names[op], r->nranks, r->bytes};
+      printf("%-14s %-10s %-24s %-12s %6d %6d %10s %12.2f %12.2f %7.1f%%\n", cb_mop_names[op],
+             cb_tier_kind_names[g->tier], labels(g, lb, sizeof lb), inplace_name(s->inplace),
+             r->nranks, r->nnodes, cb_format_size(r->bytes, sz, sizeof sz), r->time_us, pred,
+             100 * e);
+      json_array_append_new(
+          pts, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:I, s:f, s:f, s:f}", "op",
+                         cb_mop_names[op], "tier", cb_tier_kind_names[g->tier], "backend",
+                         s->backend, "mem", s->mem, "transport", s->transport, "dtype", s->dtype,
+                         "inplace", s->inplace, "nranks", r->nranks, "nnodes", r->nnodes, "bytes",
+                         (json_int_t)r->bytes, "measured_us", r->time_us, "predicted_us", pred,
+                         "rel_error", e));
+    }
+  }
+  if (n == 0) {
+    free(v);
+    json_decref(pts);
+    return cb_fail(err, CB_USAGE,
+                   "--validate: no measured point matches a fit (same op, backend, memory, "
+                   "transport, dtype, in-place and tier)");
+  }
+  if (unmatched)
+    printf("# validation: %d points without a matching fit left out\n", unmatched);
+  json_t *per_op = json_object();
+  struct verr *one = malloc(n * sizeof *one);
+  for (int op = 0; op < CB_NMOPS; op++) {
+    int m = 0;
+    for (int i = 0; i < n; i++)
+      if (strcmp(v[i].op, cb_mop_names[op]) == 0)
+        one[m++] = v[i];
+    if (m)
+      json_object_set_new(per_op, cb_mop_names[op], summary(cb_mop_names[op], one, m));
+  }
+  json_t *all = summary("all ops", v, n);
+  json_object_set_new(all, "per_op", per_op);
+  *out = json_pack("{s:o, s:o}", "summary", all, "points", pts);
+  free(one);
+  free(v);
+  return CB_OK;
+}
+
+/* ---- --predict ---- */
+
+/* Each op's system: the topology's tiers, replaced by fitted ones where the
+ * fit has them. `from` says where each tier came from, for the tables. */
+struct source {
+  struct cb_system sys[CB_NMOPS];
+  char from[CB_NMOPS][CB_NTIERS][200];
+};
+
+static void topology_tiers(const struct cb_topology *t, struct source *src) {
+  for (int op = 0; op < CB_NMOPS; op++)
+    for (int k = 0; k < CB_NTIERS; k++) {
+      const struct cb_tier *tier =
+          cb_topology_tier(t, k == CB_TIER_INTRA ? CB_SCOPE_INTRA : CB_SCOPE_INTER);
+      if (!tier || !(tier->bandwidth_Bps > 0))
+        continue;
+      /* an inter-node tier's bandwidth is per NIC: a node has nics_per_node */
+      int nics = k == CB_TIER_INTER && tier->nics_per_node > 0 ? tier->nics_per_node : 1;
+      src->sys[op].tier[k] = (struct cb_link){1, tier->latency_s, 1 / (tier->bandwidth_Bps * nics)};
+      snprintf(src->from[op][k], sizeof src->from[op][k], "topology tier '%s'", tier->name);
+    }
+}
+
+static void fitted_tiers(const struct cb_fit_groups *gs, struct source *src) {
+  char lb[160];
+  for (int op = 0; op < CB_NMOPS; op++)
+    for (int k = 0; k < CB_NTIERS; k++) {
+      const struct cb_fit_group *g = cb_fit_groups_pick(gs, op, k);
+      if (!g)
+        continue;
+      src->sys[op].tier[k] = g->fit.link;
+      snprintf(src->from[op][k], sizeof src->from[op][k], "fit of %s %s", labels(g, lb, sizeof lb),
+               inplace_name(g->inplace));
+    }
+}
+
+static void print_tier(const struct source *src, int op, int k) {
+  const struct cb_link *l = &src->sys[op].tier[k];
+  if (l->set)
+    printf("#   %s: alpha %.3f us, %.3f GB/s%s (%s)\n", cb_tier_kind_names[k], l->alpha * 1e6,
+           l->beta > 0 ? 1e-9 / l->beta : INFINITY, k == CB_TIER_INTER ? " per node" : " per rank",
+           src->from[op][k]);
+  else
+    printf("#   %s: unknown: nothing predicted that needs it\n", cb_tier_kind_names[k]);
+}
+
+static json_t *predict_op(const struct cb_model_cli *m, const struct source *src, int op,
+                          int *count) {
+  const struct cb_system *s = &src->sys[op];
+  json_t *rows = json_array();
+  char sz[32];
+  printf("# %s, %ld ranks per node\n", cb_mop_names[op], (long)s->ranks_per_node);
+  for (int k = 0; k < CB_NTIERS; k++)
+    print_tier(src, op, k);
+  printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %s\n", "#  gpus", "nodes", "size", "ring_us",
+         "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best");
+  for (int z = 0; z < m->nsizes; z++)
+    for (int i = 0; i < m->ngpus; i++) {
+      int n = (int)m->gpus[i], per = s->ranks_per_node < n ? s->ranks_per_node : n;
+      int nodes = (n + per - 1) / per;
+      double bytes = (double)m->sizes[z];
+      struct cb_prediction p[CB_NALGOS], best;
+      json_t *algos = json_object();
+      printf("%7d %6d %10s", n, nodes, cb_format_size(m->sizes[z], sz, sizeof sz));
+      for (int a = 0; a < CB_NALGOS; a++) {
+        p[a] = cb_model_predict(op, a, s, n, bytes);
+        if (isfinite(p[a].time_s))
+          printf(" %11.2f %9.3f", p[a].time_s * 1e6, p[a].busbw_Bps * 1e-9);
+        else
+          printf(" %11s %9s", "-", "-");
+        json_t *o = json_pack("{s:o, s:o}", "time_s", num(p[a].time_s), "busbw_GBps",
+                              num(p[a].busbw_Bps * 1e-9));
+        if (a == CB_ALGO_HIER && p[a].inter_algo >= 0)
+          json_object_set_new(o, "inter_node", json_string(cb_algo_names[p[a].inter_algo]));
+        json_object_set_new(algos, cb_algo_names[a], o);
+      }
+      int b = cb_model_best(op, s, n, bytes, &best);
+      printf("  %s\n", b >= 0 ? cb_algo_names[b] : "-");
+      *count += b >= 0;
+      json_array_append_new(rows, json_pack("{s:s, s:i, s:i, s:I, s:o, s:o}", "op",
+                                            cb_mop_names[op], "gpus", n, "nodes", nodes, "bytes",
+                                            (json_int_t)m->sizes[z], "algorithms", algos, "best",
+                                            b >= 0 ? json_string(cb_algo_names[b]) : json_null()));
+    }
+  return rows;
+}
+
+/* The training step's communication ratio against cluster and bucket size. */
+static json_t *predict_step(const struct cb_model_cli *m, const struct source *src) {
+  char sz[32], gb[32];
+  json_t *rows = json_array();
+  printf("# training step: compute %g s, gradients %s, allreduce per bucket with the fastest "
+         "algorithm;\n# buckets overlap the compute as they fill (all but the last can hide); "
+         "rho = exposed communication / compute\n",
+         m->compute_s, cb_format_size(m->grad_bytes, gb, sizeof gb));
+  printf("%7s %10s %8s %12s %12s %8s\n", "#  gpus", "bucket", "buckets", "comm_ms", "exposed_ms",
+         "rho");
+  for (int i = 0; i < m->ngpus; i++)
+    for (int b = 0; b < m->nbuckets; b++) {
+      struct cb_step_result r;
+      printf("%7ld %10s", m->gpus[i], cb_format_size(m->buckets[b], sz, sizeof sz));
+      if (cb_model_step(&src->sys[CB_MOP_ALLREDUCE], (int)m->gpus[i], m->compute_s,
+                        (double)m->grad_bytes, (double)m->buckets[b], &r)) {
+        printf(" %8s %12s %12s %8s\n", "-", "-", "-", "-");
+        continue;
+      }
+      printf(" %8d %12.3f %12.3f %8.4f\n", r.nbuckets, r.comm_s * 1e3, r.exposed_s * 1e3, r.rho);
+      json_array_append_new(
+          rows, json_pack("{s:i, s:I, s:i, s:f, s:f, s:f}", "gpus", (int)m->gpus[i], "bucket_bytes",
+                          (json_int_t)m->buckets[b], "buckets", r.nbuckets, "comm_s", r.comm_s,
+                          "exposed_s", r.exposed_s, "rho", r.rho));
+    }
+  return json_pack("{s:f, s:I, s:o}", "compute_s", m->compute_s, "grad_bytes",
+                   (json_int_t)m->grad_bytes, "rows", rows);
+}
+
+static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
+                   const struct cb_topology *topo, json_t *doc, struct cb_error *err) {
+  struct source src = {0};
+  int per_node = 8; /* a fit alone does not say how many GPUs a node has */
+  if (topo) {
+    topology_tiers(topo, &src);
+    per_node = topo->ranks_per_node;
+  }
+  if (m->gpus_per_node)
+    per_node = (int)m->gpus_per_node;
+  fitted_tiers(gs, &src);
+  json_t *rows = json_array();
+  int count = 0;
+  for (int i = 0; i < m->nops; i++) {
+    src.sys[m->ops[i]].ranks_per_node = per_node;
+    json_t *op_rows = predict_op(m, &src, m->ops[i], &count);
+    json_array_extend(rows, op_rows);
+    json_decref(op_rows);
+  }
+  json_t *pred = json_pack("{s:s?, s:i, s:o}", "topology", m->topology, "ranks_per_node", per_node,
+                           "rows", rows);
+  json_object_set_new(doc, "predictions", pred);
+  if (count == 0)
+    return cb_fail(err, CB_USAGE,
+                   "--predict: no prediction possible: the %s tier is unknown (fit data from one "
+                   "node predicts up to --gpus-per-node GPUs; add --topology FILE for more)",
+                   m->topology ? "intra-node" : "inter-node");
+  if (m->compute_s > 0) {
+    src.sys[CB_MOP_ALLREDUCE].ranks_per_node = per_node;
+    json_object_set_new(doc, "step", predict_step(m, &src));
+  }
+  return CB_OK;
+}
+
+/* ---- the whole mode ---- */
+
+/* The JSON goes to PATH.tmp, renamed over PATH at the end: a failed run
+ * leaves an earlier file as it was. Tried first, so a bad path stops
+ * everything before any work. */
+static int json_tmp(const char *path, char *tmp, size_t len, struct cb_error *err) {
+  if (snprintf(tmp, len, "%s.tmp", path) >= (int)len)
+    return cb_fail(err, CB_USAGE, "--json: path '%s' is too long", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return cb_fail(err, CB_USAGE, "--json: cannot write '%s': %s", tmp, strerror(errno));
+  fclose(f);
+  return CB_OK;
+}
+
+static int write_json(const char *path, const char *tmp, json_t *doc, struct cb_error *err) {
+  if (json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0 ||
+      rename(tmp, path) != 0)
+    return cb_fail(err, CB_USAGE, "--json: cannot write '%s': %s", path, strerror(errno));
+  return CB_OK;
+}
+
+int cb_model_run(const struct cb_model_cli *m) {
+  struct cb_error err = {0};
+  struct cb_rep_data fd = {0}, vd = {0};
+  struct cb_fit_groups gs = {0};
+  struct cb_topology topo;
+  char tmp[4096];
+  int want[CB_NMOPS] = {0}, rc = CB_OK;
+  for (int i = 0; i < m->nops; i++)
+    want[m->ops[i]] = 1;
+  json_t *doc = json_pack("{s:s}", "type", "model");
+  if (m->json_path)
+    rc = json_tmp(m->json_path, tmp, sizeof tmp, &err);
+  if (!rc && m->topology)
+    rc = cb_topology_load(m->topology, &topo, &err);
+  if (!rc && m->nfit)
+    rc = read_all("--fit", m->fit, m->nfit, &fd, &err);
+  if (!rc && m->nvalidate)
+    rc = read_all("--validate", m->validate, m->nvalidate, &vd, &err);
+  if (!rc && m->nfit) {
+    cb_fit_groups_add(&gs, &fd, want, -1);
+    cb_fit_groups_fit(&gs);
+    if (gs.n == 0)
+      rc = cb_fail(&err, CB_USAGE,
+                   "--fit: no results of the chosen ops (allreduce, allgather, reducescatter, "
+                   "broadcast, alltoall) with 2 or more ranks in the input");
+    else
+      json_object_set_new(doc, "fits", print_fits(&gs));
+  }
+  if (!rc && m->nvalidate) {
+    json_t *v = NULL;
+    printf("\n");
+    rc = validate(&gs, &vd, want, &v, &err);
+    if (!rc)
+      json_object_set_new(doc, "validation", v);
+  }
+  if (!rc && m->predict) {
+    if (m->nfit)
+      printf("\n");
+    rc = predict(m, &gs, m->topology ? &topo : NULL, doc, &err);
+  }
+  if (!rc && m->json_path)
+    rc = write_json(m->json_path, tmp, doc, &err);
+  if (rc && m->json_path)
+    remove(tmp);
+  if (rc)
+    fprintf(stderr, "collbench: %s\n", err.msg);
+  json_decref(doc);
+  cb_fit_groups_free(&gs);
+  cb_rep_free(&fd);
+  cb_rep_free(&vd);
+  return rc;
+}
+
+#else
+
+int cb_model_run(const struct cb_model_cli *m) {
+  (void)m;
+  fprintf(stderr, "collbench: --fit and --predict need jansson, which this build lacks\n");
+  return CB_USAGE;
+}
+
+#endif

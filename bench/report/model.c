@@ -1,0 +1,99 @@
+/* The report's model section: what --fit FIRST --validate OTHERS prints,
+ * as HTML tables, so the prediction error stands next to the charts. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../model/groups.h"
+#include "escape.h"
+#include "report.h"
+
+static int by_abs(const void *a, const void *b) {
+  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+  return (x > y) - (x < y);
+}
+
+static void text(FILE *f, const char *tag, const char *s) {
+  fprintf(f, "<%s>", tag);
+  cb_html_put(f, s);
+  fprintf(f, "</%s>", tag);
+}
+
+static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
+  fputs("<h2>Model: alpha-beta fit</h2>\n<p>Fitted from ", f);
+  cb_html_put(f, d->runs[0].path);
+  fputs(" with the flat (ring) cost shapes; see README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
+        "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
+        "<th>placement</th><th>points</th><th>alpha (us)</th><th>1/beta (GB/s)</th><th>R^2</th>"
+        "<th>median residual</th><th>max residual</th></tr>\n",
+        f);
+  for (int i = 0; i < gs->n; i++) {
+    const struct cb_fit_group *g = &gs->g[i];
+    if (!g->fitted)
+      continue;
+    fputs("<tr>", f);
+    text(f, "td", cb_mop_names[g->op]), text(f, "td", cb_tier_kind_names[g->tier]);
+    text(f, "td", g->backend), text(f, "td", g->mem), text(f, "td", g->transport);
+    text(f, "td", g->inplace ? "in-place" : "out-of-place");
+    fprintf(f,
+            "<td class=n>%d</td><td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.4f</td>"
+            "<td class=n>%.1f%%</td><td class=n>%.1f%%</td></tr>\n",
+            g->fit.npoints, g->fit.link.alpha * 1e6,
+            g->fit.link.beta > 0 ? 1e-9 / g->fit.link.beta : INFINITY, g->fit.r2,
+            100 * g->fit.median_rel, 100 * g->fit.max_rel);
+  }
+  fputs("</table>\n", f);
+}
+
+/* One row per later file and op: its points predicted from the fit. */
+static void validation_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
+  fputs("<h2>Model: prediction error</h2>\n<p>Each later file's measurements predicted from the "
+        "fit of the first at their own rank and node counts; error = predicted / measured "
+        "&minus; 1.</p>\n<table>\n<tr><th>file</th><th>op</th><th>points</th>"
+        "<th>median |error|</th><th>max |error|</th></tr>\n",
+        f);
+  for (int file = 1; file < d->nruns; file++)
+    for (int op = 0; op < CB_NMOPS; op++) {
+      int n = 0, cap = 0;
+      for (int i = 0; i < d->nseries; i++)
+        cap += d->series[i].npts;
+      double *e = malloc((cap ? cap : 1) * sizeof *e);
+      for (int i = 0; i < d->nseries; i++) {
+        const struct cb_rep_series *s = &d->series[i];
+        if (s->file != file || cb_mop_find(s->op) != op)
+          continue;
+        for (int k = 0; k < s->npts; k++) {
+          const struct cb_record *r = &s->pts[k];
+          const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
+          if (g && r->nranks > 1 && r->time_us > 0)
+            e[n++] = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6 /
+                         r->time_us -
+                     1;
+        }
+      }
+      if (n) {
+        qsort(e, n, sizeof *e, by_abs);
+        double med = n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
+        fputs("<tr>", f);
+        text(f, "td", d->runs[file].path), text(f, "td", cb_mop_names[op]);
+        fprintf(f, "<td class=n>%d</td><td class=n>%.1f%%</td><td class=n>%.1f%%</td></tr>\n", n,
+                100 * med, 100 * fabs(e[n - 1]));
+      }
+      free(e);
+    }
+  fputs("</table>\n", f);
+}
+
+void cb_rep_model_html(FILE *f, const struct cb_rep_data *d) {
+  struct cb_fit_groups gs = {0};
+  cb_fit_groups_add(&gs, d, NULL, 0);
+  cb_fit_groups_fit(&gs);
+  int fitted = 0;
+  for (int i = 0; i < gs.n; i++)
+    fitted += gs.g[i].fitted;
+  if (fitted) {
+    fits_table(f, d, &gs);
+    if (d->nruns > 1)
+      validation_table(f, d, &gs);
+  }
+  cb_fit_groups_free(&gs);
+}

@@ -1,0 +1,149 @@
+#!/bin/sh
+# The performance model's command line: --fit on real fixture runs (np 2 and
+# np 4 on the development machine), --validate, exact recovery of synthetic
+# alpha/beta through the whole path, --predict from a topology written here,
+# the training-step ratio, and bad input (exit 2, naming the value).
+. tests/lib.sh
+
+plan 43
+
+A=tests/fixtures/model_np2.jsonl
+B=tests/fixtures/model_np4.jsonl
+
+./collbench --fit "$A" --json "$TMP/fit.json" >"$TMP/out" 2>"$TMP/err"
+ok $? "--fit on the np 2 fixture exits 0"
+check "table has an allreduce intra-node row" grep -q '^allreduce *intra-node *mpi/host/shm' "$TMP/out"
+nfits=$(jq -s '[.[] | select(.type == "result") | [.op, .inplace]] | unique | length' "$A")
+check "JSON: one fit per op and variant in the input ($nfits)" \
+  test "$(jq '.fits | length' "$TMP/fit.json")" -eq "$nfits"
+check "JSON: alpha >= 0, beta > 0, R^2 <= 1, errors >= 0" \
+  jq -e '.fits | all(.alpha_s >= 0 and .beta_s_per_byte > 0 and .r2 <= 1 and .median_rel_error >= 0 and .max_rel_error >= .median_rel_error)' "$TMP/fit.json"
+npts=$(jq -s '[.[] | select(.op == "allreduce")] | length' "$A")
+check "JSON: allreduce fitted from all $npts points" \
+  test "$(jq '.fits[] | select(.op == "allreduce") | .points' "$TMP/fit.json")" -eq "$npts"
+
+./collbench --fit "$A" --validate "$B" --json "$TMP/val.json" >"$TMP/out" 2>"$TMP/err"
+ok $? "--fit np2 --validate np4 exits 0"
+diag "$TMP/err"
+grep '^# validation .*points' "$TMP/out" | diag
+check "summary line with median and max" grep -q '^# validation all ops .*median |error| .*max' "$TMP/out"
+nval=$(jq -s '[.[] | select(.type == "result")] | length' "$B")
+check "every np4 point validated ($nval)" \
+  test "$(jq '.validation.summary.points' "$TMP/val.json")" -eq "$nval"
+check "points are at 4 ranks, predicted > 0" \
+  jq -e '.validation.points | all(.nranks == 4 and .predicted_us > 0)' "$TMP/val.json"
+# the predicted time is the ring shape with the fitted alpha and beta:
+# allreduce on 4 ranks: 6 alpha + 1.5 bytes beta
+check "allreduce prediction = 6 alpha + 1.5 bytes beta from the fit" jq -e '
+  (.fits[] | select(.op == "allreduce")) as $f
+  | .validation.points | map(select(.op == "allreduce"))
+  | all(((6 * $f.alpha_s + 1.5 * .bytes * $f.beta_s_per_byte) * 1e6 / .predicted_us - 1) | fabs < 1e-6)' "$TMP/val.json"
+check "error = predicted / measured - 1" \
+  jq -e '.validation.points | all((.predicted_us / .measured_us - 1 - .rel_error) | fabs < 1e-6)' "$TMP/val.json"
+check "median <= max" jq -e '.validation.summary | .median_abs_rel_error <= .max_abs_rel_error' "$TMP/val.json"
+
+# The report shows the same fit and errors
+./collbench --report "$A" "$B" --out "$TMP/rep" >"$TMP/out" 2>&1
+ok $? "--report on the two fixtures exits 0"
+check "index.html has the fit table" grep -q '<h2>Model: alpha-beta fit</h2>' "$TMP/rep/index.html"
+vn=$(jq '.validation.summary.per_op.allreduce.points' "$TMP/val.json")
+med=$(jq -r '.validation.summary.per_op.allreduce.median_abs_rel_error * 100' "$TMP/val.json" | awk '{ printf "%.1f", $1 }')
+check "index.html shows allreduce's median error as --validate does ($med%)" \
+  grep -q "<td>allreduce</td><td class=n>$vn</td><td class=n>$med%</td>" "$TMP/rep/index.html"
+./collbench --report "$A" --out "$TMP/rep1" >/dev/null 2>&1
+check "one file: a fit but no error table" \
+  sh -c "grep -q 'Model: alpha-beta fit' '$TMP/rep1/index.html' && ! grep -q 'Model: prediction error' '$TMP/rep1/index.html'"
+
+# Synthetic exact data through files: times replaced by the ring formula with
+# alpha 5 us and beta 0.1 ns/B must come back exactly, and predict np 4 exactly.
+synth() {
+  jq -c 'if .type == "result" then
+    (.nranks) as $p | (if .op == "allreduce" then [2 * ($p - 1), 2 * ($p - 1) / $p]
+     elif .op == "broadcast" then [$p - 1, 1] else [$p - 1, ($p - 1) / $p] end) as $t
+    | .time_us = ($t[0] * 5e-6 + $t[1] * .bytes * 1e-10) * 1e6 else . end' "$1"
+}
+synth "$A" >"$TMP/sa.jsonl"
+synth "$B" >"$TMP/sb.jsonl"
+./collbench --fit "$TMP/sa.jsonl" --validate "$TMP/sb.jsonl" --json "$TMP/s.json" >"$TMP/out" 2>&1
+ok $? "fit and validate synthetic data"
+check "alpha 5 us recovered for every op" \
+  jq -e '.fits | all((.alpha_s / 5e-6 - 1) | fabs < 1e-6)' "$TMP/s.json"
+check "beta 0.1 ns/B recovered for every op" \
+  jq -e '.fits | all((.beta_s_per_byte / 1e-10 - 1) | fabs < 1e-6)' "$TMP/s.json"
+check "R^2 = 1" jq -e '.fits | all(.r2 > 0.999999)' "$TMP/s.json"
+check "np 4 predicted from np 2 within 1e-6" \
+  jq -e '.validation.summary.max_abs_rel_error < 1e-6' "$TMP/s.json"
+
+# --predict from a topology: 8 GPUs per node on a 450 GB/s, 2 us tier;
+# 8 x 400 Gb/s NICs, 5 us between nodes.
+cat >"$TMP/topo.conf" <<'CONF'
+[system]
+name = model test system
+gpus_per_node = 8
+
+[tier fast]
+kind = nvlink4
+scope = intra-node
+bandwidth = 450 GB/s
+latency = 2 us
+
+[tier net]
+kind = ib-ndr
+scope = inter-node
+bandwidth = 400 Gb/s
+latency = 5 us
+nics_per_node = 8
+CONF
+./collbench --predict --topology "$TMP/topo.conf" --json "$TMP/p.json" >"$TMP/out" 2>"$TMP/err"
+ok $? "--predict --topology exits 0"
+check "12 cluster sizes x 5 ops by default" test "$(jq '.predictions.rows | length' "$TMP/p.json")" -eq 60
+check "sizes 8 to 16384 GPUs" jq -e '[.predictions.rows[].gpus] | min == 8 and max == 16384' "$TMP/p.json"
+# ring allreduce, 8 GPUs, 64 MiB: 14 * 2 us + 1.75 * 64 MiB / 450 GB/s
+check "ring allreduce at 8 GPUs = 14 alpha + 1.75 n / 450 GB/s" jq -e '
+  .predictions.rows[] | select(.op == "allreduce" and .gpus == 8) | .algorithms.ring
+  | ((.time_s / (14 * 2e-6 + 1.75 * 67108864 / 450e9) - 1) | fabs < 1e-6)
+    and ((.busbw_GBps / (1.75 * 67108864 / .time_s / 1e9) - 1) | fabs < 1e-6)' "$TMP/p.json"
+check "busbw never above the intra-node link (450 GB/s)" \
+  jq -e '[.predictions.rows[].algorithms[] | .busbw_GBps // 0] | max <= 450.000001' "$TMP/p.json"
+check "alltoall has no tree" \
+  jq -e '.predictions.rows | map(select(.op == "alltoall")) | all(.algorithms.tree.time_s == null)' "$TMP/p.json"
+check "allreduce at 16384 GPUs: a best algorithm named" jq -e '
+  .predictions.rows[] | select(.op == "allreduce" and .gpus == 16384) | .best != null' "$TMP/p.json"
+
+./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64,1024 --size 1M \
+  --compute-time 0.1 --grad-bytes 1G --bucket 25M,100M --json "$TMP/st.json" >"$TMP/out" 2>&1
+ok $? "training-step prediction exits 0"
+check "one step row per cluster size and bucket (4)" test "$(jq '.step.rows | length' "$TMP/st.json")" -eq 4
+check "rho = exposed / compute, exposed <= comm, 41 buckets of 25 MiB in 1 GiB" jq -e '
+  .step.rows | all((.rho - .exposed_s / 0.1 | fabs) < 1e-9 and .exposed_s <= .comm_s + 1e-12)
+  and (map(select(.bucket_bytes == 26214400)) | all(.buckets == 41))' "$TMP/st.json"
+
+# A fit from one node says nothing about inter-node links
+./collbench --predict --fit "$A" --gpus 8 --size 1M >"$TMP/out" 2>&1
+ok $? "--predict from a one-node fit up to 8 GPUs exits 0"
+./collbench --predict --fit "$A" --gpus 16 >"$TMP/out" 2>"$TMP/err"
+ok $(($? != 2)) "beyond one node without an inter-node tier exits 2"
+check "... saying the inter-node tier is unknown" grep -q 'inter-node tier is unknown' "$TMP/err"
+
+# Bad input: exit 2, the value named, nothing written over an earlier file
+echo keep >"$TMP/keep.json"
+bad() { # bad WHAT-TO-FIND ARGS...
+  want=$1
+  shift
+  ./collbench "$@" --json "$TMP/keep.json" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -qF -- "$want" "$TMP/err" && [ "$(cat "$TMP/keep.json")" = keep ] && [ ! -s "$TMP/out" ]
+}
+check "--gpus 0" bad "'0'" --predict --topology "$TMP/topo.conf" --gpus 0
+check "--size 12Q" bad "12Q" --predict --topology "$TMP/topo.conf" --size 12Q
+check "missing --fit file" bad "$TMP/nope.jsonl" --fit "$TMP/nope.jsonl"
+check "--op bogus" bad "bogus" --fit "$A" --op bogus
+check "--predict without a source" bad "--predict needs" --predict
+check "--compute-time without --grad-bytes" bad "go together" --predict --topology "$TMP/topo.conf" --compute-time 1
+check "--bucket 8 for 1 TiB of gradients" bad "--bucket 8" --predict --topology "$TMP/topo.conf" --compute-time 1 --grad-bytes 1T --bucket 8
+printf '[tier x]\nscope = sideways\n' >"$TMP/bad.conf"
+check "bad topology file named" bad "bad.conf" --predict --topology "$TMP/bad.conf"
+./collbench --fit "$A" --json "$TMP/no/such/dir/x.json" >"$TMP/out" 2>"$TMP/err"
+ok $(($? != 2)) "unwritable --json exits 2 before any output"
+
+finish

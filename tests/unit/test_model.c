@@ -1,0 +1,149 @@
+/* The alpha-beta model against closed forms: exact synthetic data is
+ * fitted back exactly, and ring / tree / hierarchical costs equal the
+ * figures worked out by hand in the comments. */
+#include <math.h>
+
+#include "model/model.h"
+#include "tap.h"
+
+/* relative comparison: times range from microseconds to seconds */
+static int near(double got, double want, const char *what) {
+  return is_double(got, want, 1e-9 * fabs(want), "%s", what);
+}
+
+static void test_terms(void) {
+  struct cb_terms t = cb_model_flat_terms(CB_MOP_ALLREDUCE, 4, 1);
+  near(t.steps, 6, "ring allreduce, 4 ranks: 2(p-1) = 6 steps");
+  near(t.share, 1.5, "ring allreduce, 4 ranks: 2(p-1)/p = 1.5 of the bytes");
+  t = cb_model_flat_terms(CB_MOP_ALLTOALL, 8, 2);
+  near(t.share, 2, "alltoall, 2 nodes of 4: a node's 4 ranks send half their data out: 2");
+  t = cb_model_flat_terms(CB_MOP_BROADCAST, 5, 1);
+  ok(t.steps == 4 && t.share == 1, "broadcast chain, 5 ranks: 4 steps, the whole buffer");
+  struct cb_link l = {1, 10e-6, 1e-9};
+  near(cb_model_flat_time(CB_MOP_ALLREDUCE, 4, 1, 1e6, &l), 6 * 10e-6 + 1.5e-3,
+       "allreduce 4 ranks, 1 MB, 10 us, 1 GB/s: 1.56 ms");
+  near(cb_model_busbw(CB_MOP_ALLREDUCE, 4, 1e6, 1.5e-3), 1e9,
+       "busbw of the bandwidth term alone is 1/beta");
+  ok(cb_model_busbw_factor(CB_MOP_ALLGATHER, 1) == 0, "busbw factor with one rank is 0");
+}
+
+/* Points at 2 and 4 ranks, 8 B to 64 MiB, from alpha and beta exactly. */
+static int synth(int op, double alpha, double beta, int nodes, struct cb_fit_point *pts) {
+  struct cb_link l = {1, alpha, beta};
+  int n = 0;
+  for (int p = 2; p <= 4; p += 2)
+    for (double b = 8; b <= 64 * 1048576.0; b *= 4)
+      pts[n] = (struct cb_fit_point){p * nodes, nodes, b, 0},
+      pts[n].time_s = cb_model_flat_time(op, p * nodes, nodes, b, &l), n++;
+  return n;
+}
+
+static void test_fit(void) {
+  struct cb_fit_point pts[64];
+  struct cb_fit f;
+  for (int op = 0; op < CB_NMOPS; op++) {
+    int n = synth(op, 3.5e-6, 2.5e-10, 1, pts);
+    ok(cb_model_fit(op, pts, n, &f) == 0, "%s: exact data fits", cb_mop_names[op]);
+    near(f.link.alpha, 3.5e-6, "... alpha recovered");
+    near(f.link.beta, 2.5e-10, "... beta recovered");
+    ok(f.max_rel < 1e-9 && f.median_rel < 1e-9 && fabs(f.r2 - 1) < 1e-12,
+       "... residuals 0 and R^2 1 (max %g, R^2 %.15f)", f.max_rel, f.r2);
+    ok(f.npoints == n, "... counts %d points", n);
+  }
+  int n = synth(CB_MOP_ALLTOALL, 20e-6, 1e-10, 2, pts);
+  ok(cb_model_fit(CB_MOP_ALLTOALL, pts, n, &f) == 0 && fabs(f.link.beta / 1e-10 - 1) < 1e-9,
+     "alltoall over 2 nodes: per-node beta recovered");
+
+  /* noise of +-10% alternating: the fit is off, and says so */
+  n = synth(CB_MOP_ALLREDUCE, 3.5e-6, 2.5e-10, 1, pts);
+  for (int i = 0; i < n; i++)
+    pts[i].time_s *= i % 2 ? 1.1 : 0.9;
+  cb_model_fit(CB_MOP_ALLREDUCE, pts, n, &f);
+  ok(f.max_rel > 0.05 && f.max_rel < 0.2, "noisy data: max residual %.3f reported", f.max_rel);
+
+  /* time growing faster than the size: alpha would come out negative; kept at 0 */
+  struct cb_fit_point bw[] = {{2, 1, 1000, 1e-6}, {2, 1, 2000, 2.2e-6}, {2, 1, 4000, 4.6e-6}};
+  ok(cb_model_fit(CB_MOP_BROADCAST, bw, 3, &f) == 0 && f.link.alpha == 0 && f.link.beta > 0,
+     "alpha never negative (alpha %g, beta %g)", f.link.alpha, f.link.beta);
+
+  struct cb_fit_point one[] = {{2, 1, 1000, 1e-6}, {2, 1, 1000, 1.1e-6}};
+  ok(cb_model_fit(CB_MOP_ALLREDUCE, one, 2, &f) == -1, "one size cannot separate alpha and beta");
+}
+
+/* 8 GPUs per node; intra 1 us and 1 GB/s (1 ns/B), inter 10 us and 4 ns/B. */
+static const struct cb_system sys = {8, {{1, 1e-6, 1e-9}, {1, 10e-6, 4e-9}}};
+
+static void test_predict(void) {
+  struct cb_prediction p;
+  /* 16 GPUs = 2 nodes, 1 MB allreduce
+   * ring: 30 steps * 10 us + 30/16 * 1e6 * 4e-9 = 300 us + 7.5 ms = 7.8 ms */
+  p = cb_model_predict(CB_MOP_ALLREDUCE, CB_ALGO_RING, &sys, 16, 1e6);
+  near(p.time_s, 7.8e-3, "ring allreduce, 16 GPUs on 2 nodes: 7.8 ms");
+  near(p.busbw_Bps, 2 * 15 / 16.0 * 1e6 / 7.8e-3, "... busbw from that time");
+  /* tree: 2 * (1 level * 10 us + 3 levels * 1 us) + 2 * 1e6 * 4e-9 = 26 us + 8 ms */
+  p = cb_model_predict(CB_MOP_ALLREDUCE, CB_ALGO_TREE, &sys, 16, 1e6);
+  near(p.time_s, 8.026e-3, "tree allreduce, 16 GPUs: 8.026 ms");
+  /* hierarchical: intra RS + AG = 2 * (7 us + 7/8 ms) = 1.764 ms;
+   * inter ring over 2 nodes = 2 * 10 us + 1 * 1e6 * 4e-9 = 4.02 ms (tree: 8.02 ms) */
+  p = cb_model_predict(CB_MOP_ALLREDUCE, CB_ALGO_HIER, &sys, 16, 1e6);
+  near(p.time_s, 1.764e-3 + 4.02e-3, "hierarchical allreduce, 16 GPUs: 5.784 ms");
+  ok(p.inter_algo == CB_ALGO_RING, "... with a ring between nodes");
+  struct cb_prediction best;
+  ok(cb_model_best(CB_MOP_ALLREDUCE, &sys, 16, 1e6, &best) == CB_ALGO_HIER,
+     "hierarchical is the fastest there");
+  /* 8 GPUs, one node: 14 * 1 us + 1.75 * 1 ms = 1.764 ms, for ring and hierarchical */
+  near(cb_model_predict(CB_MOP_ALLREDUCE, CB_ALGO_RING, &sys, 8, 1e6).time_s, 1.764e-3,
+       "ring allreduce inside one node: 1.764 ms");
+  near(cb_model_predict(CB_MOP_ALLREDUCE, CB_ALGO_HIER, &sys, 8, 1e6).time_s, 1.764e-3,
+       "hierarchical inside one node is the ring");
+  /* allgather 32 GPUs = 4 nodes, 8 MB (whole buffer):
+   * hier: intra 7 * 1 us + 7/8 * 8 ms = 7.007 ms; inter ring 3 * 10 us + 3/4 * 8e6 * 4e-9 =
+   * 24.03 ms, inter tree 2 * 10 us + 24 ms = 24.02 ms: tree, total 31.027 ms */
+  p = cb_model_predict(CB_MOP_ALLGATHER, CB_ALGO_HIER, &sys, 32, 8e6);
+  near(p.time_s, 7.007e-3 + 24.02e-3, "hierarchical allgather, 32 GPUs: 31.027 ms");
+  ok(p.inter_algo == CB_ALGO_TREE, "... with a tree between nodes");
+  /* broadcast tree 32 GPUs: 2 * 10 us + 3 * 1 us + 8e6 * 4e-9 = 32.023 ms */
+  near(cb_model_predict(CB_MOP_BROADCAST, CB_ALGO_TREE, &sys, 32, 8e6).time_s, 32.023e-3,
+       "tree broadcast, 32 GPUs: 32.023 ms");
+  /* alltoall ring 16 GPUs, 16 MB: 15 * 10 us + max(15/16 * 16 ms, 8 * 1/2 * 16e6 * 4e-9 = 256 ms)
+   */
+  near(cb_model_predict(CB_MOP_ALLTOALL, CB_ALGO_RING, &sys, 16, 16e6).time_s, 150e-6 + 0.256,
+       "alltoall across 2 nodes: the node's NICs limit it: 256.15 ms");
+  ok(isnan(cb_model_predict(CB_MOP_ALLTOALL, CB_ALGO_TREE, &sys, 16, 1e6).time_s),
+     "alltoall has no tree");
+  struct cb_system intra_only = sys;
+  intra_only.tier[CB_TIER_INTER].set = 0;
+  ok(isnan(cb_model_predict(CB_MOP_ALLREDUCE, CB_ALGO_RING, &intra_only, 16, 1e6).time_s),
+     "no inter-node tier: nothing predicted beyond a node");
+  ok(cb_model_best(CB_MOP_ALLREDUCE, &intra_only, 16, 1e6, &best) == -1, "... and no best");
+}
+
+static void test_step(void) {
+  /* 2 GPUs, bandwidth only: a bucket of b bytes takes b ns (ring beats tree's 2b) */
+  struct cb_system s = {8, {{1, 0, 1e-9}, {0, 0, 0}}};
+  struct cb_step_result r;
+  /* 1 GB in 4 buckets of 0.25 s, compute 1 s: ready at .25 .5 .75 1, done at
+   * .5 .75 1 1.25: 0.25 s exposed */
+  ok(cb_model_step(&s, 2, 1.0, 1e9, 0.25e9, &r) == 0 && r.nbuckets == 4, "4 buckets");
+  near(r.comm_s, 1.0, "... 1 s of communication");
+  near(r.exposed_s, 0.25, "... the last bucket exposed: 0.25 s");
+  near(r.rho, 0.25, "... rho 0.25");
+  /* compute 0.5 s: ready at .125 .25 .375 .5, done at .375 .625 .875 1.125 */
+  cb_model_step(&s, 2, 0.5, 1e9, 0.25e9, &r);
+  near(r.rho, 1.25, "communication longer than compute: rho 1.25");
+  /* buckets that do not divide the gradients: 0.4 + 0.4 + 0.2 GB, ready at
+   * .4 .8 1, done at .8 1.2 1.4: the second one delays the last */
+  cb_model_step(&s, 2, 1.0, 1e9, 0.4e9, &r);
+  ok(r.nbuckets == 3, "1 GB in buckets of 0.4 GB: 3");
+  near(r.exposed_s, 0.4, "... 0.4 s exposed");
+  ok(cb_model_step(&s, 16, 1.0, 1e9, 0.4e9, &r) == -1, "no inter-node tier: no step prediction");
+}
+
+int main(void) {
+  test_terms();
+  test_fit();
+  test_predict();
+  test_step();
+  done_testing();
+  return exit_status();
+}
