@@ -13,25 +13,25 @@ ok $STATUS "--accept topologies/localhost.conf passes on this host (exit 0)"
 n=$(grep -c '^  PASS ' "$TMP/out")
 [ "$n" -eq 5 ]
 ok $? "one PASS line per check, one for the matrix, one for stragglers ($n)"
-grep -q '^  PASS    allreduce-busbw .* GB/s .*+[0-9]*%  allreduce mpi host 2 MiB busbw' "$TMP/out"
+grep -q '^  PASS    allgather-busbw .* GB/s .*+[0-9]*%  allgather mpi host 2 MiB busbw' "$TMP/out"
 ok $? "a verdict line carries measured, levels, margin and what was measured"
 jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "PASS")
-          and (map(.check) | sort == ["allreduce-busbw", "matrix", "p2p-bandwidth", "p2p-latency",
+          and (map(.check) | sort == ["allgather-busbw", "matrix", "p2p-bandwidth", "p2p-latency",
                                       "stragglers"])' \
   "$TMP/a.jsonl" >/dev/null
 ok $? "--json has the five verdicts"
 # the verdict judged the very figure the result line holds
-jq -e -s '([.[] | select(.type == "result" and .op == "allreduce" and .inplace == false)][0].busbw_GBps)
-          == ([.[] | select(.type == "verdict" and .check == "allreduce-busbw")][0].measured)' \
+jq -e -s '([.[] | select(.type == "result" and .op == "allgather" and .inplace == false)][0].busbw_GBps)
+          == ([.[] | select(.type == "verdict" and .check == "allgather-busbw")][0].measured)' \
   "$TMP/a.jsonl" >/dev/null
-ok $? "the allreduce verdict's figure is the allreduce record's busbw"
+ok $? "the allgather verdict's figure is the allgather record's busbw"
 n=$(jq -s '[.[] | select(.type == "pair")] | length' "$TMP/a.jsonl")
 [ "$n" -eq 4 ]
 ok $? "the matrix wrote bandwidth and latency for both ordered pairs ($n pair lines)"
 grep -q '<testsuite name="collbench acceptance" tests="5" failures="0"' "$TMP/a.xml" &&
   [ "$(grep -c '<testcase ' "$TMP/a.xml")" -eq 5 ]
 ok $? "--junit: 5 test cases, no failures"
-grep -q '^collbench_acceptance_verdict{check="allreduce-busbw"} 0$' "$TMP/a.prom"
+grep -q '^collbench_acceptance_verdict{check="allgather-busbw"} 0$' "$TMP/a.prom"
 ok $? "--prom: the verdict gauge (0 = pass)"
 
 # A threshold no host reaches: exit 1, the failing check named with its line.

@@ -61,7 +61,7 @@ show
 all_pass() {
     v=$(verdicts "$tmp/healthy.jsonl" | sed 's/WARN /PASS /g; s/PASS straggler [^;]*;//g
                                               s/PASS stragglers;//')
-    [ "$v" = "PASS allreduce-busbw;PASS matrix;PASS p2p-bandwidth;PASS p2p-latency;" ] && return 0
+    [ "$v" = "PASS allgather-busbw;PASS matrix;PASS p2p-bandwidth;PASS p2p-latency;" ] && return 0
     echo "verdicts: $v" | diag; return 1
 }
 check "healthy: every check and the matrix PASS (or WARN)" all_pass
@@ -72,11 +72,11 @@ simcluster_throttle "$node3" 200mbit
 check "node 3 throttled: --accept exits 1" run 1 "$tmp/node.jsonl" --accept topologies/localhost.conf
 show
 allreduce_fails() {
-    jq -e -s '[.[] | select(.type == "verdict" and .check == "allreduce-busbw")][0]
+    jq -e -s '[.[] | select(.type == "verdict" and .check == "allgather-busbw")][0]
               | .status == "FAIL" and .margin < 0' "$tmp/node.jsonl" >/dev/null
 }
-check "the all-reduce check is the one that fails, with a negative margin" allreduce_fails
-grep -q "^  FAIL    allreduce-busbw .*(line [0-9]*)$" "$tmp/out"
+check "the all-gather check is the one that fails, with a negative margin" allreduce_fails
+grep -q "^  FAIL    allgather-busbw .*(line [0-9]*)$" "$tmp/out"
 check "its FAIL line names the check and its line in the file" [ $? -eq 0 ]
 only_node3() {
     v=$(jq -r 'select(.type == "verdict" and (.check | test("^(node|link) "))) | .check' \

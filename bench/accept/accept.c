@@ -148,13 +148,6 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
   return CB_OK;
 }
 
-static int note_all(struct cb_sink *sinks, int nsinks, const char *text, struct cb_error *err) {
-  for (int i = 0; i < nsinks; i++)
-    if (sinks[i].note && sinks[i].note(sinks[i].state, text, err))
-      return err->status;
-  return CB_OK;
-}
-
 int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                   const struct cb_settings *base, const struct cb_run_info *ri,
                   struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
@@ -165,9 +158,8 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     return err->status;
   struct cb_summary total = {0};
   if (cl->rank == 0) {
-    for (int i = 0; i < nsinks; i++)
-      if (sinks[i].run && sinks[i].run(sinks[i].state, ri, err))
-        return err->status;
+    if (cb_sinks_run(sinks, nsinks, ri, err))
+      return err->status;
     char text[1024];
     snprintf(text, sizeof text, "acceptance: %s (%s), %d check%s%s", t->path, t->name, t->nchecks,
              t->nchecks == 1 ? "" : "s",
@@ -176,7 +168,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
       snprintf(text + strlen(text), sizeof text - strlen(text),
                "(membw) %.2f GB/s (memcpy, per rank, all ranks at once)",
                refs[CB_REF_MEMBW] * 1e-9);
-    if (note_all(sinks, nsinks, text, err))
+    if (cb_sinks_note(sinks, nsinks, text, err))
       return err->status;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > 0 && cl->local_size > cores) { /* busy-polling ranks then take turns */
@@ -184,7 +176,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                "warning: %d ranks share %ld cores on %s: collectives measure time-sharing, "
                "not the links, and may fail checks a healthy host passes",
                cl->local_size, cores, cl->hostname);
-      if (note_all(sinks, nsinks, text, err))
+      if (cb_sinks_note(sinks, nsinks, text, err))
         return err->status;
     }
   }
@@ -223,10 +215,8 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
       return err->status;
   if (cb_stragglers_measure(cl, sinks, nsinks, res, err))
     return err->status;
-  if (cl->rank == 0)
-    for (int i = 0; i < nsinks; i++)
-      if (sinks[i].finish && sinks[i].finish(sinks[i].state, &total, err))
-        return err->status;
+  if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, &total, err))
+    return err->status;
   int counts[3] = {res->pass, res->warn, res->fail}; /* judged on rank 0 */
   MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];

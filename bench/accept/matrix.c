@@ -212,9 +212,8 @@ static int retest(struct matrix *m, double bw_ref, uint64_t bytes, struct cb_err
     snprintf(text, sizeof text, "retest alone %s (rank %d) -> %s (rank %d): %.3g GB/s, %.3g us: %s",
              host_of(cl, s->src), s->src, host_of(cl, s->dst), s->dst, got[0], got[1],
              s->slow_bw || s->slow_lat ? "still slow" : "normal alone (contention in the round)");
-    for (int k = 0; k < m->nsinks; k++)
-      if (m->sinks[k].note && m->sinks[k].note(m->sinks[k].state, text, err))
-        return err->status;
+    if (cb_sinks_note(m->sinks, m->nsinks, text, err))
+      return err->status;
   }
   return CB_OK;
 }
@@ -309,11 +308,7 @@ static void matrix_free(struct matrix *m) {
 }
 
 static int note_all(struct matrix *m, const char *text, struct cb_error *err) {
-  if (m->cl->rank == 0)
-    for (int k = 0; k < m->nsinks; k++)
-      if (m->sinks[k].note && m->sinks[k].note(m->sinks[k].state, text, err))
-        return err->status;
-  return CB_OK;
+  return m->cl->rank == 0 ? cb_sinks_note(m->sinks, m->nsinks, text, err) : CB_OK;
 }
 
 int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
@@ -401,18 +396,14 @@ int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
                   struct cb_error *err) {
   memset(res, 0, sizeof *res);
-  if (cl->rank == 0)
-    for (int i = 0; i < nsinks; i++)
-      if (sinks[i].run && sinks[i].run(sinks[i].state, ri, err))
-        return err->status;
+  if (cl->rank == 0 && cb_sinks_run(sinks, nsinks, ri, err))
+    return err->status;
   int rc = cb_matrix_measure(cl, s, rules, sinks, nsinks, res, err);
   if (cb_cluster_agree(cl, rc))
     return rc ? rc : cb_fail(err, CB_RUNTIME, "--matrix failed on another rank");
   struct cb_summary sum = {0};
-  if (cl->rank == 0)
-    for (int i = 0; i < nsinks; i++)
-      if (sinks[i].finish && sinks[i].finish(sinks[i].state, &sum, err))
-        return err->status;
+  if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, &sum, err))
+    return err->status;
   int counts[3] = {res->pass, res->warn, res->fail};
   MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];

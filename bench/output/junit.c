@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "replace.h"
 #include "sink.h"
 
 struct junit_case {
@@ -69,7 +69,8 @@ static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   return CB_OK;
 }
 
-static int write_xml(const struct junit *j, FILE *f) {
+static int write_xml(void *state, FILE *f) {
+  const struct junit *j = state;
   int failures = 0;
   for (int i = 0; i < j->n; i++)
     failures += j->cases[i].status == CB_FAIL;
@@ -99,18 +100,7 @@ static int write_xml(const struct junit *j, FILE *f) {
 static int junit_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
   struct junit *j = state;
   (void)sum;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", j->path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cb_fail(err, CB_RUNTIME, "--junit: cannot write '%s'", tmp);
-  int bad = write_xml(j, f);
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, j->path) != 0) {
-    remove(tmp);
-    return cb_fail(err, CB_RUNTIME, "--junit: cannot write '%s'", j->path);
-  }
-  return CB_OK;
+  return cb_replace_write(j->path, "--junit", write_xml, j, err);
 }
 
 static void junit_close(void *state) {
@@ -125,13 +115,8 @@ static void junit_close(void *state) {
 }
 
 int cb_sink_junit(const char *path, struct cb_sink *sink, struct cb_error *err) {
-  char probe[4096]; /* fail now, not after the run, when the directory is not writable */
-  snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(probe, "w");
-  if (!f)
-    return cb_fail(err, CB_USAGE, "--junit: cannot write next to '%s'", path);
-  fclose(f);
-  remove(probe);
+  if (cb_replace_probe(path, "--junit", err))
+    return err->status;
   struct junit *j = calloc(1, sizeof *j);
   if (!j || !(j->path = strdup(path))) {
     free(j);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "replace.h"
 #include "sink.h"
 
 struct prom_verdict {
@@ -20,6 +21,7 @@ struct prom_verdict {
 struct prom {
   char *path;
   const struct cb_run_info *ri;
+  const struct cb_summary *sum; /* set when the run finishes */
   struct cb_record *records;
   int n, cap;
   struct prom_verdict *verdicts;
@@ -82,8 +84,10 @@ static const struct {
      1},
 };
 
-static int write_all(struct prom *p, FILE *f, const struct cb_summary *sum) {
+static int write_all(void *state, FILE *f) {
+  const struct prom *p = state;
   const struct cb_run_info *ri = p->ri;
+  const struct cb_summary *sum = p->sum;
   fprintf(f, "# HELP collbench_run_info The run that produced these figures.\n"
              "# TYPE collbench_run_info gauge\ncollbench_run_info{version=\"");
   cb_prom_escape(f, ri->version);
@@ -172,18 +176,8 @@ static int prom_verdict(void *state, const struct cb_verdict *v, struct cb_error
 
 static int prom_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
   struct prom *p = state;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p->path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cb_fail(err, CB_RUNTIME, "--prom: cannot write '%s'", tmp);
-  int bad = write_all(p, f, sum);
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, p->path) != 0) {
-    remove(tmp);
-    return cb_fail(err, CB_RUNTIME, "--prom: cannot write '%s'", p->path);
-  }
-  return CB_OK;
+  p->sum = sum;
+  return cb_replace_write(p->path, "--prom", write_all, p, err);
 }
 
 static void prom_close(void *state) {
@@ -197,14 +191,8 @@ static void prom_close(void *state) {
 }
 
 int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err) {
-  /* Fail now, not after the run, when the directory is not writable. */
-  char probe[4096];
-  snprintf(probe, sizeof probe, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(probe, "w");
-  if (!f)
-    return cb_fail(err, CB_USAGE, "--prom: cannot write next to '%s'", path);
-  fclose(f);
-  remove(probe);
+  if (cb_replace_probe(path, "--prom", err))
+    return err->status;
   struct prom *p = calloc(1, sizeof *p);
   if (!p || !(p->path = strdup(path))) {
     free(p);

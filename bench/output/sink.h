@@ -44,6 +44,14 @@ struct cb_sink {
   void (*close)(void *state);
 };
 
+/* Each sink's run or finish method, for modes that call the engine several
+ * times but report one run (acceptance): stops at the first error. */
+int cb_sinks_run(struct cb_sink *sinks, int nsinks, const struct cb_run_info *ri,
+                 struct cb_error *err);
+int cb_sinks_finish(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
+                    struct cb_error *err);
+int cb_sinks_note(struct cb_sink *sinks, int nsinks, const char *text, struct cb_error *err);
+
 /* Every constructor returns CB_OK or an error naming the file. */
 int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err);
