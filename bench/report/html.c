@@ -88,8 +88,10 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
         "img{max-width:100%}\n</style>\n</head>\n<body>\n<h1>collbench report</h1>\n",
         f);
   runs_table(f, d);
-  figures_table(f, d);
+  if (d->nseries)
+    figures_table(f, d);
   cb_rep_model_html(f, d);
+  cb_rep_matrix_html(f, d);
   for (int first = 0, n; first < d->nseries; first += n) {
     n = cb_rep_op_span(d, first);
     const char *op = d->series[first].op;
@@ -102,7 +104,9 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
     if (cb_rep_has_ratio(d, first, n))
       chart(f, op, "ratio");
   }
-  fputs("<p>Click a chart for its SVG.</p>\n</body>\n</html>\n", f);
+  if (d->nseries || d->npairs)
+    fputs("<p>Click a chart for its SVG.</p>\n", f);
+  fputs("</body>\n</html>\n", f);
   if (fclose(f) != 0)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   return CB_OK;

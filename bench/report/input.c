@@ -1,6 +1,7 @@
 /* Reading collbench's JSON Lines for --report. A bad line is named and
  * skipped, never fatal: a report from a killed run is still useful. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +92,78 @@ static const char *check_result(json_t *o, struct cb_record *rec) {
   return NULL;
 }
 
+/* A number, or NAN for null; -1 when the key is missing or neither. */
+static int number_or_null(json_t *o, const char *key, double *v) {
+  json_t *x = json_object_get(o, key);
+  if (json_is_null(x))
+    *v = NAN;
+  else if (json_is_number(x) && json_number_value(x) >= 0)
+    *v = json_number_value(x);
+  else
+    return -1;
+  return 0;
+}
+
+static int rank_in_range(json_t *x) {
+  return json_is_integer(x) && json_integer_value(x) >= 0 &&
+         json_integer_value(x) < CB_REP_MAX_MATRIX_RANKS;
+}
+
+/* NULL when the pair line is usable (and read into *p), else why not. */
+static const char *check_pair(json_t *o, struct cb_rep_pair *p) {
+  json_t *src = json_object_get(o, "src"), *dst = json_object_get(o, "dst");
+  json_t *bytes = json_object_get(o, "bytes"), *round = json_object_get(o, "round");
+  if (!rank_in_range(src) || !rank_in_range(dst) || json_equal(src, dst))
+    return "pair line without two different ranks 'src' and 'dst' (0 to 4095)";
+  if (!json_is_integer(bytes) || json_integer_value(bytes) <= 0)
+    return "pair line without a positive 'bytes'";
+  if (!json_is_integer(round) || json_integer_value(round) < 0)
+    return "pair line without a 'round' (0 or more)";
+  if (!json_is_string(json_object_get(o, "src_host")) ||
+      !json_is_string(json_object_get(o, "dst_host")))
+    return "pair line without 'src_host' and 'dst_host' strings";
+  if (number_or_null(o, "bw_GBps", &p->bw_GBps) || number_or_null(o, "lat_us", &p->lat_us) ||
+      (isnan(p->bw_GBps) && isnan(p->lat_us)))
+    return "pair line without a 'bw_GBps' or 'lat_us' (a number, or null for the other)";
+  p->src = (long)json_integer_value(src), p->dst = (long)json_integer_value(dst);
+  p->bytes = (uint64_t)json_integer_value(bytes);
+  p->round = (long)json_integer_value(round);
+  return NULL;
+}
+
+static void add_pair(json_t *o, const struct cb_rep_pair *p, int file, struct cb_rep_data *d) {
+  if (d->npairs == d->pairs_cap) {
+    d->pairs_cap = d->pairs_cap ? 2 * d->pairs_cap : 64;
+    d->pairs = realloc(d->pairs, d->pairs_cap * sizeof *d->pairs);
+  }
+  struct cb_rep_pair *q = &d->pairs[d->npairs++];
+  *q = *p;
+  q->file = file;
+  q->src_host = dup_str(o, "src_host"), q->dst_host = dup_str(o, "dst_host");
+}
+
+static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
+  if (!json_is_string(json_object_get(o, "check")) || !json_is_string(json_object_get(o, "status")))
+    return "verdict line without 'check' and 'status' strings";
+  if (d->nverdicts == d->verdicts_cap) {
+    d->verdicts_cap = d->verdicts_cap ? 2 * d->verdicts_cap : 16;
+    d->verdicts = realloc(d->verdicts, d->verdicts_cap * sizeof *d->verdicts);
+  }
+  struct cb_rep_verdict *v = &d->verdicts[d->nverdicts++];
+  v->file = file;
+  v->check = dup_str(o, "check"), v->status = dup_str(o, "status");
+  v->unit = dup_str(o, "unit"), v->what = dup_str(o, "what");
+  json_t *m = json_object_get(o, "measured");
+  v->measured = json_is_number(m) ? json_number_value(m) : NAN;
+  return NULL;
+}
+
 static void add_line(const char *path, long lineno, const char *line, int file,
                      struct cb_rep_data *d) {
   json_error_t jerr;
   json_t *o = json_loads(line, 0, &jerr);
   struct cb_record rec;
+  struct cb_rep_pair pair;
   const char *why = NULL;
   const char *type = json_string_value(json_object_get(o, "type"));
   if (!o)
@@ -114,7 +182,12 @@ static void add_line(const char *path, long lineno, const char *line, int file,
     rec.op = s->op, rec.backend = s->backend, rec.mem = s->mem, rec.dtype = s->dtype;
     rec.redop = s->redop, rec.mode = "";
     s->pts[s->npts++] = rec;
-  } else if (!why)
+  } else if (strcmp(type, "pair") == 0 && !why) {
+    if (!(why = check_pair(o, &pair)) && pair.round > 0) /* round 0: a retest alone */
+      add_pair(o, &pair, file, d);
+  } else if (strcmp(type, "verdict") == 0 && !why)
+    why = add_verdict(o, file, d);
+  else if (!why)
     why = "unknown record type";
   if (why)
     fprintf(stderr, "collbench: %s:%ld: %s (line skipped)\n", path, lineno, why);

@@ -117,23 +117,37 @@ static void put_xtics(FILE *f, const struct cb_rep_data *d, int first, int n) {
 }
 
 /* One chart as PNG and SVG: the same template under both terminals. */
-static int put_chart(FILE *f, const char *op, const char *kind, const char *title,
+int cb_rep_put_chart(FILE *f, const char *stem, const char *template_name, const char *title,
                      struct cb_error *err) {
-  fprintf(f, "\n# %s: %s\nchart_title = ", op, kind);
+  fprintf(f, "\n# %s\nchart_title = ", stem);
   cb_gp_put_string(f, title);
-  fprintf(f, "\nset terminal @png_term\nset output '%s_%s.png'\n", op, kind);
-  char template_name[32];
-  snprintf(template_name, sizeof template_name, "%s.gp", kind);
+  fprintf(f, "\nset terminal @png_term\nset output '%s.png'\n", stem);
   if (copy_template(f, template_name, err))
     return err->status;
   fprintf(f,
           "set output\nset terminal svg noenhanced " CHART_SIZE " background rgb 'white'\n"
-          "set output '%s_%s.svg'\n",
-          op, kind);
+          "set output '%s.svg'\n",
+          stem);
   if (copy_template(f, template_name, err))
     return err->status;
   fputs("set output\n", f);
   return CB_OK;
+}
+
+/* OP_KIND.png and .svg from reports/KIND.gp. */
+static int put_chart(FILE *f, const char *op, const char *kind, const char *title,
+                     struct cb_error *err) {
+  char stem[64], template_name[32];
+  snprintf(stem, sizeof stem, "%s_%s", op, kind);
+  snprintf(template_name, sizeof template_name, "%s.gp", kind);
+  return cb_rep_put_chart(f, stem, template_name, title, err);
+}
+
+void cb_rep_put_png_term(FILE *f) {
+  fputs("# pngcairo draws smoother lines; plain png (libgd) where it is missing.\n"
+        "png_term = (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0 ? 'pngcairo' : 'png')"
+        " . ' noenhanced " CHART_SIZE "'\n",
+        f);
 }
 
 /* OP_ratio.dat: for each later file's series with a match in the first
@@ -176,13 +190,9 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   struct cb_rep_varies v;
   cb_rep_varies(d, first, n, &v);
-  fprintf(f,
-          "# Written by collbench --report; run 'gnuplot %s.gp' in this folder.\n"
-          "# pngcairo draws smoother lines; plain png (libgd) where it is missing.\n"
-          "png_term = (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0 ? 'pngcairo' : 'png')"
-          " . ' noenhanced " CHART_SIZE "'\n"
-          "datafile = '%s.dat'\nnseries = %d\narray titles[%d]\n",
-          op, op, n, n);
+  fprintf(f, "# Written by collbench --report; run 'gnuplot %s.gp' in this folder.\n", op);
+  cb_rep_put_png_term(f);
+  fprintf(f, "datafile = '%s.dat'\nnseries = %d\narray titles[%d]\n", op, n, n);
   for (int i = 0; i < n; i++) {
     fprintf(f, "titles[%d] = ", i + 1);
     put_title(f, d, &d->series[first + i], &v);
@@ -217,7 +227,7 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
 
 /* gnuplot SCRIPT in DIR, without a shell: no input string is ever parsed
  * by one, and relative output names keep DIR out of the script. */
-static int run_gnuplot(const char *dir, const char *script, struct cb_error *err) {
+int cb_rep_run_gnuplot(const char *dir, const char *script, struct cb_error *err) {
   pid_t pid = fork();
   if (pid < 0)
     return cb_fail(err, CB_RUNTIME, "--report: fork: %s", strerror(errno));
@@ -250,8 +260,8 @@ int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *e
       return err->status;
     snprintf(script, sizeof script, "%s.gp", op);
     snprintf(path, sizeof path, "%s/%s", dir, script);
-    if (write_script(d, first, n, dir, path, err) || run_gnuplot(dir, script, err))
+    if (write_script(d, first, n, dir, path, err) || cb_rep_run_gnuplot(dir, script, err))
       return err->status;
   }
-  return CB_OK;
+  return cb_rep_plot_matrices(d, dir, err);
 }

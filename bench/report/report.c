@@ -15,8 +15,8 @@ int cb_report(const char *const *inputs, int ninputs, const char *dir) {
   int rc = CB_OK;
   for (int i = 0; i < ninputs && !rc; i++)
     rc = cb_rep_read(inputs[i], i, &d, &err);
-  if (!rc && d.nseries == 0)
-    rc = cb_fail(&err, CB_USAGE, "--report: no usable result lines in the input");
+  if (!rc && d.nseries == 0 && d.npairs == 0 && d.nverdicts == 0)
+    rc = cb_fail(&err, CB_USAGE, "--report: no usable result, pair or verdict lines in the input");
   if (!rc && mkdir(dir, 0777) != 0 && errno != EEXIST)
     rc = cb_fail(&err, CB_USAGE, "--out: cannot create '%s': %s", dir, strerror(errno));
   if (!rc) {

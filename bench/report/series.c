@@ -63,7 +63,13 @@ void cb_rep_free(struct cb_rep_data *d) {
     free(r->start_time), free(r->command_line), free(r->hostnames);
     free(r->mpi_library), free(r->version), free(r->git_commit);
   }
-  free(d->series), free(d->runs);
+  for (int i = 0; i < d->npairs; i++)
+    free(d->pairs[i].src_host), free(d->pairs[i].dst_host);
+  for (int i = 0; i < d->nverdicts; i++) {
+    struct cb_rep_verdict *v = &d->verdicts[i];
+    free(v->check), free(v->status), free(v->unit), free(v->what);
+  }
+  free(d->series), free(d->runs), free(d->pairs), free(d->verdicts);
   memset(d, 0, sizeof *d);
 }
 

@@ -1,0 +1,65 @@
+#!/bin/sh
+# --report on --matrix output: bandwidth and latency heatmaps from a real
+# 3-rank run, FAIL/WARN verdicts listed, hostnames only in index.html and
+# escaped there, bad pair lines named with FILE:LINE and skipped.
+. tests/lib.sh
+
+plan 20
+
+# png_ok FILE: non-empty, PNG signature, and (with python3) IHDR size > 0
+png_ok() {
+  [ -s "$1" ] || return 1
+  [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+  command -v python3 >/dev/null || return 0
+  python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24)
+w,h=struct.unpack(">II",d[16:24]); sys.exit(not(d[12:16]==b"IHDR" and w>0 and h>0))' "$1"
+}
+
+mpi 3 --matrix=64K --json "$TMP/m.jsonl"
+# a slow link on a time-shared machine is a verdict, not a broken run
+ok $(($STATUS != 0 && $STATUS != 1)) "--matrix on 3 ranks ran (status $STATUS)"
+./collbench --report "$TMP/m.jsonl" --out "$TMP/rep" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report on matrix output exits 0"
+[ -s "$TMP/err" ] && diag "$TMP/err"
+for chart in matrix1_bw matrix1_lat; do
+  check "$chart.png is a PNG" png_ok "$TMP/rep/$chart.png"
+  check "$chart.svg exists" grep -q '<svg' "$TMP/rep/$chart.svg"
+  check "index.html shows $chart.png" grep -q "src=\"$chart.png\"" "$TMP/rep/index.html"
+done
+# 3 ranks: 3 rows of 3 cells per block, the 6 off-diagonal cells measured
+check "bandwidth block: 6 positive cells, a NaN diagonal" sh -c \
+  "awk 'blank >= 3 { exit } NF && \$1 == \$2 && \$3 != \"nan\" { bad = 1 }
+        NF && \$1 != \$2 && \$3 > 0 { n++ } /^\$/ { blank++ }
+        END { exit bad || n != 6 }' '$TMP/rep/matrix1.dat'"
+check "index.html counts the run's verdicts" \
+  grep -q "<p>$(grep -c '"type":"verdict"' "$TMP/m.jsonl") verdict" "$TMP/rep/index.html"
+
+# Hand-made lines: a hostile hostname on a fresh pair, a FAIL verdict naming
+# it, and damaged pair lines (ranks equal, no figure, not a number).
+evil="ev<i>l'\"\`touch $TMP/pwned\`; system(\"touch $TMP/pwned2\")"
+{
+  head -n 1 "$TMP/m.jsonl"
+  jq -nc --arg h "$evil" '{type:"pair",src:3,dst:0,src_host:$h,dst_host:"vm",bytes:65536,
+    bw_GBps:0.5,lat_us:null,round:1}'
+  echo '{"type":"pair","src":1,"dst":1,"src_host":"vm","dst_host":"vm","bytes":65536,"bw_GBps":1,"lat_us":null,"round":1}'
+  echo '{"type":"pair","src":0,"dst":1,"src_host":"vm","dst_host":"vm","bytes":8,"bw_GBps":null,"lat_us":null,"round":1}'
+  echo '{"type":"pair","src":0,"dst":"2","src_host":"vm","dst_host":"vm","bytes":8,"bw_GBps":null,"lat_us":3,"round":1}'
+  jq -nc --arg h "$evil" '{type:"verdict",check:("link 3->0 " + $h),status:"FAIL",measured:0.5,
+    warn:null,fail:7.2,unit:"GB/s",margin:null,what:"slow alone <b>"}'
+  grep '"type":"pair"' "$TMP/m.jsonl"
+} >"$TMP/h.jsonl"
+./collbench --report "$TMP/h.jsonl" --out "$TMP/evil" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report on hostile and damaged lines exits 0"
+check "ranks equal named as FILE:3:" grep -q "^collbench: $TMP/h.jsonl:3: .*src" "$TMP/err"
+check "no figure named as FILE:4:" grep -q "^collbench: $TMP/h.jsonl:4: .*bw_GBps" "$TMP/err"
+check "string rank named as FILE:5:" grep -q "^collbench: $TMP/h.jsonl:5: " "$TMP/err"
+check "the heatmap grew to 4 ranks" grep -q '^nranks = 4$' "$TMP/evil/matrix1.gp"
+check "heatmap drawn" png_ok "$TMP/evil/matrix1_bw.png"
+check "no backquote or system() ran" test ! -e "$TMP/pwned" -a ! -e "$TMP/pwned2"
+check "hostname escaped in the hosts table" \
+  grep -q "<td>ev&lt;i&gt;l&#39;&quot;\`touch" "$TMP/evil/index.html"
+check "FAIL verdict listed, escaped" \
+  sh -c "grep -q '<td>FAIL</td>' '$TMP/evil/index.html' && grep -q 'slow alone &lt;b&gt;' '$TMP/evil/index.html'"
+check "hostnames never reach gnuplot" sh -c "! grep -q 'ev<i>l\|vm' '$TMP/evil/'*.gp '$TMP/evil/'*.dat"
+
+finish
