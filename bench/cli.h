@@ -7,12 +7,14 @@
 
 #include "error.h"
 #include "settings.h"
+#include "tuner/options.h"
 
 struct cb_cli {
   struct cb_settings settings;
   const char *json_path, *csv_path, *prom_path;
   int help, version, list, sweep;
-  int progress; /* -1: when stderr is a terminal; 0 never; 1 always */
+  int progress;                /* -1: when stderr is a terminal; 0 never; 1 always */
+  struct cb_tune_options tune; /* --tune and its options */
 };
 
 /* --report IN.jsonl... --out DIR: a mode of its own, without MPI. */

@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "gitversion.h"
 #include "report/report.h"
+#include "tuner/tune.h"
 
 /* Before MPI_Init only the launcher's environment knows our rank. */
 static int launcher_rank(void) {
@@ -92,6 +93,20 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   return rc;
 }
 
+/* --tune: its own mode on the same cluster and error conventions. */
+static int run_tune(int argc, char **argv, const struct cb_cli *cli, struct cb_error *err) {
+  struct cb_cluster cl;
+  if (cb_cluster_init(&cl, err))
+    return err->status;
+  int rc = cb_tune_run(&cl, &cli->tune, argc, argv, err);
+  if (rc == CB_RUNTIME) { /* other ranks may be blocked in a call */
+    report(err);
+    MPI_Abort(MPI_COMM_WORLD, rc);
+  }
+  cb_cluster_free(&cl);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   struct cb_cli cli;
   struct cb_error err = {0};
@@ -132,7 +147,14 @@ int main(int argc, char **argv) {
   /* Plain MPI_Init like the OSU benchmarks and NetPIPE: asking Open MPI for
    * MPI_THREAD_FUNNELED costs about 40 ns per small message here. The
    * watchdog thread never calls MPI. */
-  MPI_Init(&argc, &argv);
+  if (cli.tune.enabled) {
+    /* the tuner's all-reduces run on a communication thread */
+    cb_tune_pre_mpi_init();
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int nranks, rank;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -143,7 +165,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return rc;
   }
-  rc = run(argc, argv, &cli, &err);
+  rc = cli.tune.enabled ? run_tune(argc, argv, &cli, &err) : run(argc, argv, &cli, &err);
   if (rc != CB_OK && rank == 0)
     report(&err);
   MPI_Finalize();
