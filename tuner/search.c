@@ -1,6 +1,7 @@
 #include "search.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,8 +59,20 @@ static int scan(struct state *st, const char *phase, const struct cb_tune_config
       best = i;
   if (best == 0 || !cb_search_better(&scores[best], &scores[0]))
     return 0;
-  st->inc = batch[best];
-  st->inc_score = scores[best];
+  /* The fastest of several noisy candidates looks faster than it is
+   * (selection bias): a fresh interleaved duel must confirm it. */
+  struct cb_tune_config duel[2] = {st->inc, batch[best]};
+  struct cb_score again[2];
+  char confirm[64];
+  snprintf(confirm, sizeof confirm, "%s-confirm", phase);
+  if (st->measure(st->user, confirm, duel, 2, again, err))
+    return -1;
+  st->res->measurements += 2;
+  st->inc_score = again[0];
+  if (!cb_search_better(&again[1], &again[0]))
+    return 0;
+  st->inc = duel[1];
+  st->inc_score = again[1];
   return 1;
 }
 
