@@ -93,7 +93,11 @@ int cb_model_config_parse(const char *text, struct cb_model *m, struct cb_error 
   }
   if (n == 0)
     return cb_fail(err, CB_USAGE, "--model-config: empty '%s'", text);
-  snprintf(m->name, sizeof m->name, "custom");
+  if (!strstr(m->name, "(custom)")) { /* the preset it started from, marked */
+    char base[sizeof m->name];
+    snprintf(base, sizeof base, "%s", m->name);
+    snprintf(m->name, sizeof m->name, "%.20s (custom)", base);
+  }
   return cb_model_check(m, err);
 }
 
