@@ -37,6 +37,9 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 ifneq ($(HAVE_VERBS),1)
 UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
 endif
+ifneq ($(HAVE_OPENBLAS),1)
+UNIT_SRC := $(filter-out tests/unit/test_kernel.c,$(UNIT_SRC))
+endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%.t)
 
 all: collbench

@@ -29,6 +29,11 @@ struct cb_compute {
   float *(*grads)(void *ctx);
   /* One forward and backward pass; hooks may be NULL (compute alone). */
   int (*step)(void *ctx, const struct cb_step_hooks *hooks, struct cb_error *err);
+  /* The weights, laid out like grads(); and the loss of the last step,
+   * sum(out^2) / (2 * elements of out), whose gradient backward computes
+   * (for gradient checks). */
+  float *(*params)(void *ctx);
+  double (*loss)(void *ctx);
   /* Floating-point operations of one step, as counted by the kernel. */
   double (*flops)(void *ctx);
   void (*finalize)(void *ctx);

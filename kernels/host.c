@@ -22,7 +22,7 @@ struct host {
   struct layer_acts *acts;     /* [layers] */
   float *out;                  /* last layer's output */
   float *dy, *dxm, *dbig, *dsmall, *dqkv, *dprobs;
-  double flops;
+  double flops, loss;
   const struct cb_step_hooks *hooks;
 };
 
@@ -264,9 +264,13 @@ static int host_step(void *ctx, const struct cb_step_hooks *hooks, struct cb_err
   c->hooks = hooks;
   c->flops = 0;
   forward(c);
-  /* The loss gradient: a fixed small value per output, like a mean loss. */
-  for (size_t i = 0; i < c->t * c->h; i++)
-    c->dy[i] = c->out[i] * (1.0f / (float)(c->t * c->h));
+  /* The loss gradient, of the mean of the squared outputs over two */
+  double n = (double)(c->t * c->h), loss = 0;
+  for (size_t i = 0; i < c->t * c->h; i++) {
+    loss += (double)c->out[i] * c->out[i];
+    c->dy[i] = (float)(c->out[i] / n);
+  }
+  c->loss = loss / (2 * n);
   for (size_t l = (size_t)c->m.layers; l-- > 0;)
     if (backward_layer(c, l, err))
       return err->status;
@@ -347,6 +351,14 @@ static float *host_grads(void *ctx) {
   return ((struct host *)ctx)->grads;
 }
 
+static float *host_params(void *ctx) {
+  return ((struct host *)ctx)->weights;
+}
+
+static double host_loss(void *ctx) {
+  return ((struct host *)ctx)->loss;
+}
+
 static double host_flops(void *ctx) {
   return ((struct host *)ctx)->flops;
 }
@@ -356,6 +368,8 @@ const struct cb_compute cb_compute_openblas = {
     .init = host_init,
     .grads = host_grads,
     .step = host_step,
+    .params = host_params,
+    .loss = host_loss,
     .flops = host_flops,
     .finalize = host_finalize,
 };

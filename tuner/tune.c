@@ -339,8 +339,11 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
            "the median):\n",
            opt->reps);
     print_result("default", &cfg[0], &res[0]);
+    if (!opt->no_search && n == 1)
+      printf("tuned    = default: no configuration beat it by more than the noise\n");
     if (!opt->no_search) {
-      print_result("tuned", &cfg[1], &res[1]);
+      if (n == 2)
+        print_result("tuned", &cfg[1], &res[1]);
       double d = res[0].t[CB_PHASE_STEP].median - res[1].t[CB_PHASE_STEP].median;
       struct cb_score a = {res[1].t[CB_PHASE_STEP].median, res[1].t[CB_PHASE_STEP].ci95},
                       b = {res[0].t[CB_PHASE_STEP].median, res[0].t[CB_PHASE_STEP].ci95};
