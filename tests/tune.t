@@ -6,7 +6,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: --tune is disabled"
   exit 0
 fi
-plan 34
+plan 35
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
@@ -136,4 +136,7 @@ mpi 2 --tune --model llama-7b --trials "$TMP/keep.jsonl"
 ok $? "llama-7b on this host: exit 2, says how much memory it needs"
 grep -qx '{"keep":"me"}' "$TMP/keep.jsonl"
 ok $? "no bad command line touched an earlier trials file"
+mpi 2 --tune --model tiny --model-config seq=256 --timeout 0.01
+[ $STATUS -eq 3 ] && grep -q 'timeout: rank [01] on .* in --tune step phase, algorithm' "$TMP/err"
+ok $? "a phase past --timeout: exit 3 naming rank, phase and configuration"
 finish

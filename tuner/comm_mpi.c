@@ -161,11 +161,15 @@ static int mpi_open(void *ctx, const struct cb_tune_config *cfg, void **setting,
     return cb_fail(err, CB_RUNTIME, "%s: out of memory", c->where);
   if (c->have_cvars && c->dynamic && cfg->algorithm >= 0) {
     int alg = cfg->algorithm, seg = (int)cfg->segsize;
+    /* read back: a library that accepts the write but keeps its value
+     * would make the whole search measure one setting */
     if (MPI_T_cvar_write(c->alg, &alg) != MPI_SUCCESS ||
-        MPI_T_cvar_write(c->seg, &seg) != MPI_SUCCESS) {
+        MPI_T_cvar_write(c->seg, &seg) != MPI_SUCCESS || read_int(c->alg) != alg ||
+        read_int(c->seg) != seg) {
       free(comm);
-      return cb_fail(err, CB_RUNTIME, "%s: MPI_T refused to set allreduce algorithm %d/%d",
-                     c->where, alg, seg);
+      return cb_fail(err, CB_RUNTIME,
+                     "%s: MPI_T did not take allreduce algorithm %d, segment size %d", c->where,
+                     alg, seg);
     }
   }
   MPI_Comm_dup(c->cl->comm, comm);

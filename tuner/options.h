@@ -11,6 +11,7 @@ struct cb_tune_options {
   struct cb_model model;
   struct cb_space space;
   long reps;
+  double timeout; /* seconds one phase may take before the watchdog ends the job */
   const char *env_out, *trials;
 };
 

@@ -1,9 +1,11 @@
 #include "overlap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "timer.h"
+#include "watchdog.h"
 
 const char *const cb_phase_names[CB_NPHASES] = {"compute", "comm", "step"};
 
@@ -104,10 +106,15 @@ static int run_phase(struct cb_overlap *o, const struct cb_prepared *p, int phas
 /* One phase between barriers; the slowest rank's time. */
 static int time_phase(struct cb_overlap *o, const struct cb_prepared *p, int phase, double *t,
                       struct cb_error *err) {
+  char what[200], cfg[128];
+  snprintf(what, sizeof what, "--tune %s phase, %s", cb_phase_names[phase],
+           cb_config_format(&p->cfg, cfg, sizeof cfg));
+  cb_watchdog_arm(what);
   MPI_Barrier(o->cl->comm);
   double t0 = cb_now();
   int rc = run_phase(o, p, phase, err);
   double mine = cb_now() - t0 - o->timer_overhead;
+  cb_watchdog_disarm();
   rc = cb_cluster_agree(o->cl, rc);
   if (rc != CB_OK)
     return cb_fail(err, rc, "a rank failed in the %s phase", cb_phase_names[phase]);

@@ -10,6 +10,7 @@
 #include "overlap.h"
 #include "trials.h"
 #include "units.h"
+#include "watchdog.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
 #define DDP_BUCKET_BYTES (25u << 20)
@@ -21,6 +22,7 @@ void cb_tune_options_defaults(struct cb_tune_options *t) {
   cb_model_preset("gpt2-124m", &t->model, &err);
   cb_space_defaults(&t->space);
   t->reps = 10;
+  t->timeout = 300;
 }
 
 void cb_tune_pre_mpi_init(void) {
@@ -409,9 +411,14 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt, 
   /* ranks sharing cores get one BLAS thread each (REFERENCE.md section 4) */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int threads = cl->local_size >= cores ? 1 : (int)(cores / cl->local_size);
+  if (cb_watchdog_start(cl, opt->timeout)) {
+    cb_trials_close(&t.trials);
+    return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
+  }
   rc = cb_overlap_init(&t.o, cl, &opt->model, compute, &cb_comm_mpi, threads, err);
   if (rc == CB_OK)
     rc = tune(&t, &space, err);
+  cb_watchdog_stop();
   cb_overlap_free(&t.o);
   cb_trials_close(&t.trials);
   return rc;
