@@ -44,6 +44,7 @@ ok $? "the default search evaluated at most 40% of the grid ($(summary "$TMP/cd.
 # shellcheck disable=SC2086
 mpi 2 --tune $GRID --exhaustive --trials "$TMP/ex.jsonl"
 ok $STATUS "np 2: --exhaustive exits 0"
+[ $STATUS -eq 0 ] || diag "$TMP/err"
 summary "$TMP/ex.jsonl" '.evaluations == 40 and .grid == 40' | grep -qx true
 ok $? "--exhaustive measured the whole grid"
 chosen=$(summary "$TMP/cd.jsonl" '.tuned | [.algorithm, .segsize, .bucket_bytes]')
@@ -52,7 +53,11 @@ jq -e -s --argjson c "$chosen" '[.[] | select(.type == "trial")] as $tr |
   ($tr | map(select([.algorithm, .segsize, .bucket_bytes] == $c)) | .[0]) as $x |
   $x != null and ($x.t_step_us - $best.t_step_us) <= ($x.ci95_us + $best.ci95_us)' \
   "$TMP/ex.jsonl" >/dev/null
-ok $? "the search's choice $chosen is within the exhaustive run's noise of its best"
+within=$?
+ok $within "the search's choice $chosen is within the exhaustive run's noise of its best"
+[ $within -eq 0 ] ||
+  jq -c -s --argjson c "$chosen" '[.[] | select(.type == "trial")] | (min_by(.t_step_us)),
+    (.[] | select([.algorithm, .segsize, .bucket_bytes] == $c))' "$TMP/ex.jsonl" | diag
 
 # --resume with every batch in the file: nothing is measured again.
 cp "$TMP/cd.jsonl" "$TMP/full.jsonl"
@@ -71,6 +76,7 @@ printf '{"type":"trial","batch":1,"alg' >>"$TMP/cut.jsonl"
 # shellcheck disable=SC2086
 mpi 2 --tune $GRID --trials "$TMP/cut.jsonl" --resume
 ok $STATUS "--resume of an interrupted search (torn last line) exits 0"
+[ $STATUS -eq 0 ] || diag "$TMP/err"
 grep -q '^  bucket .*(resumed)' "$TMP/out" && grep '^  algorithm ' "$TMP/out" | grep -qv resumed
 ok $? "the finished batch is reused, the rest measured"
 [ "$(head -n $((n + 1)) "$TMP/cut.jsonl")" = "$(head -n $((n + 1)) "$TMP/cd.jsonl")" ] &&
@@ -101,6 +107,7 @@ ok $? "the tuned env file sourced: the fresh run runs algorithm $want, bucket $w
 mpi 4 --tune --model tiny --tune-reps 3 --tune-algorithms 0,4 --tune-buckets 1M,4M \
   --env-out "$TMP/np4.env" --trials "$TMP/np4.jsonl"
 ok $STATUS "np 4 (oversubscribed): --tune exits 0"
+[ $STATUS -eq 0 ] || diag "$TMP/err"
 grep -q '^# ranks: 4 on 1 node' "$TMP/np4.env" && summary "$TMP/np4.jsonl" .grid | grep -qx 4
 ok $? "np 4: env file and trials written (grid 2 x 2)"
 
