@@ -38,14 +38,20 @@ static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks,
   *n = 0;
   if (rank != 0)
     return CB_OK;
-  if (cb_sink_table(stdout, &sinks[(*n)++], err))
+  /* a sink counts once it opened: close_sinks must not call into a
+   * half-made one (that crashed when --prom's directory was missing) */
+  if (cb_sink_table(stdout, &sinks[*n], err))
     return err->status;
-  if (cli->json_path && cb_sink_jsonl(cli->json_path, &sinks[(*n)++], err))
+  (*n)++;
+  if (cli->json_path && cb_sink_jsonl(cli->json_path, &sinks[*n], err))
     return err->status;
-  if (cli->csv_path && cb_sink_csv(cli->csv_path, &sinks[(*n)++], err))
+  *n += cli->json_path != NULL;
+  if (cli->csv_path && cb_sink_csv(cli->csv_path, &sinks[*n], err))
     return err->status;
-  if (cli->prom_path && cb_sink_prom(cli->prom_path, &sinks[(*n)++], err))
+  *n += cli->csv_path != NULL;
+  if (cli->prom_path && cb_sink_prom(cli->prom_path, &sinks[*n], err))
     return err->status;
+  *n += cli->prom_path != NULL;
   return CB_OK;
 }
 

@@ -20,12 +20,12 @@ ok $STATUS "np 2: the default search exits 0"
 grep -q '^# evaluations: [0-9]* configurations of a grid of 40' "$TMP/out" &&
   grep -q '^default ' "$TMP/out" && grep -q '^tuned ' "$TMP/out" && grep -q '^gain: ' "$TMP/out"
 ok $? "summary: evaluations against the grid, default and tuned re-measured, the gain"
-grep -q 'rho [0-9.]* +- [0-9.]*' "$TMP/out" && grep -q 'GFLOP/s per rank' "$TMP/out"
+grep -Eq 'rho -?[0-9.]+ \+- [0-9.]+ ' "$TMP/out" && grep -q 'GFLOP/s per rank' "$TMP/out"
 ok $? "summary: rho with its spread, achieved FLOP/s"
 [ "$(grep -c "^export [A-Za-z_]*='[0-9]*'$" "$TMP/tuned.env")" -eq 4 ] &&
   [ "$(grep -vc '^#' "$TMP/tuned.env")" -eq 4 ]
 ok $? "env file: 4 single-quoted exports, everything else comments"
-grep -q '^# rho default [0-9.]* +- [0-9.]*, tuned' "$TMP/tuned.env" &&
+grep -Eq '^# rho default -?[0-9.]+ \+- [0-9.]+, tuned -?[0-9.]+' "$TMP/tuned.env" &&
   grep -q '^# ranks: 2 on 1 node' "$TMP/tuned.env" && grep -q '^# hosts: ' "$TMP/tuned.env" &&
   grep -q 'bucket_cap_mb=' "$TMP/tuned.env" && grep -q '^# model: tiny' "$TMP/tuned.env"
 ok $? "env file header: hosts, ranks, MPI, model, rho default vs tuned, how to apply"

@@ -105,8 +105,8 @@ int cb_space_parse_sizes(const char *arg, const char *what, uint64_t *out, int *
       return cb_fail(err, CB_USAGE, "%s: at most %d values", what, CB_SPACE_MAX);
     if (cb_parse_size(tok, what, &out[*n], err))
       return err->status;
-    if (out[*n] > (1ull << 31))
-      return cb_fail(err, CB_USAGE, "%s: '%s' is above 2 GiB", what, tok);
+    if (out[*n] > (1ull << 30)) /* MPI counts and segment sizes are ints */
+      return cb_fail(err, CB_USAGE, "%s: '%s' is above 1 GiB", what, tok);
     (*n)++;
   }
   if (*n == 0)

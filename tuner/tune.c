@@ -337,8 +337,8 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
   if (n == 1)
     res[1] = res[0];
   if (is_root(t)) {
-    printf("# default vs tuned, measured again interleaved (%ld rounds; +- is the 95%% CI of "
-           "the median):\n",
+    printf("# %s (%ld rounds; +- is the 95%% CI of the median):\n",
+           opt->no_search ? "the launch settings" : "default vs tuned, measured again interleaved",
            opt->reps);
     print_result("default", &cfg[0], &res[0]);
     if (!opt->no_search && n == 1)
