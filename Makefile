@@ -15,7 +15,8 @@ LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 # The measuring library: everything but main, so tests link it too.
 LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
                       bench/model/*.c) \
-           bench/backends/registry.c bench/backends/mpi.c
+           bench/backends/registry.c bench/backends/mpi.c \
+           $(wildcard tuner/*.c) kernels/model.c kernels/registry.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
 LIB_SRC += bench/backends/ucx.c
@@ -26,11 +27,19 @@ ifeq ($(HAVE_VERBS),1)
 LIB_SRC += bench/backends/verbs.c bench/backends/verbs_logic.c
 LIBS += $(VERBS_LIBS)
 endif
+# The host step kernel needs a BLAS; without it --tune says it is disabled.
+ifeq ($(HAVE_OPENBLAS),1)
+LIB_SRC += kernels/host.c
+LIBS += $(OPENBLAS_LIBS)
+endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 ifneq ($(HAVE_VERBS),1)
 UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
+endif
+ifneq ($(HAVE_OPENBLAS),1)
+UNIT_SRC := $(filter-out tests/unit/test_kernel.c,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%.t)
 

@@ -32,6 +32,20 @@ enum {
   OPT_ACCEPT,
   OPT_JUNIT,
   OPT_MATRIX,
+  /* --tune and its options */
+  OPT_TUNE,
+  OPT_MODEL,
+  OPT_MODEL_CONFIG,
+  OPT_EXHAUSTIVE,
+  OPT_NO_SEARCH,
+  OPT_TUNE_ALGORITHMS,
+  OPT_TUNE_SEGMENTS,
+  OPT_TUNE_BUCKETS,
+  OPT_TUNE_REPS,
+  OPT_ENV_OUT,
+  OPT_TRIALS,
+  OPT_RESUME,
+  OPT_TUNE_END,
 };
 
 static const struct option long_options[] = {
@@ -70,6 +84,19 @@ static const struct option long_options[] = {
     {"list", no_argument, 0, OPT_LIST},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
+    /* --tune and its options */
+    {"tune", no_argument, 0, OPT_TUNE},
+    {"model", required_argument, 0, OPT_MODEL},
+    {"model-config", required_argument, 0, OPT_MODEL_CONFIG},
+    {"exhaustive", no_argument, 0, OPT_EXHAUSTIVE},
+    {"no-search", no_argument, 0, OPT_NO_SEARCH},
+    {"tune-algorithms", required_argument, 0, OPT_TUNE_ALGORITHMS},
+    {"tune-segments", required_argument, 0, OPT_TUNE_SEGMENTS},
+    {"tune-buckets", required_argument, 0, OPT_TUNE_BUCKETS},
+    {"tune-reps", required_argument, 0, OPT_TUNE_REPS},
+    {"env-out", required_argument, 0, OPT_ENV_OUT},
+    {"trials", required_argument, 0, OPT_TRIALS},
+    {"resume", no_argument, 0, OPT_RESUME},
     {0, 0, 0, 0},
 };
 
@@ -131,6 +158,24 @@ void cb_cli_usage(FILE *out) {
         "      --matrix[=SIZE]      all-pairs bandwidth (SIZE messages, default 1M) and\n"
         "                           latency in N-1 shift rounds; names slow links and nodes\n"
         "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
+        "Tuning (mpirun; host: OpenBLAS step, MPI all-reduce on a thread per rank):\n"
+        "      --tune               find the all-reduce settings and gradient bucket size\n"
+        "                           that lose least of a training step to communication\n"
+        "      --model NAME         tiny gpt2-124m gpt-1.3b llama-7b (default gpt2-124m;\n"
+        "                           transformer layers only, in float on host)\n"
+        "      --model-config LIST  override the shape: hidden=,layers=,heads=,seq=,\n"
+        "                           batch=,dtype= (e.g. seq=128,batch=2)\n"
+        "      --exhaustive         measure the whole grid instead of coordinate descent\n"
+        "      --no-search          only measure the launch settings (rho, T_*)\n"
+        "      --tune-algorithms L  coll/tuned allreduce algorithms, 0 = Open MPI's own\n"
+        "                           decision (default 0,1,2,3,4,5,6)\n"
+        "      --tune-segments L    segment sizes for algorithm 5 (default 16K,64K,256K,1M)\n"
+        "      --tune-buckets L     bucket sizes, capped at the gradient bytes (default\n"
+        "                           1M,2M,...,256M)\n"
+        "      --tune-reps N        steps per configuration and measurement (default 10)\n"
+        "      --env-out FILE       the tuned settings as a shell file to source\n"
+        "      --trials FILE        JSON Lines, one line per measured configuration\n"
+        "      --resume             continue the search recorded in --trials FILE\n"
         "Reports (no mpirun needed):\n"
         "      --report FILE...     charts (busbw, and latency for p2p_lat; PNG and SVG)\n"
         "                           and an index.html from --json files; several files\n"
@@ -314,6 +359,48 @@ static int accept_file(struct cb_cli *cli, struct cb_error *err) {
   return CB_OK;
 }
 
+/* --tune and its options, in one place. */
+static int parse_tune_option(int c, const char *arg, struct cb_tune_options *t,
+                             struct cb_error *err) {
+  uint64_t sizes[CB_SPACE_MAX];
+  int n;
+  switch (c) {
+  case OPT_TUNE: t->enabled = 1; return CB_OK;
+  case OPT_MODEL: return cb_model_preset(arg, &t->model, err);
+  case OPT_MODEL_CONFIG: return CB_OK; /* applied after --model, whatever the order */
+  case OPT_EXHAUSTIVE: t->exhaustive = 1; return CB_OK;
+  case OPT_NO_SEARCH: t->no_search = 1; return CB_OK;
+  case OPT_RESUME: t->resume = 1; return CB_OK;
+  case OPT_ENV_OUT: t->env_out = arg; return CB_OK;
+  case OPT_TRIALS: t->trials = arg; return CB_OK;
+  case OPT_TUNE_REPS: return cb_parse_long(arg, "--tune-reps", 2, 10000, &t->reps, err);
+  case OPT_TUNE_ALGORITHMS: return cb_space_parse_algorithms(arg, &t->space, err);
+  case OPT_TUNE_BUCKETS:
+    return cb_space_parse_sizes(arg, "--tune-buckets", t->space.buckets, &t->space.nbuckets, err);
+  case OPT_TUNE_SEGMENTS:
+    if (cb_space_parse_sizes(arg, "--tune-segments", sizes, &n, err))
+      return err->status;
+    for (t->space.nsegments = 0; t->space.nsegments < n; t->space.nsegments++)
+      t->space.segments[t->space.nsegments] = (long)sizes[t->space.nsegments];
+    return CB_OK;
+  default: return cb_fail(err, CB_USAGE, "unknown option (see --help)");
+  }
+}
+
+static int validate_tune(const struct cb_tune_options *t, const char *tune_only,
+                         const char *model_config, struct cb_tune_options *out,
+                         struct cb_error *err) {
+  if (!t->enabled && tune_only)
+    return cb_fail(err, CB_USAGE, "%s goes with --tune", tune_only);
+  if (t->resume && !t->trials)
+    return cb_fail(err, CB_USAGE, "--resume needs --trials FILE (the search to continue)");
+  if (t->exhaustive && t->no_search)
+    return cb_fail(err, CB_USAGE, "give either --exhaustive or --no-search, not both");
+  if (model_config && cb_model_config_parse(model_config, &out->model, err))
+    return err->status;
+  return CB_OK;
+}
+
 static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
                         int *mem_given, struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
@@ -400,7 +487,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_LIST: cli->list = 1; return CB_OK;
   case 'h': cli->help = 1; return CB_OK;
   case 'V': cli->version = 1; return CB_OK;
-  default: return cb_fail(err, CB_USAGE, "unknown option (see --help)");
+  default: return parse_tune_option(c, arg, &cli->tune, err);
   }
 }
 
@@ -408,8 +495,10 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   memset(cli, 0, sizeof *cli);
   cli->progress = -1;
   cb_settings_defaults(&cli->settings);
+  cb_tune_options_defaults(&cli->tune);
   struct cb_settings *s = &cli->settings;
   int op_given = 0, backend_given = 0, factor_given = 0, mem_given = 0;
+  const char *tune_only = NULL, *model_config = NULL; /* the first --tune option seen */
   /* 0, not 1: glibc, musl and the BSDs then also drop the rest of an
    * option group ("-Zh") an earlier call stopped in, which they would
    * otherwise go on reading (a crash, with another argv). */
@@ -427,6 +516,10 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
     op_given |= c == OPT_OP;
     backend_given |= c == OPT_BACKEND;
+    if (c > OPT_TUNE && c < OPT_TUNE_END && !tune_only)
+      tune_only = argv[prev];
+    if (c == OPT_MODEL_CONFIG)
+      model_config = optarg;
     if (parse_option(c, optarg, cli, &factor_given, &mem_given, err))
       return err->status;
   }
@@ -441,6 +534,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      : op_given      ? "op"
                      : backend_given ? "backend"
                                      : "mem");
+    if (cli->tune.enabled)
+      return cb_fail(err, CB_USAGE, "%s and --tune: choose one", mode);
     if (cli->accept_path && cli->matrix)
       return cb_fail(err, CB_USAGE,
                      "--accept and --matrix: choose one (a [matrix] section in the "
@@ -450,6 +545,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   } else if (cli->junit_path)
     return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
                    cli->junit_path);
+  if (validate_tune(&cli->tune, tune_only, model_config, &cli->tune, err))
+    return err->status;
   if (cli->sweep) {
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NOPS; s->nops++)

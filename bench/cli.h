@@ -9,6 +9,7 @@
 #include "error.h"
 #include "settings.h"
 #include "topology.h"
+#include "tuner/options.h"
 
 struct cb_cli {
   struct cb_settings settings;
@@ -19,6 +20,7 @@ struct cb_cli {
   int matrix;                  /* --matrix: all-pairs bandwidth and latency */
   uint64_t matrix_bytes;       /* --matrix=SIZE (default 1 MiB) */
   int progress;                /* -1: when stderr is a terminal; 0 never; 1 always */
+  struct cb_tune_options tune; /* --tune and its options */
 };
 
 /* --report IN.jsonl... --out DIR: a mode of its own, without MPI. */

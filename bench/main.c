@@ -13,6 +13,7 @@
 #include "gitversion.h"
 #include "model/run.h"
 #include "report/report.h"
+#include "tuner/tune.h"
 
 /* Before MPI_Init only the launcher's environment knows our rank. */
 static int launcher_rank(void) {
@@ -39,16 +40,23 @@ static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks,
   *n = 0;
   if (rank != 0)
     return CB_OK;
-  if (cb_sink_table(stdout, &sinks[(*n)++], err))
+  /* a sink counts once it opened: close_sinks must not call into a
+   * half-made one (that crashed when --prom's directory was missing) */
+  if (cb_sink_table(stdout, &sinks[*n], err))
     return err->status;
-  if (cli->json_path && cb_sink_jsonl(cli->json_path, &sinks[(*n)++], err))
+  (*n)++;
+  if (cli->json_path && cb_sink_jsonl(cli->json_path, &sinks[*n], err))
     return err->status;
-  if (cli->csv_path && cb_sink_csv(cli->csv_path, &sinks[(*n)++], err))
+  *n += cli->json_path != NULL;
+  if (cli->csv_path && cb_sink_csv(cli->csv_path, &sinks[*n], err))
     return err->status;
-  if (cli->prom_path && cb_sink_prom(cli->prom_path, &sinks[(*n)++], err))
+  *n += cli->csv_path != NULL;
+  if (cli->prom_path && cb_sink_prom(cli->prom_path, &sinks[*n], err))
     return err->status;
-  if (cli->junit_path && cb_sink_junit(cli->junit_path, &sinks[(*n)++], err))
+  *n += cli->prom_path != NULL;
+  if (cli->junit_path && cb_sink_junit(cli->junit_path, &sinks[*n], err))
     return err->status;
+  *n += cli->junit_path != NULL;
   return CB_OK;
 }
 
@@ -130,6 +138,22 @@ static int pre_mpi_init(const struct cb_cli *cli, struct cb_error *err) {
   return CB_OK;
 }
 
+/* --tune: its own mode on the same cluster and error conventions. */
+static int run_tune(int argc, char **argv, const struct cb_cli *cli, struct cb_error *err) {
+  struct cb_cluster cl;
+  if (cb_cluster_init(&cl, err))
+    return err->status;
+  struct cb_tune_options opt = cli->tune;
+  opt.timeout = cli->settings.timeout; /* -T applies to each timed phase */
+  int rc = cb_tune_run(&cl, &opt, argc, argv, err);
+  if (rc == CB_RUNTIME) { /* other ranks may be blocked in a call */
+    report(err);
+    MPI_Abort(MPI_COMM_WORLD, rc);
+  }
+  cb_cluster_free(&cl);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   struct cb_cli cli;
   struct cb_error err = {0};
@@ -175,7 +199,15 @@ int main(int argc, char **argv) {
   /* Plain MPI_Init like the OSU benchmarks and NetPIPE: asking Open MPI for
    * MPI_THREAD_FUNNELED costs about 40 ns per small message here. The
    * watchdog thread never calls MPI. */
-  MPI_Init(&argc, &argv);
+  if (cli.tune.enabled) {
+    /* The tuner's all-reduces run on a communication thread. No argv:
+     * Open MPI 4 would read our --tune as its own (a tune file). */
+    cb_tune_pre_mpi_init();
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int nranks, rank;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -186,7 +218,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return rc;
   }
-  rc = run(argc, argv, &cli, &err);
+  rc = cli.tune.enabled ? run_tune(argc, argv, &cli, &err) : run(argc, argv, &cli, &err);
   if (rc != CB_OK && rank == 0)
     report(&err);
   MPI_Finalize();

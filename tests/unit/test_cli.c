@@ -156,12 +156,42 @@ static void test_reparse(void) {
   ok(rc == CB_USAGE && strstr(err.msg, "'--bogus'"), "first argument named in its error");
 }
 
+/* --tune's block: defaults, --model-config applied after --model whatever
+ * the order, and the tune-only options refused without --tune. */
+static void test_tune(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  const char *none[] = {NULL};
+  parse(&cli, &err, none);
+  ok(!cli.tune.enabled && strcmp(cli.tune.model.name, "gpt2-124m") == 0 && cli.tune.reps == 10,
+     "tune defaults: off, gpt2-124m, 10 steps");
+  ok(PARSE(&cli, &err, "--model-config", "seq=32", "--tune", "--model", "tiny") == CB_OK &&
+         cli.tune.enabled && cli.tune.model.hidden == 128 && cli.tune.model.seq == 32,
+     "--model-config applies on top of --model, given before it");
+  ok(PARSE(&cli, &err, "--tune", "--tune-algorithms", "4,5", "--tune-segments", "64K",
+           "--tune-buckets", "1M,8M", "--exhaustive", "--trials", "t.jsonl", "--resume") == CB_OK &&
+         cli.tune.space.nalgorithms == 2 && cli.tune.space.nsegments == 1 &&
+         cli.tune.space.segments[0] == 65536 && cli.tune.space.nbuckets == 2 &&
+         cli.tune.exhaustive && cli.tune.resume,
+     "the search space and modes parse");
+  ok(PARSE(&cli, &err, "--exhaustive") == CB_USAGE && strstr(err.msg, "--exhaustive") &&
+         strstr(err.msg, "--tune"),
+     "--exhaustive without --tune: %s", err.msg);
+  ok(PARSE(&cli, &err, "--tune", "--no-search", "--exhaustive") == CB_USAGE,
+     "--no-search with --exhaustive refused");
+  ok(PARSE(&cli, &err, "--tune", "--tune-segments", "2G") == CB_USAGE && strstr(err.msg, "2G"),
+     "a segment size above 1 GiB refused, named");
+  ok(PARSE(&cli, &err, "--tune", "--tune-reps", "1") == CB_USAGE && strstr(err.msg, "1"),
+     "--tune-reps 1 refused: a median needs repeats");
+}
+
 int main(void) {
   test_defaults();
   test_full();
   test_sweep();
   test_errors();
   test_reparse();
+  test_tune();
   done_testing();
   return exit_status();
 }

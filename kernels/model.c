@@ -1,0 +1,143 @@
+#include "model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+const char *const cb_model_dtype_names[CB_MODEL_NDTYPES] = {"float", "bf16", "fp16"};
+
+const char *const cb_tensor_names[CB_T_PER_LAYER] = {
+    "mlp_down.weight", "mlp_down.bias", "mlp_up.weight", "mlp_up.bias", "ln2.weight", "ln2.bias",
+    "attn_out.weight", "attn_out.bias", "qkv.weight",    "qkv.bias",    "ln1.weight", "ln1.bias",
+};
+
+/* The published shapes (embeddings and the LM head are not part of the
+ * step: only the transformer layers run, see README "Tuning"). `tiny`
+ * keeps a host step at tens of milliseconds on one core, for tests. */
+static const struct cb_model presets[] = {
+    {"tiny", 128, 4, 4, 64, 1, CB_MODEL_FLOAT},
+    {"gpt2-124m", 768, 12, 12, 1024, 1, CB_MODEL_FLOAT},
+    {"gpt-1.3b", 2048, 24, 16, 2048, 1, CB_MODEL_BF16},
+    {"llama-7b", 4096, 32, 32, 4096, 1, CB_MODEL_BF16},
+};
+#define NPRESETS (sizeof presets / sizeof presets[0])
+
+const char *cb_model_preset_names(void) {
+  return "tiny gpt2-124m gpt-1.3b llama-7b";
+}
+
+int cb_model_preset(const char *name, struct cb_model *m, struct cb_error *err) {
+  for (size_t i = 0; i < NPRESETS; i++)
+    if (strcmp(presets[i].name, name) == 0) {
+      *m = presets[i];
+      return CB_OK;
+    }
+  return cb_fail(err, CB_USAGE, "--model: unknown model '%s' (%s)", name, cb_model_preset_names());
+}
+
+int cb_model_check(const struct cb_model *m, struct cb_error *err) {
+  if (m->hidden % m->heads != 0)
+    return cb_fail(err, CB_USAGE, "--model-config: hidden=%ld is not a multiple of heads=%ld",
+                   m->hidden, m->heads);
+  return CB_OK;
+}
+
+/* A table of keys instead of a chain of branches. */
+static const struct {
+  const char *key;
+  size_t offset;
+  long max;
+} keys[] = {
+    {"hidden", offsetof(struct cb_model, hidden), 65536},
+    {"layers", offsetof(struct cb_model, layers), 1024},
+    {"heads", offsetof(struct cb_model, heads), 1024},
+    {"seq", offsetof(struct cb_model, seq), 1 << 20},
+    {"batch", offsetof(struct cb_model, batch), 4096},
+};
+
+int cb_model_config_parse(const char *text, struct cb_model *m, struct cb_error *err) {
+  char copy[512];
+  if (snprintf(copy, sizeof copy, "%s", text) >= (int)sizeof copy)
+    return cb_fail(err, CB_USAGE, "--model-config: '%s' is too long", text);
+  char *save = NULL;
+  int n = 0;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+    char *eq = strchr(tok, '=');
+    if (!eq)
+      return cb_fail(err, CB_USAGE, "--model-config: '%s' is not KEY=VALUE", tok);
+    *eq = '\0';
+    const char *value = eq + 1;
+    if (strcmp(tok, "dtype") == 0) {
+      int d = -1;
+      for (int i = 0; i < CB_MODEL_NDTYPES; i++)
+        if (strcmp(value, cb_model_dtype_names[i]) == 0)
+          d = i;
+      if (d < 0)
+        return cb_fail(err, CB_USAGE, "--model-config: unknown dtype '%s' (float bf16 fp16)",
+                       value);
+      m->dtype = d;
+      continue;
+    }
+    size_t k = 0;
+    while (k < sizeof keys / sizeof keys[0] && strcmp(keys[k].key, tok) != 0)
+      k++;
+    if (k == sizeof keys / sizeof keys[0])
+      return cb_fail(err, CB_USAGE,
+                     "--model-config: unknown key '%s' (hidden layers heads seq batch dtype)", tok);
+    char what[64];
+    snprintf(what, sizeof what, "--model-config %s", tok);
+    if (cb_parse_long(value, what, 1, keys[k].max, (long *)((char *)m + keys[k].offset), err))
+      return err->status;
+  }
+  if (n == 0)
+    return cb_fail(err, CB_USAGE, "--model-config: empty '%s'", text);
+  if (!strstr(m->name, "(custom)")) { /* the preset it started from, marked */
+    char base[sizeof m->name];
+    snprintf(base, sizeof base, "%s", m->name);
+    snprintf(m->name, sizeof m->name, "%.20s (custom)", base);
+  }
+  return cb_model_check(m, err);
+}
+
+size_t cb_model_tensor_elems(const struct cb_model *m, int kind) {
+  size_t h = (size_t)m->hidden;
+  switch (kind) {
+  case CB_T_MLP_DOWN_W: return 4 * h * h;
+  case CB_T_MLP_UP_W: return h * 4 * h;
+  case CB_T_MLP_UP_B: return 4 * h;
+  case CB_T_ATTN_OUT_W: return h * h;
+  case CB_T_QKV_W: return h * 3 * h;
+  case CB_T_QKV_B: return 3 * h;
+  default: return h; /* biases of width h and the norms' scale and shift */
+  }
+}
+
+size_t cb_model_layer_params(const struct cb_model *m) {
+  size_t n = 0;
+  for (int k = 0; k < CB_T_PER_LAYER; k++)
+    n += cb_model_tensor_elems(m, k);
+  return n;
+}
+
+size_t cb_model_params(const struct cb_model *m) {
+  return cb_model_layer_params(m) * (size_t)m->layers;
+}
+
+size_t cb_model_dtype_size(const struct cb_model *m) {
+  return m->dtype == CB_MODEL_FLOAT ? 4 : 2;
+}
+
+uint64_t cb_model_grad_bytes(const struct cb_model *m) {
+  return (uint64_t)cb_model_params(m) * cb_model_dtype_size(m);
+}
+
+uint64_t cb_model_host_bytes(const struct cb_model *m) {
+  uint64_t t = (uint64_t)(m->seq * m->batch), h = (uint64_t)m->hidden;
+  /* per layer kept for backward: x, two norms, qkv, attention output,
+   * residual, MLP up and its activation (16 t*h) plus the probabilities */
+  uint64_t act = 16 * t * h + 2 * t + (uint64_t)(m->batch * m->heads) * (uint64_t)(m->seq * m->seq);
+  uint64_t scratch = 12 * t * h + 2 * (uint64_t)(m->seq * m->seq);
+  return 4 * (2 * (uint64_t)cb_model_params(m) + act * (uint64_t)m->layers + scratch);
+}

@@ -1,0 +1,17 @@
+#include "compute.h"
+#include "config.h"
+
+#if CB_HAVE_OPENBLAS
+extern const struct cb_compute cb_compute_openblas;
+#endif
+
+const struct cb_compute *cb_compute_host(const char **why) {
+#if CB_HAVE_OPENBLAS
+  *why = NULL;
+  return &cb_compute_openblas;
+#else
+  *why = "this collbench was configured without OpenBLAS (install libopenblas-dev and run "
+         "./configure again): --tune is disabled";
+  return NULL;
+#endif
+}

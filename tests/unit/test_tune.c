@@ -1,0 +1,224 @@
+/* The tuner's pure logic: DDP bucket assignment, the search space and its
+ * pruning, the model shapes, env-file quoting, and the search strategy on
+ * a synthetic noisy objective (coordinate descent against the grid). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/model.h"
+#include "tap.h"
+#include "tuner/bucket.h"
+#include "tuner/envfile.h"
+#include "tuner/search.h"
+#include "tuner/space.h"
+
+static void test_buckets(void) {
+  size_t elems[] = {100, 300, 50, 50, 400, 10};
+  struct cb_bucket b[6];
+  /* cap 400 floats = 1600 bytes: close once a bucket holds >= 1600 bytes */
+  int n = cb_buckets_assign(elems, 6, 4, 1600, b);
+  is_long(n, 3, "buckets: 100+300 reaches the cap, 50+50+400 crosses it, 10 is left");
+  ok(b[0].first == 0 && b[0].ntensors == 2 && b[0].offset == 0 && b[0].elems == 400,
+     "bucket 0 is tensors 0-1, elements 0..399");
+  ok(b[1].first == 2 && b[1].ntensors == 3 && b[1].offset == 400 && b[1].elems == 500,
+     "bucket 1 is tensors 2-4 from element 400: the tensor that crosses the cap is not split");
+  ok(b[2].first == 5 && b[2].ntensors == 1 && b[2].offset == 900, "bucket 2 is tensor 5");
+  n = cb_buckets_assign(elems, 6, 4, 1, b);
+  is_long(n, 6, "a cap below every tensor gives one bucket per tensor");
+  n = cb_buckets_assign(elems, 6, 4, 1 << 30, b);
+  ok(n == 1 && b[0].elems == 910, "a cap above the total gives one bucket of everything");
+  size_t total = 0;
+  n = cb_buckets_assign(elems, 6, 4, 1000, b);
+  for (int i = 0; i < n; i++) {
+    ok(b[i].offset == total, "bucket %d starts where the previous ended", i);
+    total += b[i].elems;
+  }
+  is_long((long)total, 910, "buckets cover every element once");
+}
+
+static void test_space(void) {
+  struct cb_space s;
+  cb_space_defaults(&s);
+  int full = cb_space_grid(&s, NULL);
+  is_long(full, 6 * 9 + 4 * 9, "default grid: segment sizes only with algorithm 5 (pruned)");
+  struct cb_tune_config *g = malloc((size_t)full * sizeof *g);
+  cb_space_grid(&s, g);
+  int bad = 0;
+  for (int i = 0; i < full; i++)
+    bad += !cb_config_valid(&g[i]);
+  is_long(bad, 0, "every grid point is valid");
+  free(g);
+  cb_space_cap_buckets(&s, 3u << 20);
+  ok(s.nbuckets == 3 && s.buckets[0] == 1u << 20 && s.buckets[1] == 2u << 20 &&
+         s.buckets[2] == 3u << 20,
+     "buckets capped at 3 MiB of gradients: 1M 2M 3M, distinct");
+  struct cb_tune_config c = {4, 65536, 1 << 20};
+  ok(!cb_config_valid(&c), "a segment size with algorithm 4 is pruned");
+  struct cb_error err = {0};
+  ok(cb_space_parse_algorithms("0,7", &s, &err) == CB_USAGE && strstr(err.msg, "'7'"),
+     "algorithm 7 rejected, named: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_space_parse_algorithms("4,x", &s, &err) == CB_USAGE && strstr(err.msg, "'x'"),
+     "algorithm x rejected, named");
+  ok(cb_space_parse_algorithms("4,5,4", &(struct cb_space){0}, &err) == CB_OK, "0-6 accepted");
+  s.nalgorithms = 0;
+  is_long(cb_space_grid(&s, NULL), 3, "no coll/tuned (MPICH): only the buckets");
+}
+
+static void test_model(void) {
+  struct cb_model m;
+  struct cb_error err = {0};
+  ok(cb_model_preset("gpt2-124m", &m, &err) == CB_OK, "gpt2-124m preset");
+  /* 12 layers x (12 h^2 + 13 h) = 85 M parameters: GPT-2's layers without
+   * its embeddings */
+  is_long((long)cb_model_params(&m), 12L * (12 * 768 * 768 + 13 * 768), "gpt2-124m layer params");
+  ok(cb_model_preset("gpt5", &m, &err) == CB_USAGE && strstr(err.msg, "gpt5"), "unknown preset");
+  cb_model_preset("tiny", &m, &(struct cb_error){0});
+  memset(&err, 0, sizeof err);
+  ok(cb_model_config_parse("seq=128,batch=2", &m, &err) == CB_OK && m.seq == 128 && m.batch == 2 &&
+         m.hidden == 128,
+     "--model-config overrides only the keys given");
+  memset(&err, 0, sizeof err);
+  ok(cb_model_config_parse("hidden=100,heads=3", &m, &err) == CB_USAGE &&
+         strstr(err.msg, "hidden=100"),
+     "hidden not a multiple of heads: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_model_config_parse("depth=3", &m, &err) == CB_USAGE && strstr(err.msg, "depth"),
+     "unknown key named");
+  memset(&err, 0, sizeof err);
+  ok(cb_model_config_parse("dtype=int4", &m, &err) == CB_USAGE && strstr(err.msg, "int4"),
+     "unknown dtype named");
+  memset(&err, 0, sizeof err);
+  ok(cb_model_config_parse("layers=0", &m, &err) == CB_USAGE, "layers=0 rejected");
+}
+
+static void test_envfile(void) {
+  ok(cb_env_name_ok("OMPI_MCA_coll_tuned_allreduce_algorithm"), "MCA name ok");
+  ok(!cb_env_name_ok("1X") && !cb_env_name_ok("A-B") && !cb_env_name_ok("A;B") &&
+         !cb_env_name_ok(""),
+     "bad names refused");
+  ok(cb_env_value_ok("65536") && cb_env_value_ok("self,vader") && cb_env_value_ok("^ucx") == 0,
+     "plain values ok, '^' refused");
+  const char *bad[] = {"a'b", "$(rm -rf x)", "`id`", "a b", "x\ny", "a;b", "${HOME}", "\\"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    ok(!cb_env_value_ok(bad[i]), "value %zu refused", i);
+  char buf[512] = "";
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  const char *comments[] = {"host evil\nexport X=1"};
+  struct cb_env_var vars[] = {{"A", "1"}, {"B", "2"}};
+  struct cb_error err = {0};
+  ok(cb_env_write(f, comments, 1, vars, 2, &err) == CB_OK, "env file written");
+  fclose(f);
+  is_str(buf, "# host evil?export X=1\nexport A='1'\nexport B='2'\n",
+         "a newline in a comment cannot start a command; values single-quoted");
+  memset(buf, 0, sizeof buf);
+  f = fmemopen(buf, sizeof buf, "w");
+  struct cb_env_var evil[] = {{"A", "1"}, {"B", "x';touch y;'"}};
+  ok(cb_env_write(f, NULL, 0, evil, 2, &err) == CB_USAGE && strstr(err.msg, "B"),
+     "a value with a quote is refused before anything is written");
+  fclose(f);
+  is_long((long)strlen(buf), 0, "nothing written");
+}
+
+/* A synthetic step time: algorithms differ, the bucket has a best size,
+ * segment size matters for algorithm 5 only; Gaussian-ish noise. */
+struct synth {
+  double sigma;
+  unsigned seed;
+  int calls;
+};
+
+static double noise(struct synth *s) {
+  double sum = 0;
+  for (int i = 0; i < 12; i++) { /* Irwin-Hall: sum of 12 uniforms - 6 ~ N(0,1) */
+    s->seed = s->seed * 1103515245u + 12345u;
+    sum += (double)(s->seed >> 8) / 16777216.0;
+  }
+  return (sum - 6.0) * s->sigma;
+}
+
+static double truth(const struct cb_tune_config *c) {
+  static const double alg[CB_NALGORITHMS] = {12.0, 15.0, 13.0, 11.5, 11.0, 10.6, 11.2};
+  double t = alg[c->algorithm];
+  if (c->algorithm == CB_SEGMENTED_RING)
+    t += fabs(log2((double)c->segsize) - 16.0) * 0.2;    /* best at 64K */
+  t += fabs(log2((double)c->bucket_bytes) - 23.0) * 0.3; /* best at 8 MiB */
+  return t * 1e-3;
+}
+
+static int synth_measure(void *user, const char *phase, const struct cb_tune_config *cfgs, int n,
+                         struct cb_score *scores, struct cb_error *err) {
+  (void)phase, (void)err;
+  struct synth *s = user;
+  for (int i = 0; i < n; i++) {
+    scores[i].median = truth(&cfgs[i]) + noise(s) * 1e-3;
+    scores[i].ci95 = 2 * s->sigma * 1e-3;
+  }
+  s->calls++;
+  return CB_OK;
+}
+
+static int flat_measure(void *user, const char *phase, const struct cb_tune_config *cfgs, int n,
+                        struct cb_score *scores, struct cb_error *err) {
+  (void)phase, (void)err, (void)cfgs;
+  struct synth *s = user;
+  for (int i = 0; i < n; i++)
+    scores[i] = (struct cb_score){10e-3 + noise(s) * 1e-3, 2 * s->sigma * 1e-3};
+  return CB_OK;
+}
+
+static void test_search(void) {
+  struct cb_space sp;
+  cb_space_defaults(&sp);
+  struct cb_tune_config base = {0, 0, 25u << 20}, *grid = malloc(200 * sizeof *grid);
+  int n = cb_space_grid(&sp, grid);
+  double best = 1e9;
+  for (int i = 0; i < n; i++)
+    best = fmin(best, truth(&grid[i]));
+  free(grid);
+  int within = 0, cheap = 0, runs = 20;
+  for (int r = 0; r < runs; r++) {
+    struct synth s = {0.05, 1234u + (unsigned)r, 0};
+    struct cb_search_result res;
+    struct cb_error err = {0};
+    cb_search_run(&sp, &base, 0, synth_measure, &s, &res, &err);
+    within += truth(&res.best) - best <= 4 * 0.05e-3 * 2;
+    cheap += res.evaluations <= 0.4 * res.grid;
+  }
+  is_long(within, runs, "coordinate descent ends within the noise of the true best (%d runs)",
+          runs);
+  is_long(cheap, runs, "and evaluates at most 40%% of the grid");
+
+  struct synth s = {0.05, 99u, 0};
+  struct cb_search_result res;
+  struct cb_error err = {0};
+  cb_search_run(&sp, &base, 1, synth_measure, &s, &res, &err);
+  ok(res.evaluations == res.grid + 1 && s.calls == 1,
+     "exhaustive: the grid plus the off-grid baseline, in one interleaved batch");
+
+  /* Pure noise: every configuration equally fast; moving away from the
+   * baseline is a false alarm. Each scan compares several candidates, so
+   * a few false alarms over many runs are expected, not a majority. */
+  struct synth flat = {0.5, 7u, 0};
+  int stayed = 0;
+  for (int r = 0; r < 40; r++) {
+    flat.seed = 100u + (unsigned)r;
+    cb_search_run(&sp, &base, 0, flat_measure, &flat, &res, &err);
+    stayed += cb_config_equal(&res.best, &base);
+  }
+  ok(stayed >= 36, "on pure noise the baseline stays in most runs (%d of 40)", stayed);
+  struct cb_score a = {1.0, 0.1}, b = {1.2, 0.1}, c = {1.1, 0.1};
+  ok(cb_search_better(&a, &b) && !cb_search_better(&a, &c) && !cb_search_better(&b, &a),
+     "better only beyond the combined noise");
+}
+
+int main(void) {
+  test_buckets();
+  test_space();
+  test_model();
+  test_envfile();
+  test_search();
+  done_testing();
+  return exit_status();
+}

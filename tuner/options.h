@@ -1,0 +1,20 @@
+/* The --tune mode's options, filled by bench/cli.c and read by tune.c.
+ * Pure data: no MPI. */
+#ifndef CB_TUNE_OPTIONS_H
+#define CB_TUNE_OPTIONS_H
+
+#include "kernels/model.h"
+#include "space.h"
+
+struct cb_tune_options {
+  int enabled, exhaustive, resume, no_search;
+  struct cb_model model;
+  struct cb_space space;
+  long reps;
+  double timeout; /* seconds one phase may take before the watchdog ends the job */
+  const char *env_out, *trials;
+};
+
+void cb_tune_options_defaults(struct cb_tune_options *t);
+
+#endif

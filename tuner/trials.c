@@ -1,0 +1,159 @@
+#include "trials.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+#if CB_HAVE_JANSSON
+#include <jansson.h>
+
+#define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(9))
+
+static int remember(struct cb_trials *t, const struct cb_trial *tr) {
+  struct cb_trial *c = realloc(t->cache, (size_t)(t->ncache + 1) * sizeof *c);
+  if (!c)
+    return 0;
+  t->cache = c;
+  t->cache[t->ncache++] = *tr;
+  return 1;
+}
+
+static int parse_trial(json_t *j, struct cb_trial *tr) {
+  json_int_t batch, alg, seg, bucket;
+  double med, ci;
+  if (json_unpack(j, "{s:I, s:I, s:I, s:I, s:F, s:F}", "batch", &batch, "algorithm", &alg,
+                  "segsize", &seg, "bucket_bytes", &bucket, "t_step_us", &med, "ci95_us", &ci))
+    return 0;
+  *tr = (struct cb_trial){
+      (int)batch, {(int)alg, (long)seg, (uint64_t)bucket}, {med * 1e-6, ci * 1e-6}};
+  return 1;
+}
+
+/* Reads an earlier file: its setup must match; returns the valid lines
+ * (to be written back) in `keep`. */
+static int load(struct cb_trials *t, FILE *f, json_t *setup, json_t *keep, struct cb_error *err) {
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int lineno = 0, rc = CB_OK;
+  while (rc == CB_OK && (len = getline(&line, &cap, f)) > 0) {
+    lineno++;
+    int torn = line[len - 1] != '\n';
+    json_error_t je;
+    json_t *j = json_loads(line, 0, &je);
+    const char *type = j ? json_string_value(json_object_get(j, "type")) : NULL;
+    struct cb_trial tr;
+    if (!j || !type) {
+      if (!torn) /* a killed run leaves at most a torn last line */
+        rc = cb_fail(err, CB_USAGE, "--resume: %s:%d: not a trials line", t->path, lineno);
+    } else if (strcmp(type, "tune") == 0) {
+      if (!json_equal(json_object_get(j, "setup"), setup))
+        rc = cb_fail(err, CB_USAGE,
+                     "--resume: %s:%d was written for another setup (model, ranks, search "
+                     "space or repetitions differ): use a new --trials file",
+                     t->path, lineno);
+      json_array_append(keep, j);
+    } else if (strcmp(type, "trial") == 0) {
+      if (!parse_trial(j, &tr))
+        rc = cb_fail(err, CB_USAGE, "--resume: %s:%d: a trial without its fields", t->path, lineno);
+      else if (!remember(t, &tr))
+        rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", t->path);
+      json_array_append(keep, j);
+    } /* an old summary is dropped: a new one follows */
+    json_decref(j);
+  }
+  free(line);
+  return rc;
+}
+
+int cb_trials_open(struct cb_trials *t, const char *path, int resume, const char *setup_text,
+                   struct cb_error *err) {
+  memset(t, 0, sizeof *t);
+  t->path = path;
+  json_error_t je;
+  json_t *setup = json_loads(setup_text, 0, &je), *keep = json_array();
+  if (!setup || !keep) {
+    json_decref(setup), json_decref(keep);
+    return cb_fail(err, CB_RUNTIME, "trials: bad setup text");
+  }
+  FILE *old = resume ? fopen(path, "r") : NULL;
+  int rc = old ? load(t, old, setup, keep, err) : CB_OK;
+  if (old)
+    fclose(old);
+  if (rc == CB_OK && !(t->f = fopen(path, "w")))
+    rc = cb_fail(err, CB_USAGE, "--trials: cannot write '%s'", path);
+  if (rc == CB_OK) {
+    if (json_array_size(keep) == 0) {
+      json_t *head = json_pack("{s:s, s:O}", "type", "tune", "setup", setup);
+      json_array_append_new(keep, head);
+    }
+    size_t i;
+    json_t *j;
+    json_array_foreach(keep, i, j) {
+      json_dumpf(j, t->f, DUMP_FLAGS);
+      fputc('\n', t->f);
+    }
+    fflush(t->f);
+  }
+  json_decref(setup);
+  json_decref(keep);
+  return rc;
+}
+
+void cb_trials_add(struct cb_trials *t, int batch, const char *phase,
+                   const struct cb_tune_config *cfg, const struct cb_score *score, int reps) {
+  struct cb_trial tr = {batch, *cfg, *score};
+  remember(t, &tr);
+  if (!t->f)
+    return;
+  json_t *j =
+      json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:f, s:f, s:i}", "type", "trial", "batch", batch,
+                "phase", phase, "algorithm", cfg->algorithm, "segsize", (json_int_t)cfg->segsize,
+                "bucket_bytes", (json_int_t)cfg->bucket_bytes, "t_step_us", score->median * 1e6,
+                "ci95_us", score->ci95 * 1e6, "reps", reps);
+  json_dumpf(j, t->f, DUMP_FLAGS);
+  fputc('\n', t->f);
+  fflush(t->f); /* a killed run leaves whole lines for --resume */
+  json_decref(j);
+}
+
+#else /* no jansson: --trials is refused by the CLI */
+
+int cb_trials_open(struct cb_trials *t, const char *path, int resume, const char *setup,
+                   struct cb_error *err) {
+  (void)resume, (void)setup;
+  memset(t, 0, sizeof *t);
+  return cb_fail(err, CB_USAGE, "--trials %s: this collbench was built without jansson", path);
+}
+
+void cb_trials_add(struct cb_trials *t, int batch, const char *phase,
+                   const struct cb_tune_config *cfg, const struct cb_score *score, int reps) {
+  (void)t, (void)batch, (void)phase, (void)cfg, (void)score, (void)reps;
+}
+
+#endif
+
+int cb_trials_find(const struct cb_trials *t, int batch, const struct cb_tune_config *cfg,
+                   struct cb_score *score) {
+  for (int i = 0; i < t->ncache; i++)
+    if (t->cache[i].batch == batch && cb_config_equal(&t->cache[i].cfg, cfg)) {
+      *score = t->cache[i].score;
+      return 1;
+    }
+  return 0;
+}
+
+void cb_trials_line(struct cb_trials *t, const char *json) {
+  if (t->f) {
+    fprintf(t->f, "%s\n", json);
+    fflush(t->f);
+  }
+}
+
+void cb_trials_close(struct cb_trials *t) {
+  if (t->f)
+    fclose(t->f);
+  free(t->cache);
+  memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,425 @@
+#include "tune.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "envfile.h"
+#include "overlap.h"
+#include "trials.h"
+#include "units.h"
+#include "watchdog.h"
+
+/* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
+#define DDP_BUCKET_BYTES (25u << 20)
+#define BUCKET_VAR "COLLBENCH_BUCKET_BYTES"
+
+void cb_tune_options_defaults(struct cb_tune_options *t) {
+  memset(t, 0, sizeof *t);
+  struct cb_error err;
+  cb_model_preset("gpt2-124m", &t->model, &err);
+  cb_space_defaults(&t->space);
+  t->reps = 10;
+  t->timeout = 300;
+}
+
+void cb_tune_pre_mpi_init(void) {
+  /* coll/tuned reads it at MPI_Init only; MPI_T may not change it later */
+  setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+}
+
+struct tuner {
+  const struct cb_cluster *cl;
+  const struct cb_tune_options *opt;
+  struct cb_overlap o;
+  struct cb_trials trials; /* rank 0 */
+  int batch;
+  double flops;
+};
+
+static int is_root(const struct tuner *t) {
+  return t->cl->rank == 0;
+}
+
+/* The search's measuring function: a batch already in the trials file
+ * (--resume) is taken from there; the rest is measured interleaved. */
+static int measure_batch(void *user, const char *phase, const struct cb_tune_config *cfgs, int n,
+                         struct cb_score *scores, struct cb_error *err) {
+  struct tuner *t = user;
+  int batch = t->batch++, reps = (int)t->opt->reps;
+  int *found = calloc((size_t)n, sizeof *found);
+  struct cb_prepared *p = calloc((size_t)n, sizeof *p);
+  double *samples = malloc((size_t)n * CB_NPHASES * (size_t)reps * sizeof *samples);
+  if (!found || !p || !samples) {
+    free(found), free(p), free(samples);
+    return cb_fail(err, CB_RUNTIME, "out of memory for a batch of %d", n);
+  }
+  if (is_root(t))
+    for (int i = 0; i < n; i++)
+      found[i] = cb_trials_find(&t->trials, batch, &cfgs[i], &scores[i]);
+  MPI_Bcast(found, n, MPI_INT, 0, t->cl->comm);
+  MPI_Bcast(scores, n * 2, MPI_DOUBLE, 0, t->cl->comm);
+  int m = 0, rc = CB_OK;
+  for (int i = 0; i < n && rc == CB_OK; i++)
+    if (!found[i])
+      rc = cb_overlap_prepare(&t->o, &cfgs[i], &p[m++], err);
+  if (rc == CB_OK && m > 0)
+    rc = cb_overlap_measure(&t->o, p, m, 1u << CB_PHASE_STEP, reps, samples, err);
+  for (int i = 0, k = 0; i < n && rc == CB_OK; i++) {
+    if (found[i])
+      continue;
+    struct cb_stats st;
+    cb_stats_compute(samples + ((size_t)k * CB_NPHASES + CB_PHASE_STEP) * (size_t)reps,
+                     (size_t)reps, &st);
+    scores[i] = (struct cb_score){st.median, st.ci95};
+    if (is_root(t))
+      cb_trials_add(&t->trials, batch, phase, &cfgs[i], &scores[i], reps);
+    k++;
+  }
+  for (int i = 0; i < m; i++)
+    cb_overlap_release(&t->o, &p[i]);
+  if (rc == CB_OK && is_root(t)) {
+    int best = 0;
+    for (int i = 1; i < n; i++)
+      best = scores[i].median < scores[best].median ? i : best;
+    char c[128];
+    printf("  %-12s %3d configs%s  fastest %s: %.3f ms +- %.3f\n", phase, n,
+           m < n ? " (resumed)" : "", cb_config_format(&cfgs[best], c, sizeof c),
+           scores[best].median * 1e3, scores[best].ci95 * 1e3);
+    fflush(stdout);
+  }
+  free(found), free(p), free(samples);
+  return rc;
+}
+
+static long mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
+      break;
+  if (f)
+    fclose(f);
+  return kb;
+}
+
+static int check_memory(const struct cb_cluster *cl, const struct cb_model *m,
+                        struct cb_error *err) {
+  long kb = mem_available();
+  double need = (double)cb_model_host_bytes(m) * cl->local_size;
+  if (kb > 0 && need > (double)kb * 1024.0 * 0.9)
+    return cb_fail(err, CB_USAGE,
+                   "--model %s: %d ranks on %s need %.1f GiB for weights, gradients and "
+                   "activations, %.1f GiB are available: choose a smaller model or "
+                   "--model-config (e.g. seq=, layers=)",
+                   m->name, cl->local_size, cl->hostname, need / (1 << 30), (double)kb / (1 << 20));
+  return CB_OK;
+}
+
+static int baseline_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_error *err) {
+  const char *v = getenv(BUCKET_VAR);
+  *bucket = DDP_BUCKET_BYTES;
+  if (v && cb_parse_size(v, BUCKET_VAR, bucket, err))
+    return err->status;
+  if (*bucket > grad_bytes)
+    *bucket = grad_bytes;
+  return CB_OK;
+}
+
+static void print_result(const char *label, const struct cb_tune_config *cfg,
+                         const struct cb_overlap_result *r) {
+  char c[128];
+  printf("%-8s %s\n", label, cb_config_format(cfg, c, sizeof c));
+  printf(
+      "         T_compute %8.3f ms +- %.3f   T_comm %8.3f ms +- %.3f   T_step %8.3f ms +- %.3f\n",
+      r->t[CB_PHASE_COMPUTE].median * 1e3, r->t[CB_PHASE_COMPUTE].ci95 * 1e3,
+      r->t[CB_PHASE_COMM].median * 1e3, r->t[CB_PHASE_COMM].ci95 * 1e3,
+      r->t[CB_PHASE_STEP].median * 1e3, r->t[CB_PHASE_STEP].ci95 * 1e3);
+  printf("         rho %.4f +- %.4f   overlap efficiency %.0f%% +- %.0f%%   %.2f GFLOP/s per "
+         "rank\n",
+         r->rho.median, r->rho.ci95, 100 * r->hidden.median, 100 * r->hidden.ci95,
+         r->flops / r->t[CB_PHASE_COMPUTE].median * 1e-9);
+}
+
+/* Closing the loop: the launch settings and the tuned ones, all three
+ * phases, interleaved in the same rounds. */
+static int compare(struct tuner *t, const struct cb_tune_config *cfgs, int n,
+                   struct cb_overlap_result *res, struct cb_error *err) {
+  int reps = (int)t->opt->reps;
+  struct cb_prepared p[2];
+  double *samples = malloc((size_t)n * CB_NPHASES * (size_t)reps * sizeof *samples);
+  if (!samples)
+    return cb_fail(err, CB_RUNTIME, "out of memory");
+  int m = 0, rc = CB_OK;
+  for (; m < n && rc == CB_OK; m++)
+    rc = cb_overlap_prepare(&t->o, &cfgs[m], &p[m], err);
+  if (rc == CB_OK)
+    rc = cb_overlap_measure(&t->o, p, n, 7u, reps, samples, err);
+  for (int i = 0; i < m; i++)
+    cb_overlap_release(&t->o, &p[i]);
+  for (int i = 0; i < n && rc == CB_OK; i++)
+    cb_overlap_summarize(samples + (size_t)i * CB_NPHASES * (size_t)reps, reps, t->flops, &res[i]);
+  free(samples);
+  return rc;
+}
+
+static void config_vars(const struct cb_tune_config *c, char vals[4][32], struct cb_env_var *v,
+                        int *n) {
+  *n = 0;
+  if (c->algorithm >= 0) {
+    snprintf(vals[0], 32, "%d", c->algorithm);
+    snprintf(vals[1], 32, "%ld", c->segsize);
+    v[(*n)++] = (struct cb_env_var){"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"};
+    v[(*n)++] = (struct cb_env_var){"OMPI_MCA_coll_tuned_allreduce_algorithm", vals[0]};
+    v[(*n)++] = (struct cb_env_var){"OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize", vals[1]};
+  }
+  snprintf(vals[2], 32, "%llu", (unsigned long long)c->bucket_bytes);
+  v[(*n)++] = (struct cb_env_var){BUCKET_VAR, vals[2]};
+}
+
+/* Written to a temporary name and renamed: a failed run leaves any earlier
+ * file whole. */
+static int write_env(const struct tuner *t, const char *path, const struct cb_tune_config *tuned,
+                     const struct cb_overlap_result *def, const struct cb_overlap_result *tun,
+                     const char *mpi, struct cb_error *err) {
+  const struct cb_model *m = &t->opt->model;
+  char lines[8][512], tmp[4096], vals[4][32];
+  const char *comments[9];
+  int nc = 0;
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  char when[40];
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  snprintf(lines[0], sizeof lines[0], "collbench --tune, %s", when);
+  size_t used = (size_t)snprintf(lines[1], sizeof lines[1], "hosts:");
+  for (int i = 0; i < t->cl->nnodes && used < sizeof lines[1]; i++)
+    used += (size_t)snprintf(lines[1] + used, sizeof lines[1] - used, " %s", t->cl->node_names[i]);
+  snprintf(lines[2], sizeof lines[2], "ranks: %d on %d node(s); MPI: %s", t->cl->nranks,
+           t->cl->nnodes, mpi);
+  snprintf(lines[3], sizeof lines[3],
+           "model: %s (hidden %ld, layers %ld, heads %ld, seq %ld, batch %ld), float on host",
+           m->name, m->hidden, m->layers, m->heads, m->seq, m->batch);
+  snprintf(lines[4], sizeof lines[4], "rho default %.4f +- %.4f, tuned %.4f +- %.4f",
+           def->rho.median, def->rho.ci95, tun->rho.median, tun->rho.ci95);
+  snprintf(lines[5], sizeof lines[5],
+           "T_step default %.3f ms +- %.3f, tuned %.3f ms +- %.3f (medians, 95%% CI)",
+           def->t[CB_PHASE_STEP].median * 1e3, def->t[CB_PHASE_STEP].ci95 * 1e3,
+           tun->t[CB_PHASE_STEP].median * 1e3, tun->t[CB_PHASE_STEP].ci95 * 1e3);
+  snprintf(
+      lines[6], sizeof lines[6],
+      "apply: source this file before mpirun; Open MPI reads OMPI_MCA_* at MPI_Init. " BUCKET_VAR
+      " is the gradient bucket size in bytes:");
+  snprintf(lines[7], sizeof lines[7],
+           "PyTorch DDP(model, bucket_cap_mb=%.2f); collbench --tune "
+           "reads it as the launch bucket size",
+           (double)tuned->bucket_bytes / (1 << 20));
+  for (int i = 0; i < 8; i++)
+    comments[nc++] = lines[i];
+  struct cb_env_var vars[4];
+  int nv;
+  config_vars(tuned, vals, vars, &nv);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return cb_fail(err, CB_RUNTIME, "--env-out: cannot write '%s'", tmp);
+  int rc = cb_env_write(f, comments, nc, vars, nv, err);
+  if (fclose(f) != 0 && rc == CB_OK)
+    rc = cb_fail(err, CB_RUNTIME, "--env-out: cannot write '%s'", tmp);
+  if (rc == CB_OK && rename(tmp, path) != 0)
+    rc = cb_fail(err, CB_RUNTIME, "--env-out: cannot rename '%s' to '%s'", tmp, path);
+  if (rc != CB_OK)
+    remove(tmp);
+  return rc;
+}
+
+static void setup_json(const struct tuner *t, char *buf, size_t len) {
+  const struct cb_model *m = &t->opt->model;
+  const struct cb_space *s = &t->opt->space;
+  size_t u = (size_t)snprintf(buf, len,
+                              "{\"model\":[%ld,%ld,%ld,%ld,%ld],\"nranks\":%d,\"reps\":%ld,"
+                              "\"exhaustive\":%d,\"algorithms\":[",
+                              m->hidden, m->layers, m->heads, m->seq, m->batch, t->cl->nranks,
+                              t->opt->reps, t->opt->exhaustive);
+  for (int i = 0; i < s->nalgorithms && u < len; i++)
+    u += (size_t)snprintf(buf + u, len - u, "%s%d", i ? "," : "", s->algorithms[i]);
+  u += (size_t)snprintf(buf + u, len - u, "],\"segments\":[");
+  for (int i = 0; i < s->nsegments && u < len; i++)
+    u += (size_t)snprintf(buf + u, len - u, "%s%ld", i ? "," : "", s->segments[i]);
+  u += (size_t)snprintf(buf + u, len - u, "],\"buckets\":[");
+  for (int i = 0; i < s->nbuckets && u < len; i++)
+    u += (size_t)snprintf(buf + u, len - u, "%s%llu", i ? "," : "",
+                          (unsigned long long)s->buckets[i]);
+  if (u < len)
+    snprintf(buf + u, len - u, "]}");
+}
+
+static void summary_json(const struct cb_search_result *sr, const struct cb_tune_config *cfg,
+                         const struct cb_overlap_result *res, int n, char *buf, size_t len) {
+  static const char *const names[2] = {"default", "tuned"};
+  size_t u = (size_t)snprintf(buf, len, "{\"type\":\"summary\",\"evaluations\":%d,\"grid\":%d",
+                              sr->evaluations, sr->grid);
+  for (int i = 0; i < 2 && u < len; i++) {
+    const struct cb_overlap_result *r = &res[i < n ? i : 0];
+    const struct cb_tune_config *c = &cfg[i < n ? i : 0];
+    u += (size_t)snprintf(
+        buf + u, len - u,
+        ",\"%s\":{\"algorithm\":%d,\"segsize\":%ld,\"bucket_bytes\":%llu,\"t_compute_us\":%.3f,"
+        "\"t_comm_us\":%.3f,\"t_step_us\":%.3f,\"t_step_ci95_us\":%.3f,\"rho\":%.6f,"
+        "\"rho_ci95\":%.6f,\"overlap_efficiency\":%.4f}",
+        names[i], c->algorithm, c->segsize, (unsigned long long)c->bucket_bytes,
+        r->t[CB_PHASE_COMPUTE].median * 1e6, r->t[CB_PHASE_COMM].median * 1e6,
+        r->t[CB_PHASE_STEP].median * 1e6, r->t[CB_PHASE_STEP].ci95 * 1e6, r->rho.median,
+        r->rho.ci95, r->hidden.median);
+  }
+  if (u < len)
+    snprintf(buf + u, len - u, "}");
+}
+
+static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
+  const struct cb_tune_options *opt = t->opt;
+  const struct cb_model *m = &opt->model;
+  uint64_t grad_bytes = (uint64_t)cb_model_params(m) * sizeof(float);
+  int tunable;
+  char why[256], mpi[256], c[128];
+  t->o.comm->tunable(t->o.mctx, &tunable, why, sizeof why);
+  t->o.comm->version(t->o.mctx, mpi, sizeof mpi);
+  if (!tunable)
+    space->nalgorithms = 0;
+  cb_space_cap_buckets(space, grad_bytes);
+  struct cb_tune_config cfg[2];
+  t->o.comm->launch(t->o.mctx, &cfg[0]);
+  if (!tunable)
+    cfg[0].algorithm = -1, cfg[0].segsize = 0;
+  if (baseline_bucket(grad_bytes, &cfg[0].bucket_bytes, err))
+    return err->status;
+
+  /* a counted step, for FLOPs per step */
+  if (t->o.compute->step(t->o.cctx, NULL, err))
+    return err->status;
+  t->flops = t->o.compute->flops(t->o.cctx);
+  char gb[32];
+  if (is_root(t)) {
+    printf("# collbench --tune: model %s (hidden %ld, layers %ld, heads %ld, seq %ld, batch %ld, "
+           "%s%s): %.2f M parameters, %s of gradients per step\n",
+           m->name, m->hidden, m->layers, m->heads, m->seq, m->batch, "float",
+           m->dtype != CB_MODEL_FLOAT ? " on host instead of the model's dtype" : "",
+           (double)cb_model_params(m) / 1e6, cb_format_size(grad_bytes, gb, sizeof gb));
+    printf("# compute: %s, %.3f GFLOP per step (GEMMs); %d ranks on %d node(s); %s\n",
+           t->o.compute->name, t->flops * 1e-9, t->cl->nranks, t->cl->nnodes, mpi);
+    printf("# comm: %s: %s\n# search space: %s\n", t->o.comm->name, t->o.comm->progress, why);
+    printf("# launch settings (read back through MPI_T): %s\n",
+           cb_config_format(&cfg[0], c, sizeof c));
+    fflush(stdout);
+  }
+
+  struct cb_search_result sr = {.best = cfg[0], .grid = cb_space_grid(space, NULL)};
+  if (!opt->no_search) {
+    if (is_root(t))
+      printf("# search (%s, %ld steps per configuration per batch, slowest rank):\n",
+             opt->exhaustive ? "exhaustive grid" : "coordinate descent", opt->reps);
+    if (cb_search_run(space, &cfg[0], opt->exhaustive, measure_batch, t, &sr, err))
+      return err->status;
+    if (is_root(t))
+      printf("# evaluations: %d configurations of a grid of %d (%.0f%%), %d measurements of %ld "
+             "steps\n",
+             sr.evaluations, sr.grid, 100.0 * sr.evaluations / (sr.grid ? sr.grid : 1),
+             sr.measurements, opt->reps);
+  }
+  cfg[1] = sr.best;
+  int n = cb_config_equal(&cfg[0], &cfg[1]) ? 1 : 2;
+  struct cb_overlap_result res[2];
+  if (compare(t, cfg, n, res, err))
+    return err->status;
+  if (n == 1)
+    res[1] = res[0];
+  if (is_root(t)) {
+    printf("# %s (%ld rounds; +- is the 95%% CI of the median):\n",
+           opt->no_search ? "the launch settings" : "default vs tuned, measured again interleaved",
+           opt->reps);
+    print_result("default", &cfg[0], &res[0]);
+    if (!opt->no_search && n == 1)
+      printf("tuned    = default: no configuration beat it by more than the noise\n");
+    if (!opt->no_search) {
+      if (n == 2)
+        print_result("tuned", &cfg[1], &res[1]);
+      double d = res[0].t[CB_PHASE_STEP].median - res[1].t[CB_PHASE_STEP].median;
+      struct cb_score a = {res[1].t[CB_PHASE_STEP].median, res[1].t[CB_PHASE_STEP].ci95},
+                      b = {res[0].t[CB_PHASE_STEP].median, res[0].t[CB_PHASE_STEP].ci95};
+      printf("gain: %.3f ms per step (%.1f%%): %s\n", d * 1e3,
+             100 * d / res[0].t[CB_PHASE_STEP].median,
+             n == 1                     ? "the defaults were already best"
+             : cb_search_better(&a, &b) ? "beyond the noise"
+                                        : "within the noise");
+    }
+    char json[2048];
+    summary_json(&sr, cfg, res, 2, json, sizeof json);
+    cb_trials_line(&t->trials, json);
+    if (opt->env_out) {
+      if (write_env(t, opt->env_out, &cfg[1], &res[0], &res[1], mpi, err))
+        return err->status;
+      printf("wrote %s\n", opt->env_out);
+    }
+  }
+  return CB_OK;
+}
+
+/* Rank 0's files, opened after every check passed: a bad command line
+ * truncates nothing. */
+static int open_outputs(struct tuner *t, struct cb_error *err) {
+  if (!is_root(t))
+    return CB_OK;
+  if (t->opt->env_out) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", t->opt->env_out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+      *(slash == dir ? slash + 1 : slash) = '\0';
+    if (access(slash ? dir : ".", W_OK) != 0)
+      return cb_fail(err, CB_USAGE, "--env-out %s: the directory is not writable", t->opt->env_out);
+  }
+  if (t->opt->trials) {
+    char setup[4096];
+    setup_json(t, setup, sizeof setup);
+    return cb_trials_open(&t->trials, t->opt->trials, t->opt->resume, setup, err);
+  }
+  return CB_OK;
+}
+
+int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt, int argc,
+                char **argv, struct cb_error *err) {
+  (void)argc, (void)argv;
+  const char *why;
+  const struct cb_compute *compute = cb_compute_host(&why);
+  if (!compute)
+    return cb_fail(err, CB_USAGE, "--tune: %s", why);
+  struct tuner t = {.cl = cl, .opt = opt};
+  struct cb_space space = opt->space;
+  int rc = check_memory(cl, &opt->model, err);
+  uint64_t b;
+  if (rc == CB_OK)
+    rc = baseline_bucket((uint64_t)cb_model_params(&opt->model) * sizeof(float), &b, err);
+  if (rc == CB_OK)
+    rc = open_outputs(&t, err);
+  if (cb_cluster_agree(cl, rc) != CB_OK) {
+    cb_trials_close(&t.trials);
+    return rc ? rc : cb_fail(err, CB_USAGE, "rank 0 cannot open the output files");
+  }
+  /* ranks sharing cores get one BLAS thread each (REFERENCE.md section 4) */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int threads = cl->local_size >= cores ? 1 : (int)(cores / cl->local_size);
+  if (cb_watchdog_start(cl, opt->timeout)) {
+    cb_trials_close(&t.trials);
+    return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
+  }
+  rc = cb_overlap_init(&t.o, cl, &opt->model, compute, &cb_comm_mpi, threads, err);
+  if (rc == CB_OK)
+    rc = tune(&t, &space, err);
+  cb_watchdog_stop();
+  cb_overlap_free(&t.o);
+  cb_trials_close(&t.trials);
+  return rc;
+}
