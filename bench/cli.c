@@ -615,36 +615,6 @@ int cb_cli_wants_model(int argc, char **argv) {
   return 0;
 }
 
-/* Comma lists of sizes or counts for the model's options. */
-static int model_sizes(const char *arg, const char *what, uint64_t *out, int *n,
-                       struct cb_error *err) {
-  char copy[1024], *save = NULL;
-  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
-    return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, arg);
-  *n = 0;
-  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (*n == CB_MAX_MODEL_LIST)
-      return cb_fail(err, CB_USAGE, "%s: at most %d values", what, CB_MAX_MODEL_LIST);
-    if (cb_parse_size(tok, what, &out[(*n)++], err))
-      return err->status;
-  }
-  return *n ? CB_OK : cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, arg);
-}
-
-static int model_gpus(const char *arg, struct cb_model_cli *m, struct cb_error *err) {
-  char copy[1024], *save = NULL;
-  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
-    return cb_fail(err, CB_USAGE, "--gpus: list '%s' is too long", arg);
-  m->ngpus = 0;
-  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (m->ngpus == CB_MAX_MODEL_LIST)
-      return cb_fail(err, CB_USAGE, "--gpus: at most %d values", CB_MAX_MODEL_LIST);
-    if (cb_parse_long(tok, "--gpus", 1, 1L << 30, &m->gpus[m->ngpus++], err))
-      return err->status;
-  }
-  return m->ngpus ? CB_OK : cb_fail(err, CB_USAGE, "--gpus: empty list '%s'", arg);
-}
-
 /* The model's options that take a value; all but --json, --op go with --predict. */
 static const char *const model_value_options[] = {
     "--json",       "-J",       "--op", "--topology",  "--gpus",      "--gpus-per-node",
@@ -662,11 +632,11 @@ static int model_option(const char *opt, const char *v, struct cb_model_cli *m, 
   else if (strcmp(opt, "--topology") == 0)
     m->topology = v;
   else if (strcmp(opt, "--gpus") == 0)
-    return model_gpus(v, m, err);
+    return cb_parse_long_list(v, "--gpus", 1, 1L << 30, m->gpus, CB_MAX_MODEL_LIST, &m->ngpus, err);
   else if (strcmp(opt, "--gpus-per-node") == 0)
     return cb_parse_long(v, "--gpus-per-node", 1, 1 << 20, &m->gpus_per_node, err);
   else if (strcmp(opt, "--size") == 0)
-    return model_sizes(v, "--size", m->sizes, &m->nsizes, err);
+    return cb_parse_size_list(v, "--size", 0, m->sizes, CB_MAX_MODEL_LIST, &m->nsizes, err);
   else if (strcmp(opt, "-b") == 0 || strcmp(opt, "--min-bytes") == 0)
     return cb_parse_size(v, "--min-bytes", &range[0], err);
   else if (strcmp(opt, "-e") == 0 || strcmp(opt, "--max-bytes") == 0)
@@ -678,7 +648,7 @@ static int model_option(const char *opt, const char *v, struct cb_model_cli *m, 
   else if (strcmp(opt, "--grad-bytes") == 0)
     return cb_parse_size(v, "--grad-bytes", &m->grad_bytes, err);
   else if (strcmp(opt, "--bucket") == 0)
-    return model_sizes(v, "--bucket", m->buckets, &m->nbuckets, err);
+    return cb_parse_size_list(v, "--bucket", 0, m->buckets, CB_MAX_MODEL_LIST, &m->nbuckets, err);
   return CB_OK;
 }
 

@@ -97,3 +97,59 @@ const char *cb_format_size(uint64_t bytes, char *buf, size_t len) {
   snprintf(buf, len, "%" PRIu64 " %s", v, units[u]);
   return buf;
 }
+
+/* Splits a comma list and hands each item to `item` with its index. */
+static int each_item(const char *s, const char *what, int maxn, int *n,
+                     int (*item)(const char *tok, int i, void *ctx, struct cb_error *err),
+                     void *ctx, struct cb_error *err) {
+  char copy[1024], *save = NULL;
+  if (snprintf(copy, sizeof copy, "%s", s) >= (int)sizeof copy)
+    return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, s);
+  *n = 0;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (*n == maxn)
+      return cb_fail(err, CB_USAGE, "%s: at most %d values", what, maxn);
+    if (item(tok, *n, ctx, err))
+      return err->status;
+    (*n)++;
+  }
+  return *n ? CB_OK : cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, s);
+}
+
+struct size_list {
+  const char *what;
+  uint64_t largest, *out;
+};
+
+static int size_item(const char *tok, int i, void *ctx, struct cb_error *err) {
+  struct size_list *l = ctx;
+  char limit[32];
+  if (cb_parse_size(tok, l->what, &l->out[i], err))
+    return err->status;
+  if (l->largest && l->out[i] > l->largest)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is above %s", l->what, tok,
+                   cb_format_size(l->largest, limit, sizeof limit));
+  return CB_OK;
+}
+
+int cb_parse_size_list(const char *s, const char *what, uint64_t largest, uint64_t *out, int maxn,
+                       int *n, struct cb_error *err) {
+  struct size_list l = {what, largest, out};
+  return each_item(s, what, maxn, n, size_item, &l, err);
+}
+
+struct long_list {
+  const char *what;
+  long min, max, *out;
+};
+
+static int long_item(const char *tok, int i, void *ctx, struct cb_error *err) {
+  struct long_list *l = ctx;
+  return cb_parse_long(tok, l->what, l->min, l->max, &l->out[i], err);
+}
+
+int cb_parse_long_list(const char *s, const char *what, long min, long max, long *out, int maxn,
+                       int *n, struct cb_error *err) {
+  struct long_list l = {what, min, max, out};
+  return each_item(s, what, maxn, n, long_item, &l, err);
+}

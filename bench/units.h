@@ -21,6 +21,14 @@ int cb_parse_long(const char *s, const char *what, long min, long max, long *out
 int cb_parse_double(const char *s, const char *what, double min, double max, double *out,
                     struct cb_error *err);
 
+/* Comma lists of sizes ("1M,4M,16M"; each at most `largest` unless it is
+ * 0) or bounded integers ("8,64,512"), each item checked as above; at most
+ * `maxn` items, none empty. */
+int cb_parse_size_list(const char *s, const char *what, uint64_t largest, uint64_t *out, int maxn,
+                       int *n, struct cb_error *err);
+int cb_parse_long_list(const char *s, const char *what, long min, long max, long *out, int maxn,
+                       int *n, struct cb_error *err);
+
 /* Human form for messages: 1048576 -> "1 MiB", 1536 -> "1536 B". */
 const char *cb_format_size(uint64_t bytes, char *buf, size_t len);
 

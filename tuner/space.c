@@ -96,22 +96,8 @@ int cb_space_parse_algorithms(const char *arg, struct cb_space *s, struct cb_err
 
 int cb_space_parse_sizes(const char *arg, const char *what, uint64_t *out, int *n,
                          struct cb_error *err) {
-  char copy[512], *save = NULL;
-  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
-    return cb_fail(err, CB_USAGE, "%s: '%s' is too long", what, arg);
-  *n = 0;
-  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (*n == CB_SPACE_MAX)
-      return cb_fail(err, CB_USAGE, "%s: at most %d values", what, CB_SPACE_MAX);
-    if (cb_parse_size(tok, what, &out[*n], err))
-      return err->status;
-    if (out[*n] > (1ull << 30)) /* MPI counts and segment sizes are ints */
-      return cb_fail(err, CB_USAGE, "%s: '%s' is above 1 GiB", what, tok);
-    (*n)++;
-  }
-  if (*n == 0)
-    return cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, arg);
-  return CB_OK;
+  /* MPI counts and segment sizes are ints */
+  return cb_parse_size_list(arg, what, 1ull << 30, out, CB_SPACE_MAX, n, err);
 }
 
 void cb_space_defaults(struct cb_space *s) {

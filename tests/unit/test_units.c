@@ -135,11 +135,47 @@ static void test_format(void) {
   is_str(small, "1 M", "format truncates to the buffer");
 }
 
+/* Comma lists: each item parsed like a single value, bounded in count. */
+static void test_lists(void) {
+  struct cb_error err = {0};
+  uint64_t sizes[3];
+  long counts[2];
+  int n = -1;
+  ok(cb_parse_size_list("1M,4K,8", "--size", 0, sizes, 3, &n, &err) == CB_OK && n == 3 &&
+         sizes[0] == 1 << 20 && sizes[1] == 4096 && sizes[2] == 8,
+     "size list 1M,4K,8 (%s)", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_parse_size_list("1M,2G", "--tune-buckets", 1 << 30, sizes, 3, &n, &err) == CB_USAGE &&
+         strstr(err.msg, "'2G'") && strstr(err.msg, "--tune-buckets"),
+     "an item over the largest is refused, named: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_parse_size_list("1,2,3,4", "--size", 0, sizes, 3, &n, &err) == CB_USAGE &&
+         strstr(err.msg, "at most 3"),
+     "a list over its bound is refused: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_parse_size_list(",", "--size", 0, sizes, 3, &n, &err) == CB_USAGE &&
+         strstr(err.msg, "empty"),
+     "an empty list is refused: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_parse_size_list("1M,x", "--size", 0, sizes, 3, &n, &err) == CB_USAGE &&
+         strstr(err.msg, "'x'"),
+     "a bad item is named: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_parse_long_list("8,16", "--gpus", 1, 100, counts, 2, &n, &err) == CB_OK && n == 2 &&
+         counts[0] == 8 && counts[1] == 16,
+     "long list 8,16 (%s)", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_parse_long_list("8,0", "--gpus", 1, 100, counts, 2, &n, &err) == CB_USAGE &&
+         strstr(err.msg, "--gpus"),
+     "a long item under its minimum is refused: %s", err.msg);
+}
+
 int main(void) {
   test_sizes();
   test_longs();
   test_doubles();
   test_format();
+  test_lists();
   done_testing();
   return exit_status();
 }
