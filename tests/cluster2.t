@@ -3,46 +3,16 @@
 # one rank per node: the run must see 2 nodes, use TCP, and check its data clean.
 # Needs root; skips visibly otherwise. Run from the repo root after make.
 cd "$(dirname "$0")/.." || exit 1
-. scripts/simcluster.sh
-
-skip() { echo "1..0 # SKIP $*"; exit 0; }
-reason=$(simcluster_can_run) || skip "$reason"
-for t in mpirun jq timeout; do
-    command -v "$t" >/dev/null 2>&1 || skip "$t not found"
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cluster2.XXXXXX") || exit 1
-# Teardown always; dash runs the EXIT trap on a signal only if the signal is trapped
-# (PIPE too: prove ... | head must not leave namespaces behind).
-# mpirun (root namespace) is stopped first, then simcluster_down kills what is left in
-# the nodes.
-mpirun_pid=
-trap '[ -n "$mpirun_pid" ] && kill "$mpirun_pid" 2>/dev/null && wait "$mpirun_pid"
-      simcluster_down; rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT TERM PIPE
-
-n=0
-check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
-    n=$((n + 1)); d=$1; shift
-    if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; return 1; fi
-}
-diag() { sed 's/^/# /' "$@" >&2; }
+SIM_NAME=cluster2 SIM_TOOLS=
+. tests/simlib.sh
 
 echo 1..8
 # Without the cluster, mpirun would quietly run both ranks on this host: stop here.
 check "simulated 2-node cluster up" simcluster_up 2 || { echo "Bail out! no simulated cluster"; exit 1; }
 
-# A hang must not stall prove for ever. mpirun runs in the background because the shell
-# would hold a signal (prove's or ^C) until a foreground command ends; "wait" is
-# interrupted. timeout -k: KILL follows if mpirun ignores the TERM.
-run() { # run JSON-FILE COLLBENCH-ARGS...
+run() { # run JSON-FILE COLLBENCH-ARGS...: exit 0 expected
     json=$1; shift
-    # shellcheck disable=SC2086 # SIMCLUSTER_MPIRUN_ARGS is a list of words
-    timeout -k 5 300 mpirun -x UCX_NET_DEVICES $SIMCLUSTER_MPIRUN_ARGS -np 2 ./collbench "$@" \
-        --json "$json" </dev/null >"$tmp/out" 2>&1 &
-    mpirun_pid=$!
-    wait "$mpirun_pid" && { mpirun_pid=; return 0; }
-    mpirun_pid=
+    sim_mpirun -x UCX_NET_DEVICES -np 2 ./collbench "$@" --json "$json" && return 0
     diag "$tmp/out"; [ -n "${SIMCLUSTER_DIR:-}" ] && diag "$SIMCLUSTER_DIR/agent.log"
     return 1
 }

@@ -3,48 +3,24 @@
 # one rank per node, MPI over TCP:
 #  - healthy: --accept topologies/localhost.conf passes (exit 0);
 #  - one node's incoming link throttled to 200 Mbit/s (tc tbf): --accept fails
-#    with exit 1 naming the all-reduce check, and the matrix names that node and
+#    with exit 1 naming the all-gather check, and the matrix names that node and
 #    nothing else;
 #  - one direction of one pair throttled (tc htb + u32 filter): --matrix names
 #    exactly that link, and no node.
 # Needs root; skips visibly otherwise. Run from the repo root after make.
 cd "$(dirname "$0")/.." || exit 1
-. scripts/simcluster.sh
-
-skip() { echo "1..0 # SKIP $*"; exit 0; }
-reason=$(simcluster_can_run) || skip "$reason"
-for t in mpirun jq timeout tc; do
-    command -v "$t" >/dev/null 2>&1 || skip "$t not found"
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cluster4.XXXXXX") || exit 1
-mpirun_pid=
-trap '[ -n "$mpirun_pid" ] && kill "$mpirun_pid" 2>/dev/null && wait "$mpirun_pid"
-      simcluster_down; rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT TERM PIPE
-
-n=0
-check() { # check DESCRIPTION COMMAND...: one TAP line from the command's status
-    n=$((n + 1)); d=$1; shift
-    if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; return 1; fi
-}
-diag() { sed 's/^/# /' "$@" >&2; }
+SIM_NAME=cluster4 SIM_TOOLS=tc
+. tests/simlib.sh
 
 echo 1..10
 check "simulated 4-node cluster up" simcluster_up 4 || { echo "Bail out! no simulated cluster"; exit 1; }
 set -- $SIMCLUSTER_NODES
 node1=$1 node3=$3 node4=$4
 
-# run EXPECTED-STATUS JSON-FILE COLLBENCH-ARGS...: mpirun in the background so a
-# signal is not held until it ends; the status must be the expected one.
+# run EXPECTED-STATUS JSON-FILE COLLBENCH-ARGS...: the status must be the expected one.
 run() {
     want=$1 json=$2; shift 2
-    # shellcheck disable=SC2086 # SIMCLUSTER_MPIRUN_ARGS is a list of words
-    timeout -k 5 300 mpirun $SIMCLUSTER_MPIRUN_ARGS -np 4 ./collbench "$@" --max-time 0.3 \
-        --json "$json" </dev/null >"$tmp/out" 2>&1 &
-    mpirun_pid=$!
-    wait "$mpirun_pid"; got=$?
-    mpirun_pid=
+    sim_mpirun -np 4 ./collbench "$@" --max-time 0.3 --json "$json"; got=$?
     [ "$got" -eq "$want" ] && return 0
     echo "exit status $got, expected $want" | diag; diag "$tmp/out"
     return 1

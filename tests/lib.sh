@@ -50,3 +50,12 @@ mpi() {
 jq_all() {
   jq -e -s "[.[] | select(.type == \"result\")] | length > 0 and all($2)" "$1" >/dev/null
 }
+
+# png_ok FILE: non-empty, PNG signature, and (with python3) IHDR size > 0
+png_ok() {
+  [ -s "$1" ] || return 1
+  [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+  command -v python3 >/dev/null || return 0
+  python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24)
+w,h=struct.unpack(">II",d[16:24]); sys.exit(not(d[12:16]==b"IHDR" and w>0 and h>0))' "$1"
+}

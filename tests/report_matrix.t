@@ -6,15 +6,6 @@
 
 plan 20
 
-# png_ok FILE: non-empty, PNG signature, and (with python3) IHDR size > 0
-png_ok() {
-  [ -s "$1" ] || return 1
-  [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
-  command -v python3 >/dev/null || return 0
-  python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24)
-w,h=struct.unpack(">II",d[16:24]); sys.exit(not(d[12:16]==b"IHDR" and w>0 and h>0))' "$1"
-}
-
 mpi 3 --matrix=64K --json "$TMP/m.jsonl"
 # a slow link on a time-shared machine is a verdict, not a broken run
 ok $(($STATUS != 0 && $STATUS != 1)) "--matrix on 3 ranks ran (status $STATUS)"
