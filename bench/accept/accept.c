@@ -148,6 +148,17 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
   return CB_OK;
 }
 
+int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                     const struct cb_summary *sum, struct cb_accept_result *res,
+                     struct cb_error *err) {
+  if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, sum, err))
+    return err->status;
+  int counts[3] = {res->pass, res->warn, res->fail}; /* judged on rank 0 */
+  MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
+  res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
+  return CB_OK;
+}
+
 int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                   const struct cb_settings *base, const struct cb_run_info *ri,
                   struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
@@ -215,10 +226,5 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
       return err->status;
   if (cb_stragglers_measure(cl, sinks, nsinks, res, err))
     return err->status;
-  if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, &total, err))
-    return err->status;
-  int counts[3] = {res->pass, res->warn, res->fail}; /* judged on rank 0 */
-  MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
-  res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
-  return CB_OK;
+  return cb_accept_finish(cl, sinks, nsinks, &total, res, err);
 }

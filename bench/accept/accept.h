@@ -53,6 +53,12 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
 int cb_stragglers_measure(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                           struct cb_accept_result *res, struct cb_error *err);
 
+/* Ends a run of verdicts: the sinks' summaries (rank 0), then the verdict
+ * counts, judged on rank 0, shared with every rank for the exit status. */
+int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                     const struct cb_summary *sum, struct cb_accept_result *res,
+                     struct cb_error *err);
+
 /* Hands a verdict to every sink and counts it (rank 0). */
 int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                    const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err);

@@ -47,6 +47,9 @@ struct matrix {
   int *slow_in, *slow_out; /* [N] confirmed slow pairs per rank and direction */
   /* [2N] the worst re-tested figures per rank: [r] incoming, [N + r] outgoing */
   double *worst_bw, *worst_lat;
+  /* [2N] one round as gathered: [2r] bandwidth (r-d) -> r, [2r+1] latency r -> (r+d) */
+  double *round;
+  double *scratch; /* [N] for the round's median */
 };
 
 static const char *host_of(const struct cb_cluster *cl, int rank) {
@@ -131,13 +134,6 @@ static double median_of(double *v, int n) {
   return st.median;
 }
 
-static double min_of(const double *v, int n) {
-  double low = INFINITY;
-  for (int i = 0; i < n; i++)
-    low = v[i] < low ? v[i] : low;
-  return low;
-}
-
 static void add_suspect(struct matrix *m, int src, int dst, double bw, double lat, double bw_ref,
                         double lat_ref) {
   if (m->nsuspects == m->max_suspects) {
@@ -147,30 +143,28 @@ static void add_suspect(struct matrix *m, int src, int dst, double bw, double la
   m->suspects[m->nsuspects++] = (struct suspect){src, dst, bw, lat, bw_ref, lat_ref, 0, 0};
 }
 
-/* Rank 0: one round's N figures. bw_in[r] is (r-d) -> r, lat_out[r] is r -> (r+d). */
-static int take_round(struct matrix *m, int d, const double *bw_in, const double *lat_out,
-                      uint64_t bytes, struct cb_error *err) {
+/* Rank 0: round d's N pairs of figures, as gathered into m->round. */
+static int take_round(struct matrix *m, int d, uint64_t bytes, struct cb_error *err) {
   int n = m->cl->nranks;
-  double *tmp = malloc(sizeof(double) * (size_t)n);
-  if (!tmp)
-    return cb_fail(err, CB_RUNTIME, "--matrix: out of memory");
-  memcpy(tmp, bw_in, sizeof(double) * (size_t)n);
-  double bw_median = median_of(tmp, n);
-  free(tmp);
-  double lat_best = min_of(lat_out, n);
+  double lat_best = INFINITY;
+  for (int r = 0; r < n; r++) {
+    m->scratch[r] = m->round[2 * r];
+    lat_best = fmin(lat_best, m->round[2 * r + 1]);
+  }
+  double bw_median = median_of(m->scratch, n);
   m->round_bw_median[d - 1] = bw_median;
-  if (lat_best < m->best_lat)
-    m->best_lat = lat_best;
+  m->best_lat = fmin(m->best_lat, lat_best);
   for (int r = 0; r < n; r++) {
     int src = (r - d + n) % n, dst = (r + d) % n;
+    double bw_in = m->round[2 * r], lat_out = m->round[2 * r + 1];
     /* each pair appears once as a bandwidth and once as a latency figure */
-    if (emit_pair(m, src, r, bytes, bw_in[r], NAN, d, err) ||
-        emit_pair(m, r, dst, MATRIX_LAT_BYTES, NAN, lat_out[r], d, err))
+    if (emit_pair(m, src, r, bytes, bw_in, NAN, d, err) ||
+        emit_pair(m, r, dst, MATRIX_LAT_BYTES, NAN, lat_out, d, err))
       return err->status;
-    if (bw_in[r] < m->rules->bw_fraction * bw_median)
-      add_suspect(m, src, r, bw_in[r], NAN, bw_median, NAN);
-    if (lat_out[r] > m->rules->lat_factor * lat_best)
-      add_suspect(m, r, dst, NAN, lat_out[r], NAN, lat_best);
+    if (bw_in < m->rules->bw_fraction * bw_median)
+      add_suspect(m, src, r, bw_in, NAN, bw_median, NAN);
+    if (lat_out > m->rules->lat_factor * lat_best)
+      add_suspect(m, r, dst, NAN, lat_out, NAN, lat_best);
   }
   return CB_OK;
 }
@@ -305,6 +299,8 @@ static void matrix_free(struct matrix *m) {
   free(m->slow_out);
   free(m->worst_bw);
   free(m->worst_lat);
+  free(m->round);
+  free(m->scratch);
 }
 
 static int note_all(struct matrix *m, const char *text, struct cb_error *err) {
@@ -335,8 +331,10 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     m.best_lat = INFINITY;
     m.worst_bw = malloc(2 * sizeof(double) * (size_t)n);
     m.worst_lat = malloc(2 * sizeof(double) * (size_t)n);
+    m.round = malloc(2 * sizeof(double) * (size_t)n);
+    m.scratch = malloc(sizeof(double) * (size_t)n);
     failed |= !m.suspects || !m.round_bw_median || !m.slow_in || !m.slow_out || !m.worst_bw ||
-              !m.worst_lat;
+              !m.worst_lat || !m.round || !m.scratch;
     for (int i = 0; i < 2 * n && !failed; i++)
       m.worst_bw[i] = INFINITY, m.worst_lat[i] = 0;
   }
@@ -345,11 +343,6 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     return cb_fail(err, CB_RUNTIME, "--matrix: out of memory for %d ranks", n);
   }
   memset(m.sendbuf, 0x5a, bytes);
-  double *bw_in = NULL, *lat_out = NULL;
-  if (cl->rank == 0) {
-    bw_in = malloc(sizeof(double) * (size_t)n);
-    lat_out = malloc(sizeof(double) * (size_t)n);
-  }
   char text[256], size[32];
   snprintf(text, sizeof text,
            "matrix: %d ranks, %d rounds of every rank sending %d x %s to rank+d while receiving "
@@ -359,15 +352,9 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
   for (int d = 1; d < n && rc == CB_OK; d++) {
     int src = (cl->rank - d + n) % n, dst = (cl->rank + d) % n;
     double mine[2] = {measure_bw(&m, src, dst, bytes), measure_lat(&m, src, dst)};
-    double both[2 * 1024], *all = n <= 1024 ? both : malloc(sizeof(double) * 2 * (size_t)n);
-    MPI_Gather(mine, 2, MPI_DOUBLE, cl->rank == 0 ? all : NULL, 2, MPI_DOUBLE, 0, cl->comm);
-    if (cl->rank == 0) {
-      for (int r = 0; r < n; r++)
-        bw_in[r] = all[2 * r], lat_out[r] = all[2 * r + 1];
-      rc = take_round(&m, d, bw_in, lat_out, bytes, err);
-    }
-    if (all != both)
-      free(all);
+    MPI_Gather(mine, 2, MPI_DOUBLE, m.round, 2, MPI_DOUBLE, 0, cl->comm);
+    if (cl->rank == 0)
+      rc = take_round(&m, d, bytes, err);
     rc = cb_cluster_agree(cl, rc) ? (rc ? rc : CB_RUNTIME) : CB_OK;
   }
   double bw_ref = 0;
@@ -385,8 +372,6 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     rc = retest(&m, bw_ref, bytes, err);
   if (rc == CB_OK && cl->rank == 0)
     rc = judge(&m, bw_ref, res, err);
-  free(bw_in);
-  free(lat_out);
   matrix_free(&m);
   return rc;
 }
@@ -402,10 +387,5 @@ int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
   if (cb_cluster_agree(cl, rc))
     return rc ? rc : cb_fail(err, CB_RUNTIME, "--matrix failed on another rank");
   struct cb_summary sum = {0};
-  if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, &sum, err))
-    return err->status;
-  int counts[3] = {res->pass, res->warn, res->fail};
-  MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
-  res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
-  return CB_OK;
+  return cb_accept_finish(cl, sinks, nsinks, &sum, res, err);
 }
