@@ -360,35 +360,27 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
   return validate(&ps);
 }
 
+#define TOPOLOGY_MAX_BYTES (1 << 20) /* a hand-written file; anything larger is a mistake */
+
 int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err) {
   FILE *f = fopen(path, "r");
   if (!f)
     return cb_fail(err, CB_USAGE, "cannot read topology file '%s': %s", path, strerror(errno));
-  char *text = NULL;
-  size_t len = 0, cap = 0;
-  int c;
-  while ((c = fgetc(f)) != EOF) {
-    if (len + 2 > cap) {
-      cap = cap ? 2 * cap : 4096;
-      char *grown = realloc(text, cap);
-      if (!grown) {
-        free(text);
-        fclose(f);
-        return cb_fail(err, CB_RUNTIME, "out of memory reading '%s'", path);
-      }
-      text = grown;
-    }
-    text[len++] = (char)c;
+  char *text = malloc(TOPOLOGY_MAX_BYTES + 1);
+  if (!text) {
+    fclose(f);
+    return cb_fail(err, CB_RUNTIME, "out of memory reading '%s'", path);
   }
+  /* One byte over the limit is enough to know the file is too large. */
+  size_t len = fread(text, 1, TOPOLOGY_MAX_BYTES + 1, f);
+  int failed = ferror(f);
   fclose(f);
-  if (len > 1 << 20) {
+  if (failed || len > TOPOLOGY_MAX_BYTES) {
     free(text);
-    return cb_fail(err, CB_USAGE, "topology file '%s' is over 1 MiB", path);
+    return failed ? cb_fail(err, CB_USAGE, "cannot read topology file '%s'", path)
+                  : cb_fail(err, CB_USAGE, "topology file '%s' is over 1 MiB", path);
   }
-  if (!text)
-    text = calloc(1, 1);
-  else
-    text[len] = '\0';
+  text[len] = '\0';
   int rc = cb_topology_parse(text, path, t, err);
   free(text);
   return rc;

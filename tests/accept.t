@@ -3,7 +3,7 @@
 # all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
 # The simulated-cluster cases (throttled node and link) are in cluster4.t.
 . tests/lib.sh
-plan 19
+plan 20
 
 # localhost.conf on a healthy host: every check and the matrix pass.
 mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
@@ -74,6 +74,11 @@ ok $? "nothing ran and the earlier --json file is untouched"
 mpi 2 --accept "$TMP/nonexistent.conf"
 [ $STATUS -eq 2 ] && grep -q "nonexistent.conf" "$TMP/err"
 ok $? "a missing file exits 2 naming it"
+
+head -c 1100000 /dev/zero | tr '\0' '#' >"$TMP/big.conf"
+mpi 2 --accept "$TMP/big.conf"
+[ $STATUS -eq 2 ] && grep -q "big.conf' is over 1 MiB" "$TMP/err"
+ok $? "a file over 1 MiB exits 2 naming it"
 
 # Checks this build cannot run are refused before anything is measured.
 mpi 2 --accept topologies/h100-ndr.conf
