@@ -5,9 +5,30 @@
 
 #include "groups.h"
 
+/* A run over several nodes with ranks sharing nodes is labelled
+ * "INTRA+INTER" (e.g. "shm+tcp"); its tier's part is what its points
+ * measure, so "shm+tcp" at the inter-node tier matches a "tcp" fit. */
+static int same_transport(const char *a, const char *b, int tier) {
+  size_t alen = strlen(a), blen = strlen(b);
+  const char *aplus = strchr(a, '+'), *bplus = strchr(b, '+');
+  if (aplus) {
+    if (tier == CB_TIER_INTER)
+      a = aplus + 1, alen = strlen(a);
+    else
+      alen = (size_t)(aplus - a);
+  }
+  if (bplus) {
+    if (tier == CB_TIER_INTER)
+      b = bplus + 1, blen = strlen(b);
+    else
+      blen = (size_t)(bplus - b);
+  }
+  return alen == blen && strncmp(a, b, alen) == 0;
+}
+
 static int same_labels(const struct cb_fit_group *g, const struct cb_rep_series *s) {
   return g->inplace == s->inplace && strcmp(g->backend, s->backend) == 0 &&
-         strcmp(g->mem, s->mem) == 0 && strcmp(g->transport, s->transport) == 0 &&
+         strcmp(g->mem, s->mem) == 0 && same_transport(g->transport, s->transport, g->tier) &&
          strcmp(g->dtype, s->dtype) == 0 && strcmp(g->redop, s->redop) == 0;
 }
 

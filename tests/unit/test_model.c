@@ -2,7 +2,10 @@
  * fitted back exactly, and ring / tree / hierarchical costs equal the
  * figures worked out by hand in the comments. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "model/groups.h"
 #include "model/model.h"
 #include "tap.h"
 
@@ -139,8 +142,50 @@ static void test_step(void) {
   ok(cb_model_step(&s, 16, 1.0, 1e9, 0.4e9, &r) == -1, "no inter-node tier: no step prediction");
 }
 
+/* Points of a series labelled shm (one node) or tcp / shm+tcp (two nodes):
+ * alpha 1 us, beta 1 ns/B on either tier, exact ring-allreduce times. */
+static void add_series(struct cb_rep_data *d, char *transport, int nranks, int nnodes) {
+  struct cb_rep_series *s = &d->series[d->nseries++];
+  *s = (struct cb_rep_series){.op = "allreduce",
+                              .backend = "mpi",
+                              .mem = "host",
+                              .transport = transport,
+                              .dtype = "float",
+                              .redop = "sum"};
+  s->pts = calloc(4, sizeof *s->pts);
+  for (int k = 0; k < 4; k++) {
+    struct cb_record *r = &s->pts[s->npts++];
+    struct cb_link l = {1, 1e-6, 1e-9};
+    r->nranks = nranks, r->nnodes = nnodes, r->bytes = 1024u << (4 * k);
+    r->time_us = 1e6 * cb_model_flat_time(CB_MOP_ALLREDUCE, nranks, nnodes, r->bytes, &l);
+  }
+}
+
+static void test_groups(void) {
+  struct cb_rep_series series[3];
+  struct cb_rep_data d = {.series = series};
+  add_series(&d, "shm", 2, 1);
+  add_series(&d, "tcp", 2, 2);
+  struct cb_fit_groups gs = {0};
+  cb_fit_groups_add(&gs, &d, NULL, -1);
+  cb_fit_groups_fit(&gs);
+  ok(gs.n == 2, "one node and two nodes: two groups (intra shm, inter tcp)");
+  add_series(&d, "shm+tcp", 4, 2); /* 2 ranks on each of 2 nodes */
+  const struct cb_fit_group *inter = cb_fit_groups_match(&gs, &series[2], CB_TIER_INTER);
+  ok(inter && strcmp(inter->transport, "tcp") == 0, "shm+tcp at the inter-node tier matches tcp");
+  const struct cb_fit_group *intra = cb_fit_groups_match(&gs, &series[2], CB_TIER_INTRA);
+  ok(intra && strcmp(intra->transport, "shm") == 0, "shm+tcp at the intra-node tier matches shm");
+  ok(!cb_fit_groups_match(&gs, &series[0], CB_TIER_INTER), "shm alone has no inter-node match");
+  if (inter)
+    near(inter->fit.link.beta, 1e-9, "the tcp tier's beta is fitted back: 1 ns/B");
+  cb_fit_groups_free(&gs);
+  for (int i = 0; i < d.nseries; i++)
+    free(series[i].pts);
+}
+
 int main(void) {
   test_terms();
+  test_groups();
   test_fit();
   test_predict();
   test_step();
