@@ -53,6 +53,9 @@ struct cb_backend {
   int (*sync)(void *ctx, struct cb_error *err);
   /* The path the op actually takes, for the record ("shm", "tcp"...). */
   void (*transport_label)(void *ctx, const struct cb_op *op, char *buf, size_t len);
+  /* The link's data rate in Gb/s (verbs: the port's speed x width), 0 when
+   * unknown. May be NULL. */
+  double (*line_gbps)(void *ctx);
   /* Where an in-place result starts, if not the op's convention. May be NULL. */
   size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
   void (*finalize)(void *ctx);

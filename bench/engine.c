@@ -251,6 +251,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
     rec->algbw_GBps = (double)sh->algbw_bytes / (rec->time_us * 1e-6) / 1e9;
     rec->busbw_GBps = rec->algbw_GBps * sc->op->busbw_factor(cl->nranks);
   }
+  rec->line_gbps = sc->backend->line_gbps ? sc->backend->line_gbps(sc->ctx) : 0;
+  rec->line_rate_pct = cb_line_rate_percent(rec->algbw_GBps, rec->line_gbps);
   sc->sum->records++;
   if (wrong > 0)
     sc->sum->wrong += wrong;

@@ -21,6 +21,9 @@ struct cb_record {
   double time_us_mean, time_us_stddev;
   double algbw_GBps, busbw_GBps; /* GB = 1e9 bytes, from the median */
   long wrong;                    /* wrong elements over all ranks; -1: not checked */
+  /* The link's data rate when the backend knows it (verbs: port speed x
+   * width), and algbw as a percentage of it; 0: unknown. */
+  double line_gbps, line_rate_pct;
 };
 
 /* One row of the table: the same op and size out of place and in place. */

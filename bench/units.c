@@ -153,3 +153,7 @@ int cb_parse_long_list(const char *s, const char *what, long min, long max, long
   struct long_list l = {what, min, max, out};
   return each_item(s, what, maxn, n, long_item, &l, err);
 }
+
+double cb_line_rate_percent(double GBps, double gbps) {
+  return gbps > 0 ? GBps * 8.0 / gbps * 100.0 : 0.0;
+}

@@ -29,6 +29,10 @@ int cb_parse_size_list(const char *s, const char *what, uint64_t largest, uint64
 int cb_parse_long_list(const char *s, const char *what, long min, long max, long *out, int maxn,
                        int *n, struct cb_error *err);
 
+/* Measured GB/s (1e9 B/s) as a percentage of a link's Gb/s; 0 when the
+ * link's rate is unknown (0). */
+double cb_line_rate_percent(double GBps, double gbps);
+
 /* Human form for messages: 1048576 -> "1 MiB", 1536 -> "1536 B". */
 const char *cb_format_size(uint64_t bytes, char *buf, size_t len);
 

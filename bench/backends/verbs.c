@@ -35,6 +35,7 @@ struct verbs_ctx {
   struct ibv_qp *qp;
   uint8_t port;
   int gid_index;
+  double gbps; /* the slower of the two ports of the pair: the line rate */
   char label[48];
   struct region regions[MAX_BUFFERS];
   int nregions;
@@ -123,6 +124,7 @@ static int local_info(struct verbs_ctx *c, const struct cb_settings *s,
   me->psn = (uint32_t)(lrand48() & 0xffffff);
   me->lid = pa->lid;
   me->mtu = pa->active_mtu;
+  me->gbps = cb_ib_port_gbps(pa->active_speed, pa->active_width);
   me->gid_type = -1;
   char why[64] = "InfiniBand (LID)";
   if (pa->link_layer == IBV_LINK_LAYER_ETHERNET) {
@@ -170,6 +172,7 @@ static int connect_qp(struct verbs_ctx *c, const struct cb_settings *s, struct c
                    "verbs: rank %d and rank %d use different GID types (%d, %d): give both the "
                    "same --gid-index type",
                    c->cl->rank, c->peer, me.gid_type, peer.gid_type);
+  c->gbps = me.gbps < peer.gbps ? me.gbps : peer.gbps;
   struct ibv_qp_attr a;
   int mask;
   cb_qp_attr_init(&a, &mask, c->port);
@@ -392,6 +395,10 @@ static void verbs_transport_label(void *ctx, const struct cb_op *op, char *buf, 
   snprintf(buf, len, "%s", c->label);
 }
 
+static double verbs_line_gbps(void *ctx) {
+  return ((struct verbs_ctx *)ctx)->gbps;
+}
+
 static void verbs_finalize(void *ctx) {
   struct verbs_ctx *c = ctx;
   if (!c)
@@ -423,5 +430,6 @@ const struct cb_backend cb_backend_verbs = {
     .run = verbs_run,
     .sync = verbs_sync,
     .transport_label = verbs_transport_label,
+    .line_gbps = verbs_line_gbps,
     .finalize = verbs_finalize,
 };

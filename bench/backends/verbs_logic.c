@@ -47,10 +47,6 @@ int cb_ib_mtu_bytes(int mtu) {
   return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
 }
 
-double cb_line_rate_percent(double GBps, double gbps) {
-  return gbps > 0 ? GBps * 8.0 / gbps * 100.0 : 0.0;
-}
-
 int cb_gid_is_ipv4_mapped(const uint8_t raw[16]) {
   static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   return memcmp(raw, prefix, sizeof prefix) == 0;

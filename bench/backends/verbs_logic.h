@@ -18,8 +18,6 @@ int cb_ib_lanes(unsigned active_width);
 double cb_ib_port_gbps(unsigned active_speed, unsigned active_width);
 /* Bytes for an enum ibv_mtu value; 0 when unknown. */
 int cb_ib_mtu_bytes(int mtu);
-/* Measured GB/s (1e9 B/s) as a percentage of a link's Gb/s. */
-double cb_line_rate_percent(double GBps, double gbps);
 
 struct cb_gid {
   uint8_t raw[16];
@@ -40,6 +38,7 @@ struct cb_qp_info {
   uint8_t gid[16];
   int32_t gid_type; /* -1 on InfiniBand */
   int32_t mtu;      /* enum ibv_mtu of the peer's port */
+  double gbps;      /* the port's data rate (speed x width), 0 when unknown */
 };
 
 /* Attributes and masks for RESET->INIT, INIT->RTR, RTR->RTS of an RC QP. */

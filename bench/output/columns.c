@@ -15,17 +15,18 @@
 
 /* Exactly the keys the JSON result line promises, in order. */
 const struct cb_column cb_columns[] = {
-    COL(op, CB_COL_STRING),          COL(backend, CB_COL_STRING),
-    COL(mem, CB_COL_STRING),         COL(transport, CB_COL_CHARS),
-    COL(dtype, CB_COL_STRING),       COL(redop, CB_COL_STRING),
-    COL(inplace, CB_COL_BOOL),       COL(bytes, CB_COL_UINT64),
-    COL(count, CB_COL_SIZE),         COL(nranks, CB_COL_INT),
-    COL(nnodes, CB_COL_INT),         COL(iters, CB_COL_LONG),
-    COL(time_us, CB_COL_DOUBLE),     COL(time_us_min, CB_COL_DOUBLE),
-    COL(time_us_max, CB_COL_DOUBLE), COL(time_us_p5, CB_COL_DOUBLE),
-    COL(time_us_p95, CB_COL_DOUBLE), COL(ci95_us, CB_COL_DOUBLE),
-    COL(algbw_GBps, CB_COL_DOUBLE),  COL(busbw_GBps, CB_COL_DOUBLE),
-    COL(wrong, CB_COL_WRONG),
+    COL(op, CB_COL_STRING),           COL(backend, CB_COL_STRING),
+    COL(mem, CB_COL_STRING),          COL(transport, CB_COL_CHARS),
+    COL(dtype, CB_COL_STRING),        COL(redop, CB_COL_STRING),
+    COL(inplace, CB_COL_BOOL),        COL(bytes, CB_COL_UINT64),
+    COL(count, CB_COL_SIZE),          COL(nranks, CB_COL_INT),
+    COL(nnodes, CB_COL_INT),          COL(iters, CB_COL_LONG),
+    COL(time_us, CB_COL_DOUBLE),      COL(time_us_min, CB_COL_DOUBLE),
+    COL(time_us_max, CB_COL_DOUBLE),  COL(time_us_p5, CB_COL_DOUBLE),
+    COL(time_us_p95, CB_COL_DOUBLE),  COL(ci95_us, CB_COL_DOUBLE),
+    COL(algbw_GBps, CB_COL_DOUBLE),   COL(busbw_GBps, CB_COL_DOUBLE),
+    COL(wrong, CB_COL_WRONG),         COL(line_gbps, CB_COL_KNOWN),
+    COL(line_rate_pct, CB_COL_KNOWN),
 };
 const int cb_ncolumns = sizeof cb_columns / sizeof cb_columns[0];
 
@@ -81,6 +82,11 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
       if (!json_is_null(v) && !json_is_integer(v))
         return c->name;
       *(long *)p = json_is_null(v) ? -1 : (long)json_integer_value(v);
+      break;
+    case CB_COL_KNOWN: /* absent in files from before these columns */
+      if (v && !json_is_null(v) && !json_is_number(v))
+        return c->name;
+      *(double *)p = json_is_number(v) ? json_number_value(v) : 0;
       break;
     }
   }

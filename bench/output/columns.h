@@ -17,6 +17,7 @@ enum cb_column_kind {
   CB_COL_SIZE,   /* size_t */
   CB_COL_DOUBLE, /* double */
   CB_COL_WRONG,  /* long, -1 means not checked (null / empty) */
+  CB_COL_KNOWN,  /* double, 0 means unknown (null / empty); may be absent */
 };
 
 struct cb_column {

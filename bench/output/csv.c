@@ -19,6 +19,10 @@ static void put_field(FILE *f, const struct cb_record *r, const struct cb_column
   case CB_COL_UINT64: fprintf(f, "%" PRIu64, *(const uint64_t *)p); break;
   case CB_COL_SIZE: fprintf(f, "%zu", *(const size_t *)p); break;
   case CB_COL_DOUBLE: fprintf(f, "%.7g", *(const double *)p); break;
+  case CB_COL_KNOWN:
+    if (*(const double *)p > 0)
+      fprintf(f, "%.7g", *(const double *)p);
+    break;
   case CB_COL_WRONG:
     if (*(const long *)p >= 0)
       fprintf(f, "%ld", *(const long *)p);

@@ -28,6 +28,7 @@ static json_t *column_value(const struct cb_record *r, const struct cb_column *c
   case CB_COL_SIZE: return json_integer((json_int_t) * (const size_t *)p);
   case CB_COL_DOUBLE: return json_real(*(const double *)p);
   case CB_COL_WRONG: return *(const long *)p >= 0 ? json_integer(*(const long *)p) : json_null();
+  case CB_COL_KNOWN: return *(const double *)p > 0 ? json_real(*(const double *)p) : json_null();
   }
   return json_null();
 }

@@ -15,7 +15,7 @@ static const char *const keys[] = {
     "type",    "op",         "backend",     "mem",         "transport",  "dtype",
     "redop",   "inplace",    "bytes",       "count",       "nranks",     "nnodes",
     "iters",   "time_us",    "time_us_min", "time_us_max", "time_us_p5", "time_us_p95",
-    "ci95_us", "algbw_GBps", "busbw_GBps",  "wrong",
+    "ci95_us", "algbw_GBps", "busbw_GBps",  "wrong",       "line_gbps",  "line_rate_pct",
 };
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
 
@@ -108,6 +108,13 @@ static void check_result(const char *line, const struct cb_record *r, const char
          json_real_value(json_object_get(o, "time_us")) == r->time_us &&
          json_real_value(json_object_get(o, "busbw_GBps")) == r->busbw_GBps,
      "%s: times and bandwidths are reals", what);
+  json_t *g = json_object_get(o, "line_gbps"), *pct = json_object_get(o, "line_rate_pct");
+  if (r->line_gbps > 0)
+    ok(json_is_real(g) && json_real_value(g) == r->line_gbps && json_is_real(pct) &&
+           json_real_value(pct) == r->line_rate_pct,
+       "%s: line rate and percentage are reals", what);
+  else
+    ok(json_is_null(g) && json_is_null(pct), "%s: unknown line rate is null", what);
   json_t *w = json_object_get(o, "wrong");
   if (r->wrong < 0)
     ok(json_is_null(w), "%s: wrong is null when not checked", what);
@@ -127,6 +134,7 @@ static void test_jsonl(void) {
   }
   ok(sink.row && sink.close && sink.run, "jsonl sink has run, row and close");
   struct cb_record a = make_record(0, -1), b = make_record(1, 0), c = make_record(0, 17);
+  c.line_gbps = 400, c.line_rate_pct = 12.5; /* a verbs record */
   struct cb_row row1 = {&a, &b}, row2 = {&c, NULL};
   char lines[4][4096];
 
@@ -179,8 +187,10 @@ static void test_csv(void) {
   const char *prefix = "allreduce,mpi,host,shm,float,sum,false,1048576,262144,4,2,1000,";
   ok(strncmp(lines[1], prefix, strlen(prefix)) == 0, "csv record starts with the row's identity");
   size_t n1 = strlen(lines[1]), n2 = strlen(lines[2]);
-  ok(n1 > 2 && strcmp(lines[1] + n1 - 2, ",\n") == 0, "unchecked wrong is an empty last field");
-  ok(n2 > 3 && strcmp(lines[2] + n2 - 3, ",3\n") == 0 && strstr(lines[2], ",true,"),
+  /* wrong, line_gbps, line_rate_pct close every record */
+  ok(n1 > 4 && strcmp(lines[1] + n1 - 4, ",,,\n") == 0,
+     "unchecked wrong and unknown line rate are empty last fields");
+  ok(n2 > 5 && strcmp(lines[2] + n2 - 5, ",3,,\n") == 0 && strstr(lines[2], ",true,"),
      "in-place record: true, wrong 3");
   sink.close(sink.state);
   unlink(path);

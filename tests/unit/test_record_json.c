@@ -31,7 +31,9 @@ int main(void) {
                           .ci95_us = 1.5,
                           .algbw_GBps = 6.74,
                           .busbw_GBps = 3.37,
-                          .wrong = 0};
+                          .wrong = 0,
+                          .line_gbps = 400,
+                          .line_rate_pct = 96};
   snprintf(out.transport, sizeof out.transport, "shm");
   char path[] = "/tmp/collbench-record-XXXXXX";
   int fd = mkstemp(path);
@@ -54,6 +56,16 @@ int main(void) {
      "integers and booleans");
   is_double(in.time_us, 155.5, 1e-9, "time_us");
   is_double(in.busbw_GBps, 3.37, 1e-6, "busbw_GBps");
+  is_double(in.line_gbps, 400, 1e-9, "line_gbps");
+  is_double(in.line_rate_pct, 96, 1e-9, "line_rate_pct");
+
+  json_object_del(line, "line_gbps");
+  json_object_set_new(line, "line_rate_pct", json_null());
+  ok(cb_record_from_json(line, &in) == NULL && in.line_gbps == 0 && in.line_rate_pct == 0,
+     "line rate absent (older files) or null reads as unknown");
+  json_object_set_new(line, "line_gbps", json_string("fast"));
+  is_str(cb_record_from_json(line, &in), "line_gbps", "a mistyped line rate is named");
+  json_object_set_new(line, "line_gbps", json_real(400));
 
   json_object_set_new(line, "wrong", json_null());
   ok(cb_record_from_json(line, &in) == NULL && in.wrong == -1, "wrong: null reads as unchecked");

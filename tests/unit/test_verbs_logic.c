@@ -3,6 +3,7 @@
 
 #include "backends/verbs_logic.h"
 #include "tap.h"
+#include "units.h"
 
 static struct cb_gid gid(uint32_t index, int type, const char *hex16) {
   struct cb_gid g = {.index = index, .type = type};
