@@ -209,10 +209,10 @@ static int write_env(const struct tuner *t, const char *path, const struct cb_tu
            "T_step default %.3f ms +- %.3f, tuned %.3f ms +- %.3f (medians, 95%% CI)",
            def->t[CB_PHASE_STEP].median * 1e3, def->t[CB_PHASE_STEP].ci95 * 1e3,
            tun->t[CB_PHASE_STEP].median * 1e3, tun->t[CB_PHASE_STEP].ci95 * 1e3);
-  snprintf(
-      lines[6], sizeof lines[6],
-      "apply: source this file before mpirun; Open MPI reads OMPI_MCA_* at MPI_Init. " BUCKET_VAR
-      " is the gradient bucket size in bytes:");
+  snprintf(lines[6], sizeof lines[6],
+           "apply: source this file before mpirun;%s " BUCKET_VAR
+           " is the gradient bucket size in bytes:",
+           tuned->algorithm >= 0 ? " Open MPI reads OMPI_MCA_* at MPI_Init." : "");
   snprintf(lines[7], sizeof lines[7],
            "PyTorch DDP(model, bucket_cap_mb=%.2f); collbench --tune "
            "reads it as the launch bucket size",
