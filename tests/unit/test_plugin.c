@@ -1,0 +1,101 @@
+/* --plugin-out rules: winners per size, noise stickiness, boundaries that
+ * cover every size, and the example plugin's CSV. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tuner/plugin.h"
+
+enum { TREE = 0, RING = 1, LL = 0, LL128 = 1, SIMPLE = 2 };
+
+static void test_rules(void) {
+  /* allreduce: tree/LL wins 1 KiB and 64 KiB, ring/LL128 wins 1 MiB, ring/Simple 64 MiB */
+  struct cb_plugin_point pts[] = {
+      {"allreduce", 1024, TREE, LL, 10, 0.1},        {"allreduce", 1024, RING, SIMPLE, 30, 0.1},
+      {"allreduce", 65536, TREE, LL, 20, 0.1},       {"allreduce", 65536, RING, SIMPLE, 40, 0.1},
+      {"allreduce", 1 << 20, TREE, LL, 300, 1},      {"allreduce", 1 << 20, RING, LL128, 100, 1},
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1},  {"allreduce", 64 << 20, RING, LL128, 900, 5},
+      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5}, {"alltoall", 1024, RING, SIMPLE, 5, 0},
+  };
+  struct cb_plugin_rule r[8];
+  int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
+  if (!is_long(n, 3, "allreduce: three rules (alltoall has none in the plugin)"))
+    return;
+  ok(r[0].min_bytes == 0 && r[0].max_bytes == (1 << 20) - 1 && r[0].algo == TREE &&
+         r[0].proto == LL,
+     "tree/LL from 0 up to just below 1 MiB (1 KiB and 64 KiB merged)");
+  ok(r[1].min_bytes == 1 << 20 && r[1].max_bytes == (64u << 20) - 1 && r[1].algo == RING &&
+         r[1].proto == LL128,
+     "ring/LL128 from 1 MiB to just below 64 MiB");
+  ok(r[2].min_bytes == 64u << 20 && r[2].max_bytes == UINT64_MAX && r[2].proto == SIMPLE,
+     "ring/Simple from 64 MiB to the largest size");
+}
+
+static void test_noise(void) {
+  /* 64 KiB: ring/LL128 is 1 us faster, but the CIs (+-2 us) overlap: LL stays */
+  struct cb_plugin_point pts[] = {
+      {"allgather", 4096, RING, LL, 10, 0.5},    {"allgather", 4096, RING, LL128, 14, 0.5},
+      {"allgather", 65536, RING, LL, 21, 2},     {"allgather", 65536, RING, LL128, 20, 2},
+      {"allgather", 1 << 20, RING, LL, 200, 2},  {"allgather", 1 << 20, RING, LL128, 100, 2},
+      {"broadcast", 4096, RING, SIMPLE, 9, 0.1},
+  };
+  struct cb_plugin_rule r[8];
+  int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
+  if (!is_long(n, 3, "allgather two rules, broadcast one"))
+    return;
+  ok(r[0].proto == LL && r[0].max_bytes == (1 << 20) - 1,
+     "a win inside the noise does not start a rule: LL up to 1 MiB");
+  ok(r[1].proto == LL128 && r[1].min_bytes == 1 << 20, "a clear win does");
+  ok(strcmp(r[2].coll, "broadcast") == 0 && r[2].min_bytes == 0 && r[2].max_bytes == UINT64_MAX,
+     "a single measured size covers every size");
+  pts[3].time_us = 15; /* now clearly faster */
+  n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
+  ok(n == 3 && r[0].max_bytes == 65535 && r[1].min_bytes == 65536 && r[1].proto == LL128,
+     "a clear win at 64 KiB moves the boundary there");
+  is_long(cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 1), 1, "at most max rules");
+  struct cb_plugin_point none[] = {{"alltoall", 8, RING, LL, 1, 0}, {"allreduce", 8, 9, LL, 1, 0}};
+  is_long(cb_plugin_rules(none, 2, r, 8), -1, "no usable point: -1");
+}
+
+static void test_write(void) {
+  struct cb_plugin_rule r[] = {{"allreduce", 0, 65535, TREE, LL},
+                               {"allreduce", 65536, UINT64_MAX, RING, SIMPLE}};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  const char *comments[] = {"collbench --plugin-out on host\nwith a newline"};
+  struct cb_error err = {0};
+  ok(cb_plugin_write(f, comments, 1, r, 2, 16, 2, 16, &err) == CB_OK, "rules written");
+  fclose(f);
+  ok(strstr(buf, "allreduce,0,65535,tree,ll,16,2,16\n") != NULL, "first rule line");
+  ok(strstr(buf, "allreduce,65536,18446744073709551615,ring,simple,16,2,16\n") != NULL,
+     "last rule reaches the largest size");
+  ok(strstr(buf, "# collbench --plugin-out on host?with a newline\n") != NULL,
+     "a comment stays one line");
+  ok(strstr(buf, "ONE channel") == NULL, "known channels: no warning");
+  int data_lines = 0;
+  for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+    data_lines += line[0] != '#';
+  is_long(data_lines, 2, "only rule lines are not comments");
+  free(buf);
+
+  buf = NULL;
+  f = open_memstream(&buf, &len);
+  cb_plugin_write(f, NULL, 0, r, 1, 0, 1, 2, &err);
+  fclose(f);
+  ok(strstr(buf, "allreduce,0,65535,tree,ll,-1,1,2\n") && strstr(buf, "ONE channel"),
+     "unknown channels: -1 and the example plugin's one-channel warning");
+  free(buf);
+  ok(cb_plugin_write(stdout, NULL, 0, r, 0, 1, 1, 2, &err) == CB_USAGE &&
+         strstr(err.msg, "--plugin-out"),
+     "no rules: usage error naming --plugin-out");
+}
+
+int main(void) {
+  test_rules();
+  test_noise();
+  test_write();
+  done_testing();
+  return exit_status();
+}

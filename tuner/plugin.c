@@ -1,0 +1,108 @@
+#include "plugin.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "envfile.h"
+
+/* Indices are NCCL's NCCL_ALGO_* and NCCL_PROTO_* numbers (nccl_tuner.h). */
+const char *const cb_nccl_algo_csv[CB_NCCL_NALGOS] = {
+    "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
+const char *const cb_nccl_algo_env[CB_NCCL_NALGOS] = {
+    "Tree", "Ring", "CollnetDirect", "CollnetChain", "NVLS", "NVLSTree", "PAT"};
+const char *const cb_nccl_proto_csv[CB_NCCL_NPROTOS] = {"ll", "ll128", "simple"};
+const char *const cb_nccl_proto_env[CB_NCCL_NPROTOS] = {"LL", "LL128", "Simple"};
+
+static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "broadcast"};
+#define NCOLLS (int)(sizeof colls / sizeof colls[0])
+
+int cb_plugin_coll_ok(const char *coll) {
+  for (int i = 0; i < NCOLLS; i++)
+    if (coll && strcmp(coll, colls[i]) == 0)
+      return 1;
+  return 0;
+}
+
+static int usable(const struct cb_plugin_point *p) {
+  return cb_plugin_coll_ok(p->coll) && p->algo >= 0 && p->algo < CB_NCCL_NALGOS && p->proto >= 0 &&
+         p->proto < CB_NCCL_NPROTOS && p->time_us > 0;
+}
+
+/* The point of (coll, bytes, algo, proto), or NULL. */
+static const struct cb_plugin_point *find(const struct cb_plugin_point *pts, int n,
+                                          const char *coll, uint64_t bytes, int algo, int proto) {
+  for (int i = 0; i < n; i++)
+    if (usable(&pts[i]) && pts[i].bytes == bytes && pts[i].algo == algo && pts[i].proto == proto &&
+        strcmp(pts[i].coll, coll) == 0)
+      return &pts[i];
+  return NULL;
+}
+
+static int by_bytes(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_rule *out, int max) {
+  int nrules = 0;
+  uint64_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
+  for (int c = 0; c < NCOLLS; c++) {
+    int nsizes = 0;
+    for (int i = 0; i < n; i++)
+      if (usable(&pts[i]) && strcmp(pts[i].coll, colls[c]) == 0)
+        sizes[nsizes++] = pts[i].bytes;
+    qsort(sizes, nsizes, sizeof *sizes, by_bytes);
+    int prev_algo = -1, prev_proto = -1;
+    for (int s = 0; s < nsizes; s++) {
+      if (s > 0 && sizes[s] == sizes[s - 1])
+        continue;
+      const struct cb_plugin_point *best = NULL;
+      for (int i = 0; i < n; i++)
+        if (usable(&pts[i]) && pts[i].bytes == sizes[s] && strcmp(pts[i].coll, colls[c]) == 0 &&
+            (!best || pts[i].time_us < best->time_us))
+          best = &pts[i];
+      /* keep the previous size's winner when it is not measurably slower */
+      const struct cb_plugin_point *kept = find(pts, n, colls[c], sizes[s], prev_algo, prev_proto);
+      if (kept && kept->time_us - kept->ci95_us <= best->time_us + best->ci95_us)
+        best = kept;
+      if (nrules > 0 && best->algo == prev_algo && best->proto == prev_proto &&
+          strcmp(out[nrules - 1].coll, colls[c]) == 0)
+        continue; /* the open rule goes on */
+      if (nrules == max) {
+        free(sizes);
+        return max;
+      }
+      if (prev_algo >= 0)
+        out[nrules - 1].max_bytes = sizes[s] - 1;
+      out[nrules++] = (struct cb_plugin_rule){colls[c], prev_algo >= 0 ? sizes[s] : 0, UINT64_MAX,
+                                              best->algo, best->proto};
+      prev_algo = best->algo, prev_proto = best->proto;
+    }
+  }
+  free(sizes);
+  return nrules ? nrules : -1;
+}
+
+int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
+                    const struct cb_plugin_rule *rules, int nrules, int channels, int nnodes,
+                    int nranks, struct cb_error *err) {
+  if (nrules <= 0)
+    return cb_fail(err, CB_USAGE, "--plugin-out: no collective measured to derive rules from");
+  for (int i = 0; i < ncomments; i++)
+    cb_env_comment(f, comments[i]);
+  cb_env_comment(f, "format: collective_type,min_bytes,max_bytes,algorithm,protocol,channels,"
+                    "nNodes,nRanks (NCCL's ext-tuner/example)");
+  cb_env_comment(f, "use: NCCL_TUNER_PLUGIN=<the example plugin's .so> "
+                    "NCCL_TUNER_CONFIG_FILE=<this file>; NCCL_ALGO/NCCL_PROTO override it");
+  if (channels <= 0)
+    cb_env_comment(f, "channels -1: NCCL's channel count was not learnt; the example plugin "
+                      "then runs ONE channel (set the column by hand)");
+  cb_env_comment(f, "rules hold only for the measured nodes and ranks; collectives without "
+                    "a rule (reduce) run on one channel with the example plugin");
+  for (int i = 0; i < nrules; i++)
+    fprintf(f, "%s,%llu,%llu,%s,%s,%d,%d,%d\n", rules[i].coll,
+            (unsigned long long)rules[i].min_bytes, (unsigned long long)rules[i].max_bytes,
+            cb_nccl_algo_csv[rules[i].algo], cb_nccl_proto_csv[rules[i].proto],
+            channels > 0 ? channels : -1, nnodes, nranks);
+  return CB_OK;
+}

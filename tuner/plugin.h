@@ -1,0 +1,58 @@
+/* --plugin-out: per-size rules for NCCL's example tuner plugin
+ * (ext-tuner/example, CSV read through NCCL_TUNER_CONFIG_FILE), from a
+ * collective sweep over NCCL_ALGO x NCCL_PROTO. Pure: unit-tested.
+ *
+ * One line per rule, NCCL's column order:
+ *   collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks
+ * Sizes are NCCL's nBytes (the larger of send and receive buffer), which
+ * is the record's `bytes` (nccl-tests' size) for every collective here. */
+#ifndef CB_PLUGIN_H
+#define CB_PLUGIN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/* NCCL's names in the plugin's CSV (its parseAlgorithm/parseProtocol). */
+enum { CB_NCCL_NALGOS = 7, CB_NCCL_NPROTOS = 3 };
+extern const char *const cb_nccl_algo_csv[CB_NCCL_NALGOS];   /* "tree", "ring", ... */
+extern const char *const cb_nccl_algo_env[CB_NCCL_NALGOS];   /* NCCL_ALGO: "Tree" ... */
+extern const char *const cb_nccl_proto_csv[CB_NCCL_NPROTOS]; /* "ll", "ll128", "simple" */
+extern const char *const cb_nccl_proto_env[CB_NCCL_NPROTOS]; /* NCCL_PROTO: "LL" ... */
+
+/* One measured (collective, size, algorithm, protocol). */
+struct cb_plugin_point {
+  const char *coll; /* allreduce, allgather, reducescatter, broadcast */
+  uint64_t bytes;
+  int algo, proto;
+  double time_us, ci95_us; /* median and the half-width of its 95% CI */
+};
+
+struct cb_plugin_rule {
+  const char *coll;
+  uint64_t min_bytes, max_bytes;
+  int algo, proto;
+};
+
+/* Whether the plugin knows the collective (alltoall and p2p it does not). */
+int cb_plugin_coll_ok(const char *coll);
+
+/* The fastest (algorithm, protocol) per collective and size; a neighbour
+ * size's winner is kept when it is within the noise (the two medians'
+ * CIs overlap), so rules do not flicker. Consecutive sizes with the same
+ * winner merge into one rule covering [first size, next winner's size - 1];
+ * the first rule of a collective starts at 0 and the last ends at
+ * UINT64_MAX, because the example plugin gives collectives no rule matches
+ * a single channel. Returns the number of rules (at most max), or -1 when
+ * no point is usable. */
+int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_rule *out, int max);
+
+/* Writes comments (each made one safe line) then the rules. channels 0:
+ * unknown, written -1 (the example plugin then uses ONE channel: said in
+ * a comment). */
+int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
+                    const struct cb_plugin_rule *rules, int nrules, int channels, int nnodes,
+                    int nranks, struct cb_error *err);
+
+#endif
