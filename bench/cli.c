@@ -594,6 +594,12 @@ int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
       if (i + 1 >= argc)
         return cb_fail(err, CB_USAGE, "option '--out' needs a value");
       rep->out = argv[++i];
+    } else if (strncmp(a, "--topology=", 11) == 0)
+      rep->topology = a + 11;
+    else if (strcmp(a, "--topology") == 0) {
+      if (i + 1 >= argc)
+        return cb_fail(err, CB_USAGE, "option '--topology' needs a value");
+      rep->topology = argv[++i];
     } else
       return cb_fail(err, CB_USAGE, "option '%s' does not go with --report", a);
     if (file && rep->ninputs == CB_MAX_REPORT_INPUTS)
