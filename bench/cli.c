@@ -177,10 +177,13 @@ void cb_cli_usage(FILE *out) {
         "      --trials FILE        JSON Lines, one line per measured configuration\n"
         "      --resume             continue the search recorded in --trials FILE\n"
         "Reports (no mpirun needed):\n"
-        "      --report FILE...     charts (busbw, and latency for p2p_lat; PNG and SVG)\n"
-        "                           and an index.html from --json files; several files\n"
-        "                           are drawn on the same charts to compare them\n"
+        "      --report FILE...     charts (busbw, latency, the model's predictions;\n"
+        "                           PNG and SVG) and an index.html from --json, --matrix\n"
+        "                           and --tune --trials files; several files are drawn\n"
+        "                           on the same charts to compare them\n"
         "      --out DIR            where --report writes (created if missing)\n"
+        "      --topology FILE      with --report: link tiers the inputs lack, for the\n"
+        "                           capacity and step charts\n"
         "Performance model (no mpirun needed; README: Capacity planning):\n"
         "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
         "                           tier (intra-node, inter-node) from --json files\n"
@@ -594,6 +597,12 @@ int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
       if (i + 1 >= argc)
         return cb_fail(err, CB_USAGE, "option '--out' needs a value");
       rep->out = argv[++i];
+    } else if (strncmp(a, "--topology=", 11) == 0)
+      rep->topology = a + 11;
+    else if (strcmp(a, "--topology") == 0) {
+      if (i + 1 >= argc)
+        return cb_fail(err, CB_USAGE, "option '--topology' needs a value");
+      rep->topology = argv[++i];
     } else
       return cb_fail(err, CB_USAGE, "option '%s' does not go with --report", a);
     if (file && rep->ninputs == CB_MAX_REPORT_INPUTS)

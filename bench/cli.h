@@ -27,6 +27,7 @@ struct cb_cli {
 #define CB_MAX_REPORT_INPUTS 64
 struct cb_report_cli {
   const char *out;
+  const char *topology; /* tiers the capacity charts need and the inputs lack */
   const char *inputs[CB_MAX_REPORT_INPUTS];
   int ninputs;
 };

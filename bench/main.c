@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
       return err.status;
     }
-    return cb_report(rep.inputs, rep.ninputs, rep.out);
+    return cb_report(&rep);
   }
   if (cb_cli_wants_model(argc, argv)) { /* the performance model: files only, no MPI */
     struct cb_model_cli model;

@@ -1,8 +1,11 @@
 # Bus bandwidth against message size, one line per series.
 # collbench --report copies this after a generated header that sets the
 # terminal, the output, datafile, nseries, titles[1..nseries] and
-# chart_title, and xtics labelled in B/KiB/MiB.
-# Data columns: 1 bytes, 2 time_us, 3 busbw_GBps.
+# chart_title, and xtics labelled in B/KiB/MiB; and for the model's dashed
+# lines modelfile, nmodel, model_of[1..nmodel] (the series each block
+# predicts, for its colour) and model_title.
+# Data columns: 1 bytes, 2 time_us, 3 busbw_GBps (modelfile: the same,
+# predicted).
 set title chart_title
 set xlabel 'message size'
 set ylabel 'bus bandwidth (GB/s, GB = 1e9 B)'
@@ -12,4 +15,6 @@ set format y '%g'
 set yrange [0:*]
 set grid
 set key below
-plot for [i=1:nseries] datafile index (i-1) using 1:3 with linespoints pointtype 7 pointsize 0.6 title titles[i]
+plot for [i=1:nseries] datafile index (i-1) using 1:3 with linespoints linecolor i pointtype 7 pointsize 0.6 title titles[i], \
+     for [k=1:nmodel] modelfile index (k-1) using 1:3 with lines linecolor model_of[k] dashtype 2 notitle, \
+     for [k=1:(nmodel > 0)] NaN with lines linecolor rgb 'black' dashtype 2 title model_title

@@ -1,6 +1,6 @@
 # Time per operation against message size, log-log, one line per series.
 # collbench --report copies this after the same generated header as
-# busbw.gp (xtics included).
+# busbw.gp (xtics and the model's dashed lines included).
 # Data columns: 1 bytes, 2 time_us, 3 busbw_GBps.
 set title chart_title
 set xlabel 'message size'
@@ -12,4 +12,6 @@ set format y '%g'
 set autoscale y
 set grid
 set key below
-plot for [i=1:nseries] datafile index (i-1) using 1:2 with linespoints pointtype 7 pointsize 0.6 title titles[i]
+plot for [i=1:nseries] datafile index (i-1) using 1:2 with linespoints linecolor i pointtype 7 pointsize 0.6 title titles[i], \
+     for [k=1:nmodel] modelfile index (k-1) using 1:2 with lines linecolor model_of[k] dashtype 2 notitle, \
+     for [k=1:(nmodel > 0)] NaN with lines linecolor rgb 'black' dashtype 2 title model_title

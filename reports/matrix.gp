@@ -4,6 +4,7 @@
 # to 16 ranks.
 # collbench --report copies this after a generated header that sets the
 # terminal, the output, matrixfile, block (its index in matrixfile), nranks,
+# x_label and y_label (ranks, or GPUs for copy matrices),
 # value_label, high_is_good (1: bandwidth, green high; 0: latency, green
 # low), the colour range cb_low..cb_high and chart_title.
 # Data columns: 1 receiving rank, 2 sending rank, 3 value (NaN: none).
@@ -11,8 +12,8 @@ set title chart_title
 unset logscale
 unset grid
 unset key
-set xlabel 'receiving rank'
-set ylabel 'sending rank'
+set xlabel x_label
+set ylabel y_label
 set xrange [-0.5:nranks-0.5]
 set yrange [nranks-0.5:-0.5]
 set size ratio -1

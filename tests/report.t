@@ -1,10 +1,11 @@
 #!/bin/sh
 # --report: charts and index.html from real runs, two files compared; input
 # strings never executed (gnuplot) nor rendered raw (HTML); bad lines
-# skipped with FILE:LINE; usage errors exit 2.
+# skipped with FILE:LINE; usage errors exit 2; the model drawn dashed with
+# its held-out error, capacity charts, tuner trials and step-ratio charts.
 . tests/lib.sh
 
-plan 42
+plan 77
 
 mpi 2 --op allreduce,p2p_lat -e 64K --max-time 0.05 --json "$TMP/a.jsonl"
 ok $STATUS "run on 2 ranks"
@@ -36,6 +37,74 @@ check "data files hold only numbers" \
   sh -c "! grep -qv '^[0-9.e+ -]*\$' '$TMP/rep/allreduce.dat' '$TMP/rep/p2p_lat.dat'"
 check "no JavaScript in index.html" sh -c "! grep -qi '<script' '$TMP/rep/index.html'"
 
+# The model drawn with the measurements: fitted on a.jsonl (2 ranks), dashed
+# at both files' rank counts; b.jsonl's 4-rank points are held out.
+check "allreduce_latency.png is a PNG" png_ok "$TMP/rep/allreduce_latency.png"
+nblocks() { awk 'NF == 0 { blank++ } END { print blank / 2 + 1 }' "$1"; }
+check "model data: one block per allreduce series ($(nblocks "$TMP/rep/allreduce.dat"))" \
+  test "$(nblocks "$TMP/rep/allreduce_model.dat")" -eq "$(nblocks "$TMP/rep/allreduce.dat")"
+# busbw = factor * bytes / time: factor 1 for 2 ranks, 1.5 for 4; both seen
+check "model data: predicted busbw = 2(n-1)/n bytes / time, n = 2 and 4" sh -c \
+  "awk 'NF { r = \$3 * \$2 * 1e3 / \$1; if (r > 0.999 && r < 1.001) two++;
+        else if (r > 1.499 && r < 1.501) four++; else bad = 1 }
+        END { exit bad || !two || !four }' '$TMP/rep/allreduce_model.dat'"
+awk '{ print $1 }' "$TMP/rep/allreduce.dat" >"$TMP/sizes"
+awk '{ print $1 }' "$TMP/rep/allreduce_model.dat" >"$TMP/msizes"
+check "model sizes are the measured sizes" cmp "$TMP/sizes" "$TMP/msizes"
+check "the chart's key names the model and its held-out error" \
+  grep -q "^model_title = 'dashed: model (ring) fit on a.jsonl; held-out error median [0-9]*%" "$TMP/rep/allreduce.gp"
+check "p2p_lat (no model) has no model lines" grep -q '^nmodel = 0$' "$TMP/rep/p2p_lat.gp"
+check "allreduce_capacity.png is a PNG" png_ok "$TMP/rep/allreduce_capacity.png"
+check "index.html shows the capacity chart with the held-out error" sh -c \
+  "grep -q 'src=\"allreduce_capacity.png\"' '$TMP/rep/index.html' && grep -q 'Model error on held-out data' '$TMP/rep/index.html'"
+check "without --topology: one node of 8 at most, and the chart says why" sh -c \
+  "awk 'NF && \$1 > 8 { exit 1 }' '$TMP/rep/allreduce_capacity.dat' && grep -q 'inter-node tier unknown' '$TMP/rep/allreduce_capacity.gp'"
+./collbench --report "$TMP/a.jsonl" "$TMP/b.jsonl" --topology topologies/h100-ndr.conf --out "$TMP/topo" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report --topology exits 0"
+check "with --topology: predictions from 2 to 16384 GPUs" \
+  sh -c "awk 'NF { if (\$1 > max) max = \$1 } END { exit max != 16384 }' '$TMP/topo/allreduce_capacity.dat'"
+check "... the chart names the topology's inter-node tier" grep -q "inter-node: topology tier ''ib''" "$TMP/topo/allreduce_capacity.gp"
+check "... measured 4-rank points of 1 MiB? none at -e 64K: no measured block" \
+  grep -q '^npoints = 0$' "$TMP/topo/allreduce_capacity.gp"
+./collbench --report "$TMP/a.jsonl" --topology "$TMP/nope.conf" --out "$TMP/z" >"$TMP/out" 2>"$TMP/err"
+ok $(($? != 2)) "a missing --topology file exits 2"
+check "... naming it, and nothing written" sh -c "grep -q nope.conf '$TMP/err' && test ! -e '$TMP/z'"
+
+# Tuner trials: a short exhaustive search on 2 ranks; its file is one more
+# --report input, next to a.jsonl whose allreduce fit predicts the step.
+mpi 2 --tune --model tiny --tune-reps 3 --exhaustive --tune-algorithms 0,4,5 --tune-segments 64K \
+  --tune-buckets 256K,1M --trials "$TMP/trials.jsonl"
+ok $STATUS "--tune --trials on 2 ranks"
+check "the summary carries grad_bytes and nranks" \
+  jq -e 'select(.type == "summary") | .grad_bytes > 0 and .nranks == 2' "$TMP/trials.jsonl"
+./collbench --report "$TMP/a.jsonl" "$TMP/trials.jsonl" --out "$TMP/tune" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report with a trials file exits 0"
+check "no trials line skipped" sh -c "! grep -q 'skipped' '$TMP/err'"
+for chart in tune2_trials tune2_step; do
+  check "$chart.png is a PNG" png_ok "$TMP/tune/$chart.png"
+  check "index.html shows $chart.png" grep -q "src=\"$chart.png\"" "$TMP/tune/index.html"
+done
+# 0 default, 4 ring, 5 segmented ring 64 KiB: three lines
+check "trials chart: one line per algorithm (3)" grep -q '^nconfigs = 3$' "$TMP/tune/tune2_trials.gp"
+check "trials chart: the chosen setting marked" grep -q "^chosen_title = 'chosen: " "$TMP/tune/tune2_trials.gp"
+# the first point: algorithm 0 at the smallest bucket, its trials' mean step
+check "trials data: rho = mean T_step / T_compute - 1 at the first point" sh -c "
+  want=\$(jq -s '(map(select(.type == \"summary\"))[0].default.t_compute_us) as \$tc
+    | map(select(.type == \"trial\" and .algorithm == 0)) | (map(.bucket_bytes) | min) as \$b
+    | map(select(.bucket_bytes == \$b) | .t_step_us) | add / length / \$tc - 1' '$TMP/trials.jsonl')
+  awk -v r=\$want 'NR == 1 { exit !((\$2 - r) < 1e-4 && (r - \$2) < 1e-4) }' '$TMP/tune/tune2_trials.dat'"
+check "step data: rho predicted up to 8 GPUs (one node, no --topology)" \
+  sh -c "awk 'NF == 2 { n++; if (\$1 > 8 || \$2 < 0) bad = 1 } END { exit bad || n == 0 }' '$TMP/tune/tune2_step.dat'"
+check "index.html: the re-measure table and the held-out note" sh -c \
+  "grep -q '<th>closing re-measure</th>' '$TMP/tune/index.html' && grep -q 'No held-out data' '$TMP/tune/index.html'"
+./collbench --report "$TMP/trials.jsonl" --out "$TMP/tune1" >"$TMP/out" 2>"$TMP/err"
+check "a trials file alone: trials chart, no step chart" \
+  sh -c "test -s '$TMP/tune1/tune1_trials.png' && test ! -e '$TMP/tune1/tune1_step.png'"
+grep -v '"type":"summary"' "$TMP/trials.jsonl" >"$TMP/cut.jsonl"
+./collbench --report "$TMP/cut.jsonl" --out "$TMP/cut" >"$TMP/out" 2>"$TMP/err"
+ok $? "a trials file cut before its summary is drawn"
+check "... as step times, saying why" grep -q "no summary line" "$TMP/cut/tune1_trials.gp"
+
 # Injection: hostnames, a transport and the file name carry shell, gnuplot
 # and HTML syntax. Nothing may run and the page must show them as text.
 evil_host="evil'\"\`touch $TMP/pwned\`; system(\"touch $TMP/pwned2\")"
@@ -57,6 +126,13 @@ check "no raw <b> or <script> from input" \
   sh -c "! grep -q '<b>\|<script' '$TMP/evil/index.html'"
 check "gnuplot title doubles the quote" grep -q "it''s \`touch" "$TMP/evil/allreduce.gp"
 check "hostnames never reach gnuplot" sh -c "! grep -q evil '$TMP/evil/'*.gp"
+check "the model's key quotes the file name" grep -q "^model_title = 'dashed: model (ring) fit on o''q\`touch" "$TMP/evil/allreduce.gp"
+cp "$TMP/trials.jsonl" "$evil_file.trials"
+./collbench --report "$evil_file" "$evil_file.trials" --out "$TMP/evil2" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report on a hostile trials file name exits 0"
+check "... its charts drawn, nothing ran" sh -c \
+  "test -s '$TMP/evil2/tune2_step.png' && test ! -e '$TMP/pwned' -a ! -e pwned5 -a ! -e '$TMP/evil2/pwned5'"
+check "... the step title quotes it" grep -q "^chart_title = 'o''q\`touch pwned5\`.jsonl.trials: step" "$TMP/evil2/tune2_step.gp"
 
 # Malformed input: a garbage line 2, a result without busbw at line 4 and a
 # truncated last line are named and skipped; the rest is drawn.

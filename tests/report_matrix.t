@@ -1,10 +1,11 @@
 #!/bin/sh
 # --report on --matrix output: bandwidth and latency heatmaps from a real
 # 3-rank run, FAIL/WARN verdicts listed, hostnames only in index.html and
-# escaped there, bad pair lines named with FILE:LINE and skipped.
+# escaped there, bad pair lines named with FILE:LINE and skipped; copy
+# matrices (hand-made from the real run: no GPU here) as heatmaps and a table.
 . tests/lib.sh
 
-plan 20
+plan 37
 
 mpi 3 --matrix=64K --json "$TMP/m.jsonl"
 # a slow link on a time-shared machine is a verdict, not a broken run
@@ -52,5 +53,42 @@ check "hostname escaped in the hosts table" \
 check "FAIL verdict listed, escaped" \
   sh -c "grep -q '<td>FAIL</td>' '$TMP/evil/index.html' && grep -q 'slow alone &lt;b&gt;' '$TMP/evil/index.html'"
 check "hostnames never reach gnuplot" sh -c "! grep -q 'ev<i>l\|vm' '$TMP/evil/'*.gp '$TMP/evil/'*.dat"
+
+# Copy matrices (issue 3's "matrix" and "link" fields). No GPU here, so this
+# input is hand-made: the real run's bandwidth pair lines relabelled as GPU
+# copy matrices with made-up figures, plus host rows (src or dst -1).
+{
+  cat "$TMP/m.jsonl"
+  jq -c 'select(.type == "pair" and .round > 0 and .bw_GBps != null)
+    | .matrix = "copy_ce" | .link = "NVLink" | .bw_GBps = 100 + 10 * .src + .dst' "$TMP/m.jsonl"
+  jq -c 'select(.type == "pair" and .round > 0 and .bw_GBps != null)
+    | .matrix = "copy_sm_bidir" | .link = "PCIe" | .bw_GBps = 40' "$TMP/m.jsonl"
+  jq -c 'select(.type == "pair" and .round > 0 and .bw_GBps != null and .src == 0)
+    | .matrix = "copy_h2d" | .link = "host" | .src = -1 | .bw_GBps = 25.5' "$TMP/m.jsonl"
+  jq -c 'select(.type == "pair" and .round > 0 and .bw_GBps != null and .dst == 0)
+    | .matrix = "copy_d2h" | .link = "host<b>" | .dst = -1 | .bw_GBps = 24.5' "$TMP/m.jsonl"
+  echo '{"type":"pair","matrix":"copy ce;x","src":0,"dst":1,"src_host":"vm","dst_host":"vm","bytes":8,"bw_GBps":1,"lat_us":null,"round":1}'
+  echo '{"type":"pair","src":-1,"dst":1,"src_host":"vm","dst_host":"vm","bytes":8,"bw_GBps":1,"lat_us":null,"round":1}'
+} >"$TMP/c.jsonl"
+nlines=$(grep -c . "$TMP/c.jsonl")
+./collbench --report "$TMP/c.jsonl" --out "$TMP/copy" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report on copy matrices exits 0"
+check "a matrix name that is not a word is named and skipped" \
+  grep -q "^collbench: $TMP/c.jsonl:$((nlines - 1)): .*'matrix'" "$TMP/err"
+check "the host (-1) outside a copy matrix is named and skipped" \
+  grep -q "^collbench: $TMP/c.jsonl:$nlines: .*src" "$TMP/err"
+for chart in matrix1_bw matrix1_lat matrix1_copy_ce_bw matrix1_copy_sm_bidir_bw; do
+  check "$chart.png is a PNG" png_ok "$TMP/copy/$chart.png"
+  check "index.html shows $chart.png" grep -q "src=\"$chart.png\"" "$TMP/copy/index.html"
+done
+check "copies carry no latency: no latency heatmap" test ! -e "$TMP/copy/matrix1_copy_ce_lat.png"
+check "copy_ce cells hold the figures of their pairs (100 + 10 src + dst)" sh -c \
+  "awk 'NF && \$3 != \"nan\" { n++; if (\$3 != 100 + 10 * \$2 + \$1) bad = 1 } /^\$/ { b++ } b >= 3 { exit }
+        END { exit bad || n != 6 }' '$TMP/copy/matrix1_copy_ce.dat'"
+check "GPU axes, not ranks" grep -q "^x_label = 'destination GPU'" "$TMP/copy/matrix1_copy_ce.gp"
+check "no heatmap for host copies" sh -c "! ls '$TMP/copy' | grep -q 'h2d\|d2h'"
+check "host copies in a table" sh -c \
+  "grep -q '<td>host &rarr; GPU 1</td>' '$TMP/copy/index.html' && grep -q '<td>GPU 2 &rarr; host</td>' '$TMP/copy/index.html'"
+check "the link named, escaped" grep -q '<td>host&lt;b&gt;</td>' "$TMP/copy/index.html"
 
 finish

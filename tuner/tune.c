@@ -257,11 +257,15 @@ static void setup_json(const struct tuner *t, char *buf, size_t len) {
     snprintf(buf + u, len - u, "]}");
 }
 
+/* grad_bytes and nranks let --report predict the step on other clusters. */
 static void summary_json(const struct cb_search_result *sr, const struct cb_tune_config *cfg,
-                         const struct cb_overlap_result *res, int n, char *buf, size_t len) {
+                         const struct cb_overlap_result *res, int n, uint64_t grad_bytes,
+                         int nranks, char *buf, size_t len) {
   static const char *const names[2] = {"default", "tuned"};
-  size_t u = (size_t)snprintf(buf, len, "{\"type\":\"summary\",\"evaluations\":%d,\"grid\":%d",
-                              sr->evaluations, sr->grid);
+  size_t u = (size_t)snprintf(buf, len,
+                              "{\"type\":\"summary\",\"evaluations\":%d,\"grid\":%d,"
+                              "\"grad_bytes\":%llu,\"nranks\":%d",
+                              sr->evaluations, sr->grid, (unsigned long long)grad_bytes, nranks);
   for (int i = 0; i < 2 && u < len; i++) {
     const struct cb_overlap_result *r = &res[i < n ? i : 0];
     const struct cb_tune_config *c = &cfg[i < n ? i : 0];
@@ -356,7 +360,7 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
                                         : "within the noise");
     }
     char json[2048];
-    summary_json(&sr, cfg, res, 2, json, sizeof json);
+    summary_json(&sr, cfg, res, 2, grad_bytes, t->cl->nranks, json, sizeof json);
     cb_trials_line(&t->trials, json);
     if (opt->env_out) {
       if (write_env(t, opt->env_out, &cfg[1], &res[0], &res[1], mpi, err))

@@ -1,5 +1,6 @@
 /* Grouping measured points for the fit: same op, backend, memory,
  * transport, dtype, redop, in-place and tier. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,4 +112,23 @@ void cb_fit_groups_free(struct cb_fit_groups *gs) {
     free(gs->g[i].pts);
   free(gs->g);
   *gs = (struct cb_fit_groups){0};
+}
+
+void cb_fit_system(const struct cb_fit_groups *gs, const struct cb_topology *topo, int op,
+                   struct cb_system *s, char from[CB_NTIERS][200]) {
+  for (int k = 0; k < CB_NTIERS; k++) {
+    const struct cb_tier *tier =
+        topo ? cb_topology_tier(topo, k == CB_TIER_INTRA ? CB_SCOPE_INTRA : CB_SCOPE_INTER) : NULL;
+    const struct cb_fit_group *g = cb_fit_groups_pick(gs, op, k);
+    if (g) {
+      s->tier[k] = g->fit.link;
+      snprintf(from[k], 200, "fit of %s/%s/%s/%s %s", g->backend, g->mem, g->transport, g->dtype,
+               g->inplace ? "in-place" : "out-of-place");
+    } else if (tier && tier->bandwidth_Bps > 0) {
+      /* an inter-node tier's bandwidth is per NIC: a node has nics_per_node */
+      int nics = k == CB_TIER_INTER && tier->nics_per_node > 0 ? tier->nics_per_node : 1;
+      s->tier[k] = (struct cb_link){1, tier->latency_s, 1 / (tier->bandwidth_Bps * nics)};
+      snprintf(from[k], 200, "topology tier '%s'", tier->name);
+    }
+  }
 }

@@ -33,6 +33,11 @@ const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
  * most points; NULL when none was fitted. */
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier);
 void cb_fit_groups_free(struct cb_fit_groups *gs);
+/* One op's tiers for predictions: the topology's (topo may be NULL),
+ * replaced by fitted ones where the fit has them; from[k] says where tier
+ * k came from, for tables and chart titles. ranks_per_node is left alone. */
+void cb_fit_system(const struct cb_fit_groups *gs, const struct cb_topology *topo, int op,
+                   struct cb_system *s, char from[CB_NTIERS][200]);
 
 static inline int cb_point_tier(const struct cb_record *r) {
   return r->nnodes > 1 ? CB_TIER_INTER : CB_TIER_INTRA;

@@ -195,33 +195,6 @@ struct source {
   char from[CB_NMOPS][CB_NTIERS][200];
 };
 
-static void topology_tiers(const struct cb_topology *t, struct source *src) {
-  for (int op = 0; op < CB_NMOPS; op++)
-    for (int k = 0; k < CB_NTIERS; k++) {
-      const struct cb_tier *tier =
-          cb_topology_tier(t, k == CB_TIER_INTRA ? CB_SCOPE_INTRA : CB_SCOPE_INTER);
-      if (!tier || !(tier->bandwidth_Bps > 0))
-        continue;
-      /* an inter-node tier's bandwidth is per NIC: a node has nics_per_node */
-      int nics = k == CB_TIER_INTER && tier->nics_per_node > 0 ? tier->nics_per_node : 1;
-      src->sys[op].tier[k] = (struct cb_link){1, tier->latency_s, 1 / (tier->bandwidth_Bps * nics)};
-      snprintf(src->from[op][k], sizeof src->from[op][k], "topology tier '%s'", tier->name);
-    }
-}
-
-static void fitted_tiers(const struct cb_fit_groups *gs, struct source *src) {
-  char lb[160];
-  for (int op = 0; op < CB_NMOPS; op++)
-    for (int k = 0; k < CB_NTIERS; k++) {
-      const struct cb_fit_group *g = cb_fit_groups_pick(gs, op, k);
-      if (!g)
-        continue;
-      src->sys[op].tier[k] = g->fit.link;
-      snprintf(src->from[op][k], sizeof src->from[op][k], "fit of %s %s", labels(g, lb, sizeof lb),
-               inplace_name(g->inplace));
-    }
-}
-
 static void print_tier(const struct source *src, int op, int k) {
   const struct cb_link *l = &src->sys[op].tier[k];
   if (l->set)
@@ -306,13 +279,12 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
                    const struct cb_topology *topo, json_t *doc, struct cb_error *err) {
   struct source src = {0};
   int per_node = 8; /* a fit alone does not say how many GPUs a node has */
-  if (topo) {
-    topology_tiers(topo, &src);
+  if (topo)
     per_node = topo->ranks_per_node;
-  }
   if (m->gpus_per_node)
     per_node = (int)m->gpus_per_node;
-  fitted_tiers(gs, &src);
+  for (int op = 0; op < CB_NMOPS; op++)
+    cb_fit_system(gs, topo, op, &src.sys[op], src.from[op]);
   json_t *rows = json_array();
   int count = 0;
   for (int i = 0; i < m->nops; i++) {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../model/groups.h"
 #include "escape.h"
 #include "report.h"
 
@@ -63,6 +64,25 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
   fputs("</table>\n", f);
 }
 
+/* The held-out error next to every chart the model draws: without it a
+ * prediction reads as a measurement. */
+static void model_error(FILE *f, const struct cb_rep_data *d, int op) {
+  struct cb_fit_groups gs;
+  double med, max;
+  cb_rep_fit(d, &gs);
+  int n = cb_rep_held_out(d, &gs, op, &med, &max);
+  if (n)
+    fprintf(f,
+            "<strong>Model error on held-out data (the later files' %d points): median "
+            "|error| %.1f%%, max %.1f%%.</strong>",
+            n, 100 * med, 100 * max);
+  else
+    fputs(
+        "<strong>No held-out data: the model's error beyond the fitted points is unknown.</strong>",
+        f);
+  cb_fit_groups_free(&gs);
+}
+
 /* Op names were checked to be plain words, so they are safe in file names;
  * they are escaped anyway, as everything else from an input is. */
 static void chart(FILE *f, const char *op, const char *kind) {
@@ -103,7 +123,16 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
       chart(f, op, "latency");
     if (cb_rep_has_ratio(d, first, n))
       chart(f, op, "ratio");
+    if (cb_mop_find(op) >= 0 && cb_rep_has_capacity(d, cb_mop_find(op))) {
+      fputs("<p>Capacity planning: the model's busbw on larger clusters at 1 MiB and 256 MiB, "
+            "from the first file's fit; measured points where the inputs have those sizes. ",
+            f);
+      model_error(f, d, cb_mop_find(op));
+      fputs("</p>\n", f);
+      chart(f, op, "capacity");
+    }
   }
+  cb_rep_tuning_html(f, d);
   if (d->nseries || d->npairs)
     fputs("<p>Click a chart for its SVG.</p>\n", f);
   fputs("</body>\n</html>\n", f);

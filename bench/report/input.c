@@ -104,8 +104,9 @@ static int number_or_null(json_t *o, const char *key, double *v) {
   return 0;
 }
 
-static int rank_in_range(json_t *x) {
-  return json_is_integer(x) && json_integer_value(x) >= 0 &&
+/* A rank, or -1 (the host) in a copy matrix. */
+static int rank_in_range(json_t *x, int host_ok) {
+  return json_is_integer(x) && json_integer_value(x) >= (host_ok ? -1 : 0) &&
          json_integer_value(x) < CB_REP_MAX_MATRIX_RANKS;
 }
 
@@ -113,8 +114,16 @@ static int rank_in_range(json_t *x) {
 static const char *check_pair(json_t *o, struct cb_rep_pair *p) {
   json_t *src = json_object_get(o, "src"), *dst = json_object_get(o, "dst");
   json_t *bytes = json_object_get(o, "bytes"), *round = json_object_get(o, "round");
-  if (!rank_in_range(src) || !rank_in_range(dst) || json_equal(src, dst))
-    return "pair line without two different ranks 'src' and 'dst' (0 to 4095)";
+  json_t *matrix = json_object_get(o, "matrix");
+  /* the name becomes part of file names */
+  if (matrix && !(json_is_string(matrix) && safe_op_name(json_string_value(matrix))))
+    return "pair line whose 'matrix' is not a short word of letters, digits, '_' and '-'";
+  int copy = matrix != NULL;
+  if (!rank_in_range(src, copy) || !rank_in_range(dst, copy) || json_equal(src, dst) ||
+      (json_integer_value(src) < 0 && json_integer_value(dst) < 0))
+    return copy ? "pair line without two different devices 'src' and 'dst' (-1 for the host, 0 "
+                  "to 4095)"
+                : "pair line without two different ranks 'src' and 'dst' (0 to 4095)";
   if (!json_is_integer(bytes) || json_integer_value(bytes) <= 0)
     return "pair line without a positive 'bytes'";
   if (!json_is_integer(round) || json_integer_value(round) < 0)
@@ -140,6 +149,69 @@ static void add_pair(json_t *o, const struct cb_rep_pair *p, int file, struct cb
   *q = *p;
   q->file = file;
   q->src_host = dup_str(o, "src_host"), q->dst_host = dup_str(o, "dst_host");
+  q->matrix = dup_str(o, "matrix"), q->link = dup_str(o, "link");
+}
+
+/* ---- --tune --trials files: "tune", "trial" and "summary" lines ---- */
+
+static struct cb_rep_tune *tune_of(struct cb_rep_data *d, int file) {
+  if (!d->tunes)
+    d->tunes = calloc(d->nruns, sizeof *d->tunes);
+  d->tunes[file].present = 1;
+  return &d->tunes[file];
+}
+
+static const char *read_setup(json_t *o, struct cb_rep_tune *t) {
+  json_t *setup = json_object_get(o, "setup"), *b;
+  json_int_t nranks;
+  if (json_unpack(setup, "{s:I}", "nranks", &nranks) || nranks < 1)
+    return "tune line without a 'setup' naming 'nranks'";
+  t->nranks = (long)nranks;
+  size_t i;
+  t->nbuckets = 0;
+  json_array_foreach(json_object_get(setup, "buckets"), i, b) {
+    if (json_is_integer(b) && json_integer_value(b) > 0 && t->nbuckets < 32)
+      t->buckets[t->nbuckets++] = (uint64_t)json_integer_value(b);
+  }
+  return NULL;
+}
+
+static const char *read_trial(json_t *o, struct cb_rep_tune *t) {
+  json_int_t alg, seg, bucket;
+  double step, ci;
+  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F}", "algorithm", &alg, "segsize", &seg,
+                  "bucket_bytes", &bucket, "t_step_us", &step, "ci95_us", &ci) ||
+      alg < -1 || alg > 99 || seg < 0 || bucket <= 0 || !(step > 0) || !(ci >= 0))
+    return "trial line without 'algorithm', 'segsize', 'bucket_bytes', 't_step_us' and "
+           "'ci95_us' in range";
+  if (t->ntrials == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 32;
+    t->trials = realloc(t->trials, t->cap * sizeof *t->trials);
+  }
+  t->trials[t->ntrials++] = (struct cb_rep_trial){(int)alg, (long)seg, (uint64_t)bucket, step, ci};
+  return NULL;
+}
+
+static int read_cfg(json_t *o, struct cb_rep_tune_cfg *c) {
+  json_int_t alg, seg, bucket;
+  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F, s:F, s:F, s:F, s:F}", "algorithm", &alg, "segsize",
+                  &seg, "bucket_bytes", &bucket, "t_compute_us", &c->t_compute_us, "t_comm_us",
+                  &c->t_comm_us, "t_step_us", &c->t_step_us, "t_step_ci95_us", &c->t_step_ci95_us,
+                  "rho", &c->rho, "rho_ci95", &c->rho_ci95) ||
+      bucket <= 0 || !(c->t_compute_us > 0) || !(c->t_step_us > 0))
+    return -1;
+  c->algorithm = (int)alg, c->segsize = (long)seg, c->bucket_bytes = (uint64_t)bucket;
+  return 0;
+}
+
+static const char *read_summary(json_t *o, struct cb_rep_tune *t) {
+  if (read_cfg(json_object_get(o, "default"), &t->def) ||
+      read_cfg(json_object_get(o, "tuned"), &t->tuned))
+    return "summary line without whole 'default' and 'tuned' objects";
+  json_t *g = json_object_get(o, "grad_bytes");
+  t->grad_bytes = json_is_integer(g) && json_integer_value(g) > 0 ? json_integer_value(g) : 0;
+  t->has_summary = 1;
+  return NULL;
 }
 
 static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
@@ -187,6 +259,12 @@ static void add_line(const char *path, long lineno, const char *line, int file,
       add_pair(o, &pair, file, d);
   } else if (strcmp(type, "verdict") == 0 && !why)
     why = add_verdict(o, file, d);
+  else if (strcmp(type, "tune") == 0)
+    why = read_setup(o, tune_of(d, file));
+  else if (strcmp(type, "trial") == 0)
+    why = read_trial(o, tune_of(d, file));
+  else if (strcmp(type, "summary") == 0)
+    why = read_summary(o, tune_of(d, file));
   else if (!why)
     why = "unknown record type";
   if (why)

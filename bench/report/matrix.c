@@ -18,6 +18,7 @@ struct grid {
   double *bw, *lat;
   const char **host; /* per rank, from the pair lines (NULL: none) */
   uint64_t bw_bytes, lat_bytes;
+  int has_bw, has_lat;
 };
 
 int cb_rep_has_matrix(const struct cb_rep_data *d, int file) {
@@ -27,35 +28,79 @@ int cb_rep_has_matrix(const struct cb_rep_data *d, int file) {
   return 0;
 }
 
+/* The matrix names of a file's pair lines, in order of appearance ("" is
+ * the MPI all-pairs matrix); returns how many. */
+#define MAX_MATRICES 16
+static int matrix_names(const struct cb_rep_data *d, int file, const char **names) {
+  int n = 0;
+  for (int i = 0; i < d->npairs; i++) {
+    const struct cb_rep_pair *p = &d->pairs[i];
+    int k = 0;
+    while (p->file == file && k < n && strcmp(names[k], p->matrix) != 0)
+      k++;
+    if (p->file == file && k == n && n < MAX_MATRICES)
+      names[n++] = p->matrix;
+  }
+  return n;
+}
+
+/* What a copy matrix measured, for titles; others are named as they are. */
+static const char *copy_what(const char *name) {
+  static const char *const known[][2] = {
+      {"copy_ce", "copy-engine copies (cudaMemcpy)"},
+      {"copy_ce_bidir", "copy-engine copies, both directions at once"},
+      {"copy_sm", "SM copy-kernel copies"},
+      {"copy_sm_bidir", "SM copy-kernel copies, both directions at once"},
+      {"copy_h2d", "copies from host memory to each GPU"},
+      {"copy_d2h", "copies from each GPU to host memory"},
+  };
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(name, known[i][0]) == 0)
+      return known[i][1];
+  return name;
+}
+
 static void grid_free(struct grid *g) {
   free(g->bw), free(g->lat), free(g->host);
 }
 
-/* The file's round lines; a later line for the same cell replaces an
- * earlier one. */
-static void grid_of(const struct cb_rep_data *d, int file, struct grid *g) {
+static int in_grid(const struct cb_rep_pair *p, int file, const char *matrix) {
+  return p->file == file && strcmp(p->matrix, matrix) == 0 && p->src >= 0 && p->dst >= 0;
+}
+
+/* The file's round lines of one matrix between ranks or GPUs (host rows
+ * of copy matrices are a table instead); a later line for the same cell
+ * replaces an earlier one. */
+static void grid_of(const struct cb_rep_data *d, int file, const char *matrix, struct grid *g) {
   memset(g, 0, sizeof *g);
   for (int i = 0; i < d->npairs; i++) {
     const struct cb_rep_pair *p = &d->pairs[i];
-    if (p->file == file)
+    if (in_grid(p, file, matrix))
       g->n = p->src >= g->n ? p->src + 1 : p->dst >= g->n ? p->dst + 1 : g->n;
   }
-  g->bw = malloc(g->n * g->n * sizeof *g->bw);
-  g->lat = malloc(g->n * g->n * sizeof *g->lat);
-  g->host = calloc(g->n, sizeof *g->host);
+  long cells = g->n > 0 ? g->n * g->n : 1;
+  g->bw = malloc(cells * sizeof *g->bw);
+  g->lat = malloc(cells * sizeof *g->lat);
+  g->host = calloc(g->n ? g->n : 1, sizeof *g->host);
   for (long c = 0; c < g->n * g->n; c++)
     g->bw[c] = g->lat[c] = NAN;
   for (int i = 0; i < d->npairs; i++) {
     const struct cb_rep_pair *p = &d->pairs[i];
-    if (p->file != file)
+    if (!in_grid(p, file, matrix))
       continue;
     long c = p->src * g->n + p->dst;
     if (!isnan(p->bw_GBps))
-      g->bw[c] = p->bw_GBps, g->bw_bytes = p->bytes;
+      g->bw[c] = p->bw_GBps, g->bw_bytes = p->bytes, g->has_bw = 1;
     if (!isnan(p->lat_us))
-      g->lat[c] = p->lat_us, g->lat_bytes = p->bytes;
+      g->lat[c] = p->lat_us, g->lat_bytes = p->bytes, g->has_lat = 1;
     g->host[p->src] = p->src_host, g->host[p->dst] = p->dst_host;
   }
+}
+
+/* "matrix2" for the MPI matrix of the second file, "matrix2_copy_ce" for
+ * a copy matrix (names were checked to be plain words on input). */
+static void stem_of(int file, const char *matrix, char *buf, size_t len) {
+  snprintf(buf, len, "matrix%d%s%s", file + 1, *matrix ? "_" : "", matrix);
 }
 
 /* Blocks of "dst src value" rows, one blank line between sending ranks
@@ -90,11 +135,17 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-static int plot_file(const struct cb_rep_data *d, int file, const char *dir, struct cb_error *err) {
+static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix, const char *dir,
+                       struct cb_error *err) {
   struct grid g;
-  grid_of(d, file, &g);
-  char path[4096], script[64], stem[64], title[256];
-  snprintf(path, sizeof path, "%s/matrix%d.dat", dir, file + 1);
+  grid_of(d, file, matrix, &g);
+  if (g.n == 0) { /* only host rows: a table in index.html */
+    grid_free(&g);
+    return CB_OK;
+  }
+  char path[4096], script[96], base[64], stem[96], title[256];
+  stem_of(file, matrix, base, sizeof base);
+  snprintf(path, sizeof path, "%s/%s.dat", dir, base);
   FILE *f = fopen(path, "w");
   int rc = CB_OK;
   if (!f)
@@ -106,31 +157,41 @@ static int plot_file(const struct cb_rep_data *d, int file, const char *dir, str
     if (fclose(f) != 0)
       rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   }
-  snprintf(script, sizeof script, "matrix%d.gp", file + 1);
+  snprintf(script, sizeof script, "%s.gp", base);
   snprintf(path, sizeof path, "%s/%s", dir, script);
   if (!rc && !(f = fopen(path, "w")))
     rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   if (!rc) {
     fprintf(f, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
     cb_rep_put_png_term(f);
-    fprintf(f, "matrixfile = 'matrix%d.dat'\nnranks = %ld\n", file + 1, g.n);
+    fprintf(f, "matrixfile = '%s.dat'\nnranks = %ld\n", base, g.n);
+    fprintf(f, "x_label = '%s'\ny_label = '%s'\n", *matrix ? "destination GPU" : "receiving rank",
+            *matrix ? "source GPU" : "sending rank");
     /* the file name comes from the command line; it reaches the script
      * only as a quoted string */
     const char *name = base_name(d->runs[file].path);
     char size[32];
-    fputs("\nblock = 0\nvalue_label = 'GB/s'\nhigh_is_good = 1\n", f);
-    put_cbrange(f, &g, g.bw, 0);
-    snprintf(title, sizeof title, "%s: bandwidth from sending to receiving rank, %s messages", name,
-             cb_format_size(g.bw_bytes, size, sizeof size));
-    snprintf(stem, sizeof stem, "matrix%d_bw", file + 1);
-    rc = cb_rep_put_chart(f, stem, "matrix.gp", title, err);
-    fputs("\nblock = 1\nvalue_label = 'us'\nhigh_is_good = 0\n", f);
-    put_cbrange(f, &g, g.lat, 1);
-    snprintf(title, sizeof title, "%s: latency (half the round trip), %s messages", name,
-             cb_format_size(g.lat_bytes, size, sizeof size));
-    snprintf(stem, sizeof stem, "matrix%d_lat", file + 1);
-    if (!rc)
+    if (g.has_bw) {
+      fputs("\nblock = 0\nvalue_label = 'GB/s'\nhigh_is_good = 1\n", f);
+      put_cbrange(f, &g, g.bw, 0);
+      if (*matrix)
+        snprintf(title, sizeof title, "%s: %s: bandwidth from source to destination GPU, %s", name,
+                 copy_what(matrix), cb_format_size(g.bw_bytes, size, sizeof size));
+      else
+        snprintf(title, sizeof title, "%s: bandwidth from sending to receiving rank, %s messages",
+                 name, cb_format_size(g.bw_bytes, size, sizeof size));
+      snprintf(stem, sizeof stem, "%s_bw", base);
       rc = cb_rep_put_chart(f, stem, "matrix.gp", title, err);
+    }
+    if (!rc && g.has_lat) {
+      fputs("\nblock = 1\nvalue_label = 'us'\nhigh_is_good = 0\n", f);
+      put_cbrange(f, &g, g.lat, 1);
+      snprintf(title, sizeof title, "%s: %s%slatency (half the round trip), %s messages", name,
+               *matrix ? copy_what(matrix) : "", *matrix ? ": " : "",
+               cb_format_size(g.lat_bytes, size, sizeof size));
+      snprintf(stem, sizeof stem, "%s_lat", base);
+      rc = cb_rep_put_chart(f, stem, "matrix.gp", title, err);
+    }
     if (fclose(f) != 0 && !rc)
       rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   }
@@ -141,15 +202,19 @@ static int plot_file(const struct cb_rep_data *d, int file, const char *dir, str
 }
 
 int cb_rep_plot_matrices(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
-  for (int file = 0; file < d->nruns; file++)
-    if (cb_rep_has_matrix(d, file) && plot_file(d, file, dir, err))
-      return err->status;
+  const char *names[MAX_MATRICES];
+  for (int file = 0; file < d->nruns; file++) {
+    int n = matrix_names(d, file, names);
+    for (int k = 0; k < n; k++)
+      if (plot_matrix(d, file, names[k], dir, err))
+        return err->status;
+  }
   return CB_OK;
 }
 
-static void chart(FILE *f, int file, const char *kind, const char *alt) {
-  fprintf(f, "<p><a href=\"matrix%d_%s.svg\"><img src=\"matrix%d_%s.png\" alt=\"%s\"></a></p>\n",
-          file + 1, kind, file + 1, kind, alt);
+static void chart(FILE *f, const char *base, const char *kind, const char *alt) {
+  fprintf(f, "<p><a href=\"%s_%s.svg\"><img src=\"%s_%s.png\" alt=\"%s\"></a></p>\n", base, kind,
+          base, kind, alt);
 }
 
 static void hosts_table(FILE *f, const struct grid *g) {
@@ -200,23 +265,77 @@ static void verdicts_table(FILE *f, const struct cb_rep_data *d) {
   fputs("</table>\n", f);
 }
 
-void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d) {
-  if (d->nverdicts)
-    verdicts_table(f, d);
-  for (int file = 0; file < d->nruns; file++) {
-    if (!cb_rep_has_matrix(d, file))
+/* Copies between the host and a GPU (src or dst -1): too few for a
+ * heatmap, a table. */
+static void host_rows(FILE *f, const struct cb_rep_data *d, int file, const char *matrix) {
+  int any = 0;
+  char size[32];
+  for (int i = 0; i < d->npairs; i++) {
+    const struct cb_rep_pair *p = &d->pairs[i];
+    if (p->file != file || strcmp(p->matrix, matrix) != 0 || (p->src >= 0 && p->dst >= 0))
       continue;
-    struct grid g;
-    grid_of(d, file, &g);
+    if (!any++)
+      fputs("<table>\n<tr><th>copy</th><th>size</th><th>bandwidth (GB/s)</th><th>link</th>"
+            "<th>host</th></tr>\n",
+            f);
+    if (p->src < 0)
+      fprintf(f, "<tr><td>host &rarr; GPU %ld</td>", p->dst);
+    else
+      fprintf(f, "<tr><td>GPU %ld &rarr; host</td>", p->src);
+    fprintf(f, "<td class=n>%s</td>", cb_format_size(p->bytes, size, sizeof size));
+    if (isnan(p->bw_GBps))
+      fputs("<td></td>", f);
+    else
+      fprintf(f, "<td class=n>%.3f</td>", p->bw_GBps);
+    fputs("<td>", f);
+    cb_html_put(f, p->link);
+    fputs("</td><td>", f);
+    cb_html_put(f, p->src < 0 ? p->src_host : p->dst_host);
+    fputs("</td></tr>\n", f);
+  }
+  if (any)
+    fputs("</table>\n", f);
+}
+
+static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const char *matrix) {
+  struct grid g;
+  char base[64];
+  grid_of(d, file, matrix, &g);
+  stem_of(file, matrix, base, sizeof base);
+  if (*matrix) {
+    fputs("<h2>Copy matrix ", f);
+    cb_html_put(f, matrix);
+    fputs(": ", f);
+    cb_html_put(f, d->runs[file].path);
+    fputs("</h2>\n<p>", f);
+    cb_html_put(f, copy_what(matrix));
+    fputs(g.n ? ". Row: the source GPU; column: the destination GPU.</p>\n" : ".</p>\n", f);
+  } else {
     fputs("<h2>All-pairs matrix: ", f);
     cb_html_put(f, d->runs[file].path);
     fputs("</h2>\n<p>Row: the sending rank; column: the receiving rank. Measured in rounds in "
           "which every rank sends to one other at once (see README.md, &ldquo;Accepting a new "
           "cluster&rdquo;); retests of suspect links alone are not drawn.</p>\n",
           f);
-    chart(f, file, "bw", "all-pairs bandwidth heatmap");
-    chart(f, file, "lat", "all-pairs latency heatmap");
+  }
+  if (g.has_bw)
+    chart(f, base, "bw", *matrix ? "copy bandwidth heatmap" : "all-pairs bandwidth heatmap");
+  if (g.has_lat)
+    chart(f, base, "lat", *matrix ? "copy latency heatmap" : "all-pairs latency heatmap");
+  if (*matrix)
+    host_rows(f, d, file, matrix);
+  else
     hosts_table(f, &g);
-    grid_free(&g);
+  grid_free(&g);
+}
+
+void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d) {
+  const char *names[MAX_MATRICES];
+  if (d->nverdicts)
+    verdicts_table(f, d);
+  for (int file = 0; file < d->nruns; file++) {
+    int n = matrix_names(d, file, names);
+    for (int k = 0; k < n; k++)
+      matrix_html(f, d, file, names[k]);
   }
 }

@@ -44,6 +44,34 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
   fputs("</table>\n", f);
 }
 
+int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
+                    double *median, double *max) {
+  int n = 0, cap = 0;
+  for (int i = 0; i < d->nseries; i++)
+    cap += d->series[i].npts;
+  double *e = malloc((cap ? cap : 1) * sizeof *e);
+  for (int i = 0; i < d->nseries; i++) {
+    const struct cb_rep_series *s = &d->series[i];
+    if (s->file == 0 || cb_mop_find(s->op) != op)
+      continue;
+    for (int k = 0; k < s->npts; k++) {
+      const struct cb_record *r = &s->pts[k];
+      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
+      if (g && r->nranks > 1 && r->time_us > 0)
+        e[n++] = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6 /
+                     r->time_us -
+                 1;
+    }
+  }
+  if (n) {
+    qsort(e, n, sizeof *e, by_abs);
+    *median = n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
+    *max = fabs(e[n - 1]);
+  }
+  free(e);
+  return n;
+}
+
 /* One row per later file and op: its points predicted from the fit. */
 static void validation_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
   fputs("<h2>Model: prediction error</h2>\n<p>Each later file's measurements predicted from the "

@@ -23,8 +23,10 @@
 
 #define CHART_SIZE "size 960,600"
 
+/* Point-to-point latency, and the model's collectives: their time chart
+ * shows the latency term (alpha) the busbw chart hides at small sizes. */
 int cb_rep_has_latency(const char *op) {
-  return strcmp(op, "p2p_lat") == 0;
+  return strcmp(op, "p2p_lat") == 0 || cb_mop_find(op) >= 0;
 }
 
 static const char *base_name(const char *path) {
@@ -199,6 +201,10 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
     fputc('\n', f);
   }
   put_xtics(f, d, first, n);
+  if (cb_rep_model_lines(f, d, first, n, dir, err)) {
+    fclose(f);
+    return err->status;
+  }
   char title[128];
   snprintf(title, sizeof title, "%s: bus bandwidth", op);
   int rc = put_chart(f, op, "busbw", title, err);
@@ -263,5 +269,7 @@ int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *e
     if (write_script(d, first, n, dir, path, err) || cb_rep_run_gnuplot(dir, script, err))
       return err->status;
   }
+  if (cb_rep_plot_capacity(d, dir, err) || cb_rep_plot_tuning(d, dir, err))
+    return err->status;
   return cb_rep_plot_matrices(d, dir, err);
 }

@@ -5,18 +5,31 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../cli.h"
 #include "report.h"
 
-int cb_report(const char *const *inputs, int ninputs, const char *dir) {
+static int has_tuning(const struct cb_rep_data *d) {
+  for (int i = 0; d->tunes && i < d->nruns; i++)
+    if (d->tunes[i].ntrials || d->tunes[i].has_summary)
+      return 1;
+  return 0;
+}
+
+int cb_report(const struct cb_report_cli *rep) {
   struct cb_error err = {0};
   struct cb_rep_data d = {0};
-  d.runs = calloc(ninputs, sizeof *d.runs);
-  d.nruns = ninputs;
+  struct cb_topology topo;
+  const char *dir = rep->out;
+  d.runs = calloc(rep->ninputs, sizeof *d.runs);
+  d.nruns = rep->ninputs;
   int rc = CB_OK;
-  for (int i = 0; i < ninputs && !rc; i++)
-    rc = cb_rep_read(inputs[i], i, &d, &err);
-  if (!rc && d.nseries == 0 && d.npairs == 0 && d.nverdicts == 0)
-    rc = cb_fail(&err, CB_USAGE, "--report: no usable result, pair or verdict lines in the input");
+  if (rep->topology && !(rc = cb_topology_load(rep->topology, &topo, &err)))
+    d.topo = &topo;
+  for (int i = 0; i < rep->ninputs && !rc; i++)
+    rc = cb_rep_read(rep->inputs[i], i, &d, &err);
+  if (!rc && d.nseries == 0 && d.npairs == 0 && d.nverdicts == 0 && !has_tuning(&d))
+    rc = cb_fail(&err, CB_USAGE,
+                 "--report: no usable result, pair, verdict or trial lines in the input");
   if (!rc && mkdir(dir, 0777) != 0 && errno != EEXIST)
     rc = cb_fail(&err, CB_USAGE, "--out: cannot create '%s': %s", dir, strerror(errno));
   if (!rc) {

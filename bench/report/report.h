@@ -8,7 +8,9 @@
 #include <stdio.h>
 
 #include "../error.h"
+#include "../model/model.h"
 #include "../record.h"
+#include "../topology.h"
 
 /* The run record of one input file (strings empty when it had none). */
 struct cb_rep_run {
@@ -28,13 +30,40 @@ struct cb_rep_series {
 
 /* One measured cell of an all-pairs matrix (--matrix): src sends, dst
  * receives; NAN where the line carried no bandwidth or no latency. Only
- * round lines are kept: round 0 is a suspect's retest alone. */
+ * round lines are kept: round 0 is a suspect's retest alone. `matrix` is
+ * "" for the MPI all-pairs matrix, else a copy matrix's name (a plain
+ * word, e.g. copy_ce), where -1 stands for the host (h2d, d2h). */
 struct cb_rep_pair {
   int file;
   long src, dst, round;
   uint64_t bytes;
   double bw_GBps, lat_us;
-  char *src_host, *dst_host;
+  char *src_host, *dst_host, *matrix, *link;
+};
+
+/* One --tune --trials file: its trial lines and, when the run finished,
+ * the summary's closing re-measure of the default and tuned settings. */
+struct cb_rep_tune_cfg {
+  int algorithm; /* -1: the library's own */
+  long segsize;
+  uint64_t bucket_bytes;
+  double t_compute_us, t_comm_us, t_step_us, t_step_ci95_us, rho, rho_ci95;
+};
+struct cb_rep_trial {
+  int algorithm;
+  long segsize;
+  uint64_t bucket_bytes;
+  double t_step_us, ci95_us;
+};
+struct cb_rep_tune {
+  int present, has_summary;
+  long nranks;
+  uint64_t grad_bytes; /* 0 when the summary predates the field */
+  uint64_t buckets[32];
+  int nbuckets; /* the search space's bucket sizes (the setup's) */
+  struct cb_rep_trial *trials;
+  int ntrials, cap;
+  struct cb_rep_tune_cfg def, tuned;
 };
 
 /* An acceptance verdict line (--accept, --matrix). */
@@ -53,6 +82,8 @@ struct cb_rep_data {
   int npairs, pairs_cap;
   struct cb_rep_verdict *verdicts;
   int nverdicts, verdicts_cap;
+  struct cb_rep_tune *tunes;      /* [nruns], present where a file is a trials file */
+  const struct cb_topology *topo; /* --topology: tiers the fit lacks; NULL */
 };
 
 /* Largest rank number a pair line may name: the heatmap holds N x N cells. */
@@ -94,8 +125,39 @@ void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d);
  * the other files' measurements predicted from them (bench/report/model.c). */
 void cb_rep_model_html(FILE *f, const struct cb_rep_data *d);
 int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+
+/* The model drawn with the measurements (bench/report/predict.c). The fit
+ * is always the first file's, as in the model section of index.html. */
+struct cb_fit_groups;
+void cb_rep_fit(const struct cb_rep_data *d, struct cb_fit_groups *gs);
+/* Median and max |predicted / measured - 1| of op over the files after the
+ * first (the points the fit did not see); returns their count. */
+int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
+                    double *median, double *max);
+/* Writes DIR/OP_model.dat (the series' predicted points, one block per
+ * series with a matching fit) and the script variables modelfile, nmodel,
+ * model_of[] (which series' colour) and model_title. */
+int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, const char *dir,
+                       struct cb_error *err);
+/* The system op is predicted on: fitted tiers, else the topology's
+ * (d->topo); ranks per node from the topology, else 8. */
+void cb_rep_system(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
+                   struct cb_system *s, char from[CB_NTIERS][200]);
+/* chart_note: the tiers' sources, or that predictions stop at one node. */
+void cb_rep_put_tiers_note(FILE *gp, const struct cb_system *s, char from[CB_NTIERS][200]);
+/* OP_capacity.png/.svg for every model op with a fit. */
+int cb_rep_has_capacity(const struct cb_rep_data *d, int op);
+int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+
+/* --tune --trials files (bench/report/tuning.c): per file, TRIALSn.png
+ * (rho against bucket size per algorithm, the chosen setting marked, the
+ * closing re-measure) and, with a fit for allreduce, STEPn.png (predicted
+ * rho against cluster size per bucket size); their section of index.html. */
+int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d);
 /* The whole of --report; returns the exit status. */
-int cb_report(const char *const *inputs, int ninputs, const char *dir);
+struct cb_report_cli;
+int cb_report(const struct cb_report_cli *rep);
 void cb_rep_free(struct cb_rep_data *d);
 
 /* Which labels tell an op's series apart (for chart titles). */

@@ -63,13 +63,17 @@ void cb_rep_free(struct cb_rep_data *d) {
     free(r->start_time), free(r->command_line), free(r->hostnames);
     free(r->mpi_library), free(r->version), free(r->git_commit);
   }
-  for (int i = 0; i < d->npairs; i++)
-    free(d->pairs[i].src_host), free(d->pairs[i].dst_host);
+  for (int i = 0; i < d->npairs; i++) {
+    struct cb_rep_pair *p = &d->pairs[i];
+    free(p->src_host), free(p->dst_host), free(p->matrix), free(p->link);
+  }
+  for (int i = 0; d->tunes && i < d->nruns; i++)
+    free(d->tunes[i].trials);
   for (int i = 0; i < d->nverdicts; i++) {
     struct cb_rep_verdict *v = &d->verdicts[i];
     free(v->check), free(v->status), free(v->unit), free(v->what);
   }
-  free(d->series), free(d->runs), free(d->pairs), free(d->verdicts);
+  free(d->series), free(d->runs), free(d->pairs), free(d->verdicts), free(d->tunes);
   memset(d, 0, sizeof *d);
 }
 

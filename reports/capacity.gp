@@ -1,0 +1,30 @@
+# Capacity planning: predicted bus bandwidth against cluster size for the
+# ring, tree and hierarchical algorithms at fixed message sizes (dashed:
+# the small size, solid: the large one), with measured points where the
+# inputs have those sizes.
+# collbench --report copies this after a generated header that sets the
+# terminal, the output, capfile, nlines and npoints (its first nlines blocks
+# are predicted lines, the next npoints measured points), cap_titles[],
+# cap_lc[] (colour), cap_dt[] (dash), chart_title and chart_note (where
+# the link tiers come from).
+# Data columns: 1 GPUs (ranks), 2 busbw_GBps.
+set title chart_title . "\n" . chart_note
+set xlabel 'cluster size (GPUs, one rank each)'
+set ylabel 'bus bandwidth (GB/s, GB = 1e9 B)'
+unset logscale
+set logscale x 2
+set logscale y 10
+set xrange [1.5:24000]
+set xtics ('2' 2, '8' 8, '32' 32, '128' 128, '512' 512, '2048' 2048, '8192' 8192, '16384' 16384)
+set format y '%g'
+set autoscale y
+set grid
+set key below
+# gnuplot opens the file even for an empty loop: no points, no clause
+lines = 'for [k=1:nlines] capfile index (k-1) using 1:2 with linespoints linecolor cap_lc[k] dashtype cap_dt[k] pointtype 7 pointsize 0.5 title cap_titles[k]'
+if (npoints > 0) {
+  plot @lines, \
+       for [k=nlines+1:nlines+npoints] capfile index (k-1) using 1:2 with points linecolor cap_lc[k] pointtype 5 pointsize 1.2 title cap_titles[k]
+} else {
+  plot @lines
+}
