@@ -5,7 +5,7 @@
 # its held-out error, capacity charts, tuner trials and step-ratio charts.
 . tests/lib.sh
 
-plan 77
+plan 81
 
 mpi 2 --op allreduce,p2p_lat -e 64K --max-time 0.05 --json "$TMP/a.jsonl"
 ok $STATUS "run on 2 ranks"
@@ -150,6 +150,21 @@ check "missing key named as FILE:6:" grep -q "^collbench: $TMP/m.jsonl:6: .*busb
 check "truncated last line named as FILE:7:" grep -q "^collbench: $TMP/m.jsonl:7: " "$TMP/err"
 check "chart drawn from the good lines" png_ok "$TMP/mal/allreduce_busbw.png"
 check "data file has the 3 good points" test "$(grep -c . "$TMP/mal/allreduce.dat")" -eq 3
+
+# Three files (a simulated two-node cluster, scripts/model-simcluster.sh: one node, two
+# nodes, then the held-out two nodes x two ranks): the first two are fitted, the last held out.
+F=tests/fixtures
+./collbench --report $F/sim2_intra.jsonl $F/sim2_inter.jsonl $F/sim2_held.jsonl --out "$TMP/sim" \
+    >"$TMP/out" 2>&1
+ok $? "--report with three files exits 0"
+fitted_from() { sed -n '/alpha-beta fit/,/<table>/p' "$TMP/sim/index.html" | grep -q "sim2_intra.jsonl and .*sim2_inter.jsonl"; }
+check "index.html: fitted from the first two files" fitted_from
+held_rows() {
+    rows=$(sed -n '/prediction error/,/<\/table>/p' "$TMP/sim/index.html" | grep -c '<tr><td>')
+    [ "$rows" -eq 1 ] && sed -n '/prediction error/,/<\/table>/p' "$TMP/sim/index.html" | grep -q 'sim2_held.jsonl'
+}
+check "... and only the last file is held out (one allreduce row)" held_rows
+check "the chart's key names both fitted files" grep -q 'sim2_intra.jsonl + sim2_inter.jsonl' "$TMP/sim/allreduce.gp"
 
 # Usage errors
 ./collbench --report "$TMP/a.jsonl" >"$TMP/out" 2>"$TMP/err"

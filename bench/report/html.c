@@ -73,7 +73,7 @@ static void model_error(FILE *f, const struct cb_rep_data *d, int op) {
   int n = cb_rep_held_out(d, &gs, op, &med, &max);
   if (n)
     fprintf(f,
-            "<strong>Model error on held-out data (the later files' %d points): median "
+            "<strong>Model error on held-out data (the held-out files' %d points): median "
             "|error| %.1f%%, max %.1f%%.</strong>",
             n, 100 * med, 100 * max);
   else
@@ -125,7 +125,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
       chart(f, op, "ratio");
     if (cb_mop_find(op) >= 0 && cb_rep_has_capacity(d, cb_mop_find(op))) {
       fputs("<p>Capacity planning: the model's busbw on larger clusters at 1 MiB and 256 MiB, "
-            "from the first file's fit; measured points where the inputs have those sizes. ",
+            "from the fit; measured points where the inputs have those sizes. ",
             f);
       model_error(f, d, cb_mop_find(op));
       fputs("</p>\n", f);

@@ -20,7 +20,10 @@ static void text(FILE *f, const char *tag, const char *s) {
 
 static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
   fputs("<h2>Model: alpha-beta fit</h2>\n<p>Fitted from ", f);
-  cb_html_put(f, d->runs[0].path);
+  for (int file = 0; file < cb_rep_nfit(d); file++) {
+    fputs(file ? " and " : "", f);
+    cb_html_put(f, d->runs[file].path);
+  }
   fputs(" with the flat (ring) cost shapes; see README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
         "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
         "<th>placement</th><th>points</th><th>alpha (us)</th><th>1/beta (GB/s)</th><th>R^2</th>"
@@ -52,7 +55,7 @@ int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs,
   double *e = malloc((cap ? cap : 1) * sizeof *e);
   for (int i = 0; i < d->nseries; i++) {
     const struct cb_rep_series *s = &d->series[i];
-    if (s->file == 0 || cb_mop_find(s->op) != op)
+    if (s->file < cb_rep_nfit(d) || cb_mop_find(s->op) != op)
       continue;
     for (int k = 0; k < s->npts; k++) {
       const struct cb_record *r = &s->pts[k];
@@ -74,12 +77,12 @@ int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs,
 
 /* One row per later file and op: its points predicted from the fit. */
 static void validation_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
-  fputs("<h2>Model: prediction error</h2>\n<p>Each later file's measurements predicted from the "
-        "fit of the first at their own rank and node counts; error = predicted / measured "
+  fputs("<h2>Model: prediction error</h2>\n<p>Each held-out file's measurements predicted from "
+        "the fit above at their own rank and node counts; error = predicted / measured "
         "&minus; 1.</p>\n<table>\n<tr><th>file</th><th>op</th><th>points</th>"
         "<th>median |error|</th><th>max |error|</th></tr>\n",
         f);
-  for (int file = 1; file < d->nruns; file++)
+  for (int file = cb_rep_nfit(d); file < d->nruns; file++)
     for (int op = 0; op < CB_NMOPS; op++) {
       int n = 0, cap = 0;
       for (int i = 0; i < d->nseries; i++)
@@ -112,15 +115,14 @@ static void validation_table(FILE *f, const struct cb_rep_data *d, const struct 
 }
 
 void cb_rep_model_html(FILE *f, const struct cb_rep_data *d) {
-  struct cb_fit_groups gs = {0};
-  cb_fit_groups_add(&gs, d, NULL, 0);
-  cb_fit_groups_fit(&gs);
+  struct cb_fit_groups gs;
+  cb_rep_fit(d, &gs);
   int fitted = 0;
   for (int i = 0; i < gs.n; i++)
     fitted += gs.g[i].fitted;
   if (fitted) {
     fits_table(f, d, &gs);
-    if (d->nruns > 1)
+    if (d->nruns > cb_rep_nfit(d))
       validation_table(f, d, &gs);
   }
   cb_fit_groups_free(&gs);

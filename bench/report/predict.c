@@ -21,9 +21,14 @@ static const uint64_t capacity_sizes[] = {1u << 20, 256u << 20};
 #define NCAPACITY_SIZES 2
 #define MAX_GPUS 16384
 
+int cb_rep_nfit(const struct cb_rep_data *d) {
+  return d->nruns >= 3 ? d->nruns - 1 : 1;
+}
+
 void cb_rep_fit(const struct cb_rep_data *d, struct cb_fit_groups *gs) {
   *gs = (struct cb_fit_groups){0};
-  cb_fit_groups_add(gs, d, NULL, 0);
+  for (int file = 0; file < cb_rep_nfit(d); file++)
+    cb_fit_groups_add(gs, d, NULL, file);
   cb_fit_groups_fit(gs);
 }
 
@@ -32,12 +37,21 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
+const char *cb_rep_fit_names(const struct cb_rep_data *d, char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int file = 0; file < cb_rep_nfit(d) && at < len; file++)
+    at += snprintf(buf + at, len - at, "%s%s", file ? " + " : "", base_name(d->runs[file].path));
+  return buf;
+}
+
 /* "model (ring) fitted on a.jsonl; held-out median |error| 12%": what the
  * dashed lines are and how far to trust them, in the chart's key. */
 static void put_model_title(FILE *gp, const struct cb_rep_data *d, const struct cb_fit_groups *gs,
                             int op) {
-  char t[160];
+  char t[200], names[64];
   double med, max;
+  cb_rep_fit_names(d, names, sizeof names);
   int n = cb_rep_held_out(d, gs, op, &med, &max);
   const struct cb_fit_group *g = cb_fit_groups_pick(gs, op, CB_TIER_INTRA);
   if (!g)
@@ -45,11 +59,11 @@ static void put_model_title(FILE *gp, const struct cb_rep_data *d, const struct 
   /* short: gnuplot drops the whole key when a title does not fit */
   if (n)
     snprintf(t, sizeof t,
-             "dashed: model (ring) fit on %.28s; held-out error median %.0f%%, max %.0f%%",
-             base_name(d->runs[0].path), 100 * med, 100 * max);
+             "dashed: model (ring) fit on %.40s; held-out error median %.0f%%, max %.0f%%", names,
+             100 * med, 100 * max);
   else
-    snprintf(t, sizeof t, "dashed: model (ring) fit on %.28s; its own points: median error %.0f%%",
-             base_name(d->runs[0].path), g ? 100 * g->fit.median_rel : NAN);
+    snprintf(t, sizeof t, "dashed: model (ring) fit on %.40s; its own points: median error %.0f%%",
+             names, g ? 100 * g->fit.median_rel : NAN);
   fputs("model_title = ", gp);
   cb_gp_put_string(gp, t);
   fputc('\n', gp);

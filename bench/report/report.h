@@ -127,11 +127,16 @@ void cb_rep_model_html(FILE *f, const struct cb_rep_data *d);
 int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 
 /* The model drawn with the measurements (bench/report/predict.c). The fit
- * is always the first file's, as in the model section of index.html. */
+ * uses the first file, or every file but the last when there are three or
+ * more (one node, two nodes, then the held-out run: each tier needs its own
+ * file); the files after those are held out. */
+int cb_rep_nfit(const struct cb_rep_data *d);
 struct cb_fit_groups;
 void cb_rep_fit(const struct cb_rep_data *d, struct cb_fit_groups *gs);
-/* Median and max |predicted / measured - 1| of op over the files after the
- * first (the points the fit did not see); returns their count. */
+/* "a.jsonl" or "a.jsonl + b.jsonl": the fitted files' names, for titles. */
+const char *cb_rep_fit_names(const struct cb_rep_data *d, char *buf, size_t len);
+/* Median and max |predicted / measured - 1| of op over the held-out files
+ * (the points the fit did not see); returns their count. */
 int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
                     double *median, double *max);
 /* Writes DIR/OP_model.dat (the series' predicted points, one block per
