@@ -558,6 +558,10 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (cli->junit_path)
       return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
                      cli->junit_path);
+    if (cli->probe && (cli->csv_path || cli->prom_path))
+      return cb_fail(err, CB_USAGE, "--%s %s: --probe has no results to write; it goes with --json",
+                     cli->csv_path ? "csv" : "prom",
+                     cli->csv_path ? cli->csv_path : cli->prom_path);
   }
   if (cli->accept_path || cli->matrix) {
     const char *mode = cli->accept_path ? "--accept" : "--matrix";
