@@ -14,7 +14,7 @@ LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
 LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
-                      bench/model/*.c) \
+                      bench/model/*.c bench/probe/*.c bench/copy/*.c) \
            bench/backends/registry.c bench/backends/mpi.c \
            $(wildcard tuner/*.c) kernels/model.c kernels/registry.c
 # Optional backends: configure says which libraries exist.
@@ -27,13 +27,26 @@ ifeq ($(HAVE_VERBS),1)
 LIB_SRC += bench/backends/verbs.c bench/backends/verbs_logic.c
 LIBS += $(VERBS_LIBS)
 endif
+# GPU code: C files include the CUDA runtime headers and link libcudart;
+# CUDA C (kernels/*.cu) is compiled by nvcc for the GPUs named here.
+ifeq ($(HAVE_CUDA),1)
+CFLAGS += -I$(CUDA_DIR)/include
+LIBS += -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcudart -ldl -lstdc++
+CU_SRC := kernels/copy.cu
+NVCC_FLAGS := -O2 -std=c++17 -Ibench -Ibuild -I. \
+              -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+endif
+ifeq ($(HAVE_HWLOC),1)
+CFLAGS += $(HWLOC_CFLAGS)
+LIBS += $(HWLOC_LIBS)
+endif
 # The host step kernel needs a BLAS; without it --tune says it is disabled.
 ifeq ($(HAVE_OPENBLAS),1)
 LIB_SRC += kernels/host.c
 LIBS += $(OPENBLAS_LIBS)
 endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
-LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CU_SRC:%.cu=build/%.cu.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 ifneq ($(HAVE_VERBS),1)
 UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
@@ -57,6 +70,11 @@ build/%.o: %.c config.h build/gitversion.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+build/%.cu.o: %.cu config.h
+	@mkdir -p $(@D)
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(NVCC_FLAGS) -c -o $@ $<
 
 # The commit goes into every run record; rewritten only when it changes.
 build/gitversion.h: FORCE

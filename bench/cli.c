@@ -32,6 +32,7 @@ enum {
   OPT_ACCEPT,
   OPT_JUNIT,
   OPT_MATRIX,
+  OPT_PROBE,
   /* --tune and its options */
   OPT_TUNE,
   OPT_MODEL,
@@ -66,6 +67,7 @@ static const struct option long_options[] = {
     {"accept", required_argument, 0, OPT_ACCEPT},
     {"junit", required_argument, 0, OPT_JUNIT},
     {"matrix", optional_argument, 0, OPT_MATRIX},
+    {"probe", no_argument, 0, OPT_PROBE},
     {"op", required_argument, 0, OPT_OP},
     {"backend", required_argument, 0, OPT_BACKEND},
     {"mem", required_argument, 0, OPT_MEM},
@@ -107,7 +109,10 @@ void cb_cli_usage(FILE *out) {
         "What to run (comma lists; 'all' for every one):\n"
         "      --sweep              every op on every usable backend and memory kind\n"
         "      --op LIST            allreduce allgather reducescatter broadcast alltoall\n"
-        "                           p2p_lat p2p_bw p2p_bibw (default allreduce)\n"
+        "                           p2p_lat p2p_bw p2p_bibw (default allreduce); copy\n"
+        "                           alone: the GPU copy matrix of each node (copy\n"
+        "                           engine and SM kernel, one and both ways, host to\n"
+        "                           GPU and back; -e SIZE copies, default 64M)\n"
         "      --backend LIST       backends (default mpi; see --list)\n"
         "      --mem LIST           host pinned device (default host)\n"
         "      --transport LIST     path, e.g. shm or tcp for mpi (default auto)\n"
@@ -152,6 +157,9 @@ void cb_cli_usage(FILE *out) {
         "                           not a terminal (under mpirun it is a pipe)\n"
         "      --no-progress        never show progress\n"
         "      --list               backends, memory kinds and transports usable here\n"
+        "      --probe              each node: CPUs, NUMA, GPUs (NVLink), NICs (state,\n"
+        "                           rate), GPU-NIC distance, driver, CUDA and NCCL\n"
+        "                           versions; every --json run record carries it too\n"
         "Acceptance (see topologies/README.md):\n"
         "      --accept FILE        run a topology file's checks; one PASS/WARN/FAIL line\n"
         "                           per check with its margin; exit 1 when any fails\n"
@@ -460,6 +468,13 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     return parse_list(arg, "--redop", cb_redop_lookup, CB_NREDOPS, s->redops, &s->nredops,
                       CB_NREDOPS, err);
   case OPT_OP:
+    if (strcmp(arg, "copy") == 0) {
+      cli->copy = 1;
+      return CB_OK;
+    }
+    for (const char *c = strstr(arg, "copy"); c; c = strstr(c + 1, "copy"))
+      if ((c == arg || c[-1] == ',') && (c[4] == ',' || c[4] == '\0'))
+        return cb_fail(err, CB_USAGE, "--op %s: copy is a mode of its own, give it alone", arg);
     return parse_list(arg, "--op", cb_op_lookup, CB_NOPS, s->ops, &s->nops, CB_NOPS, err);
   case OPT_BACKEND:
     return parse_list(arg, "--backend", cb_backend_lookup, cb_nbackends, s->backends, &s->nbackends,
@@ -485,6 +500,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     cli->matrix = 1;
     return arg ? cb_parse_size(arg, "--matrix", &cli->matrix_bytes, err) : CB_OK;
   case OPT_SWEEP: cli->sweep = 1; return CB_OK;
+  case OPT_PROBE: cli->probe = 1; return CB_OK;
   case OPT_PROGRESS: cli->progress = 1; return CB_OK;
   case OPT_NO_PROGRESS: cli->progress = 0; return CB_OK;
   case OPT_LIST: cli->list = 1; return CB_OK;
@@ -528,6 +544,28 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   }
   if (optind < argc)
     return cb_fail(err, CB_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+  if (cli->probe || cli->copy) { /* modes that choose what to run themselves */
+    const char *mode = cli->probe ? "--probe" : "--op copy";
+    const char *other = cli->probe && cli->copy  ? "op copy"
+                        : cli->sweep             ? "sweep"
+                        : cli->probe && op_given ? "op"
+                        : backend_given          ? "backend"
+                        : mem_given              ? "mem"
+                        : cli->accept_path       ? "accept"
+                        : cli->matrix            ? "matrix"
+                        : cli->tune.enabled      ? "tune"
+                                                 : NULL;
+    if (other)
+      return cb_fail(err, CB_USAGE, "%s chooses what to run itself: --%s does not go with it", mode,
+                     other);
+    if (cli->junit_path)
+      return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
+                     cli->junit_path);
+    if (cli->probe && (cli->csv_path || cli->prom_path))
+      return cb_fail(err, CB_USAGE, "--%s %s: --probe has no results to write; it goes with --json",
+                     cli->csv_path ? "csv" : "prom",
+                     cli->csv_path ? cli->csv_path : cli->prom_path);
+  }
   if (cli->accept_path || cli->matrix) {
     const char *mode = cli->accept_path ? "--accept" : "--matrix";
     if (cli->sweep || op_given || backend_given || mem_given)

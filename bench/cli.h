@@ -19,6 +19,8 @@ struct cb_cli {
   struct cb_topology topology; /* loaded from accept_path while parsing */
   int matrix;                  /* --matrix: all-pairs bandwidth and latency */
   uint64_t matrix_bytes;       /* --matrix=SIZE (default 1 MiB) */
+  int probe;                   /* --probe: what every node is made of */
+  int copy;                    /* --op copy: the GPU copy matrix, a mode of its own */
   int progress;                /* -1: when stderr is a terminal; 0 never; 1 always */
   struct cb_tune_options tune; /* --tune and its options */
 };

@@ -9,9 +9,11 @@
 #include "accept/accept.h"
 #include "cli.h"
 #include "config.h"
+#include "copy/copy.h"
 #include "engine.h"
 #include "gitversion.h"
 #include "model/run.h"
+#include "probe/probe.h"
 #include "report/report.h"
 #include "tuner/tune.h"
 
@@ -66,6 +68,19 @@ static void close_sinks(struct cb_sink *sinks, int n) {
       sinks[i].close(sinks[i].state);
 }
 
+/* --probe: the summary on stdout (rank 0), the run record (which carries
+ * the probe) in the other outputs. */
+static int run_probe(const struct cb_probe *probe, const struct cb_run_info *ri,
+                     struct cb_sink *sinks, int nsinks, struct cb_error *err) {
+  for (int n = 0; n < probe->nnodes; n++)
+    cb_probe_print(stdout, &probe->nodes[n]);
+  fflush(stdout);
+  for (int i = 1; i < nsinks; i++) /* sinks[0] is the table */
+    if (sinks[i].run && sinks[i].run(sinks[i].state, ri, err))
+      return err->status;
+  return CB_OK;
+}
+
 static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
   struct cb_cluster cl;
   if (cb_cluster_init(&cl, err))
@@ -77,8 +92,10 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     cb_cluster_free(&cl);
     return err->status;
   }
-  if (cli->accept_path ? cb_accept_validate(&cli->topology, cl.nranks, err)
-                       : cb_engine_validate(&cl, s, err)) {
+  if (cli->copy          ? cb_copy_validate(&cl, s, err)
+      : cli->probe       ? CB_OK
+      : cli->accept_path ? cb_accept_validate(&cli->topology, cl.nranks, err)
+                         : cb_engine_validate(&cl, s, err)) {
     cb_cluster_free(&cl);
     return err->status;
   }
@@ -91,7 +108,18 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   }
   struct cb_run_info ri;
   cb_run_info_collect(&ri, argc, argv, &cl, s);
-  if (cli->accept_path || cli->matrix) {
+  struct cb_probe probe; /* every run says what it ran on */
+  rc = cb_probe_collect(&cl, &probe, err);
+  ri.probe = cl.rank == 0 ? &probe : NULL;
+  if (rc != CB_OK) {
+  } else if (cli->probe) {
+    rc = run_probe(&probe, &ri, sinks, nsinks, err);
+  } else if (cli->copy) {
+    struct cb_summary sum;
+    rc = cb_copy_run(&cl, s, &ri, sinks, nsinks, &sum, err);
+    if (rc == CB_OK && sum.wrong > 0)
+      rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong bytes in the copy matrix", sum.wrong);
+  } else if (cli->accept_path || cli->matrix) {
     struct cb_accept_result res;
     struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
     cb_matrix_rules_defaults(&rules);
@@ -108,6 +136,7 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   }
   close_sinks(sinks, nsinks);
   cb_run_info_free(&ri);
+  cb_probe_free(&probe);
   if (rc == CB_RUNTIME || rc == CB_USAGE) { /* other ranks may be blocked in a call */
     report(err);
     MPI_Abort(MPI_COMM_WORLD, rc);

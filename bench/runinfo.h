@@ -8,6 +8,8 @@
 
 #define CB_MAX_ENV 128
 
+struct cb_probe;
+
 struct cb_backend_info {
   const char *name;
   char version[160];
@@ -29,6 +31,8 @@ struct cb_run_info {
   int nenv;
   double timer_overhead_ns;
   const struct cb_settings *settings;
+  /* what every node is made of (rank 0; NULL when not probed) */
+  const struct cb_probe *probe;
 };
 
 void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv, const struct cb_cluster *cl,

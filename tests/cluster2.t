@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.." || exit 1
 SIM_NAME=cluster2 SIM_TOOLS=
 . tests/simlib.sh
 
-echo 1..8
+echo 1..9
 # Without the cluster, mpirun would quietly run both ranks on this host: stop here.
 check "simulated 2-node cluster up" simcluster_up 2 || { echo "Bail out! no simulated cluster"; exit 1; }
 
@@ -21,6 +21,10 @@ check "mpirun -np 2 collbench across 2 nodes exits 0" run "$tmp/r.jsonl" --op al
 
 first_run() { head -n 1 "$tmp/r.jsonl" | jq -e '.type == "run" and .nnodes == 2' >/dev/null; }
 check 'first line is {"type":"run","nnodes":2}' first_run
+# each node's local rank 0 probes; rank 0 gathers them in node order
+probed() { head -n 1 "$tmp/r.jsonl" | jq -e '(.probe.nodes | length) == 2 and
+    ([.probe.nodes[].hostname] == .hostnames)' >/dev/null; }
+check "the run record carries the probe of both nodes, in node order" probed
 
 # jq -s also rejects the whole file if any line is not valid JSON.
 nresults() { jq -s '[.[] | select(.type == "result")] | length' "$tmp/r.jsonl"; }

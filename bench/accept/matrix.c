@@ -131,7 +131,8 @@ static double measure_lat(struct matrix *m, int src, int dst) {
 
 static int emit_pair(struct matrix *m, int src, int dst, uint64_t bytes, double bw, double lat,
                      int round, struct cb_error *err) {
-  struct cb_pair p = {src, dst, host_of(m->cl, src), host_of(m->cl, dst), bytes, bw, lat, round};
+  struct cb_pair p = {src,  dst, host_of(m->cl, src), host_of(m->cl, dst), bytes, bw, lat, round,
+                      NULL, NULL};
   for (int i = 0; i < m->nsinks; i++)
     if (m->sinks[i].pair && m->sinks[i].pair(m->sinks[i].state, &p, err))
       return err->status;

@@ -12,6 +12,7 @@
 #if CB_HAVE_JANSSON
 #include <jansson.h>
 
+#include "../probe/probe.h"
 #include "columns.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(7))
@@ -94,6 +95,8 @@ static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error 
   json_object_set_new(o, "env", env);
   json_object_set_new(o, "timer_overhead_ns", json_real(ri->timer_overhead_ns));
   json_object_set_new(o, "settings", settings_json(ri->settings));
+  if (ri->probe)
+    json_object_set_new(o, "probe", cb_probe_json(ri->probe));
   return put_line(state, o, err);
 }
 
@@ -144,6 +147,10 @@ static int jsonl_pair(void *state, const struct cb_pair *p, struct cb_error *err
   json_object_set_new(o, "bw_GBps", real_or_null(p->bw_GBps));
   json_object_set_new(o, "lat_us", real_or_null(p->lat_us));
   json_object_set_new(o, "round", json_integer(p->round));
+  if (p->matrix)
+    json_object_set_new(o, "matrix", json_string(p->matrix));
+  if (p->link)
+    json_object_set_new(o, "link", json_string(p->link));
   return put_line(state, o, err);
 }
 

@@ -26,6 +26,12 @@ struct cb_pair {
   double bw_GBps; /* src -> dst, messages of `bytes`, all pairs of the round at once */
   double lat_us;  /* half the src <-> dst round trip of 8 B */
   int round;      /* shift distance dst - src (mod N); 0 for a retest alone */
+  /* NULL: the MPI all-pairs matrix above (src, dst are ranks). Else the
+   * copy matrix (--op copy) this cell belongs to: "copy_ce", "copy_ce_bidir",
+   * "copy_sm", "copy_sm_bidir", "copy_h2d", "copy_d2h"; src and dst are GPU
+   * indices on src_host, -1 for pinned host memory; lat_us is NaN. */
+  const char *matrix;
+  const char *link; /* "NVLink", "PCIe", "host", "local" (one GPU); NULL for MPI */
 };
 
 struct cb_sink {

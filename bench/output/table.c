@@ -9,6 +9,8 @@
 
 #include "sink.h"
 
+#define TABLE_COPY_MAX 16 /* GPUs per node shown in the copy matrices */
+
 struct table {
   FILE *out;
   const struct cb_run_info *ri;
@@ -18,6 +20,10 @@ struct table {
   /* --matrix with few ranks: the whole matrix, printed before the verdicts */
   int matrix_n;
   double *matrix_bw, *matrix_lat; /* [src * n + dst] */
+  /* --op copy: the cells of one kind on one node, [src + 1][dst + 1] (0: host) */
+  char copy_kind[24], copy_host[CB_HOSTNAME_MAX];
+  double copy[TABLE_COPY_MAX + 1][TABLE_COPY_MAX + 1];
+  int copy_used;
 };
 
 /* Larger matrices are for --json and reports; the table names outliers. */
@@ -56,8 +62,77 @@ static void flush_matrix(struct table *t) {
   t->matrix_bw = t->matrix_lat = NULL;
 }
 
+static const char *copy_what(const char *kind) {
+  static const char *const what[][2] = {
+      {"copy_ce", "copy engine (cudaMemcpyPeerAsync), one way"},
+      {"copy_ce_bidir", "copy engine, both ways at once (sum)"},
+      {"copy_sm", "SM copy kernel on the source GPU, one way"},
+      {"copy_sm_bidir", "SM copy kernels, both ways at once (sum)"},
+      {"copy_h2d", "pinned host memory to GPU (copy engine)"},
+      {"copy_d2h", "GPU to pinned host memory (copy engine)"}};
+  for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
+    if (strcmp(kind, what[i][0]) == 0)
+      return what[i][1];
+  return kind;
+}
+
+static void flush_copy(struct table *t) {
+  if (!t->copy_used)
+    return;
+  int rows[TABLE_COPY_MAX + 1] = {0}, cols[TABLE_COPY_MAX + 1] = {0};
+  for (int r = 0; r <= TABLE_COPY_MAX; r++)
+    for (int c = 0; c <= TABLE_COPY_MAX; c++)
+      if (!isnan(t->copy[r][c]))
+        rows[r] = cols[c] = 1;
+  fprintf(t->out, "#\n# %s on %s: %s, GB/s, median; row: source, column: destination\n#     ",
+          t->copy_kind, t->copy_host, copy_what(t->copy_kind));
+  char label[16];
+  for (int c = 0; c <= TABLE_COPY_MAX; c++)
+    if (cols[c]) {
+      snprintf(label, sizeof label, c ? "GPU%d" : "host", c - 1);
+      fprintf(t->out, " %8s", label);
+    }
+  fputc('\n', t->out);
+  for (int r = 0; r <= TABLE_COPY_MAX; r++) {
+    if (!rows[r])
+      continue;
+    snprintf(label, sizeof label, r ? "GPU%d" : "host", r - 1);
+    fprintf(t->out, "  %-5s", label);
+    for (int c = 0; c <= TABLE_COPY_MAX; c++)
+      if (cols[c] && isnan(t->copy[r][c]))
+        fprintf(t->out, " %8s", "-");
+      else if (cols[c])
+        fprintf(t->out, " %8.1f", t->copy[r][c]);
+    fputc('\n', t->out);
+  }
+  t->copy_used = 0;
+  fflush(t->out);
+}
+
+/* Copy cells arrive grouped by node and kind: a new group prints the last. */
+static void copy_pair(struct table *t, const struct cb_pair *p) {
+  if (p->src >= TABLE_COPY_MAX || p->dst >= TABLE_COPY_MAX)
+    return; /* --json has every cell */
+  if (t->copy_used &&
+      (strcmp(t->copy_kind, p->matrix) != 0 || strcmp(t->copy_host, p->src_host) != 0))
+    flush_copy(t);
+  if (!t->copy_used) {
+    snprintf(t->copy_kind, sizeof t->copy_kind, "%s", p->matrix);
+    snprintf(t->copy_host, sizeof t->copy_host, "%s", p->src_host);
+    for (int r = 0; r <= TABLE_COPY_MAX; r++)
+      for (int c = 0; c <= TABLE_COPY_MAX; c++)
+        t->copy[r][c] = NAN;
+    t->copy_used = 1;
+  }
+  t->copy[p->src + 1][p->dst + 1] = p->bw_GBps;
+}
+
 static int table_pair(void *state, const struct cb_pair *p, struct cb_error *err) {
   struct table *t = state;
+  if (p->matrix) {
+    copy_pair(t, p);
+    return CB_OK;
+  }
   int n = t->ri->cluster->nranks;
   (void)err;
   if (n > TABLE_MATRIX_MAX || p->round == 0) /* retests are notes already */
@@ -205,6 +280,7 @@ static int table_finish(void *state, const struct cb_summary *sum, struct cb_err
   struct table *t = state;
   (void)err;
   flush_matrix(t);
+  flush_copy(t);
   fprintf(t->out, "#\n# Out of bounds values : %ld %s\n", sum->wrong, sum->wrong ? "FAILED" : "OK");
   fprintf(t->out, "# %ld rows, %ld records (%ld not checked), %ld skipped\n", sum->rows,
           sum->records, sum->unchecked, sum->skipped);

@@ -134,6 +134,26 @@ static void test_errors(void) {
   BAD("stray positional", "unexpected argument 'extra'", NULL, "-n", "5", "extra");
   BAD("missing value", "needs a value", "-b", "-b");
   BAD("missing long value", "needs a value", "--op", "--op");
+  BAD("copy in an op list", "copy is a mode of its own", NULL, "--op", "allreduce,copy");
+  BAD("copy with a backend", "--op copy", "--backend", "--op", "copy", "--backend", "mpi");
+  BAD("probe with a sweep", "--probe", "--sweep", "--probe", "--sweep");
+  BAD("probe with an op", "--probe", "--op", "--probe", "--op", "allreduce");
+  BAD("probe with csv", "--csv x.csv", "--json", "--probe", "--csv", "x.csv");
+}
+
+/* --probe and --op copy: modes of their own. */
+static void test_modes(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  ok(parse(&cli, &err, (const char *const[]){"--op", "copy", "-e", "1M", NULL}) == CB_OK &&
+         cli.copy && !cli.probe && cli.settings.max_bytes == 1 << 20,
+     "--op copy -e 1M: the copy mode with 1 MiB copies");
+  ok(parse(&cli, &err, (const char *const[]){"--probe", "--json", "p.jsonl", NULL}) == CB_OK &&
+         cli.probe && !cli.copy && strcmp(cli.json_path, "p.jsonl") == 0,
+     "--probe --json FILE");
+  ok(parse(&cli, &err, (const char *const[]){"--op", "allreduce,p2p_lat", NULL}) == CB_OK &&
+         !cli.copy && cli.settings.nops == 2,
+     "an op list without copy stays a sweep");
 }
 
 /* The first error wins and a later parse starts clean. */
@@ -190,6 +210,7 @@ int main(void) {
   test_full();
   test_sweep();
   test_errors();
+  test_modes();
   test_reparse();
   test_tune();
   done_testing();

@@ -1,0 +1,85 @@
+/* The probe as JSON, for the run line of --json files. */
+#include "config.h"
+#include "probe.h"
+
+#if CB_HAVE_JANSSON
+#include <jansson.h>
+
+static json_t *gpu_json(const struct cb_probe_node *n, int g) {
+  const struct cb_probe_gpu *d = &n->gpus[g];
+  json_t *o =
+      json_pack("{s:i, s:s, s:s, s:I, s:i, s:i}", "index", g, "name", d->name, "bus_id", d->bus_id,
+                "memory_bytes", (json_int_t)d->mem_bytes, "sms", d->sms, "numa", d->numa);
+  char cc[16];
+  snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
+  json_object_set_new(o, "compute_capability", json_string(cc));
+  if (d->nvlinks >= 0) {
+    json_t *peers = json_array();
+    for (int p = 0; p < d->npeers; p++)
+      json_array_append_new(peers, json_string(d->nvlink_peers[p]));
+    json_object_set_new(o, "nvlink",
+                        json_pack("{s:i, s:i, s:i, s:o}", "links", d->nvlinks, "active",
+                                  d->nvlinks_active, "to_nvswitch", d->nvlinks_to_switch,
+                                  "gpu_peers", peers));
+  } else {
+    json_object_set_new(o, "nvlink", json_null());
+  }
+  json_t *near = json_object();
+  for (int i = 0; i < n->nnics; i++)
+    if (n->gpu_nic[g][i][0])
+      json_object_set_new(near, n->nics[i].name, json_string(n->gpu_nic[g][i]));
+  json_object_set_new(o, "nic_distance", near);
+  return o;
+}
+
+static json_t *nic_json(const struct cb_probe_nic *c) {
+  json_t *o = json_pack("{s:s, s:b, s:s, s:s, s:s, s:i}", "name", c->name, "rdma", c->rdma, "link",
+                        c->link, "state", c->state, "pci", c->bus_id, "numa", c->numa);
+  if (c->rdma) {
+    json_object_set_new(o, "port", json_integer(c->port));
+    json_object_set_new(o, "netdev", json_string(c->netdev));
+  }
+  json_object_set_new(o, "gbps", c->gbps > 0 ? json_real(c->gbps) : json_null());
+  json_object_set_new(o, "rate", json_string(c->rate));
+  return o;
+}
+
+static json_t *or_null(const char *s) {
+  return s[0] ? json_string(s) : json_null();
+}
+
+static json_t *node_json(const struct cb_probe_node *n) {
+  json_t *o = json_object();
+  json_object_set_new(o, "hostname", json_string(n->hostname));
+  json_object_set_new(o, "cpu_model", json_string(n->cpu_model));
+  json_object_set_new(o, "packages", json_integer(n->packages));
+  json_object_set_new(o, "cores", json_integer(n->cores));
+  json_object_set_new(o, "threads", json_integer(n->pus));
+  json_object_set_new(o, "numa_nodes", json_integer(n->numa_nodes));
+  json_object_set_new(o, "placement", json_string(n->placement));
+  json_t *gpus = json_array(), *nics = json_array();
+  for (int g = 0; g < n->ngpus; g++)
+    json_array_append_new(gpus, gpu_json(n, g));
+  for (int i = 0; i < n->nnics; i++)
+    json_array_append_new(nics, nic_json(&n->nics[i]));
+  json_object_set_new(o, "gpus", gpus);
+  if (!n->ngpus)
+    json_object_set_new(o, "gpus_why_none", json_string(n->gpu_why));
+  json_object_set_new(o, "nics", nics);
+  json_object_set_new(o, "rdma_nics", json_integer(n->nrdma));
+  if (!n->nrdma)
+    json_object_set_new(o, "rdma_why_none", json_string(n->rdma_why));
+  json_object_set_new(o, "driver_version", or_null(n->driver));
+  json_object_set_new(o, "cuda_driver", or_null(n->cuda_driver));
+  json_object_set_new(o, "cuda_runtime", or_null(n->cuda_runtime));
+  json_object_set_new(o, "nccl", or_null(n->nccl));
+  return o;
+}
+
+json_t *cb_probe_json(const struct cb_probe *p) {
+  json_t *nodes = json_array();
+  for (int i = 0; i < p->nnodes; i++)
+    json_array_append_new(nodes, node_json(&p->nodes[i]));
+  return json_pack("{s:o}", "nodes", nodes);
+}
+#endif

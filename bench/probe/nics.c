@@ -1,0 +1,227 @@
+/* The NICs of this node: RDMA devices through ibverbs (port state, link
+ * layer, rate), /sys/class/infiniband when verbs is missing, and plain
+ * network interfaces from /sys/class/net so a node without RDMA still
+ * shows its links. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "probe.h"
+
+#if CB_HAVE_VERBS
+#include <infiniband/verbs.h>
+
+#include "../backends/verbs_logic.h"
+#endif
+
+/* The first line of a small sysfs file, without its newline; 0 on failure. */
+static int read_line(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return 0;
+  int ok = fgets(buf, (int)len, f) != NULL;
+  fclose(f);
+  if (ok)
+    buf[strcspn(buf, "\n")] = '\0';
+  return ok;
+}
+
+/* The PCI address a sysfs device link points at ("0000:3b:00.0"), or "". */
+static void pci_of(const char *device_link, char *buf, size_t len) {
+  char target[512];
+  buf[0] = '\0';
+  ssize_t n = readlink(device_link, target, sizeof target - 1);
+  if (n <= 0)
+    return;
+  target[n] = '\0';
+  const char *base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+  unsigned d, b, s, f;
+  if (sscanf(base, "%x:%x:%x.%x", &d, &b, &s, &f) == 4)
+    snprintf(buf, len, "%04x:%02x:%02x.%x", d, b, s, f);
+}
+
+/* The network interface an RDMA device drives (RoCE, IPoIB), if any. */
+static void netdev_of(const char *ibdev, char *buf, size_t len) {
+  char path[256];
+  snprintf(path, sizeof path, "/sys/class/infiniband/%s/device/net", ibdev);
+  buf[0] = '\0';
+  DIR *d = opendir(path);
+  if (!d)
+    return;
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.') {
+      cb_probe_copy(buf, len, e->d_name);
+      break;
+    }
+  closedir(d);
+}
+
+static struct cb_probe_nic *add_nic(struct cb_probe_node *n, const char *name) {
+  if (n->nnics == CB_PROBE_MAX_NICS)
+    return NULL;
+  struct cb_probe_nic *c = &n->nics[n->nnics++];
+  memset(c, 0, sizeof *c);
+  cb_probe_copy(c->name, sizeof c->name, name);
+  c->numa = -1;
+  return c;
+}
+
+static void rdma_common(struct cb_probe_nic *c, const char *ibdev, int port) {
+  char path[256];
+  c->rdma = 1;
+  c->port = port;
+  snprintf(path, sizeof path, "/sys/class/infiniband/%s/device", ibdev);
+  pci_of(path, c->bus_id, sizeof c->bus_id);
+  netdev_of(ibdev, c->netdev, sizeof c->netdev);
+}
+
+#if CB_HAVE_VERBS
+static const char *port_state(enum ibv_port_state s) {
+  switch (s) {
+  case IBV_PORT_ACTIVE: return "ACTIVE";
+  case IBV_PORT_DOWN: return "DOWN";
+  case IBV_PORT_INIT: return "INIT";
+  case IBV_PORT_ARMED: return "ARMED";
+  default: return "other";
+  }
+}
+
+/* 0 when ibverbs gave no device list (rdma_why says why). */
+static int verbs_nics(struct cb_probe_node *n) {
+  int count = 0;
+  errno = 0;
+  struct ibv_device **list = ibv_get_device_list(&count);
+  if (!list) {
+    snprintf(n->rdma_why, sizeof n->rdma_why, "ibv_get_device_list: %s",
+             strerror(errno ? errno : ENODEV));
+    return 0;
+  }
+  if (count == 0)
+    snprintf(n->rdma_why, sizeof n->rdma_why, "ibv_get_device_list: no devices");
+  for (int i = 0; i < count; i++) {
+    const char *name = ibv_get_device_name(list[i]);
+    struct ibv_context *ctx = ibv_open_device(list[i]);
+    struct ibv_device_attr attr;
+    if (!ctx || ibv_query_device(ctx, &attr) != 0) {
+      struct cb_probe_nic *c = add_nic(n, name);
+      if (c) {
+        rdma_common(c, name, 1);
+        snprintf(c->state, sizeof c->state, "unreadable");
+        snprintf(c->link, sizeof c->link, "?");
+        n->nrdma++;
+      }
+      if (ctx)
+        ibv_close_device(ctx);
+      continue;
+    }
+    for (int port = 1; port <= attr.phys_port_cnt; port++) {
+      struct ibv_port_attr pa;
+      struct cb_probe_nic *c = add_nic(n, name);
+      if (!c)
+        break;
+      n->nrdma++;
+      rdma_common(c, name, port);
+      if (ibv_query_port(ctx, (uint8_t)port, &pa) != 0) {
+        snprintf(c->state, sizeof c->state, "unreadable");
+        continue;
+      }
+      snprintf(c->state, sizeof c->state, "%s", port_state(pa.state));
+      snprintf(c->link, sizeof c->link, "%s",
+               pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "RoCE" : "InfiniBand");
+      c->gbps = cb_ib_port_gbps(pa.active_speed, pa.active_width);
+      snprintf(c->rate, sizeof c->rate, "%dx %s", cb_ib_lanes(pa.active_width),
+               cb_ib_speed_name(pa.active_speed));
+    }
+    ibv_close_device(ctx);
+  }
+  ibv_free_device_list(list);
+  return 1;
+}
+#endif
+
+/* Without ibverbs: what the kernel says about RDMA ports. */
+static void sysfs_rdma_nics(struct cb_probe_node *n) {
+  DIR *d = opendir("/sys/class/infiniband");
+  if (!d)
+    return;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.')
+      continue;
+    for (int port = 1; port <= 8; port++) {
+      char path[512], state[64], layer[64], rate[64];
+      snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/state", e->d_name, port);
+      if (!read_line(path, state, sizeof state))
+        break;
+      struct cb_probe_nic *c = add_nic(n, e->d_name);
+      if (!c)
+        break;
+      n->nrdma++;
+      rdma_common(c, e->d_name, port);
+      const char *colon = strchr(state, ':'); /* "4: ACTIVE" */
+      cb_probe_copy(c->state, sizeof c->state, colon ? colon + 1 + (colon[1] == ' ') : state);
+      snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/link_layer", e->d_name, port);
+      if (read_line(path, layer, sizeof layer))
+        snprintf(c->link, sizeof c->link, "%s",
+                 strcmp(layer, "Ethernet") == 0 ? "RoCE" : "InfiniBand");
+      snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/rate", e->d_name, port);
+      if (read_line(path, rate, sizeof rate)) { /* "400 Gb/sec (4X NDR)" */
+        c->gbps = atof(rate);
+        const char *paren = strchr(rate, '(');
+        snprintf(c->rate, sizeof c->rate, "%.*s", paren ? (int)strcspn(paren + 1, ")") : 0,
+                 paren ? paren + 1 : "");
+      }
+    }
+  }
+  closedir(d);
+}
+
+/* Interfaces an RDMA device already stands for are not listed twice. */
+static int is_rdma_netdev(const struct cb_probe_node *n, const char *ifname) {
+  for (int i = 0; i < n->nnics; i++)
+    if (n->nics[i].rdma && strcmp(n->nics[i].netdev, ifname) == 0)
+      return 1;
+  return 0;
+}
+
+static void net_interfaces(struct cb_probe_node *n) {
+  struct dirent **names;
+  int count = scandir("/sys/class/net", &names, NULL, alphasort);
+  for (int i = 0; i < count; i++) {
+    const char *ifname = names[i]->d_name;
+    char path[512], v[64];
+    if (ifname[0] != '.' && strcmp(ifname, "lo") != 0 && !is_rdma_netdev(n, ifname)) {
+      struct cb_probe_nic *c = add_nic(n, ifname);
+      if (c) {
+        snprintf(c->link, sizeof c->link, "Ethernet");
+        snprintf(path, sizeof path, "/sys/class/net/%s/operstate", ifname);
+        cb_probe_copy(c->state, sizeof c->state, read_line(path, v, sizeof v) ? v : "?");
+        snprintf(path, sizeof path, "/sys/class/net/%s/speed", ifname);
+        if (read_line(path, v, sizeof v) && atol(v) > 0) { /* -1 or EINVAL: unknown */
+          c->gbps = atol(v) / 1000.0;
+          snprintf(c->rate, sizeof c->rate, "%ld Mb/s", atol(v));
+        }
+        snprintf(path, sizeof path, "/sys/class/net/%s/device", ifname);
+        pci_of(path, c->bus_id, sizeof c->bus_id);
+      }
+    }
+    free(names[i]);
+  }
+  if (count >= 0)
+    free(names);
+}
+
+void cb_probe_nics(struct cb_probe_node *n) {
+  int listed = 0;
+#if CB_HAVE_VERBS
+  listed = verbs_nics(n);
+#else
+  snprintf(n->rdma_why, sizeof n->rdma_why,
+           "ibv_get_device_list: not built with libibverbs (install libibverbs-dev)");
+#endif
+  if (!listed)
+    sysfs_rdma_nics(n);
+  net_interfaces(n);
+}

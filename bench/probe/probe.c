@@ -1,0 +1,176 @@
+/* --probe orchestration: local rank 0 of each node probes, rank 0 gathers
+ * the nodes in node order. Plus the readable summary and the pure helpers. */
+#include "probe.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TAG_PROBE 31
+
+void cb_probe_host(struct cb_probe_node *n) {
+  gethostname(n->hostname, sizeof n->hostname - 1);
+  snprintf(n->cpu_model, sizeof n->cpu_model, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f)
+    return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *v = strchr(line, ':');
+    if (strncmp(line, "model name", 10) == 0 && v) {
+      v += 1 + (v[1] == ' ');
+      v[strcspn(v, "\n")] = '\0';
+      snprintf(n->cpu_model, sizeof n->cpu_model, "%s", v);
+      break;
+    }
+  }
+  fclose(f);
+  long pus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (!n->pus && pus > 0)
+    n->pus = (int)pus;
+}
+
+static void probe_node(struct cb_probe_node *n) {
+  memset(n, 0, sizeof *n);
+  cb_probe_host(n);
+  cb_probe_gpus(n);
+  cb_probe_nics(n);
+  cb_probe_placement(n); /* last: places the GPUs and NICs found above */
+}
+
+int cb_probe_collect(const struct cb_cluster *cl, struct cb_probe *p, struct cb_error *err) {
+  memset(p, 0, sizeof *p);
+  struct cb_probe_node mine;
+  if (cl->local_rank == 0)
+    probe_node(&mine);
+  if (cl->rank != 0) {
+    if (cl->local_rank == 0)
+      MPI_Send(&mine, (int)sizeof mine, MPI_BYTE, 0, TAG_PROBE, cl->comm);
+    return CB_OK;
+  }
+  p->nodes = calloc((size_t)cl->nnodes, sizeof *p->nodes);
+  if (!p->nodes)
+    return cb_fail(err, CB_RUNTIME, "--probe: out of memory for %d nodes", cl->nnodes);
+  p->nnodes = cl->nnodes;
+  p->nodes[0] = mine;
+  /* node n's local rank 0 is its lowest rank: nodes are numbered by it */
+  for (int node = 1, r = 1; r < cl->nranks; r++)
+    if (cl->node_of_rank[r] == node) {
+      MPI_Recv(&p->nodes[node++], (int)sizeof mine, MPI_BYTE, r, TAG_PROBE, cl->comm,
+               MPI_STATUS_IGNORE);
+    }
+  return CB_OK;
+}
+
+void cb_probe_free(struct cb_probe *p) {
+  free(p->nodes);
+  p->nodes = NULL;
+  p->nnodes = 0;
+}
+
+const char *cb_pci_distance(enum cb_ancestor common, int bridges_below, int same_numa) {
+  switch (common) {
+  case CB_ANC_PCI_BRIDGE: return bridges_below <= 1 ? "PIX" : "PXB";
+  case CB_ANC_HOST_BRIDGE: return "PHB";
+  case CB_ANC_CPU: return same_numa ? "NODE" : "SYS";
+  }
+  return "?";
+}
+
+int cb_bus_id_same(const char *a, const char *b) {
+  unsigned x[4] = {0}, y[4] = {0};
+  int nx = sscanf(a, "%x:%x:%x.%x", &x[0], &x[1], &x[2], &x[3]);
+  int ny = sscanf(b, "%x:%x:%x.%x", &y[0], &y[1], &y[2], &y[3]);
+  return nx >= 3 && nx == ny && memcmp(x, y, sizeof x) == 0;
+}
+
+void cb_cuda_version_string(int v, char *buf, size_t len) {
+  snprintf(buf, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+void cb_nccl_version_string(int v, char *buf, size_t len) {
+  if (v >= 20900) /* NCCL_VERSION(X,Y,Z) is X*10000+Y*100+Z from 2.9 on */
+    snprintf(buf, len, "%d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
+  else
+    snprintf(buf, len, "%d.%d.%d", v / 1000, v % 1000 / 100, v % 100);
+}
+
+static void print_gpus(FILE *f, const struct cb_probe_node *n) {
+  if (n->ngpus == 0) {
+    fprintf(f, "  GPUs: none (%s)\n", n->gpu_why);
+    return;
+  }
+  fprintf(f, "  GPUs: %d; driver %s, CUDA driver %s, runtime %s; NCCL %s\n", n->ngpus,
+          n->driver[0] ? n->driver : "unknown", n->cuda_driver, n->cuda_runtime,
+          n->nccl[0] ? n->nccl : "none");
+  for (int g = 0; g < n->ngpus; g++) {
+    const struct cb_probe_gpu *d = &n->gpus[g];
+    fprintf(f, "    GPU%d %s, %s, %.1f GiB, %d SMs, sm_%d%d, NUMA %d", g, d->name, d->bus_id,
+            (double)d->mem_bytes / (1 << 30), d->sms, d->cc_major, d->cc_minor, d->numa);
+    if (d->nvlinks < 0)
+      fprintf(f, ", NVLink unknown (no NVML)\n");
+    else if (d->nvlinks == 0)
+      fprintf(f, ", no NVLink\n");
+    else
+      fprintf(f, ", NVLink %d/%d links active (%d to NVSwitch, %d to GPUs)\n", d->nvlinks_active,
+              d->nvlinks, d->nvlinks_to_switch, d->npeers);
+  }
+}
+
+static void print_nics(FILE *f, const struct cb_probe_node *n) {
+  if (n->nrdma == 0)
+    fprintf(f, "  RDMA NICs: none (%s)\n", n->rdma_why);
+  for (int pass = 1; pass >= 0; pass--) { /* RDMA devices first */
+    int shown = 0;
+    for (int i = 0; i < n->nnics; i++) {
+      const struct cb_probe_nic *c = &n->nics[i];
+      if (c->rdma != pass)
+        continue;
+      if (!shown++)
+        fprintf(f, "  %s:\n", pass ? "RDMA NICs" : "Network interfaces");
+      fprintf(f, "    %s", c->name);
+      if (c->rdma)
+        fprintf(f, " port %d%s%s", c->port, c->netdev[0] ? " " : "", c->netdev);
+      fprintf(f, ": %s, %s", c->link, c->state);
+      if (c->gbps > 0)
+        fprintf(f, ", %g Gb/s (%s)", c->gbps, c->rate);
+      else
+        fprintf(f, ", speed unknown");
+      fprintf(f, ", %s%s, NUMA %d\n", c->bus_id[0] ? "PCI " : "virtual",
+              c->bus_id[0] ? c->bus_id : "", c->numa);
+    }
+  }
+}
+
+/* The GPU x NIC block of nvidia-smi topo -m, for NICs with a PCI address. */
+static void print_distances(FILE *f, const struct cb_probe_node *n) {
+  int any = 0;
+  for (int g = 0; g < n->ngpus; g++)
+    for (int i = 0; i < n->nnics; i++)
+      any |= n->gpu_nic[g][i][0] != '\0';
+  if (!any)
+    return;
+  fprintf(f, "  GPU-NIC distance (PIX < PXB < PHB < NODE < SYS):\n        ");
+  for (int i = 0; i < n->nnics; i++)
+    if (n->nics[i].bus_id[0])
+      fprintf(f, " %8.8s", n->nics[i].name);
+  fputc('\n', f);
+  for (int g = 0; g < n->ngpus; g++) {
+    fprintf(f, "    GPU%-2d", g);
+    for (int i = 0; i < n->nnics; i++)
+      if (n->nics[i].bus_id[0])
+        fprintf(f, " %8s", n->gpu_nic[g][i][0] ? n->gpu_nic[g][i] : "?");
+    fputc('\n', f);
+  }
+}
+
+void cb_probe_print(FILE *f, const struct cb_probe_node *n) {
+  fprintf(f, "node %s\n", n->hostname);
+  fprintf(f, "  CPU: %s; %d package%s, %d cores, %d threads, %d NUMA node%s\n", n->cpu_model,
+          n->packages, n->packages == 1 ? "" : "s", n->cores, n->pus, n->numa_nodes,
+          n->numa_nodes == 1 ? "" : "s");
+  fprintf(f, "  placement: %s\n", n->placement);
+  print_gpus(f, n);
+  print_nics(f, n);
+  print_distances(f, n);
+}

@@ -1,0 +1,200 @@
+#!/bin/sh
+# The fixed GPU test set, for a lent GPU machine (one H100 or H200, CUDA,
+# no MPI, no apt, no internet). Builds collbench, then runs:
+#   probe          --probe finds the GPU(s)
+#   nccl-1         nccl sweep, 1 rank, device memory, every op, checked
+#   share-2/4      2 and 4 ranks on the GPU (--share-gpu), every op, checked
+#   graph          --graph 10 (CUDA graph) allreduce, checked
+#   copy           the copy matrix (--op copy)
+#   mpi-device     MPI with device memory, only when Open MPI is CUDA-aware
+#                  (Debian's is not: reported as skipped)
+#   watchdog       COLLBENCH_STALL_RANK=1: rank 1 stalls, the others hang,
+#                  --timeout 10 must end the run with exit 3 within 90 s
+#   anchor-NP-SIZE collbench's 1- and 2-rank allreduce at 1 MiB and 256 MiB
+#                  against a plain timed ncclAllReduce loop
+#                  (scripts/nccl-allreduce-loop.c); within 3% passes
+# It writes a short report (what ran, PASS/FAIL/SKIP, key figures: busbw at
+# the largest size per op, latency at 8 B, copy GB/s, the anchor times) to
+# $GPU_CHECK_OUT/report.txt (default gpu-check-out/) and stdout, with every
+# command's output in the same folder, and exits 1 when any step failed,
+# 2 when there is no GPU (nothing run), 3 when collbench cannot be built.
+# Figures are read from collbench's table output with awk, so neither jq nor
+# python is needed.
+#
+# Without mpirun on the machine: on a Debian 12 machine with apt, run
+#   scripts/fetch-gpu-deps.sh
+# which unpacks Debian's Open MPI and the libraries collbench builds against
+# into .gpu-deps/root (about 29 MiB, git-ignored); carry that folder with the
+# working tree (device tool: carry=[".gpu-deps/root"]). This script then sets
+# PATH, LD_LIBRARY_PATH, OPAL_PREFIX and PMIx's component path from it, and
+# points configure at its headers. The libraries need glibc 2.36 or newer.
+set -u
+cd "$(dirname "$0")/.." || exit 3
+OUT=${GPU_CHECK_OUT:-gpu-check-out}
+mkdir -p "$OUT" || exit 3
+REPORT=$OUT/report.txt
+: >"$REPORT"
+say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
+FAILED=0
+
+# --- a GPU, or nothing to do ---
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+  why="no /dev/nvidia0"
+  command -v nvidia-smi >/dev/null 2>&1 && why="$why; nvidia-smi: $(nvidia-smi -L 2>&1 | head -n 1)"
+  say "gpu-check: no GPU here ($why): nothing run"
+  exit 2
+fi
+
+# --- MPI: the machine's, or the carried one ---
+if ! command -v mpirun >/dev/null 2>&1; then
+  R=$PWD/.gpu-deps/root
+  if [ ! -x "$R/usr/bin/mpirun" ]; then
+    say "gpu-check: no mpirun and no .gpu-deps/root: run scripts/fetch-gpu-deps.sh on a Debian 12"
+    say "  machine and carry .gpu-deps/root with the working tree"
+    exit 3
+  fi
+  glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+  case $glibc in
+  2.[0-9] | 2.[0-2][0-9] | 2.3[0-5])
+    say "gpu-check: glibc $glibc here; the carried Open MPI (Debian 12) needs 2.36 or newer"
+    exit 3
+    ;;
+  esac
+  L=$R/usr/lib/x86_64-linux-gnu
+  export PATH="$R/usr/bin:$PATH" OPAL_PREFIX="$R/usr"
+  export LD_LIBRARY_PATH="$L:$L/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PMIX_MCA_mca_base_component_path="$L/pmix2/lib/pmix"
+  export CPATH="$R/usr/include${CPATH:+:$CPATH}" LIBRARY_PATH="$L${LIBRARY_PATH:+:$LIBRARY_PATH}"
+  export PKG_CONFIG_PATH="$L/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  say "gpu-check: using the carried Open MPI in .gpu-deps/root"
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_base_warn_component_unused=0
+# ranks sharing one GPU talk through NCCL's socket transport on loopback
+export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}
+CUDA_DIR=${CUDA_DIR:-/usr/local/cuda}
+# NCCL: the CUDA toolkit's, else the one PyTorch's wheel brings (nvidia/nccl,
+# with only libnccl.so.2: a folder of links gives configure what it looks for)
+NCCL_DIR=${NCCL_DIR:-$CUDA_DIR}
+if [ ! -e "$NCCL_DIR/lib64/libnccl.so" ] && [ ! -e "$NCCL_DIR/lib/libnccl.so" ]; then
+  py=$(python3 -c 'import nvidia.nccl, os; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)
+  if [ -n "$py" ] && [ -e "$py/lib/libnccl.so.2" ]; then
+    NCCL_DIR=$PWD/$OUT/nccl
+    mkdir -p "$NCCL_DIR/lib"
+    ln -sfn "$py/include" "$NCCL_DIR/include"
+    ln -sf "$py/lib/libnccl.so.2" "$NCCL_DIR/lib/libnccl.so"
+    ln -sf "$py/lib/libnccl.so.2" "$NCCL_DIR/lib/libnccl.so.2"
+    export LD_LIBRARY_PATH="$NCCL_DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+fi
+
+# --- build ---
+say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): $(nvidia-smi -L 2>/dev/null | head -n 4 | tr '\n' ' ')"
+if ! { ./configure --with-cuda="$CUDA_DIR" --with-nccl="$NCCL_DIR" && make -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
+  say "FAIL build (see $OUT/build.log):"
+  tail -n 15 "$OUT/build.log" | tee -a "$REPORT"
+  exit 3
+fi
+grep -E '^(cuda|nccl|hwloc|json):' "$OUT/build.log" | sed 's/^/  /' | tee -a "$REPORT"
+
+# step NAME EXPECTED-STATUS COMMAND...: runs it (output in $OUT/NAME.out),
+# PASS when it exits as expected and its table reports no wrong values
+step() {
+  name=$1 want=$2
+  shift 2
+  start=$(date +%s)
+  timeout 600 "$@" >"$OUT/$name.out" 2>&1
+  rc=$?
+  secs=$(($(date +%s) - start))
+  wrong=$(awk '/^# Out of bounds values/ {print $7}' "$OUT/$name.out")
+  if [ "$rc" -eq "$want" ] && [ "${wrong:-0}" = 0 ]; then
+    say "PASS $name (exit $rc, ${secs} s)"
+    return 0
+  fi
+  say "FAIL $name (exit $rc, wanted $want; wrong values ${wrong:-none reported}; ${secs} s; see $OUT/$name.out)"
+  tail -n 5 "$OUT/$name.out" | sed 's/^/    /' | tee -a "$REPORT"
+  FAILED=$((FAILED + 1))
+  return 1
+}
+
+# figures NAME: busbw at the largest size and latency at 8 B per series of
+# the table in $OUT/NAME.out (out-of-place columns)
+figures() {
+  awk '/^# [a-z0-9_]+: backend / { op = $2; sub(":", "", op); next }
+       /^ +[0-9]+ / && op != "" { if (!(op in lat) && $1 == 8) lat[op] = $6; big[op] = $8; size[op] = $1 }
+       END { for (o in big) printf "    %-14s busbw %8s GB/s at %s B; time at 8 B %s us\n", o, big[o], size[o], (o in lat) ? lat[o] : "-" }' \
+    "$OUT/$1.out" | sort | tee -a "$REPORT"
+}
+
+NCCL="./collbench --backend nccl --mem device --op all --check 1 --max-time 0.3"
+step probe 0 mpirun -np 1 ./collbench --probe --json "$OUT/probe.jsonl" &&
+  { grep -E '^  GPUs: [1-9]' "$OUT/probe.out" >/dev/null || {
+    say "FAIL probe: the summary shows no GPU"
+    FAILED=$((FAILED + 1))
+  }; }
+sed -n 's/^  \(GPUs\|    GPU[0-9]\|RDMA NICs\)/  &/p' "$OUT/probe.out" | head -n 10 | tee -a "$REPORT"
+
+step nccl-1 0 mpirun -np 1 $NCCL -e 256M --json "$OUT/nccl-1.jsonl" && figures nccl-1
+step share-2 0 mpirun -np 2 $NCCL --share-gpu -e 64M --json "$OUT/share-2.jsonl" && figures share-2
+step share-4 0 mpirun -np 4 $NCCL --share-gpu -e 16M --json "$OUT/share-4.jsonl" && figures share-4
+step graph 0 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --graph 10 \
+  -e 1M --json "$OUT/graph.jsonl" && figures graph
+
+if step copy 0 mpirun -np 1 ./collbench --op copy --json "$OUT/copy.jsonl"; then
+  awk '/^# copy_[a-z0-9_]+ on / { kind = $2; next }
+       kind != "" && /^  (GPU|host)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > best[kind]) best[kind] = $i + 0 }
+       END { for (k in best) printf "    %-14s best cell %.1f GB/s\n", k, best[k] }' \
+    "$OUT/copy.out" | sort | tee -a "$REPORT"
+fi
+
+if ompi_info --parsable --all 2>/dev/null | grep -q 'mpi_built_with_cuda_support:value:true'; then
+  step mpi-device 0 mpirun -np 2 ./collbench --backend mpi --mem device --op allreduce,allgather \
+    --share-gpu -e 16M && figures mpi-device
+else
+  say "SKIP mpi-device: this Open MPI is not CUDA-aware (ompi_info: mpi_built_with_cuda_support false)"
+fi
+
+start=$(date +%s)
+COLLBENCH_STALL_RANK=1 timeout 300 mpirun -np 2 ./collbench --backend nccl --mem device --share-gpu \
+  --op allreduce -b 1M -e 1M --timeout 10 >"$OUT/watchdog.out" 2>&1
+rc=$?
+secs=$(($(date +%s) - start))
+if [ "$rc" -eq 3 ] && [ "$secs" -le 90 ]; then
+  say "PASS watchdog (exit 3 after ${secs} s): $(grep -m 1 -i 'timeout\|stuck' "$OUT/watchdog.out")"
+else
+  say "FAIL watchdog (exit $rc after ${secs} s; wanted 3 within 90 s; see $OUT/watchdog.out)"
+  FAILED=$((FAILED + 1))
+fi
+
+# --- the independent check: a plain ncclAllReduce loop ---
+if mpicc -O2 -I"$NCCL_DIR/include" -I"$CUDA_DIR/include" scripts/nccl-allreduce-loop.c \
+  -L"$NCCL_DIR/lib" -L"$NCCL_DIR/lib64" -L"$CUDA_DIR/lib64" -Wl,-rpath,"$CUDA_DIR/lib64" -lnccl -lcudart -o "$OUT/nccl-allreduce-loop" >"$OUT/loop-build.log" 2>&1; then
+  say "anchor: collbench allreduce (float, out of place, median) vs a plain ncclAllReduce loop (mean of 100)"
+  for np in 1 2; do
+    for size in 1048576 268435456; do
+      share=
+      [ "$np" -gt 1 ] && share=--share-gpu
+      SHARE_GPU=1 mpirun -np $np "$OUT/nccl-allreduce-loop" $size 100 >"$OUT/loop-$np-$size.out" 2>&1
+      loop=$(awk 'NF == 2 && $1 + 0 > 0 {print $1}' "$OUT/loop-$np-$size.out" | tail -n 1)
+      mpirun -np $np ./collbench --backend nccl --mem device --op allreduce -b $size -e $size $share \
+        --max-time 2 >"$OUT/anchor-$np-$size.out" 2>&1
+      cb=$(awk '/^ +[0-9]+ / {print $6}' "$OUT/anchor-$np-$size.out" | tail -n 1)
+      if [ -z "$loop" ] || [ -z "$cb" ]; then
+        say "FAIL anchor-$np-$size: no figure (see $OUT/loop-$np-$size.out, $OUT/anchor-$np-$size.out)"
+        FAILED=$((FAILED + 1))
+        continue
+      fi
+      diff=$(awk -v a="$cb" -v b="$loop" 'BEGIN { printf "%+.1f", (a - b) / b * 100 }')
+      verdict=PASS
+      awk -v d="$diff" 'BEGIN { exit !(d > 3 || d < -3) }' && verdict=FAIL && FAILED=$((FAILED + 1))
+      say "$verdict anchor-$np-$size: $np rank(s), $size B: collbench $cb us, loop $loop us, difference $diff%"
+    done
+  done
+else
+  say "FAIL anchor: scripts/nccl-allreduce-loop.c did not build (see $OUT/loop-build.log)"
+  FAILED=$((FAILED + 1))
+fi
+
+say "gpu-check: $FAILED step(s) failed; report in $REPORT"
+[ "$FAILED" -eq 0 ] || exit 1
+exit 0
