@@ -59,8 +59,12 @@ check "hostnames never reach gnuplot" sh -c "! grep -q 'ev<i>l\|vm' '$TMP/evil/'
 # copy matrices with made-up figures, plus host rows (src or dst -1).
 {
   cat "$TMP/m.jsonl"
+  # as bench/copy writes them: round 0, and the diagonal (a copy within one GPU)
   jq -c 'select(.type == "pair" and .round > 0 and .bw_GBps != null)
-    | .matrix = "copy_ce" | .link = "NVLink" | .bw_GBps = 100 + 10 * .src + .dst' "$TMP/m.jsonl"
+    | .matrix = "copy_ce" | .link = "NVLink" | .round = 0 | .bw_GBps = 100 + 10 * .src + .dst' "$TMP/m.jsonl"
+  for g in 0 1 2; do
+    echo '{"type":"pair","matrix":"copy_ce","src":'$g',"dst":'$g',"src_host":"vm","dst_host":"vm","bytes":1048576,"bw_GBps":'$((100 + 11 * g))',"lat_us":null,"round":0,"link":"local"}'
+  done
   jq -c 'select(.type == "pair" and .round > 0 and .bw_GBps != null)
     | .matrix = "copy_sm_bidir" | .link = "PCIe" | .bw_GBps = 40' "$TMP/m.jsonl"
   jq -c 'select(.type == "pair" and .round > 0 and .bw_GBps != null and .src == 0)
@@ -82,9 +86,9 @@ for chart in matrix1_bw matrix1_lat matrix1_copy_ce_bw matrix1_copy_sm_bidir_bw;
   check "index.html shows $chart.png" grep -q "src=\"$chart.png\"" "$TMP/copy/index.html"
 done
 check "copies carry no latency: no latency heatmap" test ! -e "$TMP/copy/matrix1_copy_ce_lat.png"
-check "copy_ce cells hold the figures of their pairs (100 + 10 src + dst)" sh -c \
+check "copy_ce cells hold the figures of their pairs and diagonal (100 + 10 src + dst)" sh -c \
   "awk 'NF && \$3 != \"nan\" { n++; if (\$3 != 100 + 10 * \$2 + \$1) bad = 1 } /^\$/ { b++ } b >= 3 { exit }
-        END { exit bad || n != 6 }' '$TMP/copy/matrix1_copy_ce.dat'"
+        END { exit bad || n != 9 }' '$TMP/copy/matrix1_copy_ce.dat'"
 check "GPU axes, not ranks" grep -q "^x_label = 'destination GPU'" "$TMP/copy/matrix1_copy_ce.gp"
 check "no heatmap for host copies" sh -c "! ls '$TMP/copy' | grep -q 'h2d\|d2h'"
 check "host copies in a table" sh -c \

@@ -119,10 +119,11 @@ static const char *check_pair(json_t *o, struct cb_rep_pair *p) {
   if (matrix && !(json_is_string(matrix) && safe_op_name(json_string_value(matrix))))
     return "pair line whose 'matrix' is not a short word of letters, digits, '_' and '-'";
   int copy = matrix != NULL;
-  if (!rank_in_range(src, copy) || !rank_in_range(dst, copy) || json_equal(src, dst) ||
+  /* a copy matrix has a diagonal (a copy within one GPU); an MPI matrix does not */
+  if (!rank_in_range(src, copy) || !rank_in_range(dst, copy) || (!copy && json_equal(src, dst)) ||
       (json_integer_value(src) < 0 && json_integer_value(dst) < 0))
-    return copy ? "pair line without two different devices 'src' and 'dst' (-1 for the host, 0 "
-                  "to 4095)"
+    return copy ? "pair line without devices 'src' and 'dst' (-1 for the host, 0 "
+                  "to 4095; not both the host)"
                 : "pair line without two different ranks 'src' and 'dst' (0 to 4095)";
   if (!json_is_integer(bytes) || json_integer_value(bytes) <= 0)
     return "pair line without a positive 'bytes'";
@@ -255,7 +256,8 @@ static void add_line(const char *path, long lineno, const char *line, int file,
     rec.redop = s->redop, rec.mode = "";
     s->pts[s->npts++] = rec;
   } else if (strcmp(type, "pair") == 0 && !why) {
-    if (!(why = check_pair(o, &pair)) && pair.round > 0) /* round 0: a retest alone */
+    /* round 0 of the MPI matrix is a retest alone; copies are all round 0 */
+    if (!(why = check_pair(o, &pair)) && (pair.round > 0 || json_object_get(o, "matrix")))
       add_pair(o, &pair, file, d);
   } else if (strcmp(type, "verdict") == 0 && !why)
     why = add_verdict(o, file, d);
