@@ -15,7 +15,8 @@ LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 # The measuring library: everything but main, so tests link it too.
 LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
                       bench/model/*.c) \
-           bench/backends/registry.c bench/backends/mpi.c \
+           bench/backends/registry.c bench/backends/mpi.c bench/backends/nccl_env.c \
+           bench/backends/nccl_log.c \
            $(wildcard tuner/*.c) kernels/model.c kernels/registry.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
@@ -27,13 +28,28 @@ ifeq ($(HAVE_VERBS),1)
 LIB_SRC += bench/backends/verbs.c bench/backends/verbs_logic.c
 LIBS += $(VERBS_LIBS)
 endif
+# GPU code: CUDA C kernels (nvcc) and the runtime helpers' CUDA half;
+# the nccl backend on top. Without them gpu.c says why GPUs are unusable.
+CU_SRC :=
+ifeq ($(HAVE_CUDA),1)
+CU_SRC := $(wildcard kernels/*.cu)
+CFLAGS += -I$(CUDA_DIR)/include
+LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart
+endif
+ifeq ($(HAVE_NCCL),1)
+LIB_SRC += bench/backends/nccl.c
+CFLAGS += -I$(NCCL_DIR)/include
+LIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl
+endif
+NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -Wno-deprecated-gpu-targets -Xcompiler -Wall,-Wextra \
+             -I. -Ibench -Ibuild
 # The host step kernel needs a BLAS; without it --tune says it is disabled.
 ifeq ($(HAVE_OPENBLAS),1)
 LIB_SRC += kernels/host.c
 LIBS += $(OPENBLAS_LIBS)
 endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
-LIB_OBJ := $(LIB_SRC:%.c=build/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CU_SRC:%.cu=build/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 ifneq ($(HAVE_VERBS),1)
 UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
@@ -57,6 +73,11 @@ build/%.o: %.c config.h build/gitversion.h
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
+
+build/%.o: %.cu config.h $(wildcard kernels/*.h)
+	@mkdir -p $(@D)
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 # The commit goes into every run record; rewritten only when it changes.
 build/gitversion.h: FORCE

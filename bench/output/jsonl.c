@@ -51,6 +51,17 @@ static json_t *settings_json(const struct cb_settings *s) {
   json_object_set_new(o, "window", json_integer(s->window));
   json_object_set_new(o, "window_bytes", json_integer((json_int_t)s->window_bytes));
   json_object_set_new(o, "timeout_s", json_real(s->timeout));
+  json_object_set_new(o, "graph", json_integer(s->graph));
+  json_t *gpus = json_array();
+  for (int i = 0; i < s->ngpu_list; i++)
+    json_array_append_new(gpus, json_integer(s->gpu_list[i]));
+  json_object_set_new(o, "gpu_list", gpus);
+  json_object_set_new(o, "share_gpu", json_boolean(s->share_gpu));
+  if (s->share_gpu)
+    json_object_set_new(o, "share_gpu_note",
+                        json_string("all ranks share one GPU, each its own NCCL_HOSTID: the "
+                                    "figures are of NCCL's network transport, not of the GPU's "
+                                    "links"));
   return o;
 }
 
