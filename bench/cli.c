@@ -325,11 +325,6 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
     return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
                    cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
-  for (int m = 0; m < s->nmems; m++) {
-    char why[160];
-    if (!cb_gpu_mem_usable(s->mems[m], why, sizeof why))
-      return cb_fail(err, CB_USAGE, "--mem %s: %s (see --list)", cb_mem_names[s->mems[m]], why);
-  }
   if (s->graph > 0)
     for (int i = 0; i < s->nbackends; i++)
       if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
@@ -352,6 +347,12 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
     if (be->pre_mpi_init && s->ntransports > 1)
       return cb_fail(err, CB_USAGE, "--transport %s: backend %s takes one transport per run",
                      s->transports[0], be->name);
+  }
+  /* after the backends: a backend's own reason (nccl: no GPU) says more */
+  for (int m = 0; m < s->nmems; m++) {
+    char why[160];
+    if (!cb_gpu_mem_usable(s->mems[m], why, sizeof why))
+      return cb_fail(err, CB_USAGE, "--mem %s: %s (see --list)", cb_mem_names[s->mems[m]], why);
   }
   return CB_OK;
 }

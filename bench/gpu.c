@@ -139,7 +139,7 @@ int cb_gpu_copy(const struct cb_cluster *cl, const char *who, void *dst, const v
 
 #else /* no CUDA in this build: every GPU request says so */
 
-#define NO_CUDA "this collbench was built without CUDA (./configure found none)"
+#define NO_CUDA "this collbench was built without CUDA (see ./configure)"
 
 int cb_gpu_count(char *why, size_t len) {
   snprintf(why, len, "no usable GPU (%s)", NO_CUDA);
