@@ -17,7 +17,7 @@ LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c 
                       bench/model/*.c) \
            bench/backends/registry.c bench/backends/mpi.c bench/backends/nccl_env.c \
            bench/backends/nccl_log.c \
-           $(wildcard tuner/*.c) kernels/model.c kernels/registry.c
+           $(wildcard tuner/*.c) kernels/model.c kernels/registry.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
 LIB_SRC += bench/backends/ucx.c
@@ -34,7 +34,8 @@ CU_SRC :=
 ifeq ($(HAVE_CUDA),1)
 CU_SRC := $(wildcard kernels/*.cu)
 CFLAGS += -I$(CUDA_DIR)/include
-LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart
+# nvcc's host code needs the C++ runtime (static guards, personality)
+LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -lstdc++
 endif
 ifeq ($(HAVE_NCCL),1)
 LIB_SRC += bench/backends/nccl.c
@@ -53,6 +54,9 @@ LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CU_SRC:%.cu=build/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 ifneq ($(HAVE_VERBS),1)
 UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
+endif
+ifneq ($(HAVE_CUDA),1)
+UNIT_SRC := $(filter-out tests/unit/test_gpu_pattern.c,$(UNIT_SRC))
 endif
 ifneq ($(HAVE_OPENBLAS),1)
 UNIT_SRC := $(filter-out tests/unit/test_kernel.c,$(UNIT_SRC))
@@ -74,7 +78,7 @@ build/%.o: %.c config.h build/gitversion.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-build/%.o: %.cu config.h $(wildcard kernels/*.h)
+build/%.o: %.cu config.h $(wildcard kernels/*.h) bench/pattern.h bench/dtype.h
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
