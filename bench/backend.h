@@ -53,6 +53,9 @@ struct cb_backend {
   int (*run)(void *ctx, const struct cb_op_args *args, struct cb_error *err);
   /* Waits until every run() issued so far has completed. */
   int (*sync)(void *ctx, struct cb_error *err);
+  /* The device's own time (CUDA events) from the first run() after the
+   * last sync() to that sync(), in seconds; NULL: the backend has none. */
+  double (*device_seconds)(void *ctx);
   /* The path the op actually takes, for the record ("shm", "tcp"...). */
   void (*transport_label)(void *ctx, const struct cb_op *op, char *buf, size_t len);
   /* Where an in-place result starts, if not the op's convention. May be NULL. */

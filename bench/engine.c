@@ -251,6 +251,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .ci95_us = t.stats.ci95 * scale,
       .time_us_mean = t.stats.mean * scale,
       .time_us_stddev = t.stats.stddev * scale,
+      .time_us_gpu = t.device_median * scale,
       .wrong = wrong,
   };
   sc->backend->transport_label(sc->ctx, sc->op, rec->transport, sizeof rec->transport);

@@ -287,6 +287,10 @@ static int nccl_sync(void *ctx, struct cb_error *err) {
   return CB_OK;
 }
 
+static double nccl_device_seconds(void *ctx) {
+  return ((struct nccl_ctx *)ctx)->gpu_seconds;
+}
+
 static int nccl_probe(char *why, size_t len) {
   return cb_gpu_count(why, len) > 0;
 }
@@ -510,6 +514,7 @@ const struct cb_backend cb_backend_nccl = {
     .copy = nccl_copy,
     .run = nccl_run,
     .sync = nccl_sync,
+    .device_seconds = nccl_device_seconds,
     .transport_label = nccl_transport_label,
     .inplace_result_offset = NULL,
     .finalize = nccl_finalize,

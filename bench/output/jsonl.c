@@ -112,6 +112,8 @@ static int put_record(FILE *f, const struct cb_record *r, struct cb_error *err) 
   json_object_set_new(o, "type", json_string("result"));
   for (int i = 0; i < cb_ncolumns; i++)
     json_object_set_new(o, cb_columns[i].name, column_value(r, &cb_columns[i]));
+  if (r->time_us_gpu > 0) /* GPU backends: the CUDA-event time beside the host clock's */
+    json_object_set_new(o, "time_us_gpu", json_real(r->time_us_gpu));
   return put_line(f, o, err);
 }
 
