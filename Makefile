@@ -15,8 +15,9 @@ LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 # The measuring library: everything but main, so tests link it too.
 LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
                       bench/model/*.c bench/probe/*.c bench/copy/*.c) \
-           bench/backends/registry.c bench/backends/mpi.c \
-           $(wildcard tuner/*.c) kernels/model.c kernels/registry.c
+           bench/backends/registry.c bench/backends/mpi.c bench/backends/nccl_env.c \
+           bench/backends/nccl_log.c \
+           $(wildcard tuner/*.c) kernels/model.c kernels/registry.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
 LIB_SRC += bench/backends/ucx.c
@@ -27,15 +28,22 @@ ifeq ($(HAVE_VERBS),1)
 LIB_SRC += bench/backends/verbs.c bench/backends/verbs_logic.c
 LIBS += $(VERBS_LIBS)
 endif
-# GPU code: C files include the CUDA runtime headers and link libcudart;
-# CUDA C (kernels/*.cu) is compiled by nvcc for the GPUs named here.
+# GPU code: CUDA C kernels (nvcc) and the runtime helpers' CUDA half;
+# the nccl backend on top. Without them gpu.c says why GPUs are unusable.
+CU_SRC :=
 ifeq ($(HAVE_CUDA),1)
+CU_SRC := $(wildcard kernels/*.cu)
 CFLAGS += -I$(CUDA_DIR)/include
-LIBS += -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcudart -ldl -lstdc++
-CU_SRC := kernels/copy.cu
-NVCC_FLAGS := -O2 -std=c++17 -Ibench -Ibuild -I. \
-              -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]
+# nvcc's host code needs the C++ runtime (static guards, personality)
+LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -ldl -lstdc++
 endif
+ifeq ($(HAVE_NCCL),1)
+LIB_SRC += bench/backends/nccl.c
+CFLAGS += -I$(NCCL_DIR)/include
+LIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl
+endif
+NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -Wno-deprecated-gpu-targets -Xcompiler -Wall,-Wextra \
+             -I. -Ibench -Ibuild
 ifeq ($(HAVE_HWLOC),1)
 CFLAGS += $(HWLOC_CFLAGS)
 LIBS += $(HWLOC_LIBS)
@@ -46,10 +54,13 @@ LIB_SRC += kernels/host.c
 LIBS += $(OPENBLAS_LIBS)
 endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
-LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CU_SRC:%.cu=build/%.cu.o)
+LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CU_SRC:%.cu=build/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 ifneq ($(HAVE_VERBS),1)
 UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
+endif
+ifneq ($(HAVE_CUDA),1)
+UNIT_SRC := $(filter-out tests/unit/test_gpu_pattern.c,$(UNIT_SRC))
 endif
 ifneq ($(HAVE_OPENBLAS),1)
 UNIT_SRC := $(filter-out tests/unit/test_kernel.c,$(UNIT_SRC))
@@ -71,10 +82,10 @@ build/%.o: %.c config.h build/gitversion.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-build/%.cu.o: %.cu config.h
+build/%.o: %.cu config.h $(wildcard kernels/*.h) bench/pattern.h bench/dtype.h
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
-	$(Q)$(NVCC) $(NVCC_FLAGS) -c -o $@ $<
+	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 # The commit goes into every run record; rewritten only when it changes.
 build/gitversion.h: FORCE

@@ -25,6 +25,7 @@ struct cb_op_args {
   void *recv;       /* output, or the single buffer in place */
   size_t count;     /* elements per rank block (struct cb_shape) */
   int dtype, redop, root, peer, window;
+  long graph; /* > 0: run() launches a CUDA graph of this many ops (nccl --graph) */
 };
 
 struct cb_backend {
@@ -45,12 +46,16 @@ struct cb_backend {
                              int inplace);
   int (*alloc)(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err);
   void (*free)(void *ctx, int mem, void *ptr);
-  /* Copies between host and a buffer the host cannot touch (device
-   * memory). NULL: every memory kind of the backend is host-accessible. */
+  /* Copies between host and device memory, which the host cannot touch;
+   * the engine fills and checks device buffers through a staging copy.
+   * NULL: the backend has no device memory. */
   int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, struct cb_error *err);
   int (*run)(void *ctx, const struct cb_op_args *args, struct cb_error *err);
   /* Waits until every run() issued so far has completed. */
   int (*sync)(void *ctx, struct cb_error *err);
+  /* The device's own time (CUDA events) from the first run() after the
+   * last sync() to that sync(), in seconds; NULL: the backend has none. */
+  double (*device_seconds)(void *ctx);
   /* The path the op actually takes, for the record ("shm", "tcp"...). */
   void (*transport_label)(void *ctx, const struct cb_op *op, char *buf, size_t len);
   /* The link's data rate in Gb/s (verbs: the port's speed x width), 0 when

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "gpu.h"
 #include "measure.h"
 #include "model/model.h"
 #include "runinfo.h"
@@ -27,6 +28,9 @@ enum {
   OPT_WINDOW_BYTES,
   OPT_IB_DEV,
   OPT_GID_INDEX,
+  OPT_GPU_LIST,
+  OPT_GRAPH,
+  OPT_SHARE_GPU,
   OPT_UCX_API,
   OPT_PROM,
   OPT_ACCEPT,
@@ -80,6 +84,9 @@ static const struct option long_options[] = {
     {"ucx-api", required_argument, 0, OPT_UCX_API},
     {"ib-dev", required_argument, 0, OPT_IB_DEV},
     {"gid-index", required_argument, 0, OPT_GID_INDEX},
+    {"gpu-list", required_argument, 0, OPT_GPU_LIST},
+    {"graph", required_argument, 0, OPT_GRAPH},
+    {"share-gpu", no_argument, 0, OPT_SHARE_GPU},
     {"sweep", no_argument, 0, OPT_SWEEP},
     {"progress", no_argument, 0, OPT_PROGRESS},
     {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
@@ -115,7 +122,8 @@ void cb_cli_usage(FILE *out) {
         "                           GPU and back; -e SIZE copies, default 64M)\n"
         "      --backend LIST       backends (default mpi; see --list)\n"
         "      --mem LIST           host pinned device (default host)\n"
-        "      --transport LIST     path, e.g. shm or tcp for mpi (default auto)\n"
+        "      --transport LIST     path, e.g. shm or tcp for mpi; nvlink pcie shm net\n"
+        "                           ib roce socket for nccl (default auto)\n"
         "  -d, --dtype LIST         int8 int32 int64 float double half bfloat16 (default float)\n"
         "  -o, --redop LIST         sum prod min max (default sum)\n"
         "  -r, --root N             broadcast root (default 0)\n"
@@ -147,6 +155,13 @@ void cb_cli_usage(FILE *out) {
         "                           rank among the active ports)\n"
         "      --gid-index N        RoCE GID index (default: RoCE v2 with IPv4, same rule\n"
         "                           on both sides; the one used is reported)\n"
+        "GPUs and NCCL:\n"
+        "      --gpu-list LIST      GPU ordinals indexed by local rank (default: the\n"
+        "                           local rank's own ordinal)\n"
+        "      --graph N            nccl: capture N ops in a CUDA graph and time graph\n"
+        "                           launches (small-message latency)\n"
+        "      --share-gpu          all ranks on one GPU, each its own NCCL_HOSTID: the\n"
+        "                           figures are of NCCL's network transport (testing)\n"
         "Checking and output:\n"
         "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
         "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
@@ -234,10 +249,14 @@ void cb_cli_list(FILE *out) {
   for (int i = 0; cb_unbuilt_backends[i].name; i++)
     fprintf(out, "  %-8s not built: %s\n", cb_unbuilt_backends[i].name, cb_unbuilt_backends[i].why);
   fprintf(out, "memory kinds:\n");
-  for (int m = 0; m < CB_NMEMS; m++)
-    fprintf(out, "  %-8s %s\n", cb_mem_names[m],
-            cb_mem_built(m) ? "usable"
-                            : "not built (GPU memory support arrives in a later version)");
+  for (int m = 0; m < CB_NMEMS; m++) {
+    char why[160];
+    int usable = cb_gpu_mem_usable(m, why, sizeof why);
+    fprintf(out, "  %-8s %s\n", cb_mem_names[m], usable ? "usable" : why);
+  }
+  char why[160];
+  if (cb_mem_built(CB_MEM_DEVICE) && !cb_gpu_mpi_cuda_aware(why, sizeof why))
+    fprintf(out, "  device memory with the mpi backend: %s\n", why);
   fprintf(out, "ops:");
   for (int o = 0; o < CB_NOPS; o++)
     fprintf(out, " %s", cb_ops[o]->name);
@@ -317,12 +336,13 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
     return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
                    cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
-  for (int m = 0; m < s->nmems; m++)
-    if (!cb_mem_built(s->mems[m]))
-      return cb_fail(err, CB_USAGE,
-                     "--mem %s: this collbench has no GPU memory support yet, only host memory "
-                     "(see --list)",
-                     cb_mem_names[s->mems[m]]);
+  if (s->graph > 0)
+    for (int i = 0; i < s->nbackends; i++)
+      if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
+        return cb_fail(err, CB_USAGE,
+                       "--graph %ld: only the nccl backend captures CUDA graphs, "
+                       "not %s",
+                       s->graph, cb_backends[s->backends[i]]->name);
   for (int i = 0; i < s->nbackends; i++) {
     const struct cb_backend *be = cb_backends[s->backends[i]];
     char why[160];
@@ -338,6 +358,12 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
     if (be->pre_mpi_init && s->ntransports > 1)
       return cb_fail(err, CB_USAGE, "--transport %s: backend %s takes one transport per run",
                      s->transports[0], be->name);
+  }
+  /* after the backends: a backend's own reason (nccl: no GPU) says more */
+  for (int m = 0; m < s->nmems; m++) {
+    char why[160];
+    if (!cb_gpu_mem_usable(s->mems[m], why, sizeof why))
+      return cb_fail(err, CB_USAGE, "--mem %s: %s (see --list)", cb_mem_names[s->mems[m]], why);
   }
   return CB_OK;
 }
@@ -457,6 +483,16 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
       return err->status;
     s->gid_index = (int)v;
     return CB_OK;
+  case OPT_GPU_LIST: {
+    long list[CB_MAX_LIST];
+    if (cb_parse_long_list(arg, "--gpu-list", 0, 1023, list, CB_MAX_LIST, &s->ngpu_list, err))
+      return err->status;
+    for (int i = 0; i < s->ngpu_list; i++)
+      s->gpu_list[i] = (int)list[i];
+    return CB_OK;
+  }
+  case OPT_GRAPH: return cb_parse_long(arg, "--graph", 1, 100000, &s->graph, err);
+  case OPT_SHARE_GPU: s->share_gpu = 1; return CB_OK;
   case OPT_WINDOW_BYTES: return cb_parse_size(arg, "--window-bytes", &s->window_bytes, err);
   case 'T': return cb_parse_double(arg, "--timeout", 0, 1e6, &s->timeout, err);
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
@@ -592,18 +628,34 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NOPS; s->nops++)
         s->ops[s->nops] = s->nops;
-    if (!backend_given) { /* every backend that works here */
-      s->nbackends = 0;
+    if (!backend_given) { /* every backend that works here; the engine notes the rest */
+      s->nbackends = s->nskipped_backends = 0;
       for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
         char why[160];
         if (cb_backends[b]->probe(why, sizeof why))
           s->backends[s->nbackends++] = b;
+        else
+          s->skipped_backends[s->nskipped_backends++] = b;
       }
     }
-    if (!mem_given)
-      for (s->nmems = 0; s->nmems < CB_NMEMS && cb_mem_built(s->nmems); s->nmems++)
-        s->mems[s->nmems] = s->nmems;
+    if (!mem_given) {
+      s->nmems = 0;
+      for (int m = 0; m < CB_NMEMS; m++) {
+        char why[160];
+        if (cb_gpu_mem_usable(m, why, sizeof why))
+          s->mems[s->nmems++] = m;
+      }
+    }
   }
+  if (!mem_given && !cli->sweep)
+    for (int i = 0; i < s->nbackends; i++)
+      if (strcmp(cb_backends[s->backends[i]]->name, "nccl") == 0) {
+        /* NCCL moves device memory only: asking for it means asking for that */
+        if (s->nbackends == 1)
+          s->nmems = 0;
+        s->mems[s->nmems++] = CB_MEM_DEVICE;
+        break;
+      }
   return validate(cli, factor_given, err);
 }
 

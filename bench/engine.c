@@ -77,9 +77,13 @@ static void release(struct series_ctx *sc) {
 
 /* Host-side view of a buffer for filling and checking: the buffer itself,
  * or a staging copy when the backend's memory is not host-accessible. */
+static int staged(const struct series_ctx *sc) {
+  return sc->backend->copy && sc->mem == CB_MEM_DEVICE;
+}
+
 static void *host_view(struct series_ctx *sc, void *buf, size_t bytes, int fetch,
                        struct cb_error *err) {
-  if (!sc->backend->copy)
+  if (!staged(sc))
     return buf;
   if (grow(sc, &sc->buf.staging, &sc->buf.staging_cap, bytes, err))
     return NULL;
@@ -90,7 +94,7 @@ static void *host_view(struct series_ctx *sc, void *buf, size_t bytes, int fetch
 
 static int publish(struct series_ctx *sc, void *buf, const void *view, size_t bytes,
                    struct cb_error *err) {
-  if (!sc->backend->copy || view == buf)
+  if (!staged(sc) || view == buf)
     return CB_OK;
   return sc->backend->copy(sc->ctx, buf, view, bytes, err);
 }
@@ -193,6 +197,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .root = sc->s->root,
       .peer = cb_p2p_peer(cl->rank, cl->nranks),
       .window = cb_settings_window(sc->s, sh->bytes),
+      .graph = sc->s->graph,
   };
   char what[256];
   snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name, size,
@@ -216,11 +221,13 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   long wrong = -1;
   struct cb_op_args checked = a;
   checked.window = 1; /* one message proves the path; a window only costs time */
+  checked.graph = 0;  /* one op: an in-place op repeated would not be checkable */
   if (sc->s->check > 0 && check(sc, sh, &checked, &wrong, err))
     return err->status;
   cb_watchdog_disarm();
 
-  double scale = 1e6 / sc->op->time_divisor(a.window); /* s per run -> us per op */
+  /* s per run -> us per op; a graph launch runs a.graph ops */
+  double scale = 1e6 / sc->op->time_divisor(a.window) / (a.graph > 0 ? (double)a.graph : 1.0);
   *rec = (struct cb_record){
       .op = sc->op->name,
       .backend = sc->backend->name,
@@ -244,6 +251,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .ci95_us = t.stats.ci95 * scale,
       .time_us_mean = t.stats.mean * scale,
       .time_us_stddev = t.stats.stddev * scale,
+      .time_us_gpu = t.device_median * scale,
       .wrong = wrong,
   };
   sc->backend->transport_label(sc->ctx, sc->op, rec->transport, sizeof rec->transport);
@@ -393,6 +401,16 @@ int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
                           .sum = sum,
                           .started = cb_now()};
   EACH_SINK(&sc, run, ri, err);
+  for (int b = 0; b < s->nskipped_backends; b++) {
+    char why[160];
+    const struct cb_backend *be = cb_backends[s->skipped_backends[b]];
+    be->probe(why, sizeof why);
+    note(&sc, err, "backend %s skipped: %s", be->name, why);
+  }
+  if (s->share_gpu)
+    note(&sc, err,
+         "--share-gpu: all ranks share one GPU, each its own NCCL_HOSTID; the figures "
+         "are of NCCL's network transport, not of the GPU's links");
   if (cb_watchdog_start(cl, s->timeout))
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   int rc = CB_OK;

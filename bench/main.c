@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "accept/accept.h"
+#include "backends/nccl_env.h"
 #include "cli.h"
 #include "config.h"
 #include "copy/copy.h"
@@ -158,6 +159,12 @@ static int pre_mpi_init(const struct cb_cli *cli, struct cb_error *err) {
         return err->status;
     }
     return CB_OK;
+  }
+  if (cli->settings.share_gpu) {
+    char kept[512] = "";
+    cb_nccl_share_gpu_env(launcher_rank(), kept, sizeof kept);
+    if (kept[0] && launcher_rank() == 0)
+      fprintf(stderr, "collbench: --share-gpu: keeping what you set: %s\n", kept);
   }
   for (int b = 0; b < cli->settings.nbackends; b++) {
     const struct cb_backend *be = cb_backends[cli->settings.backends[b]];

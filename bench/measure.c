@@ -13,8 +13,10 @@ static int run_batch(const struct cb_measure *m, long k, struct cb_error *err) {
   return m->backend->sync(m->ctx, err);
 }
 
-/* Times k back-to-back runs after a barrier; returns seconds per run. */
-static int timed_batch(const struct cb_measure *m, long k, double *per_run, struct cb_error *err) {
+/* Times k back-to-back runs after a barrier; returns seconds per run, by
+ * the host clock and (0 when the backend has none) by the device's. */
+static int timed_batch(const struct cb_measure *m, long k, double *per_run, double *device,
+                       struct cb_error *err) {
   MPI_Barrier(m->cl->comm);
   double t0 = cb_now();
   if (run_batch(m, k, err))
@@ -22,13 +24,14 @@ static int timed_batch(const struct cb_measure *m, long k, double *per_run, stru
   double t1 = cb_now();
   double t = t1 - t0 - m->timer_overhead;
   *per_run = (t > 0 ? t : 0) / (double)k;
+  *device = m->backend->device_seconds ? m->backend->device_seconds(m->ctx) / (double)k : 0.0;
   return CB_OK;
 }
 
 /* The sample is the slowest rank's time (so every rank holds identical
  * samples); elapsed is reduced the same way so all ranks stop together. */
-static void agree_max(const struct cb_cluster *cl, double *pair) {
-  MPI_Allreduce(MPI_IN_PLACE, pair, 2, MPI_DOUBLE, MPI_MAX, cl->comm);
+static void agree_max(const struct cb_cluster *cl, double *values, int n) {
+  MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, cl->comm);
 }
 
 static long batch_size(const struct cb_measure *m, double estimate, long remaining) {
@@ -86,9 +89,11 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
   /* At most CB_MAX_SAMPLES: auto mode stops there, fixed counts batch up. */
   double *samples = malloc(CB_MAX_SAMPLES * sizeof *samples);
   double *scratch = malloc(CB_MAX_SAMPLES * sizeof *scratch);
-  if (!samples || !scratch) {
+  double *device = m->backend->device_seconds ? malloc(CB_MAX_SAMPLES * sizeof *device) : NULL;
+  if (!samples || !scratch || (m->backend->device_seconds && !device)) {
     free(samples);
     free(scratch);
+    free(device);
     return cb_fail(err, CB_RUNTIME, "out of memory for timing samples");
   }
   long min_batch = s->iters ? (s->iters + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES : 1;
@@ -99,22 +104,24 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
     long k = batch_size(m, estimate, remaining);
     if (k < min_batch && s->mode == CB_MODE_THROUGHPUT)
       k = remaining < min_batch ? remaining : min_batch;
-    double pair[2];
-    if (timed_batch(m, k, &pair[0], err))
+    double t[3]; /* host time, elapsed, device time */
+    if (timed_batch(m, k, &t[0], &t[2], err))
       break;
-    pair[1] = cb_now() - start;
-    agree_max(m->cl, pair);
-    samples[n++] = pair[0];
+    t[1] = cb_now() - start;
+    agree_max(m->cl, t, device ? 3 : 2);
+    if (device)
+      device[n] = t[2];
+    samples[n++] = t[0];
     out->iters += k;
     if (estimate == 0.0)
-      estimate = pair[0];
+      estimate = t[0];
 
     if (s->iters) {
       if (out->iters >= s->iters)
         break;
       continue;
     }
-    if (pair[1] >= m->budget)
+    if (t[1] >= m->budget)
       break;
     /* Sorting costs O(n log n): re-check at geometric intervals. */
     if (n >= next_check) {
@@ -126,8 +133,14 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
   if (err->status == CB_OK) {
     cb_stats_compute(samples, (size_t)n, &out->stats);
     out->samples = n;
+    if (device && n > 0) {
+      struct cb_stats ds;
+      cb_stats_compute(device, (size_t)n, &ds);
+      out->device_median = ds.median;
+    }
   }
   free(samples);
   free(scratch);
+  free(device);
   return err->status;
 }

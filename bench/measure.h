@@ -23,6 +23,7 @@ struct cb_timing {
   struct cb_stats stats; /* seconds per run() call */
   long iters;            /* run() calls timed */
   long samples;
+  double device_median; /* seconds per run() by the device's clock; 0: none */
 };
 
 /* Fewest samples before the confidence interval may stop sampling. */

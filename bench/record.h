@@ -19,6 +19,9 @@ struct cb_record {
   double time_us, time_us_min, time_us_max, time_us_p5, time_us_p95;
   double ci95_us; /* half-width of the 95% CI of the median */
   double time_us_mean, time_us_stddev;
+  /* median by the device's clock (CUDA events around the same batches);
+   * 0 when the backend has none. Written to JSON only when there is one. */
+  double time_us_gpu;
   double algbw_GBps, busbw_GBps; /* GB = 1e9 bytes, from the median */
   long wrong;                    /* wrong elements over all ranks; -1: not checked */
   /* The link's data rate when the backend knows it (verbs: port speed x

@@ -18,6 +18,7 @@ extern const char *const cb_mode_names[];
 struct cb_settings {
   int ops[CB_NOPS], nops;
   int backends[CB_MAX_LIST], nbackends;
+  int skipped_backends[CB_MAX_LIST], nskipped_backends; /* --sweep left these out: unusable */
   int mems[CB_NMEMS], nmems;
   const char *transports[CB_MAX_LIST];
   int ntransports;
@@ -32,11 +33,14 @@ struct cb_settings {
   double max_time; /* auto-mode budget per size, shared by its variants */
   int mode;
   int window, root;
-  uint64_t window_bytes; /* a window carries at most this much (>= 1 message) */
-  const char *ib_dev;    /* verbs: "mlx5_0:1"; NULL: chosen per rank */
-  int gid_index;         /* verbs on RoCE: -1 chooses RoCE v2 IPv4 */
-  int ucx_put;           /* ucx: p2p_bw/p2p_bibw with RMA put, not tag sends */
-  int progress;          /* progress line on stderr */
+  uint64_t window_bytes;                /* a window carries at most this much (>= 1 message) */
+  const char *ib_dev;                   /* verbs: "mlx5_0:1"; NULL: chosen per rank */
+  int gid_index;                        /* verbs on RoCE: -1 chooses RoCE v2 IPv4 */
+  int ucx_put;                          /* ucx: p2p_bw/p2p_bibw with RMA put, not tag sends */
+  int progress;                         /* progress line on stderr */
+  int gpu_list[CB_MAX_LIST], ngpu_list; /* --gpu-list: device by local rank; 0: local rank */
+  int share_gpu;                        /* --share-gpu: every rank on one GPU (NCCL's network) */
+  long graph; /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
 };
 
 /* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */

@@ -12,6 +12,7 @@ static struct {
   pthread_mutex_t lock;
   pthread_t thread;
   int running, stop;
+  int polled;               /* the main thread polls too (nccl): it reports and aborts itself */
   double timeout, armed_at; /* armed_at 0: idle */
   char what[256];
   const struct cb_cluster *cl;
@@ -26,12 +27,15 @@ static void *watch(void *unused) {
     pthread_mutex_lock(&wd.lock);
     int stop = wd.stop;
     double armed_at = wd.armed_at;
+    /* A polling backend gets a grace period to abort and report through
+     * the normal error path before the process is ended from here. */
+    double limit = wd.timeout + (wd.polled ? CB_WATCHDOG_GRACE : 0);
     char what[sizeof wd.what];
     memcpy(what, wd.what, sizeof what);
     pthread_mutex_unlock(&wd.lock);
     if (stop)
       return NULL;
-    if (armed_at > 0 && cb_now() - armed_at > wd.timeout) {
+    if (armed_at > 0 && cb_now() - armed_at > limit) {
       fprintf(stderr,
               "collbench: timeout: rank %d on %s spent more than %g s in %s (--timeout); "
               "giving up, exit 3\n",
@@ -49,6 +53,7 @@ int cb_watchdog_start(const struct cb_cluster *cl, double timeout) {
   wd.timeout = timeout;
   wd.stop = 0;
   wd.armed_at = 0;
+  wd.polled = 0;
   if (pthread_create(&wd.thread, NULL, watch, NULL) != 0)
     return -1;
   wd.running = 1;
@@ -60,6 +65,20 @@ void cb_watchdog_arm(const char *what) {
   snprintf(wd.what, sizeof wd.what, "%s", what);
   wd.armed_at = cb_now();
   pthread_mutex_unlock(&wd.lock);
+}
+
+int cb_watchdog_poll(char *what, size_t len) {
+  pthread_mutex_lock(&wd.lock);
+  wd.polled = 1;
+  int late = wd.running && wd.armed_at > 0 && cb_now() - wd.armed_at > wd.timeout;
+  if (late && what)
+    snprintf(what, len, "%s", wd.what);
+  pthread_mutex_unlock(&wd.lock);
+  return late;
+}
+
+double cb_watchdog_timeout(void) {
+  return wd.running ? wd.timeout : 0;
 }
 
 void cb_watchdog_disarm(void) {

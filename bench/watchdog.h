@@ -5,12 +5,23 @@
 #ifndef CB_WATCHDOG_H
 #define CB_WATCHDOG_H
 
+#include <stddef.h>
+
 #include "cluster.h"
+
+/* Seconds past --timeout a polling backend has to abort and report. */
+#define CB_WATCHDOG_GRACE 5.0
 
 /* timeout <= 0 disables the watchdog. */
 int cb_watchdog_start(const struct cb_cluster *cl, double timeout);
 void cb_watchdog_arm(const char *what);
 void cb_watchdog_disarm(void);
 void cb_watchdog_stop(void);
+/* For backends that wait by polling (nccl): 1 when the armed measurement
+ * is past --timeout, with its description in what. The watchdog then
+ * waits CB_WATCHDOG_GRACE more seconds before ending the process itself. */
+int cb_watchdog_poll(char *what, size_t len);
+/* --timeout in seconds while the watchdog runs, else 0. */
+double cb_watchdog_timeout(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../engine.h"
+#include "../gpu.h"
 #include "../units.h"
 
 /* The engine reports each check's series through this relay: it passes
@@ -71,9 +72,9 @@ int cb_accept_validate(const struct cb_topology *t, int nranks, struct cb_error 
     if (cb_backends[b]->probe && !cb_backends[b]->probe(why, sizeof why))
       return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs the %s backend: %s", t->path, c->line,
                      c->name, backend, why);
-    if (!cb_mem_built(c->mem))
-      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs %s memory, which this build lacks",
-                     t->path, c->line, c->name, cb_mem_names[c->mem]);
+    if (!cb_gpu_mem_usable(c->mem, why, sizeof why))
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs %s memory: %s", t->path, c->line,
+                     c->name, cb_mem_names[c->mem], why);
     if (nranks < cb_ops[c->op]->min_ranks)
       return cb_fail(err, CB_USAGE, "%s:%d: check '%s' (%s) needs at least %d ranks", t->path,
                      c->line, c->name, cb_ops[c->op]->name, cb_ops[c->op]->min_ranks);

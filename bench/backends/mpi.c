@@ -10,11 +10,16 @@
 
 #include "../backend.h"
 #include "../dtype.h"
+#include "../gpu.h"
+#include "../settings.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};
 
 struct mpi_ctx {
   const struct cb_cluster *cl;
+  const struct cb_settings *s;
+  char no_gpu[160];    /* why pinned/device memory cannot be used; "" when it can */
+  char not_aware[160]; /* why device memory cannot go to MPI; "" when it can */
   MPI_Comm comm;
   MPI_Request *requests;
   MPI_Status *statuses; /* not MPI_STATUSES_IGNORE: MPICH's headers make gcc warn */
@@ -280,12 +285,20 @@ static void derive_labels(struct mpi_ctx *c) {
 
 static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,
                     void **ctx, struct cb_error *err) {
-  (void)s;
   (void)transport; /* applied before MPI_Init by mpi_pre_init */
   struct mpi_ctx *c = calloc(1, sizeof *c);
   if (!c)
     return cb_fail(err, CB_RUNTIME, "mpi: out of memory");
   c->cl = cl;
+  c->s = s;
+  for (int m = 0; m < s->nmems; m++) /* ask CUDA only when GPU memory was asked for */
+    if (s->mems[m] != CB_MEM_HOST) {
+      if (cb_gpu_count(c->no_gpu, sizeof c->no_gpu) > 0)
+        c->no_gpu[0] = '\0';
+      if (cb_gpu_mpi_cuda_aware(c->not_aware, sizeof c->not_aware))
+        c->not_aware[0] = '\0';
+      break;
+    }
   MPI_Comm_dup(cl->comm, &c->comm);
   MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
   derive_labels(c);
@@ -295,9 +308,11 @@ static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s, co
 
 static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
                                    int inplace) {
-  (void)ctx;
-  if (mem != CB_MEM_HOST)
-    return "this build's MPI backend uses host memory only";
+  struct mpi_ctx *c = ctx;
+  if (mem != CB_MEM_HOST && c->no_gpu[0])
+    return c->no_gpu;
+  if (mem == CB_MEM_DEVICE && c->not_aware[0])
+    return c->not_aware;
   if (op->uses_redop && (dtype == CB_HALF || dtype == CB_BFLOAT16))
     return "MPI has no half/bfloat16 reductions";
   if (op->id == CB_OP_BROADCAST && !inplace)
@@ -308,7 +323,12 @@ static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, i
 
 static int mpi_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct mpi_ctx *c = ctx;
-  (void)mem;
+  if (mem != CB_MEM_HOST) {
+    int device;
+    if (cb_gpu_bind(c->cl, c->s, &device, err))
+      return err->status;
+    return cb_gpu_alloc(c->cl, "mpi", mem, bytes, ptr, err);
+  }
   if (!(*ptr = cb_host_alloc(bytes)))
     return cb_fail(err, CB_RUNTIME, "rank %d (%s): mpi: cannot allocate %zu bytes of host memory",
                    c->cl->rank, c->cl->hostname, bytes);
@@ -317,8 +337,15 @@ static int mpi_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_err
 
 static void mpi_free(void *ctx, int mem, void *ptr) {
   (void)ctx;
-  (void)mem;
-  free(ptr);
+  if (mem == CB_MEM_HOST)
+    free(ptr);
+  else
+    cb_gpu_free(mem, ptr);
+}
+
+static int mpi_copy(void *ctx, void *dst, const void *src, size_t bytes, struct cb_error *err) {
+  struct mpi_ctx *c = ctx;
+  return cb_gpu_copy(c->cl, "mpi", dst, src, bytes, err);
 }
 
 static int mpi_sync(void *ctx, struct cb_error *err) {
@@ -376,7 +403,7 @@ const struct cb_backend cb_backend_mpi = {
     .unsupported = mpi_unsupported,
     .alloc = mpi_alloc,
     .free = mpi_free,
-    .copy = NULL,
+    .copy = mpi_copy,
     .run = mpi_run,
     .sync = mpi_sync,
     .transport_label = mpi_transport_label,

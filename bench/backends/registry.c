@@ -5,10 +5,13 @@
 #include "../backend.h"
 #include "config.h"
 
-extern const struct cb_backend cb_backend_mpi, cb_backend_ucx, cb_backend_verbs;
+extern const struct cb_backend cb_backend_mpi, cb_backend_ucx, cb_backend_verbs, cb_backend_nccl;
 
 const struct cb_backend *const cb_backends[] = {
     &cb_backend_mpi,
+#if CB_HAVE_NCCL
+    &cb_backend_nccl,
+#endif
 #if CB_HAVE_UCX
     &cb_backend_ucx,
 #endif
@@ -18,9 +21,10 @@ const struct cb_backend *const cb_backends[] = {
 };
 const int cb_nbackends = sizeof cb_backends / sizeof cb_backends[0];
 
-#define LATER "the backend arrives in a later collbench version"
 const struct cb_unbuilt_backend cb_unbuilt_backends[] = {
-    {"nccl", CB_HAVE_NCCL ? "configure found NCCL; " LATER : "configure found no NCCL/CUDA"},
+#if !CB_HAVE_NCCL
+    {"nccl", "configure found no NCCL/CUDA (or --without-cuda/--without-nccl)"},
+#endif
 #if !CB_HAVE_UCX
     {"ucx", "configure found no UCX (install libucx-dev)"},
 #endif
@@ -45,7 +49,7 @@ void *cb_host_alloc(size_t bytes) {
 }
 
 int cb_mem_built(int mem) {
-  return mem == CB_MEM_HOST;
+  return mem == CB_MEM_HOST || CB_HAVE_CUDA;
 }
 
 int cb_backend_lookup(const char *name) {

@@ -53,6 +53,17 @@ static json_t *settings_json(const struct cb_settings *s) {
   json_object_set_new(o, "window", json_integer(s->window));
   json_object_set_new(o, "window_bytes", json_integer((json_int_t)s->window_bytes));
   json_object_set_new(o, "timeout_s", json_real(s->timeout));
+  json_object_set_new(o, "graph", json_integer(s->graph));
+  json_t *gpus = json_array();
+  for (int i = 0; i < s->ngpu_list; i++)
+    json_array_append_new(gpus, json_integer(s->gpu_list[i]));
+  json_object_set_new(o, "gpu_list", gpus);
+  json_object_set_new(o, "share_gpu", json_boolean(s->share_gpu));
+  if (s->share_gpu)
+    json_object_set_new(o, "share_gpu_note",
+                        json_string("all ranks share one GPU, each its own NCCL_HOSTID: the "
+                                    "figures are of NCCL's network transport, not of the GPU's "
+                                    "links"));
   return o;
 }
 
@@ -105,6 +116,8 @@ static int put_record(FILE *f, const struct cb_record *r, struct cb_error *err) 
   json_object_set_new(o, "type", json_string("result"));
   for (int i = 0; i < cb_ncolumns; i++)
     json_object_set_new(o, cb_columns[i].name, column_value(r, &cb_columns[i]));
+  if (r->time_us_gpu > 0) /* GPU backends: the CUDA-event time beside the host clock's */
+    json_object_set_new(o, "time_us_gpu", json_real(r->time_us_gpu));
   return put_line(f, o, err);
 }
 

@@ -1,0 +1,80 @@
+#include "nccl_env.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cb_nccl_transports[] = {"auto", "nvlink", "pcie",   "shm", "net",
+                                          "ib",   "roce",   "socket", NULL};
+
+/* REFERENCE.md section 2. NCCL prefers NVLink whenever it exists, so pcie
+ * only allows peer copies at any PCIe distance; the record says what NCCL
+ * actually chose. Network choices turn off the node-local paths so even
+ * ranks on one node go through the network. */
+#define NO_LOCAL                                                                                   \
+  {"NCCL_P2P_DISABLE", "1"}, {                                                                     \
+    "NCCL_SHM_DISABLE", "1"                                                                        \
+  }
+static const struct {
+  const char *transport;
+  struct cb_env_setting env[6];
+} table[] = {
+    {"auto", {{NULL, NULL}}},
+    {"nvlink", {{"NCCL_P2P_LEVEL", "NVL"}, {"NCCL_SHM_DISABLE", "1"}, {NULL, NULL}}},
+    {"pcie",
+     {{"NCCL_P2P_LEVEL", "SYS"},
+      {"NCCL_SHM_DISABLE", "1"},
+      {"NCCL_NVLS_ENABLE", "0"},
+      {NULL, NULL}}},
+    {"shm", {{"NCCL_P2P_DISABLE", "1"}, {NULL, NULL}}},
+    {"net", {NO_LOCAL, {NULL, NULL}}},
+    {"ib", {NO_LOCAL, {"NCCL_NET", "IB"}, {NULL, NULL}}},
+    {"roce", {NO_LOCAL, {"NCCL_NET", "IB"}, {NULL, NULL}}},
+    {"socket", {NO_LOCAL, {"NCCL_NET", "Socket"}, {"NCCL_IB_DISABLE", "1"}, {NULL, NULL}}},
+};
+
+const struct cb_env_setting *cb_nccl_transport_env(const char *transport) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(transport, table[i].transport) == 0)
+      return table[i].env;
+  return NULL;
+}
+
+int cb_env_apply(const struct cb_env_setting *settings, char *kept, size_t len) {
+  int n = 0;
+  size_t used = len ? strlen(kept) : 0;
+  for (const struct cb_env_setting *e = settings; e->name; e++) {
+    const char *have = getenv(e->name);
+    if (!have) {
+      setenv(e->name, e->value, 0);
+      continue;
+    }
+    if (strcmp(have, e->value) == 0)
+      continue;
+    n++;
+    if (used < len)
+      used += (size_t)snprintf(kept + used, len - used, "%s%s=%s (wanted %s)", used ? "; " : "",
+                               e->name, have, e->value);
+  }
+  return n;
+}
+
+int cb_nccl_log_env(const char *dir) {
+  if (getenv("NCCL_DEBUG") || getenv("NCCL_DEBUG_FILE"))
+    return 0;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/nccl.%%h.%%p", dir);
+  setenv("NCCL_DEBUG", "INFO", 1);
+  if (!getenv("NCCL_DEBUG_SUBSYS"))
+    setenv("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,TUNING", 1);
+  setenv("NCCL_DEBUG_FILE", path, 1);
+  return 1;
+}
+
+void cb_nccl_share_gpu_env(int rank, char *kept, size_t len) {
+  char hostid[64];
+  snprintf(hostid, sizeof hostid, "collbench-%d", rank);
+  const struct cb_env_setting env[] = {
+      {"NCCL_HOSTID", hostid}, {"NCCL_SOCKET_IFNAME", "lo"}, {NULL, NULL}};
+  cb_env_apply(env, kept, len);
+}

@@ -1,0 +1,35 @@
+/* NCCL takes its paths and logging from the environment, read when the
+ * first communicator is made: --transport and --share-gpu become NCCL_*
+ * variables before MPI_Init. A variable the user set is never replaced. */
+#ifndef CB_NCCL_ENV_H
+#define CB_NCCL_ENV_H
+
+#include <stddef.h>
+
+struct cb_env_setting {
+  const char *name, *value;
+};
+
+/* The transports --transport accepts for nccl, NULL-terminated. */
+extern const char *const cb_nccl_transports[];
+
+/* The settings one transport asks for, ending with {NULL}; NULL when the
+ * transport is unknown. */
+const struct cb_env_setting *cb_nccl_transport_env(const char *transport);
+
+/* Sets each variable the user did not set; for one the user set to another
+ * value, appends "NAME=value (wanted W)" to kept (';'-separated) instead.
+ * Returns how many were kept. */
+int cb_env_apply(const struct cb_env_setting *settings, char *kept, size_t len);
+
+/* NCCL's INFO log into dir/nccl.%h.%p (NCCL expands host and pid), unless
+ * the user chose NCCL_DEBUG or NCCL_DEBUG_FILE: then the log is theirs and
+ * returns 0 (the path cannot be read back). */
+int cb_nccl_log_env(const char *dir);
+
+/* --share-gpu: NCCL_HOSTID "collbench-<rank>" so each rank counts as its
+ * own node (NCCL refuses two ranks on one GPU of one host), and sockets
+ * over loopback (NCCL_SOCKET_IFNAME=lo), unless set. */
+void cb_nccl_share_gpu_env(int rank, char *kept, size_t len);
+
+#endif

@@ -1,0 +1,38 @@
+/* Check patterns filled and counted on the GPU: the same values as
+ * bench/pattern.c (value(rank, index), reduced(index)), computed in place in
+ * device memory instead of on the host and copied, as nccl-tests does.
+ * The engine still fills and checks device buffers through a host staging
+ * copy; these are the fast path, proven equal to the host path by
+ * tests/unit/test_gpu_pattern.c on a GPU before the engine may use them. */
+#ifndef CB_GPU_PATTERN_H
+#define CB_GPU_PATTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pattern.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A grid-stride launch: threads per block, blocks capped at max_blocks,
+ * none for no elements. */
+struct cb_launch {
+  unsigned blocks, threads;
+};
+struct cb_launch cb_launch_dims(size_t n, unsigned threads, unsigned max_blocks);
+
+/* dev[k] = value(rank, first + k) for k < n. 0, or -1 with CUDA's reason. */
+int cb_gpu_pattern_fill(const struct cb_pattern *p, void *dev, int rank, uint64_t first, size_t n,
+                        char *why, size_t len);
+/* *wrong = number of k < n with dev[k] != value(rank, first + k), or, with
+ * rank < 0, != reduced(first + k). */
+int cb_gpu_pattern_count_wrong(const struct cb_pattern *p, const void *dev, int rank,
+                               uint64_t first, size_t n, size_t *wrong, char *why, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,133 @@
+/* The nccl backend's pure parts: the path label read back from NCCL's INFO
+ * log, the --transport -> NCCL_* table, and which GPU a rank gets. The log
+ * excerpts are real NCCL output quoted in public NVIDIA/nccl and
+ * NVIDIA/nccl-tests issues (cited per case), trimmed to a few lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/nccl_env.h"
+#include "backends/nccl_log.h"
+#include "gpu.h"
+#include "tap.h"
+
+/* NVIDIA/nccl#1538 (8 GPUs of one node, NVLink): ring over P2P/CUMEM;
+ * the GRAPH line is from NVIDIA/nccl#1189 (H20, NVLink within the node). */
+static const char nvlink_log[] =
+    "job-worker-0:5666:5808 [3] NCCL INFO Pattern 4, crossNic 0, nChannels 16, bw 40.000000/"
+    "40.000000, type NVL/PIX, sameChannels 1\n"
+    "job-worker-0:5666:5808 [3] NCCL INFO Channel 07/0 : 3[3] -> 4[4] via P2P/CUMEM\n"
+    "job-worker-0:5667:5814 [4] NCCL INFO Channel 06/0 : 4[4] -> 5[5] via P2P/CUMEM\n";
+
+/* NVIDIA/nccl-tests#188: P2P/IPC/read within a node, sockets between. The
+ * type line is from NVIDIA/nccl#601 (PCIe-only nodes, "type SYS/SYS"). */
+static const char pcie_socket_log[] =
+    "gpu23:1513:1528 [2] NCCL INFO Pattern 4, crossNic 0, nChannels 4, speed 1.200000/1.200000, "
+    "type SYS/SYS, sameChannels 0\n"
+    "user:852751:852807 [1] NCCL INFO Channel 01/0 : 1[2a000] -> 8[27000] [send] via "
+    "NET/Socket/0\n"
+    "user:169127:169179 [2] NCCL INFO Channel 00/0 : 10[51000] -> 11[57000] via P2P/IPC/read\n";
+
+/* NVIDIA/nccl#1232: two nodes, sockets between them, SHM within. */
+static const char shm_socket_log[] =
+    "[0] node0:13571:13571 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+    "[2] node0:13572:13572 [1] NCCL INFO Channel 00 : 2[1] -> 0[0] via SHM/direct/direct\n"
+    "[3] node2:22556:22556 [1] NCCL INFO Connected all trees\n";
+
+/* NVIDIA/nccl#1189: InfiniBand with GPUDirect RDMA between nodes, P2P
+ * within, NVLink per the GRAPH line. */
+static const char ib_log[] =
+    "H20-GPU-05:1789225:1789736 [1] NCCL INFO Pattern 4, crossNic 1, nChannels 4, bw "
+    "24.000000/24.000000, type NVL/PIX, sameChannels 0\n"
+    "H20-GPU-06:4015539:4015652 [0] NCCL INFO Channel 07/0 : 0[0] -> 2[0] [receive] via "
+    "NET/IB/3/GDRDMA\n"
+    "H20-GPU-06:4015540:4015653 [1] NCCL INFO Channel 00/0 : 3[1] -> 2[0] via P2P/CUMEM\n";
+
+/* NVIDIA/nccl-tests#185 (H100 nodes on RoCE): the IB plugin's device line
+ * says RoCE; the connection line itself always says NET/IB. */
+static const char roce_log[] =
+    "dgxh100-4:460770:460842 [0] NCCL INFO NET/IB : Using [0]mlx5_10:1/RoCE [1]mlx5_11:1/RoCE "
+    "[RO]; OOB enp220s0np0:11.1.128.136<0>\n"
+    "dgxh100-4:460770:460842 [0] NCCL INFO Using network IB\n"
+    "dgxh100-4:460770:460842 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\n";
+
+/* NVIDIA/nccl#1267: one rank, no connection at all. */
+static const char one_rank_log[] =
+    "instance-8g-96c-2:525781:525957 [0] NCCL INFO Using network Socket\n"
+    "instance-8g-96c-2:525781:525957 [0] NCCL INFO Channel 00/32 :    0\n";
+
+static void label_is(const char *log, const char *want, const char *what) {
+  char label[64];
+  cb_nccl_log_paths(log, label, sizeof label);
+  is_str(label, want, "%s -> '%s'", what, want);
+}
+
+int main(void) {
+  label_is(nvlink_log, "nvlink", "P2P/CUMEM with a NVL graph");
+  label_is(pcie_socket_log, "pcie+net-socket", "P2P/IPC over SYS plus NET/Socket");
+  label_is(shm_socket_log, "shm+net-socket", "SHM/direct plus NET/Socket");
+  label_is(ib_log, "nvlink+net-ib", "NET/IB/3/GDRDMA plus P2P over NVLink");
+  label_is(roce_log, "net-roce", "NET/IB on RoCE ports");
+  label_is(one_rank_log, "", "one rank: no connection, empty label");
+  label_is("x NCCL INFO Channel 00/0 : 0[0] -> 1[0] via P2P/CUMEM\n", "p2p",
+           "P2P without a GRAPH line: link unknown");
+  label_is("", "", "empty log");
+  char small[8];
+  cb_nccl_log_paths(ib_log, small, sizeof small);
+  ok(strlen(small) < sizeof small, "a short label buffer is not overrun ('%s')", small);
+
+  /* the --transport table */
+  const char *const *t;
+  int n = 0, all = 1;
+  for (t = cb_nccl_transports; *t; t++, n++)
+    all &= cb_nccl_transport_env(*t) != NULL;
+  ok(n == 8 && all, "every one of the 8 transports has a table row");
+  ok(cb_nccl_transport_env("infiniband") == NULL, "an unknown transport has none");
+  const struct cb_env_setting *e = cb_nccl_transport_env("socket");
+  int net_socket = 0;
+  for (; e->name; e++)
+    net_socket |= strcmp(e->name, "NCCL_NET") == 0 && strcmp(e->value, "Socket") == 0;
+  ok(net_socket, "socket sets NCCL_NET=Socket");
+  ok(cb_nccl_transport_env("auto")->name == NULL, "auto sets nothing");
+
+  /* never override what the user set; say so */
+  unsetenv("NCCL_P2P_DISABLE");
+  unsetenv("NCCL_SHM_DISABLE");
+  setenv("NCCL_NET", "IB", 1);
+  unsetenv("NCCL_IB_DISABLE");
+  char kept[256] = "";
+  int k = cb_env_apply(cb_nccl_transport_env("socket"), kept, sizeof kept);
+  is_long(k, 1, "one variable kept");
+  is_str(getenv("NCCL_NET"), "IB", "the user's NCCL_NET stays");
+  is_str(kept, "NCCL_NET=IB (wanted Socket)", "and the message says so");
+  is_str(getenv("NCCL_P2P_DISABLE"), "1", "unset ones are set (NCCL_P2P_DISABLE=1)");
+
+  /* logging: ours unless the user chose */
+  unsetenv("NCCL_DEBUG");
+  unsetenv("NCCL_DEBUG_FILE");
+  unsetenv("NCCL_DEBUG_SUBSYS");
+  ok(cb_nccl_log_env("/tmp/x") == 1, "log set up when the user set nothing");
+  is_str(getenv("NCCL_DEBUG_FILE"), "/tmp/x/nccl.%h.%p", "NCCL_DEBUG_FILE per host and pid");
+  is_str(getenv("NCCL_DEBUG_SUBSYS"), "INIT,GRAPH,TUNING", "subsystems with the paths");
+  setenv("NCCL_DEBUG", "WARN", 1);
+  unsetenv("NCCL_DEBUG_FILE");
+  ok(cb_nccl_log_env("/tmp/y") == 0 && !getenv("NCCL_DEBUG_FILE"),
+     "the user's NCCL_DEBUG leaves logging alone");
+
+  unsetenv("NCCL_HOSTID");
+  setenv("NCCL_SOCKET_IFNAME", "eth0", 1);
+  kept[0] = '\0';
+  cb_nccl_share_gpu_env(3, kept, sizeof kept);
+  is_str(getenv("NCCL_HOSTID"), "collbench-3", "--share-gpu: NCCL_HOSTID per rank");
+  is_str(kept, "NCCL_SOCKET_IFNAME=eth0 (wanted lo)", "a set NCCL_SOCKET_IFNAME is kept");
+
+  /* which GPU: local rank, --gpu-list, --share-gpu */
+  int list[] = {3, 1};
+  is_long(cb_gpu_choose(2, NULL, 0, 0), 2, "local rank 2 uses GPU 2");
+  is_long(cb_gpu_choose(1, list, 2, 0), 1, "--gpu-list 3,1: local rank 1 uses GPU 1");
+  is_long(cb_gpu_choose(0, list, 2, 0), 3, "--gpu-list 3,1: local rank 0 uses GPU 3");
+  is_long(cb_gpu_choose(2, list, 2, 0), -1, "--gpu-list too short for local rank 2: -1");
+  is_long(cb_gpu_choose(5, NULL, 0, 1), 0, "--share-gpu: everyone on GPU 0");
+  is_long(cb_gpu_choose(5, list, 2, 1), 3, "--share-gpu --gpu-list 3,1: everyone on GPU 3");
+  done_testing();
+  return exit_status();
+}
