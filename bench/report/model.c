@@ -47,15 +47,17 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
   fputs("</table>\n", f);
 }
 
-int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
-                    double *median, double *max) {
+/* Median and max |predicted / measured - 1| of op over the files
+ * [first, last); returns the number of points. */
+static int errors(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op, int first,
+                  int last, double *median, double *max) {
   int n = 0, cap = 0;
   for (int i = 0; i < d->nseries; i++)
     cap += d->series[i].npts;
   double *e = malloc((cap ? cap : 1) * sizeof *e);
   for (int i = 0; i < d->nseries; i++) {
     const struct cb_rep_series *s = &d->series[i];
-    if (s->file < cb_rep_nfit(d) || cb_mop_find(s->op) != op)
+    if (s->file < first || s->file >= last || cb_mop_find(s->op) != op)
       continue;
     for (int k = 0; k < s->npts; k++) {
       const struct cb_record *r = &s->pts[k];
@@ -75,7 +77,12 @@ int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs,
   return n;
 }
 
-/* One row per later file and op: its points predicted from the fit. */
+int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
+                    double *median, double *max) {
+  return errors(d, gs, op, cb_rep_nfit(d), d->nruns, median, max);
+}
+
+/* One row per held-out file and op: its points predicted from the fit. */
 static void validation_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
   fputs("<h2>Model: prediction error</h2>\n<p>Each held-out file's measurements predicted from "
         "the fit above at their own rank and node counts; error = predicted / measured "
@@ -84,32 +91,14 @@ static void validation_table(FILE *f, const struct cb_rep_data *d, const struct 
         f);
   for (int file = cb_rep_nfit(d); file < d->nruns; file++)
     for (int op = 0; op < CB_NMOPS; op++) {
-      int n = 0, cap = 0;
-      for (int i = 0; i < d->nseries; i++)
-        cap += d->series[i].npts;
-      double *e = malloc((cap ? cap : 1) * sizeof *e);
-      for (int i = 0; i < d->nseries; i++) {
-        const struct cb_rep_series *s = &d->series[i];
-        if (s->file != file || cb_mop_find(s->op) != op)
-          continue;
-        for (int k = 0; k < s->npts; k++) {
-          const struct cb_record *r = &s->pts[k];
-          const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
-          if (g && r->nranks > 1 && r->time_us > 0)
-            e[n++] = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6 /
-                         r->time_us -
-                     1;
-        }
-      }
+      double med, max;
+      int n = errors(d, gs, op, file, file + 1, &med, &max);
       if (n) {
-        qsort(e, n, sizeof *e, by_abs);
-        double med = n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
         fputs("<tr>", f);
         text(f, "td", d->runs[file].path), text(f, "td", cb_mop_names[op]);
         fprintf(f, "<td class=n>%d</td><td class=n>%.1f%%</td><td class=n>%.1f%%</td></tr>\n", n,
-                100 * med, 100 * fabs(e[n - 1]));
+                100 * med, 100 * max);
       }
-      free(e);
     }
   fputs("</table>\n", f);
 }
