@@ -4,8 +4,8 @@
 # chart_title, and xtics labelled in B/KiB/MiB; and for the model's dashed
 # lines modelfile, nmodel, model_of[1..nmodel] (the series each block
 # predicts, for its colour) and model_title.
-# Data columns: 1 bytes, 2 time_us, 3 busbw_GBps (modelfile: the same,
-# predicted).
+# Data columns: 1 bytes, 2 time_us, 3 busbw_GBps, 4 algbw_GBps (modelfile:
+# the first three, predicted).
 set title chart_title
 set xlabel 'message size'
 set ylabel 'bus bandwidth (GB/s, GB = 1e9 B)'

@@ -1,7 +1,7 @@
 # Time per operation against message size, log-log, one line per series.
 # collbench --report copies this after the same generated header as
 # busbw.gp (xtics and the model's dashed lines included).
-# Data columns: 1 bytes, 2 time_us, 3 busbw_GBps.
+# Data columns: 1 bytes, 2 time_us, 3 busbw_GBps, 4 algbw_GBps.
 set title chart_title
 set xlabel 'message size'
 set ylabel 'time per op (us, median)'

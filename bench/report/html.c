@@ -119,6 +119,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
     cb_html_put(f, op);
     fputs("</h2>\n", f);
     chart(f, op, "busbw");
+    chart(f, op, "algbw");
     if (cb_rep_has_latency(op))
       chart(f, op, "latency");
     if (cb_rep_has_ratio(d, first, n))

@@ -44,7 +44,8 @@ static int write_data(const struct cb_rep_data *d, int first, int n, const char 
       fputs("\n\n", f); /* two blank lines: gnuplot's next 'index' */
     for (int p = 0; p < d->series[i].npts; p++) {
       const struct cb_record *pt = &d->series[i].pts[p];
-      fprintf(f, "%llu %.9g %.9g\n", (unsigned long long)pt->bytes, pt->time_us, pt->busbw_GBps);
+      fprintf(f, "%llu %.9g %.9g %.9g\n", (unsigned long long)pt->bytes, pt->time_us,
+              pt->busbw_GBps, pt->algbw_GBps);
     }
   }
   if (fclose(f) != 0)
@@ -208,6 +209,10 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
   char title[128];
   snprintf(title, sizeof title, "%s: bus bandwidth", op);
   int rc = put_chart(f, op, "busbw", title, err);
+  if (!rc) { /* what one rank's buffer sees: OSU's and perftest's bandwidth */
+    snprintf(title, sizeof title, "%s: algorithm bandwidth", op);
+    rc = put_chart(f, op, "algbw", title, err);
+  }
   if (!rc && cb_rep_has_latency(op)) {
     snprintf(title, sizeof title, "%s: time per op", op);
     rc = put_chart(f, op, "latency", title, err);

@@ -1,0 +1,16 @@
+# Algorithm bandwidth (bytes / time) against message size, one line per series.
+# collbench --report copies this after a generated header that sets the
+# terminal, the output, datafile, nseries, titles[1..nseries] and
+# chart_title, and xtics labelled in B/KiB/MiB. No model lines: the model
+# predicts time and busbw (busbw.gp).
+# Data columns: 1 bytes, 2 time_us, 3 busbw_GBps, 4 algbw_GBps.
+set title chart_title
+set xlabel 'message size'
+set ylabel 'algorithm bandwidth (GB/s, GB = 1e9 B)'
+unset logscale
+set logscale x 2
+set format y '%g'
+set yrange [0:*]
+set grid
+set key below
+plot for [i=1:nseries] datafile index (i-1) using 1:4 with linespoints linecolor i pointtype 7 pointsize 0.6 title titles[i]
