@@ -401,11 +401,10 @@ int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
                           .sum = sum,
                           .started = cb_now()};
   EACH_SINK(&sc, run, ri, err);
+  /* the run record probed every backend once already: its reasons, not a second probe */
   for (int b = 0; b < s->nskipped_backends; b++) {
-    char why[160];
-    const struct cb_backend *be = cb_backends[s->skipped_backends[b]];
-    be->probe(why, sizeof why);
-    note(&sc, err, "backend %s skipped: %s", be->name, why);
+    const struct cb_backend_info *bi = &ri->backends[s->skipped_backends[b]];
+    note(&sc, err, "backend %s skipped: %s", bi->name, bi->why);
   }
   if (s->share_gpu)
     note(&sc, err,
