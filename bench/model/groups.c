@@ -9,21 +9,17 @@
 /* A run over several nodes with ranks sharing nodes is labelled
  * "INTRA+INTER" (e.g. "shm+tcp"); its tier's part is what its points
  * measure, so "shm+tcp" at the inter-node tier matches a "tcp" fit. */
+static const char *tier_part(const char *t, int tier, size_t *len) {
+  const char *plus = strchr(t, '+');
+  if (plus && tier == CB_TIER_INTER)
+    t = plus + 1;
+  *len = plus && tier != CB_TIER_INTER ? (size_t)(plus - t) : strlen(t);
+  return t;
+}
+
 static int same_transport(const char *a, const char *b, int tier) {
-  size_t alen = strlen(a), blen = strlen(b);
-  const char *aplus = strchr(a, '+'), *bplus = strchr(b, '+');
-  if (aplus) {
-    if (tier == CB_TIER_INTER)
-      a = aplus + 1, alen = strlen(a);
-    else
-      alen = (size_t)(aplus - a);
-  }
-  if (bplus) {
-    if (tier == CB_TIER_INTER)
-      b = bplus + 1, blen = strlen(b);
-    else
-      blen = (size_t)(bplus - b);
-  }
+  size_t alen, blen;
+  a = tier_part(a, tier, &alen), b = tier_part(b, tier, &blen);
   return alen == blen && strncmp(a, b, alen) == 0;
 }
 
