@@ -39,16 +39,24 @@ int cb_gpu_mpi_cuda_aware(char *why, size_t len) {
 
 static struct { int bound, device, cc; } gpu = {0, -1, 0};
 
-int cb_gpu_count(char *why, size_t len) {
+int cb_gpu_devices(char *why, size_t len) {
   int n = 0;
   cudaError_t rc = cudaGetDeviceCount(&n);
   if (rc != cudaSuccess) {
-    snprintf(why, len, "no usable GPU (cudaGetDeviceCount: %s)", cudaGetErrorString(rc));
+    snprintf(why, len, "cudaGetDeviceCount: %s", cudaGetErrorString(rc));
     cudaGetLastError(); /* the error is sticky otherwise */
     return 0;
   }
   if (n == 0)
-    snprintf(why, len, "no usable GPU (cudaGetDeviceCount: 0 devices)");
+    snprintf(why, len, "cudaGetDeviceCount: 0 devices");
+  return n;
+}
+
+int cb_gpu_count(char *why, size_t len) {
+  char reason[128]; /* the wrapped reason still fits the callers' 160 bytes */
+  int n = cb_gpu_devices(reason, sizeof reason);
+  if (n == 0)
+    snprintf(why, len, "no usable GPU (%s)", reason);
   return n;
 }
 
@@ -140,6 +148,11 @@ int cb_gpu_copy(const struct cb_cluster *cl, const char *who, void *dst, const v
 #else /* no CUDA in this build: every GPU request says so */
 
 #define NO_CUDA "this collbench was built without CUDA (see ./configure)"
+
+int cb_gpu_devices(char *why, size_t len) {
+  snprintf(why, len, "cudaGetDeviceCount: not built with CUDA (./configure --with-cuda=DIR)");
+  return 0;
+}
 
 int cb_gpu_count(char *why, size_t len) {
   snprintf(why, len, "no usable GPU (%s)", NO_CUDA);

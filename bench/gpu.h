@@ -12,7 +12,10 @@
 
 struct cb_settings;
 
-/* GPUs this process sees; 0 with the reason in why (CUDA's own words). */
+/* GPUs this process sees; 0 with CUDA's own reason in why
+ * ("cudaGetDeviceCount: ..."), as the probe and the copy matrix say it. */
+int cb_gpu_devices(char *why, size_t len);
+/* The same for a backend or memory kind: "no usable GPU (...)". */
 int cb_gpu_count(char *why, size_t len);
 
 /* Whether memory kind `mem` (enum cb_mem) can be allocated here now;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../gpu.h"
 #include "../probe/probe.h"
 #include "../stats.h"
 #include "config.h"
@@ -46,13 +47,9 @@ static unsigned char pattern(int gpu) {
   } while (0)
 
 int cb_copy_gpus(uint64_t *min_mem, char *why, size_t len) {
-  int count = 0;
-  cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess || count == 0) {
-    snprintf(why, len, "cudaGetDeviceCount: %s",
-             rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices");
+  int count = cb_gpu_devices(why, len);
+  if (count == 0)
     return 0;
-  }
   *min_mem = UINT64_MAX;
   for (int i = 0; i < count; i++) {
     struct cudaDeviceProp p;
@@ -296,8 +293,7 @@ int cb_copy_measure(uint64_t bytes, struct cb_copy_node *out, struct cb_error *e
 
 int cb_copy_gpus(uint64_t *min_mem, char *why, size_t len) {
   *min_mem = 0;
-  snprintf(why, len, "cudaGetDeviceCount: not built with CUDA (./configure --with-cuda=DIR)");
-  return 0;
+  return cb_gpu_devices(why, len);
 }
 
 int cb_copy_measure(uint64_t bytes, struct cb_copy_node *out, struct cb_error *err) {

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "../gpu.h"
 #include "config.h"
 #include "probe.h"
 
@@ -14,6 +15,7 @@
 #include <nccl.h>
 #endif
 
+#if CB_HAVE_CUDA /* NVML is only asked about GPUs the CUDA runtime found */
 /* The few NVML declarations needed, as in nvml.h (not installed here). */
 typedef int nvml_return;
 typedef struct nvml_device *nvml_device;
@@ -95,6 +97,7 @@ static void nvml_links(struct nvml *m, struct cb_probe_gpu *g) {
       snprintf(g->nvlink_peers[g->npeers++], sizeof g->nvlink_peers[0], "%s", pci.busId);
   }
 }
+#endif
 
 /* The NCCL this process would use: the loaded library's own answer, else
  * the header this binary was built with. */
@@ -129,13 +132,9 @@ void cb_probe_gpus(struct cb_probe_node *n) {
   else
     snprintf(n->cuda_driver, sizeof n->cuda_driver, "none");
   nccl_version(n);
-  int count = 0;
-  cudaError_t rc = cudaGetDeviceCount(&count);
-  if (rc != cudaSuccess || count == 0) {
-    snprintf(n->gpu_why, sizeof n->gpu_why, "cudaGetDeviceCount: %s",
-             rc != cudaSuccess ? cudaGetErrorString(rc) : "0 devices");
+  int count = cb_gpu_devices(n->gpu_why, sizeof n->gpu_why);
+  if (count == 0)
     return;
-  }
   struct nvml m;
   int have_nvml = nvml_open(&m);
   if (have_nvml)
@@ -165,8 +164,7 @@ void cb_probe_gpus(struct cb_probe_node *n) {
 }
 #else
 void cb_probe_gpus(struct cb_probe_node *n) {
-  snprintf(n->gpu_why, sizeof n->gpu_why,
-           "cudaGetDeviceCount: not built with CUDA (./configure --with-cuda=DIR)");
+  cb_gpu_devices(n->gpu_why, sizeof n->gpu_why);
   nccl_version(n);
 }
 #endif
