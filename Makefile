@@ -17,7 +17,7 @@ LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c 
                       bench/model/*.c bench/probe/*.c bench/copy/*.c) \
            bench/backends/registry.c bench/backends/mpi.c bench/backends/nccl_env.c \
            bench/backends/nccl_log.c \
-           $(wildcard tuner/*.c) kernels/model.c kernels/registry.c kernels/launch.c
+           $(filter-out tuner/comm_nccl.c,$(wildcard tuner/*.c)) kernels/model.c kernels/registry.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
 LIB_SRC += bench/backends/ucx.c
@@ -38,9 +38,14 @@ CFLAGS += -I$(CUDA_DIR)/include
 LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -ldl -lstdc++
 endif
 ifeq ($(HAVE_NCCL),1)
-LIB_SRC += bench/backends/nccl.c
+LIB_SRC += bench/backends/nccl.c $(wildcard tuner/comm_nccl.c)
 CFLAGS += -I$(NCCL_DIR)/include
 LIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl
+endif
+# The GPU step of --tune (cuBLAS GEMMs) and the tuner's NCCL backend.
+ifeq ($(HAVE_CUBLAS),1)
+LIB_SRC += $(wildcard kernels/gpu_step*.c)
+LIBS += -lcublas
 endif
 NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -Wno-deprecated-gpu-targets -Xcompiler -Wall,-Wextra \
              -I. -Ibench -Ibuild

@@ -347,8 +347,13 @@ static int host_init(const struct cb_model *m, int threads, void **ctx, struct c
   return CB_OK;
 }
 
-static float *host_grads(void *ctx) {
+static void *host_grads(void *ctx) {
   return ((struct host *)ctx)->grads;
+}
+
+static int host_grad_dtype(void *ctx) {
+  (void)ctx;
+  return CB_MODEL_FLOAT;
 }
 
 static float *host_params(void *ctx) {
@@ -367,6 +372,8 @@ const struct cb_compute cb_compute_openblas = {
     .name = "openblas",
     .init = host_init,
     .grads = host_grads,
+    .grad_dtype = host_grad_dtype,
+    .stream = NULL,
     .step = host_step,
     .params = host_params,
     .loss = host_loss,

@@ -125,8 +125,12 @@ size_t cb_model_params(const struct cb_model *m) {
   return cb_model_layer_params(m) * (size_t)m->layers;
 }
 
+size_t cb_model_dtype_bytes(int dtype) {
+  return dtype == CB_MODEL_FLOAT ? 4 : 2;
+}
+
 size_t cb_model_dtype_size(const struct cb_model *m) {
-  return m->dtype == CB_MODEL_FLOAT ? 4 : 2;
+  return cb_model_dtype_bytes(m->dtype);
 }
 
 uint64_t cb_model_grad_bytes(const struct cb_model *m) {

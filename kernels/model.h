@@ -51,6 +51,8 @@ size_t cb_model_tensor_elems(const struct cb_model *m, int kind);
 /* Elements of one layer's parameters, and of all layers. */
 size_t cb_model_layer_params(const struct cb_model *m);
 size_t cb_model_params(const struct cb_model *m);
+/* Bytes of one element of a dtype (enum cb_model_dtype). */
+size_t cb_model_dtype_bytes(int dtype);
 /* Bytes of one element of gradient as communicated (the model's dtype). */
 size_t cb_model_dtype_size(const struct cb_model *m);
 /* Gradient bytes of one step (what the all-reduces carry). */

@@ -15,3 +15,17 @@ const struct cb_compute *cb_compute_host(const char **why) {
   return NULL;
 #endif
 }
+
+#if CB_HAVE_CUBLAS
+extern const struct cb_compute cb_compute_cublas;
+#endif
+
+const struct cb_compute *cb_compute_gpu(const char **why) {
+#if CB_HAVE_CUBLAS
+  *why = NULL;
+  return &cb_compute_cublas;
+#else
+  *why = "this collbench was configured without CUDA and cuBLAS: the GPU step is disabled";
+  return NULL;
+#endif
+}

@@ -10,13 +10,22 @@
 #include <stddef.h>
 
 #include "cluster.h"
+#include "config.h"
 #include "error.h"
 #include "space.h"
+
+/* What the compute side hands the communication side. */
+struct cb_comm_setup {
+  int dtype;     /* of the gradients (enum cb_model_dtype) */
+  void *stream;  /* the compute's cudaStream_t: all-reduces wait for it; NULL on host */
+  int share_gpu; /* --share-gpu: ranks on one GPU, NCCL over its network transport */
+};
 
 struct cb_comm {
   const char *name;
   const char *progress; /* how all-reduces advance while the CPU computes */
-  int (*init)(const struct cb_cluster *cl, void **ctx, struct cb_error *err);
+  int (*init)(const struct cb_cluster *cl, const struct cb_comm_setup *setup, void **ctx,
+              struct cb_error *err);
   /* Fills which algorithms are tunable here (nalgorithms 0 when none) and
    * why not; the settings in effect at launch, read back from the library. */
   void (*tunable)(void *ctx, int *yes, char *why, size_t len);
@@ -25,7 +34,7 @@ struct cb_comm {
   void (*version)(void *ctx, char *buf, size_t len);
   int (*open)(void *ctx, const struct cb_tune_config *cfg, void **setting, struct cb_error *err);
   /* In-place sum all-reduce of count floats with a setting; returns at once. */
-  int (*start)(void *ctx, void *setting, float *buf, size_t count, struct cb_error *err);
+  int (*start)(void *ctx, void *setting, void *buf, size_t count, struct cb_error *err);
   /* Gives the library the CPU between compute chunks; may do nothing. */
   void (*poll)(void *ctx);
   /* Waits until every started all-reduce has completed. */
@@ -35,5 +44,8 @@ struct cb_comm {
 };
 
 extern const struct cb_comm cb_comm_mpi;
+#if CB_HAVE_NCCL
+extern const struct cb_comm cb_comm_nccl;
+#endif
 
 #endif

@@ -21,12 +21,13 @@
 #include <string.h>
 
 #include "comm.h"
+#include "kernels/model.h"
 
 #define QUEUE_MAX 4096
 
 struct job {
   MPI_Comm comm;
-  float *buf;
+  void *buf;
   int count;
 };
 
@@ -91,7 +92,11 @@ static int read_int(MPI_T_cvar_handle h) {
 
 static void mpi_finalize(void *ctx);
 
-static int mpi_init(const struct cb_cluster *cl, void **ctx, struct cb_error *err) {
+static int mpi_init(const struct cb_cluster *cl, const struct cb_comm_setup *setup, void **ctx,
+                    struct cb_error *err) {
+  if (setup->dtype != CB_MODEL_FLOAT || setup->stream)
+    return cb_fail(err, CB_USAGE,
+                   "--tune: the MPI all-reduce takes float gradients in host memory");
   int provided;
   MPI_Query_thread(&provided);
   if (provided < MPI_THREAD_SERIALIZED)
@@ -178,7 +183,7 @@ static int mpi_open(void *ctx, const struct cb_tune_config *cfg, void **setting,
   return CB_OK;
 }
 
-static int mpi_start(void *ctx, void *setting, float *buf, size_t count, struct cb_error *err) {
+static int mpi_start(void *ctx, void *setting, void *buf, size_t count, struct cb_error *err) {
   struct mpi_comm *c = ctx;
   pthread_mutex_lock(&c->lock);
   if (c->tail == QUEUE_MAX) {

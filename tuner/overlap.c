@@ -11,7 +11,7 @@ const char *const cb_phase_names[CB_NPHASES] = {"compute", "comm", "step"};
 
 int cb_overlap_init(struct cb_overlap *o, const struct cb_cluster *cl, const struct cb_model *m,
                     const struct cb_compute *compute, const struct cb_comm *comm, int threads,
-                    struct cb_error *err) {
+                    int share_gpu, struct cb_error *err) {
   memset(o, 0, sizeof *o);
   o->cl = cl, o->model = m, o->compute = compute, o->comm = comm;
   o->ntensors = (int)m->layers * CB_T_PER_LAYER;
@@ -26,7 +26,10 @@ int cb_overlap_init(struct cb_overlap *o, const struct cb_cluster *cl, const str
   rc = cb_cluster_agree(cl, rc);
   if (rc != CB_OK)
     return cb_fail(err, rc, "a rank could not set up the model (rank 0 says why if it failed)");
-  rc = cb_cluster_agree(cl, comm->init(cl, &o->mctx, err));
+  o->elem_size = cb_model_dtype_bytes(compute->grad_dtype(o->cctx));
+  struct cb_comm_setup setup = {compute->grad_dtype(o->cctx),
+                                compute->stream ? compute->stream(o->cctx) : NULL, share_gpu};
+  rc = cb_cluster_agree(cl, comm->init(cl, &setup, &o->mctx, err));
   if (rc != CB_OK)
     return cb_fail(err, rc, "a rank could not start its communication backend");
   return CB_OK;
@@ -49,9 +52,8 @@ int cb_overlap_prepare(struct cb_overlap *o, const struct cb_tune_config *cfg,
   p->buckets = malloc((size_t)o->ntensors * sizeof *p->buckets);
   if (!p->buckets)
     return cb_fail(err, CB_RUNTIME, "out of memory for buckets");
-  /* the host kernel communicates float gradients */
   p->nbuckets =
-      cb_buckets_assign(o->tensor_elems, o->ntensors, sizeof(float), cfg->bucket_bytes, p->buckets);
+      cb_buckets_assign(o->tensor_elems, o->ntensors, o->elem_size, cfg->bucket_bytes, p->buckets);
   return o->comm->open(o->mctx, cfg, &p->setting, err);
 }
 
@@ -63,8 +65,9 @@ void cb_overlap_release(struct cb_overlap *o, struct cb_prepared *p) {
 }
 
 static int start_bucket(struct cb_overlap *o, int b, struct cb_error *err) {
-  float *g = o->compute->grads(o->cctx);
-  return o->comm->start(o->mctx, o->setting, g + o->buckets[b].offset, o->buckets[b].elems, err);
+  char *g = o->compute->grads(o->cctx);
+  return o->comm->start(o->mctx, o->setting, g + o->buckets[b].offset * o->elem_size,
+                        o->buckets[b].elems, err);
 }
 
 /* Gradients arrive in ready order, so a bucket is full when its last

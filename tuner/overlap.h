@@ -25,6 +25,7 @@ struct cb_overlap {
   void *mctx;
   size_t *tensor_elems; /* [ntensors], ready order */
   int ntensors;
+  size_t elem_size; /* bytes of one gradient element, as communicated */
   double timer_overhead;
   /* during a step */
   const struct cb_bucket *buckets;
@@ -50,7 +51,7 @@ struct cb_overlap_result {
 
 int cb_overlap_init(struct cb_overlap *o, const struct cb_cluster *cl, const struct cb_model *m,
                     const struct cb_compute *compute, const struct cb_comm *comm, int threads,
-                    struct cb_error *err);
+                    int share_gpu, struct cb_error *err);
 void cb_overlap_free(struct cb_overlap *o);
 
 int cb_overlap_prepare(struct cb_overlap *o, const struct cb_tune_config *cfg,

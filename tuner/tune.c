@@ -419,7 +419,7 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt, 
     cb_trials_close(&t.trials);
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   }
-  rc = cb_overlap_init(&t.o, cl, &opt->model, compute, &cb_comm_mpi, threads, err);
+  rc = cb_overlap_init(&t.o, cl, &opt->model, compute, &cb_comm_mpi, threads, 0, err);
   if (rc == CB_OK)
     rc = tune(&t, &space, err);
   cb_watchdog_stop();
