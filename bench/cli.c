@@ -45,6 +45,9 @@ enum {
   OPT_NO_SEARCH,
   OPT_TUNE_ALGORITHMS,
   OPT_TUNE_SEGMENTS,
+  OPT_TUNE_PROTOCOLS,
+  OPT_TUNE_CTAS,
+  OPT_PLUGIN_OUT,
   OPT_TUNE_BUCKETS,
   OPT_TUNE_REPS,
   OPT_ENV_OUT,
@@ -101,6 +104,9 @@ static const struct option long_options[] = {
     {"no-search", no_argument, 0, OPT_NO_SEARCH},
     {"tune-algorithms", required_argument, 0, OPT_TUNE_ALGORITHMS},
     {"tune-segments", required_argument, 0, OPT_TUNE_SEGMENTS},
+    {"tune-protocols", required_argument, 0, OPT_TUNE_PROTOCOLS},
+    {"tune-ctas", required_argument, 0, OPT_TUNE_CTAS},
+    {"plugin-out", required_argument, 0, OPT_PLUGIN_OUT},
     {"tune-buckets", required_argument, 0, OPT_TUNE_BUCKETS},
     {"tune-reps", required_argument, 0, OPT_TUNE_REPS},
     {"env-out", required_argument, 0, OPT_ENV_OUT},
@@ -181,22 +187,32 @@ void cb_cli_usage(FILE *out) {
         "      --matrix[=SIZE]      all-pairs bandwidth (SIZE messages, default 1M) and\n"
         "                           latency in N-1 shift rounds; names slow links and nodes\n"
         "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
-        "Tuning (mpirun; host: OpenBLAS step, MPI all-reduce on a thread per rank):\n"
+        "Tuning (mpirun; GPU: cuBLAS step, NCCL all-reduce on a stream of its own;\n"
+        "host: OpenBLAS step, MPI all-reduce on a thread per rank):\n"
         "      --tune               find the all-reduce settings and gradient bucket size\n"
-        "                           that lose least of a training step to communication\n"
+        "                           that lose least of a training step to communication;\n"
+        "                           on GPU where nccl is usable, else host (--backend\n"
+        "                           nccl or mpi chooses)\n"
         "      --model NAME         tiny gpt2-124m gpt-1.3b llama-7b (default gpt2-124m;\n"
-        "                           transformer layers only, in float on host)\n"
+        "                           transformer layers only; float on host)\n"
         "      --model-config LIST  override the shape: hidden=,layers=,heads=,seq=,\n"
         "                           batch=,dtype= (e.g. seq=128,batch=2)\n"
         "      --exhaustive         measure the whole grid instead of coordinate descent\n"
         "      --no-search          only measure the launch settings (rho, T_*)\n"
-        "      --tune-algorithms L  coll/tuned allreduce algorithms, 0 = Open MPI's own\n"
-        "                           decision (default 0,1,2,3,4,5,6)\n"
-        "      --tune-segments L    segment sizes for algorithm 5 (default 16K,64K,256K,1M)\n"
+        "      --tune-algorithms L  host: coll/tuned allreduce algorithms, 0 = Open MPI's\n"
+        "                           own decision (default 0,1,2,3,4,5,6); GPU: NCCL_ALGO\n"
+        "                           names and default (default: all NCCL runs here)\n"
+        "      --tune-segments L    host: segment sizes for algorithm 5 (default\n"
+        "                           16K,64K,256K,1M)\n"
+        "      --tune-protocols L   GPU: NCCL_PROTO names and default (default all)\n"
+        "      --tune-ctas L        GPU: CTA counts to try (ncclConfig_t; default none)\n"
         "      --tune-buckets L     bucket sizes, capped at the gradient bytes (default\n"
         "                           1M,2M,...,256M)\n"
         "      --tune-reps N        steps per configuration and measurement (default 10)\n"
         "      --env-out FILE       the tuned settings as a shell file to source\n"
+        "      --plugin-out FILE    GPU: per-size rules for NCCL's example tuner plugin,\n"
+        "                           from a sweep of each collective over algorithm x\n"
+        "                           protocol (sizes from -b/-e/-f)\n"
         "      --trials FILE        JSON Lines, one line per measured configuration\n"
         "      --resume             continue the search recorded in --trials FILE\n"
         "Reports (no mpirun needed):\n"
@@ -411,10 +427,29 @@ static int parse_tune_option(int c, const char *arg, struct cb_tune_options *t,
   case OPT_ENV_OUT: t->env_out = arg; return CB_OK;
   case OPT_TRIALS: t->trials = arg; return CB_OK;
   case OPT_TUNE_REPS: return cb_parse_long(arg, "--tune-reps", 2, 10000, &t->reps, err);
-  case OPT_TUNE_ALGORITHMS: return cb_space_parse_algorithms(arg, &t->space, err);
+  case OPT_TUNE_ALGORITHMS: {
+    /* mpi's numbers or nccl's names: which applies is known at run time */
+    struct cb_space mpi = {.kind = CB_SPACE_MPI}, nccl = {.kind = CB_SPACE_NCCL};
+    struct cb_error mpi_err = {0};
+    t->algorithms = arg;
+    struct cb_error nccl_err = {0};
+    if (cb_space_parse_algorithms(arg, &mpi, &mpi_err) == CB_OK ||
+        cb_space_parse_algorithms(arg, &nccl, &nccl_err) == CB_OK)
+      return CB_OK;
+    /* a list that starts with a number meant coll/tuned's */
+    return cb_fail(err, CB_USAGE, "%s", *arg >= '0' && *arg <= '9' ? mpi_err.msg : nccl_err.msg);
+  }
+  case OPT_TUNE_PROTOCOLS:
+    t->protocols = arg;
+    return cb_space_parse_protocols(arg, &(struct cb_space){.kind = CB_SPACE_NCCL}, err);
+  case OPT_TUNE_CTAS:
+    t->ctas = arg;
+    return cb_space_parse_ctas(arg, &(struct cb_space){.kind = CB_SPACE_NCCL}, err);
+  case OPT_PLUGIN_OUT: t->plugin_out = arg; return CB_OK;
   case OPT_TUNE_BUCKETS:
     return cb_space_parse_sizes(arg, "--tune-buckets", t->space.buckets, &t->space.nbuckets, err);
   case OPT_TUNE_SEGMENTS:
+    t->segments_given = 1;
     if (cb_space_parse_sizes(arg, "--tune-segments", sizes, &n, err))
       return err->status;
     for (t->space.nsegments = 0; t->space.nsegments < n; t->space.nsegments++)
@@ -624,6 +659,12 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                    cli->junit_path);
   if (validate_tune(&cli->tune, tune_only, model_config, &cli->tune, err))
     return err->status;
+  if (cli->tune.enabled && backend_given) { /* which all-reduce --tune tunes */
+    const char *name = cb_backends[s->backends[0]]->name;
+    if (s->nbackends != 1 || (strcmp(name, "mpi") && strcmp(name, "nccl")))
+      return cb_fail(err, CB_USAGE, "--tune --backend: mpi (host) or nccl (GPU), one of them");
+    cli->tune.backend = name;
+  }
   if (cli->sweep) {
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NOPS; s->nops++)

@@ -181,7 +181,7 @@ static int run_tune(int argc, char **argv, const struct cb_cli *cli, struct cb_e
     return err->status;
   struct cb_tune_options opt = cli->tune;
   opt.timeout = cli->settings.timeout; /* -T applies to each timed phase */
-  int rc = cb_tune_run(&cl, &opt, argc, argv, err);
+  int rc = cb_tune_run(&cl, &opt, &cli->settings, argc, argv, err);
   if (rc == CB_RUNTIME) { /* other ranks may be blocked in a call */
     report(err);
     MPI_Abort(MPI_COMM_WORLD, rc);

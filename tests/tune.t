@@ -6,7 +6,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: --tune is disabled"
   exit 0
 fi
-plan 35
+plan 43
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
@@ -117,6 +117,9 @@ cases='--tune --model gpt5|gpt5
 --tune --model-config hidden=100,heads=3|hidden=100
 --tune --model-config depth=2|depth
 --tune --tune-algorithms 0,9|9
+--tune --tune-algorithms ring,foo|foo
+--tune --tune-protocols simple,ll256|ll256
+--tune --tune-ctas 4,0|'0'
 --tune --tune-buckets 0|0
 --env-out x.env|--tune'
 while IFS='|' read -r args want; do
@@ -146,4 +149,33 @@ ok $? "no bad command line touched an earlier trials file"
 mpi 2 --tune --model tiny --model-config seq=256 --timeout 0.01
 [ $STATUS -eq 3 ] && grep -q 'timeout: rank [01] on .* in --tune step phase, algorithm' "$TMP/err"
 ok $? "a phase past --timeout: exit 3 naming rank, phase and configuration"
+
+# The GPU mode (cuBLAS step, NCCL all-reduce): its options are refused on
+# the host; without a GPU --backend nccl says why; with one, 2 ranks share it.
+mpi 2 --tune --backend mpi --model tiny --tune-protocols ll
+[ $STATUS -eq 2 ] && grep -q -- '--tune-protocols: NCCL only' "$TMP/err"
+ok $? "--tune-protocols on the host tuner exits 2 (got $STATUS)"
+mpi 2 --tune --backend mpi --model tiny --plugin-out "$TMP/rules.csv"
+[ $STATUS -eq 2 ] && grep -q -- '--plugin-out: NCCL only' "$TMP/err" && [ ! -e "$TMP/rules.csv" ]
+ok $? "--plugin-out on the host tuner exits 2 and writes nothing (got $STATUS)"
+if ! ./collbench --list 2>&1 | grep -q '^  nccl *usable'; then
+  mpi 2 --tune --backend nccl --model tiny
+  [ $STATUS -eq 2 ] && grep -q 'nccl: no usable GPU\|without CUDA\|unknown backend' "$TMP/err"
+  ok $? "--tune --backend nccl without a GPU exits 2 saying why (got $STATUS)"
+  for what in "2 ranks --share-gpu: --tune on NCCL writes NCCL_* settings" \
+    "--plugin-out: per-size rules for NCCL's example tuner"; do
+    TESTS_RUN=$((TESTS_RUN + 1))
+    echo "ok $TESTS_RUN # SKIP no GPU: $what"
+  done
+  finish
+fi
+mpi 2 --tune --backend nccl --share-gpu --model tiny --tune-reps 3 --tune-buckets 1M,4M \
+  --env-out "$TMP/gpu.env" --plugin-out "$TMP/rules.csv" -e 1M --max-time 0.05
+ok $STATUS "2 ranks --share-gpu: --tune on NCCL exits 0"
+[ $STATUS -eq 0 ] || diag "$TMP/err"
+grep -q '^# comm: nccl' "$TMP/out" && grep -q '^# ranks: 2 on 1 node(s); NCCL ' "$TMP/gpu.env" &&
+  [ "$(grep -vc '^#' "$TMP/gpu.env")" -ge 1 ]
+ok $? "the env file names NCCL and holds the tuned settings"
+grep -Eq '^allreduce,0,[0-9]+,(tree|ring),(ll|ll128|simple),-1,2,2$' "$TMP/rules.csv"
+ok $? "--plugin-out: per-size rules for NCCL's example tuner, from 0 bytes"
 finish

@@ -23,6 +23,7 @@ struct cb_comm_setup {
 
 struct cb_comm {
   const char *name;
+  int kind;             /* the search space it takes (enum cb_space_kind) */
   const char *progress; /* how all-reduces advance while the CPU computes */
   int (*init)(const struct cb_cluster *cl, const struct cb_comm_setup *setup, void **ctx,
               struct cb_error *err);

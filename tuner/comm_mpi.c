@@ -245,6 +245,7 @@ static void mpi_finalize(void *ctx) {
 
 const struct cb_comm cb_comm_mpi = {
     .name = "mpi",
+    .kind = CB_SPACE_MPI,
     .progress = "blocking MPI_Allreduce per bucket on a communication thread per rank",
     .init = mpi_init,
     .tunable = mpi_tunable,

@@ -9,10 +9,15 @@
 struct cb_tune_options {
   int enabled, exhaustive, resume, no_search;
   struct cb_model model;
-  struct cb_space space;
+  struct cb_space space; /* buckets and segment sizes; the rest once the library is known */
+  /* The lists whose meaning depends on the library (mpi or nccl), kept as
+   * given: the CLI checks they parse as one of them, tune.c applies them. */
+  const char *algorithms, *protocols, *ctas;
+  int segments_given;
+  const char *backend; /* "mpi", "nccl", or NULL: nccl where a GPU is usable */
   long reps;
   double timeout; /* seconds one phase may take before the watchdog ends the job */
-  const char *env_out, *trials;
+  const char *env_out, *trials, *plugin_out;
 };
 
 void cb_tune_options_defaults(struct cb_tune_options *t);

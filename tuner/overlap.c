@@ -111,7 +111,7 @@ static int time_phase(struct cb_overlap *o, const struct cb_prepared *p, int pha
                       struct cb_error *err) {
   char what[200], cfg[128];
   snprintf(what, sizeof what, "--tune %s phase, %s", cb_phase_names[phase],
-           cb_config_format(&p->cfg, cfg, sizeof cfg));
+           cb_config_format(o->comm->kind, &p->cfg, cfg, sizeof cfg));
   cb_watchdog_arm(what);
   MPI_Barrier(o->cl->comm);
   double t0 = cb_now();

@@ -42,7 +42,7 @@ static int scan(struct state *st, const char *phase, const struct cb_tune_config
     int dup = 0;
     for (int j = 0; j < m; j++)
       dup |= cb_config_equal(&batch[j], &cands[i]);
-    if (!dup && cb_config_valid(&cands[i]))
+    if (!dup && cb_config_valid(st->s, &cands[i]))
       batch[m++] = cands[i];
   }
   if (m == 1 && st->res->measurements > 0)
@@ -90,6 +90,9 @@ static int scan_algorithms(struct state *st, struct cb_error *err) {
     c[a] = st->inc;
     c[a].algorithm = s->algorithms[a];
     c[a].segsize = 0;
+    /* nccl: keep the protocol where the pair runs, else NCCL chooses it */
+    if (s->kind == CB_SPACE_NCCL && !s->pair_ok[c[a].algorithm][c[a].protocol])
+      c[a].protocol = 0;
     if (c[a].algorithm == CB_SEGMENTED_RING && s->nsegments > 0)
       c[a].segsize = st->inc.algorithm == CB_SEGMENTED_RING && st->inc.segsize ? st->inc.segsize
                                                                                : s->segments[0];
@@ -102,6 +105,22 @@ static int scan_segments(struct state *st, struct cb_error *err) {
   for (int g = 0; g < st->s->nsegments; g++)
     c[g] = st->inc, c[g].segsize = st->s->segments[g];
   return scan(st, "segment", c, st->s->nsegments, err);
+}
+
+/* nccl: the protocol and the CTA count, each at the incumbent's algorithm. */
+static int scan_protocols(struct state *st, struct cb_error *err) {
+  struct cb_tune_config c[CB_SPACE_MAX];
+  for (int p = 0; p < st->s->nprotocols; p++)
+    c[p] = st->inc, c[p].protocol = st->s->protocols[p];
+  return scan(st, "protocol", c, st->s->nprotocols, err);
+}
+
+static int scan_ctas(struct state *st, struct cb_error *err) {
+  struct cb_tune_config c[CB_SPACE_MAX + 1];
+  c[0] = st->inc, c[0].ctas = 0;
+  for (int k = 0; k < st->s->nctas; k++)
+    c[k + 1] = st->inc, c[k + 1].ctas = st->s->ctas[k];
+  return scan(st, "ctas", c, st->s->nctas + 1, err);
 }
 
 /* After the algorithm moved, the best bucket may have moved too: climb to
@@ -174,16 +193,25 @@ int cb_search_run(const struct cb_space *s, const struct cb_tune_config *baselin
     rc = exhaustive(st, err);
   } else {
     /* Buckets first at the launch algorithm, then the algorithm (and the
-     * segment size only where the winner reads it), then buckets again
-     * only as a local climb if the algorithm changed. */
+     * segment size only where the winner reads it; nccl: the protocol,
+     * then the CTAs), then buckets again only as a local climb if any of
+     * those changed. */
     struct cb_tune_config before;
     int moved = scan_buckets(st, err);
     before = st->inc;
     if (moved >= 0 && s->nalgorithms > 0)
       moved = scan_algorithms(st, err);
-    if (moved >= 0 && st->inc.algorithm == CB_SEGMENTED_RING && s->nsegments > 1)
+    if (moved >= 0 && s->kind == CB_SPACE_MPI && st->inc.algorithm == CB_SEGMENTED_RING &&
+        s->nsegments > 1)
       moved = scan_segments(st, err);
-    if (moved >= 0 && (st->inc.algorithm != before.algorithm || st->inc.segsize != before.segsize))
+    if (moved >= 0 && s->nprotocols > 1)
+      moved = scan_protocols(st, err);
+    if (moved >= 0 && s->nctas > 0)
+      moved = scan_ctas(st, err);
+    if (moved >= 0 && !cb_config_equal(&(struct cb_tune_config){st->inc.algorithm, st->inc.segsize,
+                                                                before.bucket_bytes,
+                                                                st->inc.protocol, st->inc.ctas},
+                                       &before))
       moved = climb_buckets(st, err);
     rc = moved < 0 ? err->status : CB_OK;
   }

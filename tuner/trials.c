@@ -20,13 +20,16 @@ static int remember(struct cb_trials *t, const struct cb_trial *tr) {
 }
 
 static int parse_trial(json_t *j, struct cb_trial *tr) {
-  json_int_t batch, alg, seg, bucket;
+  json_int_t batch, alg, seg, bucket, proto = 0, ctas = 0;
   double med, ci;
-  if (json_unpack(j, "{s:I, s:I, s:I, s:I, s:F, s:F}", "batch", &batch, "algorithm", &alg,
-                  "segsize", &seg, "bucket_bytes", &bucket, "t_step_us", &med, "ci95_us", &ci))
+  /* protocol and ctas (nccl) are absent from host trials */
+  if (json_unpack(j, "{s:I, s:I, s:I, s:I, s:F, s:F, s?:I, s?:I}", "batch", &batch, "algorithm",
+                  &alg, "segsize", &seg, "bucket_bytes", &bucket, "t_step_us", &med, "ci95_us", &ci,
+                  "protocol", &proto, "ctas", &ctas))
     return 0;
-  *tr = (struct cb_trial){
-      (int)batch, {(int)alg, (long)seg, (uint64_t)bucket}, {med * 1e-6, ci * 1e-6}};
+  *tr = (struct cb_trial){(int)batch,
+                          {(int)alg, (long)seg, (uint64_t)bucket, (int)proto, (int)ctas},
+                          {med * 1e-6, ci * 1e-6}};
   return 1;
 }
 
@@ -112,6 +115,10 @@ void cb_trials_add(struct cb_trials *t, int batch, const char *phase,
                 "phase", phase, "algorithm", cfg->algorithm, "segsize", (json_int_t)cfg->segsize,
                 "bucket_bytes", (json_int_t)cfg->bucket_bytes, "t_step_us", score->median * 1e6,
                 "ci95_us", score->ci95 * 1e6, "reps", reps);
+  if (cfg->protocol || cfg->ctas) {
+    json_object_set_new(j, "protocol", json_integer(cfg->protocol));
+    json_object_set_new(j, "ctas", json_integer(cfg->ctas));
+  }
   json_dumpf(j, t->f, DUMP_FLAGS);
   fputc('\n', t->f);
   fflush(t->f); /* a killed run leaves whole lines for --resume */

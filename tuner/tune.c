@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include "envfile.h"
+#include "gpu.h"
 #include "overlap.h"
+#include "plugin.h"
+#include "plugin_sweep.h"
 #include "trials.h"
 #include "units.h"
 #include "watchdog.h"
@@ -33,6 +36,9 @@ void cb_tune_pre_mpi_init(void) {
 struct tuner {
   const struct cb_cluster *cl;
   const struct cb_tune_options *opt;
+  const struct cb_settings *settings;
+  int argc;
+  char **argv;
   struct cb_overlap o;
   struct cb_trials trials; /* rank 0 */
   int batch;
@@ -86,7 +92,7 @@ static int measure_batch(void *user, const char *phase, const struct cb_tune_con
       best = scores[i].median < scores[best].median ? i : best;
     char c[128];
     printf("  %-12s %3d configs%s  fastest %s: %.3f ms +- %.3f\n", phase, n,
-           m < n ? " (resumed)" : "", cb_config_format(&cfgs[best], c, sizeof c),
+           m < n ? " (resumed)" : "", cb_config_format(t->o.comm->kind, &cfgs[best], c, sizeof c),
            scores[best].median * 1e3, scores[best].ci95 * 1e3);
     fflush(stdout);
   }
@@ -129,10 +135,10 @@ static int baseline_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_erro
   return CB_OK;
 }
 
-static void print_result(const char *label, const struct cb_tune_config *cfg,
+static void print_result(int kind, const char *label, const struct cb_tune_config *cfg,
                          const struct cb_overlap_result *r) {
   char c[128];
-  printf("%-8s %s\n", label, cb_config_format(cfg, c, sizeof c));
+  printf("%-8s %s\n", label, cb_config_format(kind, cfg, c, sizeof c));
   printf(
       "         T_compute %8.3f ms +- %.3f   T_comm %8.3f ms +- %.3f   T_step %8.3f ms +- %.3f\n",
       r->t[CB_PHASE_COMPUTE].median * 1e3, r->t[CB_PHASE_COMPUTE].ci95 * 1e3,
@@ -166,10 +172,29 @@ static int compare(struct tuner *t, const struct cb_tune_config *cfgs, int n,
   return rc;
 }
 
-static void config_vars(const struct cb_tune_config *c, char vals[4][32], struct cb_env_var *v,
-                        int *n) {
+/* "bf16 on GPU", "float on host": what the step computes in, and where. */
+static const char *dtype_where(const struct tuner *t) {
+  static char buf[32];
+  int dtype = t->o.compute->grad_dtype(t->o.cctx);
+  snprintf(buf, sizeof buf, "%s on %s", cb_model_dtype_names[dtype],
+           t->o.compute->stream ? "GPU" : "host");
+  return buf;
+}
+
+static void config_vars(int kind, const struct cb_tune_config *c, char vals[4][32],
+                        struct cb_env_var *v, int *n) {
   *n = 0;
-  if (c->algorithm >= 0) {
+  if (kind == CB_SPACE_NCCL) { /* 0: NCCL's own choice, left unset */
+    if (c->algorithm > 0)
+      v[(*n)++] = (struct cb_env_var){"NCCL_ALGO", cb_nccl_algo_env[c->algorithm - 1]};
+    if (c->protocol > 0)
+      v[(*n)++] = (struct cb_env_var){"NCCL_PROTO", cb_nccl_proto_env[c->protocol - 1]};
+    if (c->ctas > 0) {
+      snprintf(vals[0], 32, "%d", c->ctas);
+      v[(*n)++] = (struct cb_env_var){"NCCL_MIN_CTAS", vals[0]};
+      v[(*n)++] = (struct cb_env_var){"NCCL_MAX_CTAS", vals[0]};
+    }
+  } else if (c->algorithm >= 0) {
     snprintf(vals[0], 32, "%d", c->algorithm);
     snprintf(vals[1], 32, "%ld", c->segsize);
     v[(*n)++] = (struct cb_env_var){"OMPI_MCA_coll_tuned_use_dynamic_rules", "1"};
@@ -198,11 +223,11 @@ static int write_env(const struct tuner *t, const char *path, const struct cb_tu
   size_t used = (size_t)snprintf(lines[1], sizeof lines[1], "hosts:");
   for (int i = 0; i < t->cl->nnodes && used < sizeof lines[1]; i++)
     used += (size_t)snprintf(lines[1] + used, sizeof lines[1] - used, " %s", t->cl->node_names[i]);
-  snprintf(lines[2], sizeof lines[2], "ranks: %d on %d node(s); MPI: %s", t->cl->nranks,
-           t->cl->nnodes, mpi);
+  snprintf(lines[2], sizeof lines[2], "ranks: %d on %d node(s); %s", t->cl->nranks, t->cl->nnodes,
+           mpi);
   snprintf(lines[3], sizeof lines[3],
-           "model: %s (hidden %ld, layers %ld, heads %ld, seq %ld, batch %ld), float on host",
-           m->name, m->hidden, m->layers, m->heads, m->seq, m->batch);
+           "model: %s (hidden %ld, layers %ld, heads %ld, seq %ld, batch %ld), %s", m->name,
+           m->hidden, m->layers, m->heads, m->seq, m->batch, dtype_where(t));
   snprintf(lines[4], sizeof lines[4], "rho default %.4f +- %.4f, tuned %.4f +- %.4f",
            def->rho.median, def->rho.ci95, tun->rho.median, tun->rho.ci95);
   snprintf(lines[5], sizeof lines[5],
@@ -212,16 +237,18 @@ static int write_env(const struct tuner *t, const char *path, const struct cb_tu
   snprintf(lines[6], sizeof lines[6],
            "apply: source this file before mpirun;%s " BUCKET_VAR
            " is the gradient bucket size in bytes:",
-           tuned->algorithm >= 0 ? " Open MPI reads OMPI_MCA_* at MPI_Init." : "");
+           t->o.comm->kind == CB_SPACE_NCCL ? " NCCL reads NCCL_* when a communicator is made."
+           : tuned->algorithm >= 0          ? " Open MPI reads OMPI_MCA_* at MPI_Init."
+                                            : "");
   snprintf(lines[7], sizeof lines[7],
            "PyTorch DDP(model, bucket_cap_mb=%.2f); collbench --tune "
            "reads it as the launch bucket size",
            (double)tuned->bucket_bytes / (1 << 20));
   for (int i = 0; i < 8; i++)
     comments[nc++] = lines[i];
-  struct cb_env_var vars[4];
+  struct cb_env_var vars[6];
   int nv;
-  config_vars(tuned, vals, vars, &nv);
+  config_vars(t->o.comm->kind, tuned, vals, vars, &nv);
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
   FILE *f = fopen(tmp, "w");
   if (!f)
@@ -236,19 +263,25 @@ static int write_env(const struct tuner *t, const char *path, const struct cb_tu
   return rc;
 }
 
-static void setup_json(const struct tuner *t, char *buf, size_t len) {
+static void setup_json(const struct tuner *t, const struct cb_space *s, char *buf, size_t len) {
   const struct cb_model *m = &t->opt->model;
-  const struct cb_space *s = &t->opt->space;
-  size_t u = (size_t)snprintf(buf, len,
-                              "{\"model\":[%ld,%ld,%ld,%ld,%ld],\"nranks\":%d,\"reps\":%ld,"
-                              "\"exhaustive\":%d,\"algorithms\":[",
-                              m->hidden, m->layers, m->heads, m->seq, m->batch, t->cl->nranks,
-                              t->opt->reps, t->opt->exhaustive);
+  size_t u =
+      (size_t)snprintf(buf, len,
+                       "{\"library\":\"%s\",\"model\":[%ld,%ld,%ld,%ld,%ld,%d],"
+                       "\"nranks\":%d,\"reps\":%ld,\"exhaustive\":%d,\"algorithms\":[",
+                       s->kind == CB_SPACE_NCCL ? "nccl" : "mpi", m->hidden, m->layers, m->heads,
+                       m->seq, m->batch, m->dtype, t->cl->nranks, t->opt->reps, t->opt->exhaustive);
   for (int i = 0; i < s->nalgorithms && u < len; i++)
     u += (size_t)snprintf(buf + u, len - u, "%s%d", i ? "," : "", s->algorithms[i]);
   u += (size_t)snprintf(buf + u, len - u, "],\"segments\":[");
   for (int i = 0; i < s->nsegments && u < len; i++)
     u += (size_t)snprintf(buf + u, len - u, "%s%ld", i ? "," : "", s->segments[i]);
+  u += (size_t)snprintf(buf + u, len - u, "],\"protocols\":[");
+  for (int i = 0; i < s->nprotocols && u < len; i++)
+    u += (size_t)snprintf(buf + u, len - u, "%s%d", i ? "," : "", s->protocols[i]);
+  u += (size_t)snprintf(buf + u, len - u, "],\"ctas\":[");
+  for (int i = 0; i < s->nctas && u < len; i++)
+    u += (size_t)snprintf(buf + u, len - u, "%s%d", i ? "," : "", s->ctas[i]);
   u += (size_t)snprintf(buf + u, len - u, "],\"buckets\":[");
   for (int i = 0; i < s->nbuckets && u < len; i++)
     u += (size_t)snprintf(buf + u, len - u, "%s%llu", i ? "," : "",
@@ -271,13 +304,14 @@ static void summary_json(const struct cb_search_result *sr, const struct cb_tune
     const struct cb_tune_config *c = &cfg[i < n ? i : 0];
     u += (size_t)snprintf(
         buf + u, len - u,
-        ",\"%s\":{\"algorithm\":%d,\"segsize\":%ld,\"bucket_bytes\":%llu,\"t_compute_us\":%.3f,"
+        ",\"%s\":{\"algorithm\":%d,\"segsize\":%ld,\"protocol\":%d,\"ctas\":%d,"
+        "\"bucket_bytes\":%llu,\"t_compute_us\":%.3f,"
         "\"t_comm_us\":%.3f,\"t_step_us\":%.3f,\"t_step_ci95_us\":%.3f,\"rho\":%.6f,"
         "\"rho_ci95\":%.6f,\"overlap_efficiency\":%.4f}",
-        names[i], c->algorithm, c->segsize, (unsigned long long)c->bucket_bytes,
-        r->t[CB_PHASE_COMPUTE].median * 1e6, r->t[CB_PHASE_COMM].median * 1e6,
-        r->t[CB_PHASE_STEP].median * 1e6, r->t[CB_PHASE_STEP].ci95 * 1e6, r->rho.median,
-        r->rho.ci95, r->hidden.median);
+        names[i], c->algorithm, c->segsize, c->protocol, c->ctas,
+        (unsigned long long)c->bucket_bytes, r->t[CB_PHASE_COMPUTE].median * 1e6,
+        r->t[CB_PHASE_COMM].median * 1e6, r->t[CB_PHASE_STEP].median * 1e6,
+        r->t[CB_PHASE_STEP].ci95 * 1e6, r->rho.median, r->rho.ci95, r->hidden.median);
   }
   if (u < len)
     snprintf(buf + u, len - u, "}");
@@ -309,14 +343,17 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
   if (is_root(t)) {
     printf("# collbench --tune: model %s (hidden %ld, layers %ld, heads %ld, seq %ld, batch %ld, "
            "%s%s): %.2f M parameters, %s of gradients per step\n",
-           m->name, m->hidden, m->layers, m->heads, m->seq, m->batch, "float",
-           m->dtype != CB_MODEL_FLOAT ? " on host instead of the model's dtype" : "",
+           m->name, m->hidden, m->layers, m->heads, m->seq, m->batch, dtype_where(t),
+           t->o.compute->stream || m->dtype == CB_MODEL_FLOAT ? ""
+                                                              : " instead of the model's dtype",
            (double)cb_model_params(m) / 1e6, cb_format_size(grad_bytes, gb, sizeof gb));
     printf("# compute: %s, %.3f GFLOP per step (GEMMs); %d ranks on %d node(s); %s\n",
            t->o.compute->name, t->flops * 1e-9, t->cl->nranks, t->cl->nnodes, mpi);
     printf("# comm: %s: %s\n# search space: %s\n", t->o.comm->name, t->o.comm->progress, why);
-    printf("# launch settings (read back through MPI_T): %s\n",
-           cb_config_format(&cfg[0], c, sizeof c));
+    printf("# launch settings (read back %s): %s\n",
+           t->o.comm->kind == CB_SPACE_NCCL ? "from NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_CTAS"
+                                            : "through MPI_T",
+           cb_config_format(t->o.comm->kind, &cfg[0], c, sizeof c));
     fflush(stdout);
   }
 
@@ -344,12 +381,12 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
     printf("# %s (%ld rounds; +- is the 95%% CI of the median):\n",
            opt->no_search ? "the launch settings" : "default vs tuned, measured again interleaved",
            opt->reps);
-    print_result("default", &cfg[0], &res[0]);
+    print_result(t->o.comm->kind, "default", &cfg[0], &res[0]);
     if (!opt->no_search && n == 1)
       printf("tuned    = default: no configuration beat it by more than the noise\n");
     if (!opt->no_search) {
       if (n == 2)
-        print_result("tuned", &cfg[1], &res[1]);
+        print_result(t->o.comm->kind, "tuned", &cfg[1], &res[1]);
       double d = res[0].t[CB_PHASE_STEP].median - res[1].t[CB_PHASE_STEP].median;
       struct cb_score a = {res[1].t[CB_PHASE_STEP].median, res[1].t[CB_PHASE_STEP].ci95},
                       b = {res[0].t[CB_PHASE_STEP].median, res[0].t[CB_PHASE_STEP].ci95};
@@ -373,7 +410,7 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
 
 /* Rank 0's files, opened after every check passed: a bad command line
  * truncates nothing. */
-static int open_outputs(struct tuner *t, struct cb_error *err) {
+static int open_outputs(struct tuner *t, const struct cb_space *space, struct cb_error *err) {
   if (!is_root(t))
     return CB_OK;
   if (t->opt->env_out) {
@@ -387,30 +424,106 @@ static int open_outputs(struct tuner *t, struct cb_error *err) {
   }
   if (t->opt->trials) {
     char setup[4096];
-    setup_json(t, setup, sizeof setup);
+    setup_json(t, space, setup, sizeof setup);
     return cb_trials_open(&t->trials, t->opt->trials, t->opt->resume, setup, err);
   }
   return CB_OK;
 }
 
-int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt, int argc,
-                char **argv, struct cb_error *err) {
-  (void)argc, (void)argv;
-  const char *why;
-  const struct cb_compute *compute = cb_compute_host(&why);
-  if (!compute)
+/* Which library --tune tunes: --backend, else nccl where this build has
+ * the GPU step and a GPU is usable, else mpi. */
+static int choose(const struct cb_tune_options *opt, const struct cb_compute **compute,
+                  const struct cb_comm **comm, struct cb_error *err) {
+  const char *why, *gpu_why;
+  const struct cb_compute *gpu = cb_compute_gpu(&gpu_why);
+  char none[256] = "";
+  int gpus = gpu ? cb_gpu_count(none, sizeof none) : 0;
+  int want_nccl = opt->backend ? !strcmp(opt->backend, "nccl") : gpus > 0 && CB_HAVE_NCCL;
+  if (want_nccl) {
+#if CB_HAVE_NCCL
+    if (!gpu)
+      return cb_fail(err, CB_USAGE, "--tune --backend nccl: %s", gpu_why);
+    if (!gpus)
+      return cb_fail(err, CB_USAGE, "--tune --backend nccl: %s", none);
+    *compute = gpu, *comm = &cb_comm_nccl;
+    return CB_OK;
+#endif
+  }
+  if (!(*compute = cb_compute_host(&why)))
     return cb_fail(err, CB_USAGE, "--tune: %s", why);
-  struct tuner t = {.cl = cl, .opt = opt};
-  struct cb_space space = opt->space;
-  int rc = check_memory(cl, &opt->model, err);
+  *comm = &cb_comm_mpi;
+  return CB_OK;
+}
+
+/* The search space of the chosen library, from the options. */
+static int make_space(const struct cb_cluster *cl, const struct cb_tune_options *opt,
+                      const struct cb_settings *s, int kind, struct cb_space *space,
+                      struct cb_error *err) {
+  if (kind == CB_SPACE_MPI) {
+    *space = opt->space;
+    if (opt->protocols || opt->ctas || opt->plugin_out)
+      return cb_fail(err, CB_USAGE, "%s: NCCL only, and this --tune runs on the host (MPI)",
+                     opt->protocols ? "--tune-protocols"
+                     : opt->ctas    ? "--tune-ctas"
+                                    : "--plugin-out");
+    return opt->algorithms ? cb_space_parse_algorithms(opt->algorithms, space, err) : CB_OK;
+  }
+  cb_space_defaults_nccl(space);
+  memcpy(space->buckets, opt->space.buckets, sizeof space->buckets);
+  space->nbuckets = opt->space.nbuckets;
+  if (opt->segments_given)
+    return cb_fail(err, CB_USAGE,
+                   "--tune-segments: Open MPI's coll/tuned only, and this --tune "
+                   "runs NCCL");
+  if ((opt->algorithms && cb_space_parse_algorithms(opt->algorithms, space, err)) ||
+      (opt->protocols && cb_space_parse_protocols(opt->protocols, space, err)) ||
+      (opt->ctas && cb_space_parse_ctas(opt->ctas, space, err)))
+    return err->status;
+  struct cb_nccl_view v = cb_tune_nccl_view(cl, s);
+  cb_nccl_prune("allreduce", &v, space->pair_ok);
+  return CB_OK;
+}
+
+struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s) {
+  int per_node = 0;
+  for (int i = 0; i < cl->nnodes; i++)
+    per_node = cl->ranks_on_node[i] > per_node ? cl->ranks_on_node[i] : per_node;
+  const char *collnet = getenv("NCCL_COLLNET_ENABLE"), *nvls = getenv("NCCL_NVLS_ENABLE");
+  struct cb_nccl_view v = {
+      .nranks = cl->nranks,
+      /* --share-gpu: NCCL_HOSTID makes each rank a node of its own */
+      .nnodes = s->share_gpu ? cl->nranks : cl->nnodes,
+      .ranks_per_node = s->share_gpu ? 1 : per_node,
+      .cc = cb_gpu_compute_capability(),
+      .collnet = collnet && !strcmp(collnet, "1"),
+  };
+  /* NVLink SHARP needs NVSwitch multicast, which only NCCL can see: tried
+   * only when the user says it is there */
+  v.nvls = nvls && !strcmp(nvls, "1") && v.ranks_per_node > 1 && v.cc >= 90;
+  return v;
+}
+
+int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
+                const struct cb_settings *s, int argc, char **argv, struct cb_error *err) {
+  const struct cb_compute *compute = NULL;
+  const struct cb_comm *comm = NULL;
+  struct tuner t = {.cl = cl, .opt = opt, .settings = s, .argc = argc, .argv = argv};
+  struct cb_space space;
+  int rc = choose(opt, &compute, &comm, err);
+  if (rc == CB_OK && comm->kind == CB_SPACE_NCCL)
+    rc = cb_gpu_bind(cl, s, &(int){0}, err);
+  if (rc == CB_OK)
+    rc = make_space(cl, opt, s, comm->kind, &space, err);
+  if (rc == CB_OK && comm->kind == CB_SPACE_MPI)
+    rc = check_memory(cl, &opt->model, err);
   uint64_t b;
   if (rc == CB_OK)
-    rc = baseline_bucket((uint64_t)cb_model_params(&opt->model) * sizeof(float), &b, err);
+    rc = baseline_bucket(cb_model_grad_bytes(&opt->model), &b, err);
   if (rc == CB_OK)
-    rc = open_outputs(&t, err);
+    rc = open_outputs(&t, &space, err);
   if (cb_cluster_agree(cl, rc) != CB_OK) {
     cb_trials_close(&t.trials);
-    return rc ? rc : cb_fail(err, CB_USAGE, "rank 0 cannot open the output files");
+    return rc ? rc : cb_fail(err, CB_USAGE, "another rank could not set up --tune");
   }
   /* ranks sharing cores get one BLAS thread each (REFERENCE.md section 4) */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -419,11 +532,13 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt, 
     cb_trials_close(&t.trials);
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   }
-  rc = cb_overlap_init(&t.o, cl, &opt->model, compute, &cb_comm_mpi, threads, 0, err);
+  rc = cb_overlap_init(&t.o, cl, &opt->model, compute, comm, threads, s->share_gpu, err);
   if (rc == CB_OK)
     rc = tune(&t, &space, err);
   cb_watchdog_stop();
   cb_overlap_free(&t.o);
+  if (rc == CB_OK && opt->plugin_out)
+    rc = cb_plugin_sweep(cl, s, opt->plugin_out, argc, argv, err);
   cb_trials_close(&t.trials);
   return rc;
 }

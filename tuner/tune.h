@@ -5,11 +5,17 @@
 
 #include "cluster.h"
 #include "options.h"
+#include "settings.h"
 
 /* The environment --tune needs before MPI_Init (coll/tuned's dynamic rules). */
 void cb_tune_pre_mpi_init(void);
 
-int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt, int argc,
-                char **argv, struct cb_error *err);
+/* s: the run's settings, for the GPU binding (--gpu-list, --share-gpu)
+ * and the sizes of the --plugin-out sweep. */
+/* How NCCL will see the communicator, for pruning (algorithm, protocol). */
+struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s);
+
+int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
+                const struct cb_settings *s, int argc, char **argv, struct cb_error *err);
 
 #endif

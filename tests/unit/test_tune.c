@@ -46,15 +46,15 @@ static void test_space(void) {
   cb_space_grid(&s, g);
   int bad = 0;
   for (int i = 0; i < full; i++)
-    bad += !cb_config_valid(&g[i]);
+    bad += !cb_config_valid(&s, &g[i]);
   is_long(bad, 0, "every grid point is valid");
   free(g);
   cb_space_cap_buckets(&s, 3u << 20);
   ok(s.nbuckets == 3 && s.buckets[0] == 1u << 20 && s.buckets[1] == 2u << 20 &&
          s.buckets[2] == 3u << 20,
      "buckets capped at 3 MiB of gradients: 1M 2M 3M, distinct");
-  struct cb_tune_config c = {4, 65536, 1 << 20};
-  ok(!cb_config_valid(&c), "a segment size with algorithm 4 is pruned");
+  struct cb_tune_config c = {4, 65536, 1 << 20, 0, 0};
+  ok(!cb_config_valid(&s, &c), "a segment size with algorithm 4 is pruned");
   struct cb_error err = {0};
   ok(cb_space_parse_algorithms("0,7", &s, &err) == CB_USAGE && strstr(err.msg, "'7'"),
      "algorithm 7 rejected, named: %s", err.msg);
@@ -171,7 +171,7 @@ static int flat_measure(void *user, const char *phase, const struct cb_tune_conf
 static void test_search(void) {
   struct cb_space sp;
   cb_space_defaults(&sp);
-  struct cb_tune_config base = {0, 0, 25u << 20}, *grid = malloc(200 * sizeof *grid);
+  struct cb_tune_config base = {0, 0, 25u << 20, 0, 0}, *grid = malloc(200 * sizeof *grid);
   int n = cb_space_grid(&sp, grid);
   double best = 1e9;
   for (int i = 0; i < n; i++)
@@ -213,7 +213,107 @@ static void test_search(void) {
      "better only beyond the combined noise");
 }
 
+static int count_pairs(const unsigned char runs[CB_NCCL_ALGOS][CB_NCCL_PROTOS]) {
+  int n = 0;
+  for (int a = 0; a < CB_NCCL_ALGOS; a++)
+    for (int p = 0; p < CB_NCCL_PROTOS; p++)
+      n += runs[a][p];
+  return n;
+}
+
+static void test_nccl_space(void) {
+  unsigned char runs[CB_NCCL_ALGOS][CB_NCCL_PROTOS];
+  /* two ranks sharing one H100 (--share-gpu): two "nodes" of one rank */
+  struct cb_nccl_view v = {.nranks = 2, .nnodes = 2, .ranks_per_node = 1, .cc = 90};
+  is_long(cb_nccl_prune("allreduce", &v, runs), 6, "allreduce, 2 nodes, sm_90: Tree and Ring x 3");
+  ok(!runs[7][3] && !runs[5][3], "PAT and NVLS pruned for allreduce without NVLink SHARP");
+  ok(runs[0][0] && runs[1][0] && runs[0][2], "NCCL's own choice, and one of the two forced, stay");
+  is_long(count_pairs(runs), 12, "12 pairs with NCCL's choice for either or both");
+  is_long(cb_nccl_prune("allgather", &v, runs), 4, "allgather: Ring x 3 and PAT Simple");
+  ok(runs[7][3] && !runs[7][1], "PAT only with Simple");
+  is_long(cb_nccl_prune("broadcast", &v, runs), 3, "broadcast: Ring only");
+  v.ranks_per_node = 2;
+  is_long(cb_nccl_prune("allgather", &v, runs), 3, "two ranks per node: no PAT");
+  v.cc = 86;
+  is_long(cb_nccl_prune("allreduce", &v, runs), 4, "sm_86: LL128 pruned");
+  v.cc = 90, v.nvls = 1, v.nnodes = 1;
+  cb_nccl_prune("allreduce", &v, runs);
+  ok(runs[5][3] && !runs[5][1] && !runs[6][3], "NVLS Simple on one node; NVLSTree needs several");
+  v.nranks = 1;
+  is_long(cb_nccl_prune("allreduce", &v, runs), 0, "one rank: nothing to choose");
+  is_long(count_pairs(runs), 1, "but NCCL's own choice");
+
+  struct cb_space sp;
+  cb_space_defaults_nccl(&sp);
+  v = (struct cb_nccl_view){.nranks = 2, .nnodes = 2, .ranks_per_node = 1, .cc = 90};
+  cb_nccl_prune("allreduce", &v, sp.pair_ok);
+  int n = cb_space_grid(&sp, NULL);
+  is_long(n, 12 * 9, "NCCL grid: 12 pairs x 9 buckets");
+  struct cb_tune_config *g = malloc((size_t)n * sizeof *g);
+  cb_space_grid(&sp, g);
+  int bad = 0;
+  for (int i = 0; i < n; i++)
+    bad += !cb_config_valid(&sp, &g[i]) || g[i].segsize != 0;
+  is_long(bad, 0, "every NCCL grid point runs, none has a segment size");
+  free(g);
+  struct cb_tune_config pat = {7, 0, 1 << 20, 3, 0};
+  ok(!cb_config_valid(&sp, &pat), "PAT all-reduce is not valid");
+  char buf[128];
+  struct cb_tune_config ring = {2, 0, 4 << 20, 3, 8};
+  is_str(cb_config_format(CB_SPACE_NCCL, &ring, buf, sizeof buf),
+         "algo Ring proto Simple ctas 8 bucket 4 MiB",
+         "an NCCL configuration reads as NCCL's names");
+  struct cb_error err = {0};
+  ok(cb_space_parse_algorithms("ring,TREE,default", &sp, &err) == CB_OK && sp.nalgorithms == 3 &&
+         sp.algorithms[0] == 2 && sp.algorithms[1] == 1 && sp.algorithms[2] == 0,
+     "NCCL algorithm names, any case, and default");
+  ok(cb_space_parse_protocols("ll,ll256", &sp, &err) == CB_USAGE && strstr(err.msg, "'ll256'"),
+     "an unknown protocol named: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_space_parse_ctas("4,65", &sp, &err) == CB_USAGE && strstr(err.msg, "'65'"),
+     "a CTA count out of range named");
+}
+
+/* The GPU space on a synthetic objective: Ring Simple best at large
+ * buckets, the protocol matters more than the algorithm. */
+static double nccl_truth(const struct cb_tune_config *c) {
+  static const double alg[CB_NCCL_ALGOS] = {10.5, 11.0, 10.2};
+  static const double proto[CB_NCCL_PROTOS] = {0.4, 1.5, 0.8, 0.0};
+  double t = alg[c->algorithm] + proto[c->protocol];
+  return (t + fabs(log2((double)c->bucket_bytes) - 24.0) * 0.3) * 1e-3;
+}
+
+static int nccl_measure(void *user, const char *phase, const struct cb_tune_config *cfgs, int n,
+                        struct cb_score *scores, struct cb_error *err) {
+  (void)phase, (void)err;
+  struct synth *s = user;
+  for (int i = 0; i < n; i++)
+    scores[i] = (struct cb_score){nccl_truth(&cfgs[i]) + noise(s) * 1e-3, 2 * s->sigma * 1e-3};
+  return CB_OK;
+}
+
+static void test_nccl_search(void) {
+  struct cb_space sp;
+  cb_space_defaults_nccl(&sp);
+  struct cb_nccl_view v = {.nranks = 4, .nnodes = 4, .ranks_per_node = 1, .cc = 90};
+  cb_nccl_prune("allreduce", &v, sp.pair_ok);
+  struct cb_tune_config base = {0, 0, 25u << 20, 0, 0};
+  int within = 0, cheap = 0, runs = 20;
+  for (int r = 0; r < runs; r++) {
+    struct synth s = {0.05, 777u + (unsigned)r, 0};
+    struct cb_search_result res;
+    struct cb_error err = {0};
+    cb_search_run(&sp, &base, 0, nccl_measure, &s, &res, &err);
+    within += nccl_truth(&res.best) - 10.2e-3 <= 4 * 0.05e-3 * 2;
+    cheap += res.evaluations <= 0.4 * res.grid;
+  }
+  is_long(within, runs, "NCCL space: the search ends within the noise of Ring Simple 16 MiB");
+  is_long(cheap, runs, "with at most 40%% of the grid");
+}
+
 int main(void) {
+  test_nccl_space();
+  test_nccl_search();
   test_buckets();
   test_space();
   test_model();

@@ -1,0 +1,215 @@
+/* The overlap engine's GPU communication backend: ncclAllReduce on a stream
+ * of its own. A bucket's all-reduce waits (an event) for the point of the
+ * compute stream where its last gradient was enqueued, so it overlaps the
+ * rest of backward as DDP's does. Each configuration is its own
+ * communicator: NCCL reads NCCL_ALGO and NCCL_PROTO at communicator init,
+ * and the CTA count goes in through ncclConfig_t (REFERENCE.md section 2). */
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "comm.h"
+#include "kernels/model.h"
+#include "plugin.h"
+#include "watchdog.h"
+
+struct nccl_comm {
+  const struct cb_cluster *cl;
+  cudaStream_t compute, stream;
+  cudaEvent_t ready;
+  ncclDataType_t dtype;
+  ncclComm_t running; /* the communicator of the all-reduces in flight */
+  char where[320];
+};
+
+static int cuda_failed(const struct nccl_comm *c, const char *call, cudaError_t e,
+                       struct cb_error *err) {
+  return cb_fail(err, CB_RUNTIME, "%s: --tune nccl: %s failed: %s (%d)", c->where, call,
+                 cudaGetErrorString(e), (int)e);
+}
+
+static int nccl_failed(const struct nccl_comm *c, const char *call, ncclResult_t r,
+                       struct cb_error *err) {
+  return cb_fail(err, CB_RUNTIME, "%s: --tune nccl: %s failed: %s (%d)", c->where, call,
+                 ncclGetErrorString(r), (int)r);
+}
+
+static const ncclDataType_t nccl_dtypes[CB_MODEL_NDTYPES] = {
+    [CB_MODEL_FLOAT] = ncclFloat32, [CB_MODEL_BF16] = ncclBfloat16, [CB_MODEL_FP16] = ncclFloat16};
+
+static int nccl_init(const struct cb_cluster *cl, const struct cb_comm_setup *setup, void **ctx,
+                     struct cb_error *err) {
+  if (!setup->stream)
+    return cb_fail(err, CB_USAGE, "--tune: the NCCL all-reduce needs gradients on a GPU");
+  struct nccl_comm *c = calloc(1, sizeof *c);
+  if (!c)
+    return cb_fail(err, CB_RUNTIME, "--tune nccl: out of memory");
+  *ctx = c;
+  c->cl = cl;
+  c->compute = setup->stream;
+  c->dtype = nccl_dtypes[setup->dtype];
+  snprintf(c->where, sizeof c->where, "rank %d (%s)", cl->rank, cl->hostname);
+  cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess)
+    e = cudaEventCreateWithFlags(&c->ready, cudaEventDisableTiming);
+  return e == cudaSuccess ? CB_OK : cuda_failed(c, "cudaStreamCreate/cudaEventCreate", e, err);
+}
+
+/* A name from NCCL's table as 1 + its index; 0 when unset or not a single
+ * name (a list like "allreduce:tree;^ring" is NCCL's to read). */
+static int env_index(const char *name, const char *const *table, int n) {
+  const char *v = getenv(name);
+  for (int i = 0; v && i < n; i++)
+    if (!strcasecmp(v, table[i]))
+      return i + 1;
+  return 0;
+}
+
+static void nccl_tunable(void *ctx, int *yes, char *why, size_t len) {
+  (void)ctx;
+  *yes = 1;
+  snprintf(why, len,
+           "NCCL_ALGO x NCCL_PROTO (pruned to the pairs NCCL runs here) x CTAs (ncclConfig_t) x "
+           "bucket, a new communicator per configuration");
+}
+
+static void nccl_launch(void *ctx, struct cb_tune_config *cfg) {
+  (void)ctx;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->algorithm = env_index("NCCL_ALGO", cb_nccl_algo_env, CB_NCCL_NALGOS);
+  cfg->protocol = env_index("NCCL_PROTO", cb_nccl_proto_env, CB_NCCL_NPROTOS);
+  const char *ctas = getenv("NCCL_MIN_CTAS"), *max = getenv("NCCL_MAX_CTAS");
+  if (ctas && max && !strcmp(ctas, max))
+    cfg->ctas = atoi(ctas);
+}
+
+static void nccl_version(void *ctx, char *buf, size_t len) {
+  (void)ctx;
+  int v = 0;
+  ncclGetVersion(&v);
+  /* 2.28.9 is 22809: major * 10000 + minor * 100 + patch since 2.9 */
+  snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+}
+
+/* Sets (or, for 0, removes) one variable for the next communicator and
+ * returns the value it had, to put back. */
+static char *swap_env(const char *name, int index, const char *const *table) {
+  const char *old = getenv(name);
+  char *saved = old ? strdup(old) : NULL;
+  if (index > 0)
+    setenv(name, table[index - 1], 1);
+  else
+    unsetenv(name);
+  return saved;
+}
+
+static void restore_env(const char *name, char *saved) {
+  if (saved)
+    setenv(name, saved, 1);
+  else
+    unsetenv(name);
+  free(saved);
+}
+
+static int nccl_open(void *ctx, const struct cb_tune_config *cfg, void **setting,
+                     struct cb_error *err) {
+  struct nccl_comm *c = ctx;
+  const struct cb_cluster *cl = c->cl;
+  ncclUniqueId id;
+  memset(&id, 0, sizeof id);
+  ncclResult_t r = cl->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+  int status = r == ncclSuccess ? CB_OK : nccl_failed(c, "ncclGetUniqueId", r, err);
+  if (cb_cluster_agree(cl, status))
+    return status ? status : cb_fail(err, CB_RUNTIME, "--tune nccl: rank 0 has no unique id");
+  MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, cl->comm);
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 1;
+  if (cfg->ctas > 0)
+    config.minCTAs = config.maxCTAs = cfg->ctas;
+  char *algo = swap_env("NCCL_ALGO", cfg->algorithm, cb_nccl_algo_env);
+  char *proto = swap_env("NCCL_PROTO", cfg->protocol, cb_nccl_proto_env);
+  ncclComm_t *comm = malloc(sizeof *comm);
+  cb_watchdog_arm("--tune nccl communicator setup (ncclCommInitRankConfig)");
+  r = comm ? ncclCommInitRankConfig(comm, cl->nranks, id, cl->rank, &config) : ncclSystemError;
+  cb_watchdog_disarm();
+  restore_env("NCCL_ALGO", algo);
+  restore_env("NCCL_PROTO", proto);
+  if (r != ncclSuccess) {
+    free(comm);
+    return nccl_failed(c, "ncclCommInitRankConfig", r, err);
+  }
+  *setting = comm;
+  return CB_OK;
+}
+
+static int nccl_start(void *ctx, void *setting, void *buf, size_t count, struct cb_error *err) {
+  struct nccl_comm *c = ctx;
+  cudaError_t e = cudaEventRecord(c->ready, c->compute);
+  if (e == cudaSuccess)
+    e = cudaStreamWaitEvent(c->stream, c->ready, 0);
+  if (e != cudaSuccess)
+    return cuda_failed(c, "cudaEventRecord/cudaStreamWaitEvent", e, err);
+  c->running = *(ncclComm_t *)setting;
+  ncclResult_t r = ncclAllReduce(buf, buf, count, c->dtype, ncclSum, c->running, c->stream);
+  return r == ncclSuccess ? CB_OK : nccl_failed(c, "ncclAllReduce", r, err);
+}
+
+static void nccl_poll(void *ctx) {
+  (void)ctx; /* the GPU progresses NCCL's kernels on its own */
+}
+
+/* Polls rather than blocking in cudaStreamSynchronize, so an asynchronous
+ * NCCL error (a peer gone) ends the wait with a message; a true hang is
+ * the watchdog's (--timeout). */
+static int nccl_wait_all(void *ctx, struct cb_error *err) {
+  struct nccl_comm *c = ctx;
+  for (;;) {
+    cudaError_t e = cudaStreamQuery(c->stream);
+    if (e == cudaSuccess)
+      return CB_OK;
+    if (e != cudaErrorNotReady)
+      return cuda_failed(c, "cudaStreamQuery", e, err);
+    ncclResult_t async = ncclSuccess;
+    if (c->running && ncclCommGetAsyncError(c->running, &async) == ncclSuccess &&
+        async != ncclSuccess && async != ncclInProgress)
+      return nccl_failed(c, "ncclAllReduce (asynchronous error)", async, err);
+  }
+}
+
+static void nccl_close(void *ctx, void *setting) {
+  struct nccl_comm *c = ctx;
+  ncclComm_t *comm = setting;
+  if (c->running == *comm)
+    c->running = NULL;
+  ncclCommDestroy(*comm);
+  free(comm);
+}
+
+static void nccl_finalize(void *ctx) {
+  struct nccl_comm *c = ctx;
+  if (c->ready)
+    cudaEventDestroy(c->ready);
+  if (c->stream)
+    cudaStreamDestroy(c->stream);
+  free(c);
+}
+
+const struct cb_comm cb_comm_nccl = {
+    .name = "nccl",
+    .kind = CB_SPACE_NCCL,
+    .progress = "ncclAllReduce on its own CUDA stream, each bucket after an event on the compute "
+                "stream",
+    .init = nccl_init,
+    .tunable = nccl_tunable,
+    .launch = nccl_launch,
+    .version = nccl_version,
+    .open = nccl_open,
+    .start = nccl_start,
+    .poll = nccl_poll,
+    .wait_all = nccl_wait_all,
+    .close = nccl_close,
+    .finalize = nccl_finalize,
+};

@@ -1,0 +1,17 @@
+/* --plugin-out: a collective sweep of the nccl backend over every
+ * (NCCL_ALGO, NCCL_PROTO) pair that runs here, through the engine like any
+ * other sweep, turned into per-size rules for NCCL's example tuner plugin
+ * (plugin.h). Every rank calls it; rank 0 writes the file. */
+#ifndef CB_PLUGIN_SWEEP_H
+#define CB_PLUGIN_SWEEP_H
+
+#include "cluster.h"
+#include "error.h"
+#include "settings.h"
+
+/* Sizes from s (-b/-e/-f), GPU binding from s; exit status 1 (and no file)
+ * when any forced pair gave wrong results. */
+int cb_plugin_sweep(const struct cb_cluster *cl, const struct cb_settings *s, const char *path,
+                    int argc, char **argv, struct cb_error *err);
+
+#endif
