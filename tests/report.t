@@ -5,7 +5,7 @@
 # its held-out error, capacity charts, tuner trials and step-ratio charts.
 . tests/lib.sh
 
-plan 84
+plan 85
 
 mpi 2 --op allreduce,p2p_lat -e 64K --max-time 0.05 --json "$TMP/a.jsonl"
 ok $STATUS "run on 2 ranks"
@@ -100,6 +100,15 @@ check "index.html: the re-measure table and the held-out note" sh -c \
 ./collbench --report "$TMP/trials.jsonl" --out "$TMP/tune1" >"$TMP/out" 2>"$TMP/err"
 check "a trials file alone: trials chart, no step chart" \
   sh -c "test -s '$TMP/tune1/tune1_trials.png' && test ! -e '$TMP/tune1/tune1_step.png'"
+# The same trials as the GPU tuner would name them (library nccl,
+# algorithm and protocol NCCL's): lines named by NCCL's names.
+jq -c 'if .type == "tune" then .setup.library = "nccl"
+  elif .type == "trial" then .algorithm = (if .algorithm == 4 then 2 else 1 end) | .segsize = 0 | .protocol = 3
+  else . end' "$TMP/trials.jsonl" >"$TMP/nccl.jsonl"
+./collbench --report "$TMP/nccl.jsonl" --out "$TMP/nccl" >"$TMP/out" 2>"$TMP/err"
+check "NCCL trials: one line per algorithm x protocol, named as NCCL_ALGO and NCCL_PROTO" sh -c \
+  "grep -q '^nconfigs = 2$' '$TMP/nccl/tune1_trials.gp' && grep -q \"= 'Tree Simple'\" '$TMP/nccl/tune1_trials.gp' &&
+   grep -q \"= 'Ring Simple'\" '$TMP/nccl/tune1_trials.gp'"
 grep -v '"type":"summary"' "$TMP/trials.jsonl" >"$TMP/cut.jsonl"
 ./collbench --report "$TMP/cut.jsonl" --out "$TMP/cut" >"$TMP/out" 2>"$TMP/err"
 ok $? "a trials file cut before its summary is drawn"

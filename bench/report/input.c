@@ -168,6 +168,8 @@ static const char *read_setup(json_t *o, struct cb_rep_tune *t) {
   if (json_unpack(setup, "{s:I}", "nranks", &nranks) || nranks < 1)
     return "tune line without a 'setup' naming 'nranks'";
   t->nranks = (long)nranks;
+  const char *library = json_string_value(json_object_get(setup, "library"));
+  t->nccl = library && !strcmp(library, "nccl");
   size_t i;
   t->nbuckets = 0;
   json_array_foreach(json_object_get(setup, "buckets"), i, b) {
@@ -178,30 +180,35 @@ static const char *read_setup(json_t *o, struct cb_rep_tune *t) {
 }
 
 static const char *read_trial(json_t *o, struct cb_rep_tune *t) {
-  json_int_t alg, seg, bucket;
+  json_int_t alg, seg, bucket, proto = 0;
   double step, ci;
-  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F}", "algorithm", &alg, "segsize", &seg,
-                  "bucket_bytes", &bucket, "t_step_us", &step, "ci95_us", &ci) ||
-      alg < -1 || alg > 99 || seg < 0 || bucket <= 0 || !(step > 0) || !(ci >= 0))
+  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F, s?:I}", "algorithm", &alg, "segsize", &seg,
+                  "bucket_bytes", &bucket, "t_step_us", &step, "ci95_us", &ci, "protocol",
+                  &proto) ||
+      alg < -1 || alg > 99 || seg < 0 || bucket <= 0 || !(step > 0) || !(ci >= 0) || proto < 0 ||
+      proto > 9)
     return "trial line without 'algorithm', 'segsize', 'bucket_bytes', 't_step_us' and "
            "'ci95_us' in range";
   if (t->ntrials == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 32;
     t->trials = realloc(t->trials, t->cap * sizeof *t->trials);
   }
-  t->trials[t->ntrials++] = (struct cb_rep_trial){(int)alg, (long)seg, (uint64_t)bucket, step, ci};
+  t->trials[t->ntrials++] =
+      (struct cb_rep_trial){(int)alg, (long)seg, (int)proto, (uint64_t)bucket, step, ci};
   return NULL;
 }
 
 static int read_cfg(json_t *o, struct cb_rep_tune_cfg *c) {
-  json_int_t alg, seg, bucket;
-  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F, s:F, s:F, s:F, s:F}", "algorithm", &alg, "segsize",
-                  &seg, "bucket_bytes", &bucket, "t_compute_us", &c->t_compute_us, "t_comm_us",
-                  &c->t_comm_us, "t_step_us", &c->t_step_us, "t_step_ci95_us", &c->t_step_ci95_us,
-                  "rho", &c->rho, "rho_ci95", &c->rho_ci95) ||
-      bucket <= 0 || !(c->t_compute_us > 0) || !(c->t_step_us > 0))
+  json_int_t alg, seg, bucket, proto = 0;
+  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F, s:F, s:F, s:F, s:F, s?:I}", "algorithm", &alg,
+                  "segsize", &seg, "bucket_bytes", &bucket, "t_compute_us", &c->t_compute_us,
+                  "t_comm_us", &c->t_comm_us, "t_step_us", &c->t_step_us, "t_step_ci95_us",
+                  &c->t_step_ci95_us, "rho", &c->rho, "rho_ci95", &c->rho_ci95, "protocol",
+                  &proto) ||
+      bucket <= 0 || !(c->t_compute_us > 0) || !(c->t_step_us > 0) || proto < 0 || proto > 9)
     return -1;
   c->algorithm = (int)alg, c->segsize = (long)seg, c->bucket_bytes = (uint64_t)bucket;
+  c->protocol = (int)proto;
   return 0;
 }
 

@@ -46,17 +46,20 @@ struct cb_rep_pair {
 struct cb_rep_tune_cfg {
   int algorithm; /* -1: the library's own */
   long segsize;
+  int protocol; /* nccl: 1 + NCCL_PROTO index, 0 NCCL's */
   uint64_t bucket_bytes;
   double t_compute_us, t_comm_us, t_step_us, t_step_ci95_us, rho, rho_ci95;
 };
 struct cb_rep_trial {
   int algorithm;
   long segsize;
+  int protocol;
   uint64_t bucket_bytes;
   double t_step_us, ci95_us;
 };
 struct cb_rep_tune {
   int present, has_summary;
+  int nccl; /* the setup's library: algorithm and protocol are NCCL's */
   long nranks;
   uint64_t grad_bytes; /* 0 when the summary predates the field */
   uint64_t buckets[32];

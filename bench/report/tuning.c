@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../tuner/plugin.h"
 #include "../../tuner/space.h"
 #include "../model/groups.h"
 #include "../units.h"
@@ -18,16 +19,20 @@
 
 #define MAX_GPUS 16384
 
-/* The search dimension drawn as separate lines: algorithm and segment. */
+/* The search dimensions drawn as separate lines: algorithm and segment
+ * (Open MPI) or algorithm and protocol (NCCL). */
 struct config_line {
   int algorithm;
   long segsize;
+  int protocol;
 };
 
 static int by_config(const void *a, const void *b) {
   const struct config_line *x = a, *y = b;
   if (x->algorithm != y->algorithm)
     return x->algorithm - y->algorithm;
+  if (x->protocol != y->protocol)
+    return x->protocol - y->protocol;
   return (x->segsize > y->segsize) - (x->segsize < y->segsize);
 }
 
@@ -36,8 +41,17 @@ static int by_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static const char *config_name(int algorithm, long segsize, char *buf, size_t len) {
+static const char *config_name(const struct cb_rep_tune *t, int algorithm, long segsize,
+                               int protocol, char *buf, size_t len) {
   char seg[32];
+  if (t->nccl) {
+    snprintf(buf, len, "%s %s",
+             algorithm > 0 && algorithm <= CB_NCCL_NALGOS ? cb_nccl_algo_env[algorithm - 1]
+                                                          : "NCCL's algorithm",
+             protocol > 0 && protocol <= CB_NCCL_NPROTOS ? cb_nccl_proto_env[protocol - 1]
+                                                         : "(NCCL's protocol)");
+    return buf;
+  }
   if (algorithm < 0 || algorithm >= CB_NALGORITHMS)
     snprintf(buf, len, "the library's algorithm");
   else if (segsize)
@@ -56,12 +70,14 @@ static double y_of(const struct cb_rep_tune *t, double t_step_us) {
 
 /* Mean step time of one configuration's trials (a setting measured in
  * more than one search batch has several); NAN when never measured. */
-static double mean_step(const struct cb_rep_tune *t, int algorithm, long segsize, uint64_t bucket) {
+static double mean_step(const struct cb_rep_tune *t, int algorithm, long segsize, int protocol,
+                        uint64_t bucket) {
   double sum = 0;
   int n = 0;
   for (int i = 0; i < t->ntrials; i++) {
     const struct cb_rep_trial *r = &t->trials[i];
-    if (r->algorithm == algorithm && r->segsize == segsize && r->bucket_bytes == bucket)
+    if (r->algorithm == algorithm && r->segsize == segsize && r->protocol == protocol &&
+        r->bucket_bytes == bucket)
       sum += r->t_step_us, n++;
   }
   return n ? sum / n : NAN;
@@ -74,7 +90,7 @@ static void trials_data(FILE *f, FILE *gp, const struct cb_rep_tune *t) {
   uint64_t *buckets = malloc((t->ntrials ? t->ntrials : 1) * sizeof *buckets);
   int nl = 0, nb = 0;
   for (int i = 0; i < t->ntrials; i++) {
-    struct config_line c = {t->trials[i].algorithm, t->trials[i].segsize};
+    struct config_line c = {t->trials[i].algorithm, t->trials[i].segsize, t->trials[i].protocol};
     int seen = 0;
     for (int k = 0; k < nl && !seen; k++)
       seen = !by_config(&lines[k], &c);
@@ -91,23 +107,27 @@ static void trials_data(FILE *f, FILE *gp, const struct cb_rep_tune *t) {
   fprintf(gp, "nconfigs = %d\narray config_titles[%d]\n", nl, nl ? nl : 1);
   for (int k = 0; k < nl; k++) {
     for (int b = 0, rows = 0; b < nb; b++) {
-      double s = mean_step(t, lines[k].algorithm, lines[k].segsize, buckets[b]);
+      double s = mean_step(t, lines[k].algorithm, lines[k].segsize, lines[k].protocol, buckets[b]);
       if (!isnan(s))
         fprintf(f, "%s%llu %.6g\n", k && !rows ? "\n\n" : "", (unsigned long long)buckets[b],
                 y_of(t, s)),
             rows++;
     }
-    fprintf(gp, "config_titles[%d] = '%s'\n", k + 1,
-            config_name(lines[k].algorithm, lines[k].segsize, name, sizeof name));
+    fprintf(
+        gp, "config_titles[%d] = '%s'\n", k + 1,
+        config_name(t, lines[k].algorithm, lines[k].segsize, lines[k].protocol, name, sizeof name));
   }
   /* the chosen setting at what the search measured for it */
-  double chosen = mean_step(t, t->tuned.algorithm, t->tuned.segsize, t->tuned.bucket_bytes);
+  double chosen =
+      mean_step(t, t->tuned.algorithm, t->tuned.segsize, t->tuned.protocol, t->tuned.bucket_bytes);
   int has_chosen = t->has_summary && !isnan(chosen);
   if (has_chosen)
     fprintf(f, "%s%llu %.6g\n", nl ? "\n\n" : "", (unsigned long long)t->tuned.bucket_bytes,
             y_of(t, chosen));
   fprintf(gp, "has_chosen = %d\nchosen_title = 'chosen: %s'\n", has_chosen,
-          has_chosen ? config_name(t->tuned.algorithm, t->tuned.segsize, name, sizeof name) : "");
+          has_chosen ? config_name(t, t->tuned.algorithm, t->tuned.segsize, t->tuned.protocol, name,
+                                   sizeof name)
+                     : "");
   if (t->has_summary)
     fprintf(f, "%s%llu %.6g %.6g\n\n\n%llu %.6g %.6g\n", nl || has_chosen ? "\n\n" : "",
             (unsigned long long)t->def.bucket_bytes, t->def.rho, t->def.rho_ci95,
@@ -256,10 +276,11 @@ int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_e
 
 /* ---- index.html ---- */
 
-static void remeasure_row(FILE *f, const char *which, const struct cb_rep_tune_cfg *c) {
+static void remeasure_row(FILE *f, const struct cb_rep_tune *t, const char *which,
+                          const struct cb_rep_tune_cfg *c) {
   char name[96], sz[32];
   fprintf(f, "<tr><td>%s</td><td>%s</td>", which,
-          config_name(c->algorithm, c->segsize, name, sizeof name));
+          config_name(t, c->algorithm, c->segsize, c->protocol, name, sizeof name));
   fprintf(f, "<td class=n>%s</td>", cb_format_size(c->bucket_bytes, sz, sizeof sz));
   fprintf(f,
           "<td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.3f &plusmn; %.3f</td>"
@@ -297,8 +318,8 @@ void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d) {
       fputs("<table>\n<tr><th>closing re-measure</th><th>algorithm</th><th>bucket</th>"
             "<th>T_compute (ms)</th><th>T_comm (ms)</th><th>T_step (ms)</th><th>rho</th></tr>\n",
             f);
-      remeasure_row(f, "default", &t->def);
-      remeasure_row(f, "tuned", &t->tuned);
+      remeasure_row(f, t, "default", &t->def);
+      remeasure_row(f, t, "tuned", &t->tuned);
       fputs("</table>\n", f);
     } else
       fputs("<p>No summary line: the run ended before its closing re-measure.</p>\n", f);
