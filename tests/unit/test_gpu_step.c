@@ -19,6 +19,7 @@
 
 #define NTESTS 11 /* with a GPU: 1 + 3 per dtype + 1 */
 
+#if CB_HAVE_CUBLAS
 struct order {
   int next, wrong;
 };
@@ -30,7 +31,6 @@ static int on_ready(void *user, int tensor, struct cb_error *err) {
   return CB_OK;
 }
 
-#if CB_HAVE_CUBLAS
 /* bf16 is float's top half; fp16 decoded by hand (no CUDA host headers). */
 static float to_float(const unsigned char *p, int dtype) {
   uint16_t v;
