@@ -145,3 +145,54 @@ uint64_t cb_model_host_bytes(const struct cb_model *m) {
   uint64_t scratch = 12 * t * h + 2 * (uint64_t)(m->seq * m->seq);
   return 4 * (2 * (uint64_t)cb_model_params(m) + act * (uint64_t)m->layers + scratch);
 }
+
+double cb_model_step_flops(const struct cb_model *m) {
+  double t = (double)(m->seq * m->batch), h = (double)m->hidden, s = (double)m->seq;
+  /* GEMM shapes as (m, n, k): forward qkv (t,3h,h), out (t,h,h), up
+   * (t,4h,h), down (t,h,4h) = 24 t h^2; backward two GEMMs of the same size
+   * per projection (weights and input) = 48 t h^2. Attention per sequence
+   * and head (hd = h/heads): forward Q K^T (s,s,hd) and P V (s,hd,s),
+   * backward four of those; summed over heads 4 s^2 h and 8 s^2 h. */
+  double dense = 2 * t * h * h * (3 + 1 + 4 + 4), attention = 2 * 2 * s * s * h * (double)m->batch;
+  return (double)m->layers * 3 * (dense + attention);
+}
+
+static uint64_t align_up(uint64_t n) {
+  return (n + CB_GPU_ALIGN - 1) / CB_GPU_ALIGN * CB_GPU_ALIGN;
+}
+
+/* Elements of a per-layer buffer, in units of t*h unless said otherwise;
+ * `stat` marks the float row statistics. */
+static const struct {
+  int th, per_row, probs, stat;
+} layer_bufs[CB_GL_N] = {
+    [CB_GL_X] = {1, 0, 0, 0},   [CB_GL_XN1] = {1, 0, 0, 0}, [CB_GL_MU1] = {0, 1, 0, 1},
+    [CB_GL_RS1] = {0, 1, 0, 1}, [CB_GL_QKV] = {3, 0, 0, 0}, [CB_GL_PROBS] = {0, 0, 1, 0},
+    [CB_GL_ATT] = {1, 0, 0, 0}, [CB_GL_XM] = {1, 0, 0, 0},  [CB_GL_XN2] = {1, 0, 0, 0},
+    [CB_GL_MU2] = {0, 1, 0, 1}, [CB_GL_RS2] = {0, 1, 0, 1}, [CB_GL_UP] = {4, 0, 0, 0},
+    [CB_GL_GE] = {4, 0, 0, 0},
+};
+
+void cb_model_gpu_layout(const struct cb_model *m, struct cb_gpu_layout *l) {
+  uint64_t t = (uint64_t)(m->seq * m->batch), h = (uint64_t)m->hidden, e = cb_model_dtype_size(m);
+  uint64_t s2 = (uint64_t)m->seq * (uint64_t)m->seq, heads = (uint64_t)m->heads;
+  memset(l, 0, sizeof *l);
+  for (int i = 0; i < CB_GL_N; i++) {
+    uint64_t elems = layer_bufs[i].th * t * h + layer_bufs[i].per_row * t +
+                     layer_bufs[i].probs * (uint64_t)m->batch * heads * s2;
+    l->layer_at[i] = l->layer_bytes;
+    l->layer_bytes += align_up(elems * (layer_bufs[i].stat ? 4 : e));
+  }
+  uint64_t params = (uint64_t)cb_model_params(m);
+  l->size[CB_GB_WEIGHTS] = l->size[CB_GB_GRADS] = params * e;
+  l->size[CB_GB_OUT] = l->size[CB_GB_DY] = l->size[CB_GB_DXM] = l->size[CB_GB_DSMALL] = t * h * e;
+  l->size[CB_GB_DBIG] = 4 * t * h * e;
+  l->size[CB_GB_DQKV] = 3 * t * h * e;
+  l->size[CB_GB_DPROBS] = heads * s2 * e; /* one sequence, all heads batched */
+  l->size[CB_GB_WORKSPACE] = CB_GPU_WORKSPACE_BYTES;
+  l->size[CB_GB_LAYERS] = l->layer_bytes * (uint64_t)m->layers;
+  for (int i = 0; i < CB_GB_N; i++) {
+    l->at[i] = l->total;
+    l->total += align_up(l->size[i]);
+  }
+}

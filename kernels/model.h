@@ -61,4 +61,58 @@ uint64_t cb_model_grad_bytes(const struct cb_model *m);
  * scratch of the float host kernel. */
 uint64_t cb_model_host_bytes(const struct cb_model *m);
 
+/* Floating-point operations of one reference step, forward and backward,
+ * counting the GEMMs only (2*m*n*k each), as both step kernels issue them:
+ * per layer 72*t*h^2 for the projections and MLP, 12*batch*seq^2*h for the
+ * attention products (t = seq*batch tokens; the causal mask saves none). */
+double cb_model_step_flops(const struct cb_model *m);
+
+/* Device memory of the GPU step: one arena carved into buffers, each
+ * aligned for cuBLAS. Per layer, what backward reads (in the model's
+ * dtype; the norms' row statistics in float): */
+enum cb_gpu_layer_buf {
+  CB_GL_X,
+  CB_GL_XN1,
+  CB_GL_MU1,
+  CB_GL_RS1,
+  CB_GL_QKV,
+  CB_GL_PROBS,
+  CB_GL_ATT,
+  CB_GL_XM,
+  CB_GL_XN2,
+  CB_GL_MU2,
+  CB_GL_RS2,
+  CB_GL_UP,
+  CB_GL_GE,
+  CB_GL_N
+};
+/* and once: weights and gradients (ready order, like the host's), the
+ * last output, backward's scratch, cuBLAS's workspace, then the layers. */
+enum cb_gpu_buf {
+  CB_GB_WEIGHTS,
+  CB_GB_GRADS,
+  CB_GB_OUT,
+  CB_GB_DY,
+  CB_GB_DXM,
+  CB_GB_DBIG,
+  CB_GB_DSMALL,
+  CB_GB_DQKV,
+  CB_GB_DPROBS,
+  CB_GB_WORKSPACE,
+  CB_GB_LAYERS,
+  CB_GB_N
+};
+#define CB_GPU_ALIGN 256
+#define CB_GPU_WORKSPACE_BYTES ((uint64_t)32 << 20) /* cuBLAS's advice for Hopper */
+
+struct cb_gpu_layout {
+  uint64_t layer_at[CB_GL_N]; /* within one layer's block */
+  uint64_t layer_bytes;       /* one layer's block, a multiple of CB_GPU_ALIGN */
+  uint64_t at[CB_GB_N];       /* within the arena; CB_GB_LAYERS: layer 0's block */
+  uint64_t size[CB_GB_N];     /* bytes of each (CB_GB_LAYERS: all layers) */
+  uint64_t total;             /* the arena: what init checks against free memory */
+};
+/* Pure: the GPU step allocates exactly this, so tests can check it here. */
+void cb_model_gpu_layout(const struct cb_model *m, struct cb_gpu_layout *l);
+
 #endif

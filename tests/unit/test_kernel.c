@@ -43,6 +43,8 @@ int main(void) {
   double want = m.layers * (3.0 * 24 * t * h * h + 3.0 * 4 * s * s * h * m.batch);
   ok(fabs(k->flops(ctx) - want) < 1e-6 * want, "FLOPs per step: %.0f (want %.0f)", k->flops(ctx),
      want);
+  ok(fabs(k->flops(ctx) - cb_model_step_flops(&m)) < 1e-6 * want,
+     "the host kernel counts what cb_model_step_flops predicts (the GPU step's count too)");
 
   /* Gradient check on a few elements of each tensor kind of each layer.
    * Float forward passes: central differences with a step of 1e-2. */
