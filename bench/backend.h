@@ -56,8 +56,10 @@ struct cb_backend {
   /* The device's own time (CUDA events) from the first run() after the
    * last sync() to that sync(), in seconds; NULL: the backend has none. */
   double (*device_seconds)(void *ctx);
-  /* The path the op actually takes, for the record ("shm", "tcp"...). */
-  void (*transport_label)(void *ctx, const struct cb_op *op, char *buf, size_t len);
+  /* The path the op actually takes with memory kind `mem`, for the record
+   * ("shm", "tcp"...; ucx and verbs say how GPU memory went: "/cuda",
+   * "/dma-buf"). */
+  void (*transport_label)(void *ctx, const struct cb_op *op, int mem, char *buf, size_t len);
   /* The link's data rate in Gb/s (verbs: the port's speed x width), 0 when
    * unknown. May be NULL. */
   double (*line_gbps)(void *ctx);
