@@ -37,6 +37,10 @@ struct cb_backend {
   int (*pre_mpi_init)(const char *transport, struct cb_error *err);
   /* Usable on this host now? Returns 0 and says why when not. */
   int (*probe)(char *why, size_t len);
+  /* Whether memory kind `mem` (enum cb_mem) can run on this backend here,
+   * asked before MPI starts (--list, explicit --backend with --mem); 0 with
+   * the reason. May be NULL: every kind the build allocates. */
+  int (*mem_usable)(int mem, char *why, size_t len);
   /* Library name and version, for --list and the run record. */
   void (*version)(char *buf, size_t len);
   int (*init)(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,

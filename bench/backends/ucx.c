@@ -481,6 +481,25 @@ static int ucx_probe(char *why, size_t len) {
   return 1;
 }
 
+/* Device memory needs a UCX built with CUDA: a context of its own asks. */
+static int ucx_mem_usable(int mem, char *why, size_t len) {
+  if (cb_ucx_mem_type(mem) != UCS_MEMORY_TYPE_CUDA)
+    return 1;
+  ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
+  ucp_context_h context;
+  ucp_context_attr_t attr = {.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES};
+  ucs_status_t st = ucp_init(&params, NULL, &context);
+  if (st == UCS_OK) {
+    st = ucp_context_query(context, &attr);
+    ucp_cleanup(context);
+  }
+  if (st != UCS_OK) {
+    snprintf(why, len, "ucp_init/ucp_context_query: %s", ucs_status_string(st));
+    return 0;
+  }
+  return cb_ucx_cuda_capable(attr.memory_types, ucp_get_version_string(), why, len);
+}
+
 static void ucx_version(char *buf, size_t len) {
   snprintf(buf, len, "UCX %s", ucp_get_version_string());
 }
@@ -490,6 +509,7 @@ const struct cb_backend cb_backend_ucx = {
     .transports = transports,
     .max_count = SIZE_MAX,
     .probe = ucx_probe,
+    .mem_usable = ucx_mem_usable,
     .version = ucx_version,
     .init = ucx_init,
     .unsupported = ucx_unsupported,
