@@ -66,7 +66,7 @@ fi
 
 refused() { # MEM: exit 2, one collbench message, no JSON file written
   [ $STATUS -eq 2 ] && [ "$(grep -c '^collbench: ' "$TMP/err")" -eq 1 ] &&
-    grep -q -e "--mem $1: no usable GPU" -e "--backend ucx --mem $1: " "$TMP/err" &&
+    grep -q -e "--mem $1: no usable GPU" -e "--mem $1: not built" -e "--backend ucx --mem $1: " "$TMP/err" &&
     [ ! -e "$TMP/$1.jsonl" ]
 }
 mpi 2 --backend ucx --mem device --op p2p_lat -e 64 --max-time 0.05 --json "$TMP/device.jsonl"

@@ -30,7 +30,7 @@ ok $? "--sweep runs without verbs"
 for mem in device pinned; do
   mpi 2 --backend verbs --mem $mem --op p2p_bw --json "$TMP/$mem.jsonl"
   [ $STATUS -eq 2 ] && [ "$(grep -c '^collbench: ' "$TMP/err")" -eq 1 ] &&
-    grep -q -e 'backend verbs: no RDMA devices' -e "--mem $mem: no usable GPU" "$TMP/err" &&
+    grep -q -e 'backend verbs: no RDMA devices' -e "--mem $mem: no usable GPU" -e "--mem $mem: not built" "$TMP/err" &&
     [ ! -e "$TMP/$mem.jsonl" ]
   ok $? "--backend verbs --mem $mem: exit 2, one message ($(grep '^collbench: ' "$TMP/err"))"
 done
