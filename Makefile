@@ -20,7 +20,7 @@ LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c 
            $(filter-out tuner/comm_nccl.c,$(wildcard tuner/*.c)) kernels/model.c kernels/registry.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
-LIB_SRC += bench/backends/ucx.c
+LIB_SRC += bench/backends/ucx.c bench/backends/ucx_logic.c
 CFLAGS += $(UCX_CFLAGS)
 LIBS += $(UCX_LIBS)
 endif
@@ -63,6 +63,9 @@ LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CU_SRC:%.cu=build/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 ifneq ($(HAVE_VERBS),1)
 UNIT_SRC := $(filter-out tests/unit/test_verbs_logic.c,$(UNIT_SRC))
+endif
+ifneq ($(HAVE_UCX),1)
+UNIT_SRC := $(filter-out tests/unit/test_ucx_logic.c,$(UNIT_SRC))
 endif
 ifneq ($(HAVE_CUDA),1)
 UNIT_SRC := $(filter-out tests/unit/test_gpu_pattern.c,$(UNIT_SRC))

@@ -37,6 +37,10 @@ struct cb_backend {
   int (*pre_mpi_init)(const char *transport, struct cb_error *err);
   /* Usable on this host now? Returns 0 and says why when not. */
   int (*probe)(char *why, size_t len);
+  /* Whether memory kind `mem` (enum cb_mem) can run on this backend here,
+   * asked before MPI starts (--list, explicit --backend with --mem); 0 with
+   * the reason. May be NULL: every kind the build allocates. */
+  int (*mem_usable)(int mem, char *why, size_t len);
   /* Library name and version, for --list and the run record. */
   void (*version)(char *buf, size_t len);
   int (*init)(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,
@@ -56,8 +60,10 @@ struct cb_backend {
   /* The device's own time (CUDA events) from the first run() after the
    * last sync() to that sync(), in seconds; NULL: the backend has none. */
   double (*device_seconds)(void *ctx);
-  /* The path the op actually takes, for the record ("shm", "tcp"...). */
-  void (*transport_label)(void *ctx, const struct cb_op *op, char *buf, size_t len);
+  /* The path the op actually takes with memory kind `mem`, for the record
+   * ("shm", "tcp"...; ucx and verbs say how GPU memory went: "/cuda",
+   * "/dma-buf"). */
+  void (*transport_label)(void *ctx, const struct cb_op *op, int mem, char *buf, size_t len);
   /* The link's data rate in Gb/s (verbs: the port's speed x width), 0 when
    * unknown. May be NULL. */
   double (*line_gbps)(void *ctx);

@@ -273,6 +273,9 @@ void cb_cli_list(FILE *out) {
   char why[160];
   if (cb_mem_built(CB_MEM_DEVICE) && !cb_gpu_mpi_cuda_aware(why, sizeof why))
     fprintf(out, "  device memory with the mpi backend: %s\n", why);
+  for (int b = 0; b < cb_nbackends && cb_mem_built(CB_MEM_DEVICE); b++)
+    if (cb_backends[b]->mem_usable && !cb_backends[b]->mem_usable(CB_MEM_DEVICE, why, sizeof why))
+      fprintf(out, "  device memory with the %s backend: %s\n", cb_backends[b]->name, why);
   fprintf(out, "ops:");
   for (int o = 0; o < CB_NOPS; o++)
     fprintf(out, " %s", cb_ops[o]->name);
@@ -380,6 +383,15 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
     char why[160];
     if (!cb_gpu_mem_usable(s->mems[m], why, sizeof why))
       return cb_fail(err, CB_USAGE, "--mem %s: %s (see --list)", cb_mem_names[s->mems[m]], why);
+  }
+  /* a sweep leaves such pairs out itself (the engine says why) */
+  for (int i = 0; i < s->nbackends && !cli->sweep; i++) {
+    const struct cb_backend *be = cb_backends[s->backends[i]];
+    char why[200];
+    for (int m = 0; m < s->nmems && be->mem_usable; m++)
+      if (!be->mem_usable(s->mems[m], why, sizeof why))
+        return cb_fail(err, CB_USAGE, "--backend %s --mem %s: %s", be->name,
+                       cb_mem_names[s->mems[m]], why);
   }
   return CB_OK;
 }

@@ -254,7 +254,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .time_us_gpu = t.device_median * scale,
       .wrong = wrong,
   };
-  sc->backend->transport_label(sc->ctx, sc->op, rec->transport, sizeof rec->transport);
+  sc->backend->transport_label(sc->ctx, sc->op, sc->mem, rec->transport, sizeof rec->transport);
   if (rec->time_us > 0) {
     rec->algbw_GBps = (double)sh->algbw_bytes / (rec->time_us * 1e-6) / 1e9;
     rec->busbw_GBps = rec->algbw_GBps * sc->op->busbw_factor(cl->nranks);
@@ -299,7 +299,7 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
       .nranks = cl->nranks,
       .nnodes = cl->nnodes,
   };
-  sc->backend->transport_label(sc->ctx, op, series.transport, sizeof series.transport);
+  sc->backend->transport_label(sc->ctx, op, sc->mem, series.transport, sizeof series.transport);
   EACH_SINK(sc, series_begin, &series, err);
 
   for (int i = 0; i < nsizes; i++) {

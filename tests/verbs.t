@@ -13,7 +13,7 @@ if grep -q '^  verbs *usable' "$TMP/list"; then
   echo "1..0 # SKIP RDMA devices present: the no-device checks do not apply (run the verbs backend by hand)"
   exit 0
 fi
-plan 4
+plan 7
 
 grep -q '^  verbs *not usable (no RDMA devices (.*))' "$TMP/list"
 ok $? "--list: verbs: no RDMA devices (reason)"
@@ -25,4 +25,14 @@ ok $? "the reason is printed once"
 mpi 2 --sweep --op p2p_lat -e 64 --max-time 0.05 --json "$TMP/s.jsonl"
 [ $STATUS -eq 0 ] && jq_all "$TMP/s.jsonl" '.backend != "verbs"'
 ok $? "--sweep runs without verbs"
+
+# GPU memory asked of a host without RDMA: the missing device is the reason
+for mem in device pinned; do
+  mpi 2 --backend verbs --mem $mem --op p2p_bw --json "$TMP/$mem.jsonl"
+  [ $STATUS -eq 2 ] && [ "$(grep -c '^collbench: ' "$TMP/err")" -eq 1 ] &&
+    grep -q -e 'backend verbs: no RDMA devices' -e "--mem $mem: no usable GPU" -e "--mem $mem: not built" "$TMP/err" &&
+    [ ! -e "$TMP/$mem.jsonl" ]
+  ok $? "--backend verbs --mem $mem: exit 2, one message ($(grep '^collbench: ' "$TMP/err"))"
+done
+skip "needs an RDMA device and a GPU: GPU buffers through dma-buf or nvidia-peermem (logic in test_verbs_logic)"
 finish

@@ -354,8 +354,9 @@ static int mpi_sync(void *ctx, struct cb_error *err) {
   return CB_OK; /* blocking calls have completed on return */
 }
 
-static void mpi_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
+static void mpi_transport_label(void *ctx, const struct cb_op *op, int mem, char *buf, size_t len) {
   struct mpi_ctx *c = ctx;
+  (void)mem;
   const struct cb_cluster *cl = c->cl;
   if (cl->nranks == 1) {
     snprintf(buf, len, "self");

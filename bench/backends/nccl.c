@@ -382,9 +382,10 @@ static void remove_log(void) {
 
 /* The path read back from NCCL's log: connections appear as NCCL makes
  * them (point-to-point ones at the first send), so it is read each time. */
-static void nccl_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
+static void nccl_transport_label(void *ctx, const struct cb_op *op, int mem, char *buf,
+                                 size_t len) {
   struct nccl_ctx *c = ctx;
-  (void)op;
+  (void)op, (void)mem;
   if (c->cl->nranks == 1) {
     snprintf(buf, len, "local");
     return;

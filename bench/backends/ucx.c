@@ -2,7 +2,9 @@
  * way ucx_perftest's tag tests run, but under mpirun: worker addresses are
  * exchanged over MPI. UCX_TLS and UCX_NET_DEVICES from the environment are
  * respected (ucp_config_read reads them); --transport shm|tcp overrides
- * the transport list for this context only. */
+ * the transport list for this context only. Device memory needs a UCX
+ * built with CUDA (ucp_context_query says); pinned memory is host memory
+ * to UCX. */
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +15,9 @@
 
 #include "../backend.h"
 #include "../dtype.h"
+#include "../gpu.h"
 #include "../settings.h"
+#include "ucx_logic.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};
 
@@ -33,6 +37,7 @@ struct region {
 
 struct ucx_ctx {
   const struct cb_cluster *cl;
+  const struct cb_settings *s;
   int put; /* --ucx-api put */
   struct region regions[MAX_REGIONS];
   int nregions;
@@ -44,6 +49,11 @@ struct ucx_ctx {
   int nrequests;
   char label[32]; /* transports UCX chose for the endpoint */
   int yield;      /* more ranks than cores here: let the partner run */
+  /* The memory type of the buffers allocated last (a series allocates all
+   * of one kind) for data transfers; acknowledgements are host memory. */
+  ucp_request_param_t data;
+  char no_cuda[160]; /* why device memory cannot run, or "" */
+  char no_gpu[160];
 };
 
 static int ucx_failed(const struct ucx_ctx *c, const char *call, ucs_status_t st,
@@ -68,16 +78,19 @@ static ucs_status_t wait_request(const struct ucx_ctx *c, ucs_status_ptr_t req) 
   return st;
 }
 
-/* Every transfer of this backend is from and to host memory. */
+/* Telling UCX the memory type saves it a lookup per call (and a wrong
+ * guess with CUDA memory). */
 static const ucp_request_param_t host_memory = {.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE,
                                                 .memory_type = UCS_MEMORY_TYPE_HOST};
 
-static ucs_status_ptr_t tag_send(struct ucx_ctx *c, const void *buf, size_t bytes, ucp_tag_t tag) {
-  return ucp_tag_send_nbx(c->ep, buf, bytes, tag, &host_memory);
+static ucs_status_ptr_t tag_send(struct ucx_ctx *c, const void *buf, size_t bytes, ucp_tag_t tag,
+                                 const ucp_request_param_t *param) {
+  return ucp_tag_send_nbx(c->ep, buf, bytes, tag, param);
 }
 
-static ucs_status_ptr_t tag_recv(struct ucx_ctx *c, void *buf, size_t bytes, ucp_tag_t tag) {
-  return ucp_tag_recv_nbx(c->worker, buf, bytes, tag, TAG_MASK, &host_memory);
+static ucs_status_ptr_t tag_recv(struct ucx_ctx *c, void *buf, size_t bytes, ucp_tag_t tag,
+                                 const ucp_request_param_t *param) {
+  return ucp_tag_recv_nbx(c->worker, buf, bytes, tag, TAG_MASK, param);
 }
 
 #define TRY(call, what)                                                                            \
@@ -94,11 +107,11 @@ static size_t message_bytes(const struct cb_op_args *a) {
 static int run_p2p_lat(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
   size_t n = message_bytes(a);
   if (c->cl->rank % 2 == 0) {
-    TRY(tag_send(c, a->send, n, DATA_TAG), "ucp_tag_send_nbx");
-    TRY(tag_recv(c, a->recv, n, DATA_TAG), "ucp_tag_recv_nbx");
+    TRY(tag_send(c, a->send, n, DATA_TAG, &c->data), "ucp_tag_send_nbx");
+    TRY(tag_recv(c, a->recv, n, DATA_TAG, &c->data), "ucp_tag_recv_nbx");
   } else {
-    TRY(tag_recv(c, a->recv, n, DATA_TAG), "ucp_tag_recv_nbx");
-    TRY(tag_send(c, a->send, n, DATA_TAG), "ucp_tag_send_nbx");
+    TRY(tag_recv(c, a->recv, n, DATA_TAG, &c->data), "ucp_tag_recv_nbx");
+    TRY(tag_send(c, a->send, n, DATA_TAG, &c->data), "ucp_tag_send_nbx");
   }
   return CB_OK;
 }
@@ -132,13 +145,14 @@ static int run_p2p_bw(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_e
   if (reserve_requests(c, w, err))
     return err->status;
   for (int i = 0; i < w; i++)
-    c->requests[i] = sender ? tag_send(c, a->send, n, DATA_TAG) : tag_recv(c, a->recv, n, DATA_TAG);
+    c->requests[i] = sender ? tag_send(c, a->send, n, DATA_TAG, &c->data)
+                            : tag_recv(c, a->recv, n, DATA_TAG, &c->data);
   if (wait_all(c, w, err))
     return err->status;
   if (sender)
-    TRY(tag_recv(c, &ack, sizeof ack, ACK_TAG), "ucp_tag_recv_nbx (ack)");
+    TRY(tag_recv(c, &ack, sizeof ack, ACK_TAG, &host_memory), "ucp_tag_recv_nbx (ack)");
   else
-    TRY(tag_send(c, &ack, sizeof ack, ACK_TAG), "ucp_tag_send_nbx (ack)");
+    TRY(tag_send(c, &ack, sizeof ack, ACK_TAG, &host_memory), "ucp_tag_send_nbx (ack)");
   return CB_OK;
 }
 
@@ -148,9 +162,9 @@ static int run_p2p_bibw(struct ucx_ctx *c, const struct cb_op_args *a, struct cb
   if (reserve_requests(c, 2 * w, err))
     return err->status;
   for (int i = 0; i < w; i++)
-    c->requests[i] = tag_recv(c, a->recv, n, DATA_TAG);
+    c->requests[i] = tag_recv(c, a->recv, n, DATA_TAG, &c->data);
   for (int i = 0; i < w; i++)
-    c->requests[w + i] = tag_send(c, a->send, n, DATA_TAG);
+    c->requests[w + i] = tag_send(c, a->send, n, DATA_TAG, &c->data);
   return wait_all(c, 2 * w, err);
 }
 
@@ -172,7 +186,7 @@ static int put_window(struct ucx_ctx *c, const struct cb_op_args *a, struct cb_e
   if (reserve_requests(c, w, err))
     return err->status;
   for (int i = 0; i < w; i++)
-    c->requests[i] = ucp_put_nbx(c->ep, a->send, n, dst->remote_addr, dst->rkey, &host_memory);
+    c->requests[i] = ucp_put_nbx(c->ep, a->send, n, dst->remote_addr, dst->rkey, &c->data);
   if (wait_all(c, w, err))
     return err->status;
   ucp_request_param_t fp = {0};
@@ -198,11 +212,14 @@ static int ucx_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) 
 
 static const char *ucx_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
                                    int inplace) {
-  (void)ctx, (void)dtype, (void)redop, (void)inplace;
+  struct ucx_ctx *c = ctx;
+  (void)dtype, (void)redop, (void)inplace;
   if (op->id != CB_OP_P2P_LAT && op->id != CB_OP_P2P_BW && op->id != CB_OP_P2P_BIBW)
     return "the ucx backend measures point-to-point ops only";
-  if (mem != CB_MEM_HOST)
-    return "this build's ucx backend uses host memory only";
+  if (mem != CB_MEM_HOST && c->no_gpu[0])
+    return c->no_gpu;
+  if (mem == CB_MEM_DEVICE && c->no_cuda[0])
+    return c->no_cuda;
   return NULL;
 }
 
@@ -234,6 +251,21 @@ static void chosen_transports(ucp_ep_h ep, char *label, size_t len) {
         (size_t)snprintf(label + used, len > used ? len - used : 0, "%s%s", used ? "+" : "", tl);
   }
   free(text);
+}
+
+/* With pinned or device memory asked for: whether there is a GPU (else
+ * unsupported() says why), and this rank's device selected before UCX
+ * starts, so that its CUDA transports find the context they work in. */
+static int gpu_memory_asked(struct ucx_ctx *c, struct cb_error *err) {
+  int asked = 0, device;
+  for (int m = 0; m < c->s->nmems; m++)
+    asked |= c->s->mems[m] != CB_MEM_HOST;
+  if (!asked)
+    return CB_OK;
+  if (cb_gpu_count(c->no_gpu, sizeof c->no_gpu) == 0)
+    return CB_OK;
+  c->no_gpu[0] = '\0';
+  return cb_gpu_bind(c->cl, c->s, &device, err);
 }
 
 /* Exchanges worker addresses with the pair partner and connects. */
@@ -280,10 +312,14 @@ static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s, co
   if (!c)
     return cb_fail(err, CB_RUNTIME, "ucx: out of memory");
   c->cl = cl;
+  c->s = s;
+  c->data = host_memory;
   c->peer = cb_p2p_peer(cl->rank, cl->nranks);
   c->yield = cl->local_size > sysconf(_SC_NPROCESSORS_ONLN);
   c->put = s->ucx_put;
   *ctx = c;
+  if (gpu_memory_asked(c, err))
+    return err->status;
   ucp_config_t *config;
   ucs_status_t st = ucp_config_read(NULL, NULL, &config);
   if (st != UCS_OK)
@@ -297,6 +333,11 @@ static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s, co
   ucp_config_release(config);
   if (st != UCS_OK)
     return ucx_failed(c, "ucp_init", st, err);
+  ucp_context_attr_t attr = {.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES};
+  st = ucp_context_query(c->context, &attr);
+  if (st != UCS_OK)
+    return ucx_failed(c, "ucp_context_query", st, err);
+  cb_ucx_cuda_capable(attr.memory_types, ucp_get_version_string(), c->no_cuda, sizeof c->no_cuda);
   ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                             .thread_mode = UCS_THREAD_MODE_SINGLE};
   st = ucp_worker_create(c->context, &wp, &c->worker);
@@ -312,16 +353,19 @@ static int ucx_init(const struct cb_cluster *cl, const struct cb_settings *s, co
 
 /* With --ucx-api put, maps the buffer and swaps address and remote key
  * with the partner, which allocates its counterpart at the same step. */
-static int map_region(struct ucx_ctx *c, void *ptr, size_t bytes, struct cb_error *err) {
+static int map_region(struct ucx_ctx *c, void *ptr, size_t bytes, ucs_memory_type_t type,
+                      struct cb_error *err) {
   if (c->nregions == MAX_REGIONS)
     return cb_fail(err, CB_RUNTIME, "ucx: more than %d buffers", MAX_REGIONS);
   struct region *r = &c->regions[c->nregions];
   memset(r, 0, sizeof *r);
   r->ptr = ptr;
-  ucp_mem_map_params_t mp = {.field_mask =
-                                 UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+  ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+                                           UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                                           UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE,
                              .address = ptr,
-                             .length = bytes ? bytes : 1};
+                             .length = bytes ? bytes : 1,
+                             .memory_type = type};
   ucs_status_t st = ucp_mem_map(c->context, &mp, &r->memh);
   if (st != UCS_OK)
     return ucx_failed(c, "ucp_mem_map", st, err);
@@ -352,12 +396,16 @@ static int map_region(struct ucx_ctx *c, void *ptr, size_t bytes, struct cb_erro
 
 static int ucx_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct ucx_ctx *c = ctx;
-  (void)mem;
-  if (!(*ptr = cb_host_alloc(bytes)))
+  c->data.memory_type = cb_ucx_mem_type(mem);
+  if (mem != CB_MEM_HOST) {
+    if (cb_gpu_alloc(c->cl, "ucx", mem, bytes, ptr, err))
+      return err->status;
+  } else if (!(*ptr = cb_host_alloc(bytes))) {
     return cb_fail(err, CB_RUNTIME, "rank %d (%s): ucx: cannot allocate %zu bytes", c->cl->rank,
                    c->cl->hostname, bytes);
+  }
   if (c->put && c->ep)
-    return map_region(c, *ptr, bytes, err);
+    return map_region(c, *ptr, bytes, c->data.memory_type, err);
   return CB_OK;
 }
 
@@ -370,13 +418,19 @@ static void unmap_region(struct ucx_ctx *c, struct region *r) {
 
 static void ucx_free(void *ctx, int mem, void *ptr) {
   struct ucx_ctx *c = ctx;
-  (void)mem;
   struct region *r = region_of(c, ptr);
   if (r) {
     unmap_region(c, r);
     *r = c->regions[--c->nregions];
   }
-  free(ptr);
+  if (mem == CB_MEM_HOST)
+    free(ptr);
+  else
+    cb_gpu_free(mem, ptr);
+}
+
+static int ucx_copy(void *ctx, void *dst, const void *src, size_t bytes, struct cb_error *err) {
+  return cb_gpu_copy(((struct ucx_ctx *)ctx)->cl, "ucx", dst, src, bytes, err);
 }
 
 static int ucx_sync(void *ctx, struct cb_error *err) {
@@ -386,15 +440,20 @@ static int ucx_sync(void *ctx, struct cb_error *err) {
   uint32_t out = 0, in = 0;
   if (reserve_requests(c, 2, err))
     return err->status;
-  c->requests[0] = tag_recv(c, &in, sizeof in, FENCE_TAG);
-  c->requests[1] = tag_send(c, &out, sizeof out, FENCE_TAG);
+  c->requests[0] = tag_recv(c, &in, sizeof in, FENCE_TAG, &host_memory);
+  c->requests[1] = tag_send(c, &out, sizeof out, FENCE_TAG, &host_memory);
   return wait_all(c, 2, err);
 }
 
-static void ucx_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
+/* "posix+sysv/put/cuda": the lanes, RMA put, and the memory type UCX was
+ * given when it was not host memory. */
+static void ucx_transport_label(void *ctx, const struct cb_op *op, int mem, char *buf, size_t len) {
   struct ucx_ctx *c = ctx;
   int put = c->put && (op->id == CB_OP_P2P_BW || op->id == CB_OP_P2P_BIBW);
-  snprintf(buf, len, "%s%s", c->label, put ? "/put" : "");
+  ucs_memory_type_t type = cb_ucx_mem_type(mem);
+  snprintf(buf, len, "%s%s%s%s", c->label, put ? "/put" : "",
+           type == UCS_MEMORY_TYPE_HOST ? "" : "/",
+           type == UCS_MEMORY_TYPE_HOST ? "" : ucs_memory_type_names[type]);
 }
 
 static void ucx_finalize(void *ctx) {
@@ -422,6 +481,25 @@ static int ucx_probe(char *why, size_t len) {
   return 1;
 }
 
+/* Device memory needs a UCX built with CUDA: a context of its own asks. */
+static int ucx_mem_usable(int mem, char *why, size_t len) {
+  if (cb_ucx_mem_type(mem) != UCS_MEMORY_TYPE_CUDA)
+    return 1;
+  ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_TAG};
+  ucp_context_h context;
+  ucp_context_attr_t attr = {.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES};
+  ucs_status_t st = ucp_init(&params, NULL, &context);
+  if (st == UCS_OK) {
+    st = ucp_context_query(context, &attr);
+    ucp_cleanup(context);
+  }
+  if (st != UCS_OK) {
+    snprintf(why, len, "ucp_init/ucp_context_query: %s", ucs_status_string(st));
+    return 0;
+  }
+  return cb_ucx_cuda_capable(attr.memory_types, ucp_get_version_string(), why, len);
+}
+
 static void ucx_version(char *buf, size_t len) {
   snprintf(buf, len, "UCX %s", ucp_get_version_string());
 }
@@ -431,11 +509,13 @@ const struct cb_backend cb_backend_ucx = {
     .transports = transports,
     .max_count = SIZE_MAX,
     .probe = ucx_probe,
+    .mem_usable = ucx_mem_usable,
     .version = ucx_version,
     .init = ucx_init,
     .unsupported = ucx_unsupported,
     .alloc = ucx_alloc,
     .free = ucx_free,
+    .copy = ucx_copy,
     .run = ucx_run,
     .sync = ucx_sync,
     .transport_label = ucx_transport_label,

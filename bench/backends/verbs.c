@@ -2,17 +2,26 @@
  * immediate, so the receiver learns of each message), send/recv or RDMA
  * read, chosen with --transport. QP attributes and memory keys travel over
  * MPI. Built wherever libibverbs is; it has not run on RDMA hardware yet
- * (the development machine has none), so treat its figures as unverified. */
+ * (the development machine has none), so treat its figures as unverified.
+ * GPU buffers are registered through dma-buf, else through peer memory
+ * (nvidia-peermem); neither path has run on hardware yet either. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../backend.h"
 #include "../dtype.h"
+#include "../gpu.h"
 #include "../settings.h"
+#include "config.h"
 #include "verbs_logic.h"
+#if CB_HAVE_CUDA && CB_HAVE_IBV_DMABUF
+#include <cuda.h> /* types only: the driver is loaded with dlopen */
+#endif
 
 static const char *const transports[] = {"write", "send", "read", NULL};
 
@@ -28,6 +37,7 @@ struct region {
 
 struct verbs_ctx {
   const struct cb_cluster *cl;
+  const struct cb_settings *s;
   int peer, verb; /* verb: index in transports */
   struct ibv_context *dev;
   struct ibv_pd *pd;
@@ -37,6 +47,7 @@ struct verbs_ctx {
   int gid_index;
   double gbps; /* the slower of the two ports of the pair: the line rate */
   char label[48];
+  int gpu_reg; /* how GPU buffers were registered (enum cb_verbs_reg); -1 before the first */
   struct region regions[MAX_BUFFERS];
   int nregions;
 };
@@ -194,6 +205,8 @@ static int verbs_init(const struct cb_cluster *cl, const struct cb_settings *s,
     return cb_fail(err, CB_RUNTIME, "verbs: out of memory");
   *ctx = c;
   c->cl = cl;
+  c->s = s;
+  c->gpu_reg = -1;
   c->peer = cb_p2p_peer(cl->rank, cl->nranks);
   for (c->verb = 0; transports[c->verb] && strcmp(transports[c->verb], transport); c->verb++)
     ;
@@ -230,14 +243,135 @@ static struct region *region_of(struct verbs_ctx *c, const void *ptr) {
   return NULL;
 }
 
+#define ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+
+/* ibv_reg_mr on the pointer: host memory, or GPU memory when
+ * nvidia-peermem lets the kernel pin it. */
+static struct ibv_mr *reg_plain(struct verbs_ctx *c, const struct region *r, char *why,
+                                size_t len) {
+  struct ibv_mr *mr = ibv_reg_mr(c->pd, r->ptr, r->bytes ? r->bytes : 1, ACCESS);
+  if (!mr) {
+    int e = errno;
+    snprintf(why, len, "ibv_reg_mr: %s (%d)", strerror(e), e);
+  }
+  return mr;
+}
+
+#if CB_HAVE_CUDA && CB_HAVE_IBV_DMABUF
+/* The CUDA driver API, loaded at the first GPU registration: linking
+ * libcuda (or its stub) would tie the binary to a driver at build time. */
+static struct {
+  int state; /* 0 not tried, 1 loaded, -1 failed (why says) */
+  CUresult (*get_handle)(void *, CUdeviceptr, size_t, CUmemRangeHandleType, unsigned long long);
+  CUresult (*error_name)(CUresult, const char **);
+  char why[112];
+} driver;
+
+static int load_driver(void) {
+  if (driver.state)
+    return driver.state > 0;
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    snprintf(driver.why, sizeof driver.why, "dlopen: %s", dlerror());
+  } else {
+    *(void **)&driver.get_handle = dlsym(lib, "cuMemGetHandleForAddressRange");
+    *(void **)&driver.error_name = dlsym(lib, "cuGetErrorName");
+    if (!driver.get_handle || !driver.error_name)
+      snprintf(driver.why, sizeof driver.why,
+               "libcuda.so.1 has no cuMemGetHandleForAddressRange (driver older than 515)");
+  }
+  driver.state = driver.why[0] ? -1 : 1;
+  return driver.state > 0;
+}
+
+/* CUDA exports the pages around the buffer as a dma-buf fd; the MR covers
+ * the buffer at its offset in them, addressed by its device pointer. */
+static struct ibv_mr *reg_dmabuf(struct verbs_ctx *c, const struct region *r, char *why,
+                                 size_t len) {
+  if (!load_driver()) {
+    snprintf(why, len, "%s", driver.why);
+    return NULL;
+  }
+  struct cb_dmabuf_range range;
+  cb_dmabuf_range((uint64_t)(uintptr_t)r->ptr, r->bytes, (uint64_t)sysconf(_SC_PAGESIZE), &range);
+  int fd = -1;
+  CUresult rc = driver.get_handle(&fd, (CUdeviceptr)range.base, (size_t)range.length,
+                                  CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
+  if (rc != CUDA_SUCCESS) {
+    const char *name = "unknown error";
+    driver.error_name(rc, &name);
+    snprintf(why, len, "cuMemGetHandleForAddressRange: %s (%d)", name, (int)rc);
+    return NULL;
+  }
+  struct ibv_mr *mr = ibv_reg_dmabuf_mr(c->pd, range.offset, r->bytes ? r->bytes : 1,
+                                        (uint64_t)(uintptr_t)r->ptr, fd, ACCESS);
+  int e = errno;
+  close(fd); /* the MR holds its own reference to the dma-buf */
+  if (!mr)
+    snprintf(why, len, "ibv_reg_dmabuf_mr: %s (%d)", strerror(e), e);
+  return mr;
+}
+#else
+static struct ibv_mr *reg_dmabuf(struct verbs_ctx *c, const struct region *r, char *why,
+                                 size_t len) {
+  (void)c, (void)r;
+  snprintf(why, len, "%s",
+           CB_HAVE_CUDA ? "not built (this rdma-core has no ibv_reg_dmabuf_mr; 34 or newer has)"
+                        : "not built (no CUDA)");
+  return NULL;
+}
+#endif
+
+/* Tries the registrations cb_verbs_reg_plan lists for the memory kind;
+ * device memory neither can take is a configuration problem (status 2)
+ * with every reason in one message. */
+static int register_region(struct verbs_ctx *c, struct region *r, int mem, struct cb_error *err) {
+  int plan[CB_NREGS], n = cb_verbs_reg_plan(mem, plan);
+  struct cb_reg_attempt tries[CB_NREGS];
+  for (int i = 0; i < n; i++) {
+    tries[i].reg = plan[i];
+    r->mr = plan[i] == CB_REG_DMABUF ? reg_dmabuf(c, r, tries[i].why, sizeof tries[i].why)
+                                     : reg_plain(c, r, tries[i].why, sizeof tries[i].why);
+    if (r->mr) {
+      if (mem == CB_MEM_DEVICE)
+        c->gpu_reg = plan[i];
+      return CB_OK;
+    }
+  }
+  if (mem != CB_MEM_DEVICE)
+    return cb_fail(err, CB_RUNTIME, "rank %d (%s): verbs: %s", c->cl->rank, c->cl->hostname,
+                   tries[0].why);
+  char msg[768];
+  cb_verbs_reg_failure(msg, sizeof msg, ibv_get_device_name(c->dev->device), r->bytes, tries, n);
+  return cb_fail(err, CB_USAGE, "rank %d (%s): verbs: %s", c->cl->rank, c->cl->hostname, msg);
+}
+
+static int alloc_buffer(struct verbs_ctx *c, int mem, size_t bytes, void **ptr,
+                        struct cb_error *err) {
+  if (mem == CB_MEM_HOST)
+    return (*ptr = cb_host_alloc(bytes))
+               ? CB_OK
+               : cb_fail(err, CB_RUNTIME, "rank %d: verbs: cannot allocate %zu bytes", c->cl->rank,
+                         bytes);
+  int device;
+  if (cb_gpu_bind(c->cl, c->s, &device, err))
+    return err->status;
+  return cb_gpu_alloc(c->cl, "verbs", mem, bytes, ptr, err);
+}
+
+static void free_buffer(int mem, void *ptr) {
+  if (mem == CB_MEM_HOST)
+    free(ptr);
+  else
+    cb_gpu_free(mem, ptr);
+}
+
 /* Registers the buffer and swaps address and key with the peer, which
  * allocates its counterpart at the same step of the same series. */
 static int verbs_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct verbs_ctx *c = ctx;
-  (void)mem;
-  if (!(*ptr = cb_host_alloc(bytes)))
-    return cb_fail(err, CB_RUNTIME, "rank %d: verbs: cannot allocate %zu bytes", c->cl->rank,
-                   bytes);
+  if (alloc_buffer(c, mem, bytes, ptr, err))
+    return err->status;
   if (c->peer < 0)
     return CB_OK;
   if (c->nregions == MAX_BUFFERS)
@@ -245,10 +379,8 @@ static int verbs_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_e
   struct region *r = &c->regions[c->nregions];
   r->ptr = *ptr;
   r->bytes = bytes;
-  r->mr = ibv_reg_mr(c->pd, *ptr, bytes ? bytes : 1,
-                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-  if (!r->mr)
-    return verbs_failed(c, "ibv_reg_mr", errno, err);
+  if (register_region(c, r, mem, err))
+    return err->status;
   uint64_t mine[2] = {(uint64_t)(uintptr_t)*ptr, r->mr->rkey}, theirs[2];
   MPI_Sendrecv(mine, 2, MPI_UINT64_T, c->peer, 3, theirs, 2, MPI_UINT64_T, c->peer, 3, c->cl->comm,
                MPI_STATUS_IGNORE);
@@ -260,13 +392,16 @@ static int verbs_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_e
 
 static void verbs_free(void *ctx, int mem, void *ptr) {
   struct verbs_ctx *c = ctx;
-  (void)mem;
   struct region *r = region_of(c, ptr);
   if (r) {
     ibv_dereg_mr(r->mr);
     *r = c->regions[--c->nregions];
   }
-  free(ptr);
+  free_buffer(mem, ptr);
+}
+
+static int verbs_copy(void *ctx, void *dst, const void *src, size_t bytes, struct cb_error *err) {
+  return cb_gpu_copy(((struct verbs_ctx *)ctx)->cl, "verbs", dst, src, bytes, err);
 }
 
 static int post_recv(struct verbs_ctx *c, struct region *r, size_t bytes, struct cb_error *err) {
@@ -376,11 +511,11 @@ static int verbs_run(void *ctx, const struct cb_op_args *a, struct cb_error *err
 
 static const char *verbs_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
                                      int redop, int inplace) {
-  (void)ctx, (void)dtype, (void)redop, (void)inplace;
+  (void)ctx, (void)mem, (void)dtype, (void)redop, (void)inplace;
+  /* GPU memory the NIC cannot register fails at alloc with every reason:
+   * only a registration attempt tells */
   if (op->id != CB_OP_P2P_LAT && op->id != CB_OP_P2P_BW && op->id != CB_OP_P2P_BIBW)
     return "the verbs backend measures point-to-point ops only";
-  if (mem != CB_MEM_HOST)
-    return "GPU buffers (dma-buf) arrive with the GPU memory kinds";
   return NULL;
 }
 
@@ -389,10 +524,16 @@ static int verbs_sync(void *ctx, struct cb_error *err) {
   return CB_OK; /* run() polls its completions */
 }
 
-static void verbs_transport_label(void *ctx, const struct cb_op *op, char *buf, size_t len) {
+/* "roce/write", and for GPU memory how it was registered: "roce/write/dmabuf"
+ * ("/gpu" before the first GPU buffer, for a series' heading). */
+static void verbs_transport_label(void *ctx, const struct cb_op *op, int mem, char *buf,
+                                  size_t len) {
   struct verbs_ctx *c = ctx;
   (void)op;
-  snprintf(buf, len, "%s", c->label);
+  if (mem != CB_MEM_DEVICE || c->peer < 0)
+    snprintf(buf, len, "%s", c->label);
+  else
+    snprintf(buf, len, "%s/%s", c->label, c->gpu_reg >= 0 ? cb_verbs_reg_names[c->gpu_reg] : "gpu");
 }
 
 static double verbs_line_gbps(void *ctx) {
@@ -427,6 +568,7 @@ const struct cb_backend cb_backend_verbs = {
     .unsupported = verbs_unsupported,
     .alloc = verbs_alloc,
     .free = verbs_free,
+    .copy = verbs_copy,
     .run = verbs_run,
     .sync = verbs_sync,
     .transport_label = verbs_transport_label,

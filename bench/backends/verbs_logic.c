@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend.h"
+#include "../units.h"
+
 static const struct {
   unsigned speed;
   double lane_gbps;
@@ -148,4 +151,41 @@ int cb_ib_dev_parse(const char *spec, char *name, size_t len, int *port) {
     *port = (int)p;
   }
   return 0;
+}
+
+const char *const cb_verbs_reg_names[CB_NREGS] = {"host", "dmabuf", "peermem"};
+
+int cb_verbs_reg_plan(int mem, int plan[CB_NREGS]) {
+  if (mem != CB_MEM_DEVICE) { /* pinned memory is host memory to the NIC */
+    plan[0] = CB_REG_HOST;
+    return 1;
+  }
+  plan[0] = CB_REG_DMABUF;
+  plan[1] = CB_REG_PEERMEM;
+  return 2;
+}
+
+void cb_dmabuf_range(uint64_t ptr, uint64_t bytes, uint64_t page, struct cb_dmabuf_range *r) {
+  uint64_t end = ptr + (bytes ? bytes : 1);
+  r->base = ptr - ptr % page;
+  r->length = (end + page - 1) / page * page - r->base;
+  r->offset = ptr - r->base;
+}
+
+static const char *const reg_what[CB_NREGS] = {"ibv_reg_mr", "dma-buf", "peer memory"};
+
+void cb_verbs_reg_failure(char *buf, size_t len, const char *device, uint64_t bytes,
+                          const struct cb_reg_attempt *tries, int n) {
+  char size[32];
+  size_t used = (size_t)snprintf(buf, len, "cannot register %s of GPU memory with %s",
+                                 cb_format_size(bytes, size, sizeof size), device);
+  for (int i = 0; i < n; i++)
+    used += (size_t)snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+                             "%s %s: %s", i ? ";" : ":", reg_what[tries[i].reg], tries[i].why);
+  for (int i = 0; i < n; i++)
+    if (tries[i].reg == CB_REG_PEERMEM) { /* the usual remedy, once */
+      snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+               " (load nvidia-peermem, or use a kernel and GPU driver with dma-buf)");
+      break;
+    }
 }

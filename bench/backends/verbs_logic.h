@@ -50,4 +50,40 @@ void cb_qp_attr_rts(struct ibv_qp_attr *a, int *mask, uint32_t psn);
 /* "mlx5_0:1" -> name "mlx5_0", port 1; "mlx5_0" -> port 1. 0 or -1. */
 int cb_ib_dev_parse(const char *spec, char *name, size_t len, int *port);
 
+/* How a buffer becomes a memory region the NIC may touch. */
+enum cb_verbs_reg {
+  CB_REG_HOST,    /* ibv_reg_mr on host (or pinned) memory */
+  CB_REG_DMABUF,  /* GPU memory: CUDA exports a dma-buf fd, ibv_reg_dmabuf_mr */
+  CB_REG_PEERMEM, /* GPU memory: ibv_reg_mr on the device pointer (nvidia-peermem) */
+  CB_NREGS
+};
+/* Short names for the transport label: "host", "dmabuf", "peermem". */
+extern const char *const cb_verbs_reg_names[CB_NREGS];
+
+/* The registrations to try for memory kind `mem` (enum cb_mem), in order,
+ * into plan; returns how many. Device memory: dma-buf first (upstream
+ * kernels, no extra module), then peer memory. */
+int cb_verbs_reg_plan(int mem, int plan[CB_NREGS]);
+
+/* cuMemGetHandleForAddressRange exports whole host pages: the range it
+ * must be asked for around [ptr, ptr + bytes), and the buffer's offset in
+ * it, which ibv_reg_dmabuf_mr takes. */
+struct cb_dmabuf_range {
+  uint64_t base;   /* ptr rounded down to the page */
+  uint64_t length; /* to the page boundary at or after ptr + bytes */
+  uint64_t offset; /* ptr - base */
+};
+void cb_dmabuf_range(uint64_t ptr, uint64_t bytes, uint64_t page, struct cb_dmabuf_range *r);
+
+/* One failed registration and why ("cuMemGetHandleForAddressRange:
+ * CUDA_ERROR_NOT_SUPPORTED"). */
+struct cb_reg_attempt {
+  int reg; /* enum cb_verbs_reg */
+  char why[128];
+};
+/* One message for a buffer no registration could take, naming every
+ * attempt's failure, the device and the size. */
+void cb_verbs_reg_failure(char *buf, size_t len, const char *device, uint64_t bytes,
+                          const struct cb_reg_attempt *tries, int n);
+
 #endif

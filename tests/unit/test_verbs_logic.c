@@ -1,6 +1,7 @@
 /* The verbs backend's pure logic: what can be checked without a NIC. */
 #include <string.h>
 
+#include "backend.h"
 #include "backends/verbs_logic.h"
 #include "tap.h"
 #include "units.h"
@@ -99,6 +100,55 @@ int main(void) {
          cb_ib_dev_parse(":1", name, sizeof name, &port) != 0 &&
          cb_ib_dev_parse("mlx5_0:0", name, sizeof name, &port) != 0,
      "malformed --ib-dev values are refused");
+
+  /* registration order: the NIC sees pinned memory as host memory */
+  int plan[CB_NREGS];
+  ok(cb_verbs_reg_plan(CB_MEM_HOST, plan) == 1 && plan[0] == CB_REG_HOST, "host: ibv_reg_mr only");
+  ok(cb_verbs_reg_plan(CB_MEM_PINNED, plan) == 1 && plan[0] == CB_REG_HOST,
+     "pinned: ibv_reg_mr only (host memory to the NIC)");
+  ok(cb_verbs_reg_plan(CB_MEM_DEVICE, plan) == 2 && plan[0] == CB_REG_DMABUF &&
+         plan[1] == CB_REG_PEERMEM,
+     "device: dma-buf first, then peer memory");
+  is_str(cb_verbs_reg_names[CB_REG_DMABUF], "dmabuf", "the label names dma-buf");
+
+  /* dma-buf ranges are whole pages; the MR starts at the buffer's offset */
+  struct cb_dmabuf_range r;
+  cb_dmabuf_range(0x7f0000201000, 8192, 4096, &r);
+  ok(r.base == 0x7f0000201000 && r.length == 8192 && r.offset == 0,
+     "an aligned buffer is its own range");
+  cb_dmabuf_range(0x7f0000201100, 100, 4096, &r);
+  ok(r.base == 0x7f0000201000 && r.length == 4096 && r.offset == 0x100,
+     "a small buffer inside one page: that page, offset 0x100");
+  cb_dmabuf_range(0x7f0000201f00, 0x200, 4096, &r);
+  ok(r.base == 0x7f0000201000 && r.length == 8192 && r.offset == 0xf00,
+     "a buffer across a page boundary takes both pages");
+  cb_dmabuf_range(0x200000, 0, 65536, &r);
+  ok(r.base == 0x200000 && r.length == 65536 && r.offset == 0,
+     "an empty buffer still asks for one (64 KiB) page");
+  int inside = 1;
+  for (uint64_t ptr = 0x10000; ptr < 0x10000 + 3 * 4096; ptr += 700)
+    for (uint64_t bytes = 1; bytes < 3 * 4096; bytes += 900) {
+      cb_dmabuf_range(ptr, bytes, 4096, &r);
+      inside &= r.base % 4096 == 0 && r.length % 4096 == 0 && r.offset < 4096 &&
+                r.base + r.offset == ptr && r.offset + bytes <= r.length &&
+                r.length - (r.offset + bytes) < 4096;
+    }
+  ok(inside, "every buffer lies inside its page-aligned range, less than a page from each end");
+
+  /* both registrations failing: one message with each reason */
+  struct cb_reg_attempt tries[] = {
+      {CB_REG_DMABUF, "cuMemGetHandleForAddressRange: CUDA_ERROR_NOT_SUPPORTED (801)"},
+      {CB_REG_PEERMEM, "ibv_reg_mr: Bad address (14)"}};
+  char msg[512];
+  cb_verbs_reg_failure(msg, sizeof msg, "mlx5_0", 1 << 20, tries, 2);
+  is_str(msg,
+         "cannot register 1 MiB of GPU memory with mlx5_0: dma-buf: cuMemGetHandleForAddressRange: "
+         "CUDA_ERROR_NOT_SUPPORTED (801); peer memory: ibv_reg_mr: Bad address (14) (load "
+         "nvidia-peermem, or use a kernel and GPU driver with dma-buf)",
+         "combined failure names the device, the size and both reasons");
+  char small[40];
+  cb_verbs_reg_failure(small, sizeof small, "mlx5_0", 1 << 20, tries, 2);
+  is_long((long)strlen(small), (long)sizeof small - 1, "a short buffer truncates, no overflow");
   done_testing();
   return exit_status();
 }
