@@ -67,7 +67,8 @@ static unsigned char *result(const struct world *w, int r) {
 }
 
 static struct cb_op_ctx ctx(const struct world *w, const struct cb_pattern *p, int r) {
-  return (struct cb_op_ctx){p, r, w->n, w->root, cb_p2p_peer(r, w->n), w->sh.count, w->inplace};
+  return (struct cb_op_ctx){p,           r,          w->n, w->root, cb_p2p_peer(r, w->n),
+                            w->sh.count, w->inplace, NULL};
 }
 
 /* Allocates, poisons the outputs and fills the inputs, as the engine does. */
@@ -226,7 +227,7 @@ static void test_many_ranks(int dt, int n, size_t count) {
   unsigned char *acc = malloc(count * es), *in = malloc(count * es), *stale = malloc(count * es);
   int64_t *wide = calloc(count, sizeof *wide), widest = 0;
   for (int r = 0; r < n; r++) {
-    struct cb_op_ctx c = {&p, r, n, 0, -1, count, 0}, c0 = {&p0, r, n, 0, -1, count, 0};
+    struct cb_op_ctx c = {&p, r, n, 0, -1, count, 0, NULL}, c0 = {&p0, r, n, 0, -1, count, 0, NULL};
     cb_ops[CB_OP_ALLREDUCE]->fill(&c, r ? in : acc);
     for (size_t i = 0; i < count; i++) /* the true sum, for the wrap test */
       wide[i] += cb_pattern_value(&p, r, i);
@@ -238,7 +239,7 @@ static void test_many_ranks(int dt, int n, size_t count) {
   }
   for (size_t i = 0; i < count; i++)
     widest = wide[i] > widest ? wide[i] : widest;
-  struct cb_op_ctx c = {&p, 0, n, 0, -1, count, 0};
+  struct cb_op_ctx c = {&p, 0, n, 0, -1, count, 0, NULL};
   const struct cb_op *ar = cb_ops[CB_OP_ALLREDUCE];
   is_long((long)ar->check(&c, acc), 0, "%s sum over %d ranks, %zu elements: 0 wrong (largest %lld)",
           cb_dtypes[dt].name, n, count, (long long)widest);
