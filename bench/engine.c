@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu.h"
 #include "measure.h"
 #include "pattern_io.h"
 #include "timer.h"
