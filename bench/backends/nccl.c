@@ -45,6 +45,7 @@ struct nccl_ctx {
   char *path_lines;
   size_t path_len;
   char algo[32], proto[16];
+  char why[128]; /* an unsupported() reason built at run time */
 };
 
 /* " for allreduce of 262144 float (1048576 bytes)", from the op last run */
@@ -96,6 +97,8 @@ static ncclDataType_t nccl_type(int dtype) {
   case CB_DOUBLE: return ncclFloat64;
   case CB_HALF: return ncclFloat16;
   case CB_BFLOAT16: return ncclBfloat16;
+  case CB_FP8_E4M3: return ncclFloat8e4m3; /* NCCL >= 2.24 */
+  case CB_FP8_E5M2: return ncclFloat8e5m2;
   default: return ncclFloat32;
   }
 }
@@ -525,9 +528,18 @@ static int nccl_init(const struct cb_cluster *cl, const struct cb_settings *s,
 
 static const char *nccl_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
                                     int redop, int inplace) {
-  (void)ctx, (void)dtype, (void)redop;
+  struct nccl_ctx *c = ctx;
+  (void)redop;
   if (mem != CB_MEM_DEVICE)
     return "the nccl backend moves device memory only (--mem device)";
+  /* NCCL refuses these itself: "FP8 reduction support begins with sm90
+   * capable devices." Moving fp8 data works on any GPU. */
+  if (cb_dtype_is_fp8(dtype) && op->uses_redop && c->cc < 90) {
+    snprintf(c->why, sizeof c->why,
+             "NCCL reduces fp8 only on compute capability 9.0 and newer; this GPU is %d.%d",
+             c->cc / 10, c->cc % 10);
+    return c->why;
+  }
   if (op->id == CB_OP_ALLTOALL && inplace)
     return "alltoall by grouped send/receive needs separate buffers (no in-place variant)";
   return NULL;
