@@ -1,5 +1,6 @@
 #include "dtype.h"
 
+#include <math.h>
 #include <string.h>
 
 static void store_int8(void *b, size_t i, int64_t v) {
@@ -23,6 +24,12 @@ static void store_half(void *b, size_t i, int64_t v) {
 static void store_bf16(void *b, size_t i, int64_t v) {
   ((uint16_t *)b)[i] = cb_float_to_bf16((float)v);
 }
+static void store_e4m3(void *b, size_t i, int64_t v) {
+  ((uint8_t *)b)[i] = cb_float_to_e4m3((float)v);
+}
+static void store_e5m2(void *b, size_t i, int64_t v) {
+  ((uint8_t *)b)[i] = cb_float_to_e5m2((float)v);
+}
 
 const struct cb_dtype cb_dtypes[CB_NDTYPES] = {
     [CB_INT8] = {"int8", 1, INT8_MAX, store_int8},
@@ -32,7 +39,14 @@ const struct cb_dtype cb_dtypes[CB_NDTYPES] = {
     [CB_DOUBLE] = {"double", 8, (int64_t)1 << 53, store_double},
     [CB_HALF] = {"half", 2, 1 << 11, store_half},
     [CB_BFLOAT16] = {"bfloat16", 2, 1 << 8, store_bf16},
+    /* every integer up to 2^(mantissa bits + 1) is exact */
+    [CB_FP8_E4M3] = {"e4m3", 1, 1 << 4, store_e4m3},
+    [CB_FP8_E5M2] = {"e5m2", 1, 1 << 3, store_e5m2},
 };
+
+int cb_dtype_is_fp8(int dtype) {
+  return dtype == CB_FP8_E4M3 || dtype == CB_FP8_E5M2;
+}
 
 const char *const cb_redop_names[CB_NREDOPS] = {"sum", "prod", "min", "max"};
 
@@ -45,8 +59,9 @@ int cb_dtype_lookup(const char *name) {
     const char *alias;
     int id;
   } aliases[] = {
-      {"char", CB_INT8},      {"int", CB_INT32},    {"float32", CB_FLOAT},
-      {"float64", CB_DOUBLE}, {"float16", CB_HALF}, {"bf16", CB_BFLOAT16},
+      {"char", CB_INT8},         {"int", CB_INT32},         {"float32", CB_FLOAT},
+      {"float64", CB_DOUBLE},    {"float16", CB_HALF},      {"bf16", CB_BFLOAT16},
+      {"fp8_e4m3", CB_FP8_E4M3}, {"fp8_e5m2", CB_FP8_E5M2},
   };
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
     if (strcmp(name, aliases[i].alias) == 0)
@@ -121,4 +136,59 @@ uint16_t cb_float_to_bf16(float f) {
 
 float cb_bf16_to_float(uint16_t b) {
   return bits_float((uint32_t)b << 16);
+}
+
+/* One fp8 format: mbits mantissa bits, exponent bias, the largest finite
+ * byte without its sign. Normal numbers only: patterns never produce
+ * subnormals, so tiny values go to zero. */
+struct fp8 {
+  int mbits, bias;
+  uint8_t max;
+};
+static const struct fp8 e4m3 = {3, 7, 0x7e}, e5m2 = {2, 15, 0x7b};
+
+static uint8_t to_fp8(const struct fp8 *t, float f) {
+  uint8_t sign = f < 0 ? 0x80 : 0;
+  float a = f < 0 ? -f : f;
+  if (a != a)
+    return 0x7f; /* NaN in both formats */
+  if (a == 0)
+    return sign;
+  int e;
+  float m = frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+  int exp = e - 1 + t->bias;
+  if (exp <= 0)
+    return sign;
+  float frac = (2 * m - 1) * (float)(1 << t->mbits);
+  uint32_t q = (uint32_t)frac;
+  float rest = frac - (float)q;
+  if (rest > 0.5f || (rest == 0.5f && (q & 1)))
+    q++;
+  if (q == (1u << t->mbits)) {
+    q = 0;
+    exp++;
+  }
+  uint32_t bits = ((uint32_t)exp << t->mbits) | q;
+  return (uint8_t)(sign | (bits > t->max ? t->max : bits));
+}
+
+static float from_fp8(const struct fp8 *t, uint8_t b) {
+  int exp = (b & 0x7f) >> t->mbits;
+  uint32_t q = b & ((1u << t->mbits) - 1);
+  float m = exp ? 1 + (float)q / (float)(1 << t->mbits) : (float)q / (float)(1 << t->mbits);
+  float v = ldexpf(m, (exp ? exp : 1) - t->bias);
+  return b & 0x80 ? -v : v;
+}
+
+uint8_t cb_float_to_e4m3(float f) {
+  return to_fp8(&e4m3, f);
+}
+float cb_e4m3_to_float(uint8_t b) {
+  return from_fp8(&e4m3, b);
+}
+uint8_t cb_float_to_e5m2(float f) {
+  return to_fp8(&e5m2, f);
+}
+float cb_e5m2_to_float(uint8_t b) {
+  return from_fp8(&e5m2, b);
 }

@@ -14,6 +14,8 @@ enum cb_dtype_id {
   CB_DOUBLE,
   CB_HALF,
   CB_BFLOAT16,
+  CB_FP8_E4M3, /* OCP fp8: 4 exponent bits (no infinities), 3 mantissa */
+  CB_FP8_E5M2, /* 5 exponent bits, 2 mantissa */
   CB_NDTYPES
 };
 
@@ -41,5 +43,15 @@ uint16_t cb_float_to_half(float f);
 float cb_half_to_float(uint16_t h);
 uint16_t cb_float_to_bf16(float f);
 float cb_bf16_to_float(uint16_t b);
+/* The same for fp8 (round to nearest even, saturating at the largest
+ * finite value: e4m3 448, e5m2 57344). */
+uint8_t cb_float_to_e4m3(float f);
+float cb_e4m3_to_float(uint8_t b);
+uint8_t cb_float_to_e5m2(float f);
+float cb_e5m2_to_float(uint8_t b);
+
+/* fp8 runs on the nccl backend only: no MPI or host path reduces it. */
+int cb_dtype_is_fp8(int dtype);
+#define CB_FP8_NCCL_ONLY "fp8 (e4m3, e5m2) runs on the nccl backend only"
 
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "pattern_io.h"
 #include "timer.h"
 #include "units.h"
 #include "watchdog.h"
@@ -29,6 +30,9 @@ struct series_ctx {
   int nsinks;
   struct cb_summary *sum;
   struct buffers buf;
+  /* how fill and check reach the buffers (choose_access) */
+  struct cb_pattern_access access;
+  int staged;     /* through host copies in buf.staging */
   double started; /* the run's start, for progress */
 };
 
@@ -75,15 +79,47 @@ static void release(struct series_ctx *sc) {
   memset(&sc->buf, 0, sizeof sc->buf);
 }
 
-/* Host-side view of a buffer for filling and checking: the buffer itself,
- * or a staging copy when the backend's memory is not host-accessible. */
-static int staged(const struct series_ctx *sc) {
-  return sc->backend->copy && sc->mem == CB_MEM_DEVICE;
+/* The one place that decides how fill and check reach the buffers: host
+ * memory directly; device memory by the GPU kernels once every rank's
+ * self-check has passed (once per process), otherwise through host
+ * staging copies, said once, so a wrong kernel cannot fake wrong = 0. */
+static int choose_access(struct series_ctx *sc, struct cb_error *err) {
+  static int gpu_kernels = -1; /* -1: not decided yet */
+  char why[256] = "";
+  memset(&sc->access, 0, sizeof sc->access);
+  sc->staged = 0;
+  if (sc->mem != CB_MEM_DEVICE || !sc->backend->copy)
+    return CB_OK;
+  if (gpu_kernels < 0) { /* every rank gets here at its first device buffer */
+    int bad = cb_gpu_pattern_io(why, sizeof why) == NULL;
+    if (bad && sc->cl->rank != 0)
+      fprintf(stderr, "collbench: rank %d (%s): GPU check kernels not used: %s\n", sc->cl->rank,
+              sc->cl->hostname, why);
+    gpu_kernels = !cb_cluster_agree(sc->cl, bad);
+    if (!gpu_kernels &&
+        note(sc, err,
+             "device buffers are filled and checked through host copies, not on the GPU: %s",
+             why[0] ? why : "the GPU check kernels failed their self-check on another rank"))
+      return err->status;
+  }
+  sc->access.io = gpu_kernels ? cb_gpu_pattern_io(why, sizeof why) : NULL;
+  sc->staged = !sc->access.io;
+  return CB_OK;
 }
 
+/* A GPU kernel's failure while filling or checking, as the run's error. */
+static int access_failed(struct series_ctx *sc, struct cb_error *err) {
+  if (!sc->access.failed)
+    return CB_OK;
+  return cb_fail(err, CB_RUNTIME, "rank %d (%s): %s %s: %s", sc->cl->rank, sc->cl->hostname,
+                 sc->backend->name, sc->op->name, sc->access.why);
+}
+
+/* Host-side view of a buffer for filling and checking: the buffer itself,
+ * or a staging copy when the backend's memory is not host-accessible. */
 static void *host_view(struct series_ctx *sc, void *buf, size_t bytes, int fetch,
                        struct cb_error *err) {
-  if (!staged(sc))
+  if (!sc->staged)
     return buf;
   if (grow(sc, &sc->buf.staging, &sc->buf.staging_cap, bytes, err))
     return NULL;
@@ -94,7 +130,7 @@ static void *host_view(struct series_ctx *sc, void *buf, size_t bytes, int fetch
 
 static int publish(struct series_ctx *sc, void *buf, const void *view, size_t bytes,
                    struct cb_error *err) {
-  if (!staged(sc) || view == buf)
+  if (!sc->staged || view == buf)
     return CB_OK;
   return sc->backend->copy(sc->ctx, buf, view, bytes, err);
 }
@@ -108,7 +144,7 @@ static int prepare(struct series_ctx *sc, const struct cb_shape *sh, struct cb_o
   void *out = host_view(sc, a->recv, out_elems * esize, 0, err);
   if (!out)
     return err->status;
-  cb_pattern_poison(sc->dtype, out, out_elems);
+  cb_io_poison(&sc->access, sc->dtype, out, out_elems);
   if (a->send) {
     if (publish(sc, a->recv, out, out_elems * esize, err))
       return err->status;
@@ -116,9 +152,13 @@ static int prepare(struct series_ctx *sc, const struct cb_shape *sh, struct cb_o
     if (!in)
       return err->status;
     sc->op->fill(oc, in);
+    if (access_failed(sc, err))
+      return err->status;
     return publish(sc, (void *)a->send, in, sh->send_elems * esize, err);
   }
   sc->op->fill(oc, out);
+  if (access_failed(sc, err))
+    return err->status;
   return publish(sc, a->recv, out, out_elems * esize, err);
 }
 
@@ -131,7 +171,8 @@ static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_
     struct cb_pattern p;
     if (cb_pattern_init(&p, sc->dtype, sc->redop, cl->nranks, (uint64_t)seed, err))
       return err->status;
-    struct cb_op_ctx oc = {&p, cl->rank, cl->nranks, a->root, a->peer, a->count, !a->send};
+    struct cb_op_ctx oc = {&p,      cl->rank, cl->nranks, a->root,
+                           a->peer, a->count, !a->send,   &sc->access};
     int rc = prepare(sc, sh, a, &oc, err);
     if (!rc)
       rc = sc->backend->run(sc->ctx, a, err);
@@ -147,6 +188,7 @@ static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_
                      : sc->op->inplace_result_offset(a->count, cl->rank);
       if (out)
         local += (long)sc->op->check(&oc, out + offset * esize);
+      access_failed(sc, err);
     }
     cb_pattern_free(&p);
     if (err->status)
@@ -205,10 +247,13 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   cb_watchdog_arm(what);
   progress(sc, sh->bytes, inplace);
 
+  if (choose_access(sc, err))
+    return err->status;
   struct cb_pattern timing_pattern;
   if (cb_pattern_init(&timing_pattern, sc->dtype, sc->redop, cl->nranks, 0, err))
     return err->status;
-  struct cb_op_ctx oc = {&timing_pattern, cl->rank, cl->nranks, a.root, a.peer, a.count, inplace};
+  struct cb_op_ctx oc = {&timing_pattern, cl->rank, cl->nranks, a.root,
+                         a.peer,          a.count,  inplace,    &sc->access};
   rc = prepare(sc, sh, &a, &oc, err);
   cb_pattern_free(&timing_pattern);
   if (rc)
@@ -260,6 +305,9 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
     rec->busbw_GBps = rec->algbw_GBps * sc->op->busbw_factor(cl->nranks);
   }
   rec->line_gbps = sc->backend->line_gbps ? sc->backend->line_gbps(sc->ctx) : 0;
+  if (sc->backend->algorithm)
+    sc->backend->algorithm(sc->ctx, sc->op, rec->nccl_algo, sizeof rec->nccl_algo, rec->nccl_proto,
+                           sizeof rec->nccl_proto);
   rec->line_rate_pct = cb_line_rate_percent(rec->algbw_GBps, rec->line_gbps);
   sc->sum->records++;
   if (wrong > 0)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pattern.h"
+#include "pattern_io.h"
 
 enum cb_op_id {
   CB_OP_ALLREDUCE,
@@ -38,6 +39,8 @@ struct cb_op_ctx {
   int peer; /* p2p partner, -1 when this rank sits out */
   size_t count;
   int inplace;
+  /* How fill and check reach the buffers (cb_io_*): NULL for host memory. */
+  struct cb_pattern_access *access;
 };
 
 struct cb_op {

@@ -27,6 +27,10 @@ struct cb_record {
   /* The link's data rate when the backend knows it (verbs: port speed x
    * width), and algbw as a percentage of it; 0: unknown. */
   double line_gbps, line_rate_pct;
+  /* The algorithm and protocol NCCL chose at this size (nccl backend,
+   * from its TUNING log: "Ring", "Simple"); "" when unknown, and then not
+   * written to JSON. */
+  char nccl_algo[32], nccl_proto[16];
 };
 
 /* One row of the table: the same op and size out of place and in place. */

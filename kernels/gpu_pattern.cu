@@ -54,6 +54,15 @@ __global__ void fill_kernel(Params p, const unsigned char *values, unsigned char
     put(out + k * p.esize, values + value_index(p, p.rank, p.first + k) * p.esize, p.esize);
 }
 
+// bits: one element's bytes, little end first
+__global__ void poison_kernel(unsigned long long bits, unsigned esize, unsigned char *out,
+                              size_t n) {
+  for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n;
+       k += (size_t)gridDim.x * blockDim.x)
+    for (unsigned b = 0; b < esize; b++)
+      out[k * esize + b] = (unsigned char)(bits >> (8 * b));
+}
+
 // rank >= 0: against value(rank, .); rank < 0: against reduced(.)
 __global__ void count_kernel(Params p, const unsigned char *values, const unsigned char *reduced,
                              const unsigned char *in, size_t n, unsigned long long *wrong) {
@@ -61,9 +70,9 @@ __global__ void count_kernel(Params p, const unsigned char *values, const unsign
   for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n;
        k += (size_t)gridDim.x * blockDim.x) {
     unsigned long long index = p.first + k;
-    const unsigned char *want =
-        p.rank >= 0 ? values + value_index(p, p.rank, index) * p.esize
-                    : reduced + (p.prod ? 0 : base_residue(p, index)) * p.esize;
+    const unsigned char *want = p.rank >= 0
+                                    ? values + value_index(p, p.rank, index) * p.esize
+                                    : reduced + (p.prod ? 0 : base_residue(p, index)) * p.esize;
     mine += differs(in + k * p.esize, want, p.esize);
   }
   if (mine)
@@ -108,7 +117,7 @@ int upload(const cb_pattern *p, int need_reduced, Tables *t, char *why, size_t l
   return rc == cudaSuccess ? 0 : failed("uploading the pattern tables", rc, why, len);
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int cb_gpu_pattern_fill(const cb_pattern *p, void *dev, int rank, uint64_t first,
                                    size_t n, char *why, size_t len) {
@@ -152,4 +161,22 @@ extern "C" int cb_gpu_pattern_count_wrong(const cb_pattern *p, const void *dev, 
     return failed("count_kernel", rc, why, len);
   *wrong = (size_t)host;
   return 0;
+}
+
+extern "C" int cb_gpu_pattern_poison(int dtype, void *dev, size_t n, char *why, size_t len) {
+  cb_launch l = cb_launch_dims(n, kThreads, kMaxBlocks);
+  if (!l.blocks)
+    return 0;
+  // the host's own poison bytes, so both paths write the same value
+  unsigned char one[8] = {0};
+  cb_pattern_poison(dtype, one, 1);
+  unsigned long long bits = 0;
+  for (unsigned b = 0; b < 8; b++)
+    bits |= (unsigned long long)one[b] << (8 * b);
+  poison_kernel<<<l.blocks, l.threads>>>(bits, (unsigned)cb_dtypes[dtype].size,
+                                         static_cast<unsigned char *>(dev), n);
+  cudaError_t rc = cudaGetLastError();
+  if (rc == cudaSuccess)
+    rc = cudaDeviceSynchronize();
+  return rc == cudaSuccess ? 0 : failed("poison_kernel", rc, why, len);
 }

@@ -313,6 +313,8 @@ static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, i
     return c->no_gpu;
   if (mem == CB_MEM_DEVICE && c->not_aware[0])
     return c->not_aware;
+  if (cb_dtype_is_fp8(dtype))
+    return CB_FP8_NCCL_ONLY;
   if (op->uses_redop && (dtype == CB_HALF || dtype == CB_BFLOAT16))
     return "MPI has no half/bfloat16 reductions";
   if (op->id == CB_OP_BROADCAST && !inplace)

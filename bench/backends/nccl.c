@@ -38,6 +38,14 @@ struct nccl_ctx {
   cudaGraphExec_t graph;
   struct cb_op_args graph_args;
   struct cb_op_args last; /* the op last run, for error messages */
+  /* NCCL's log, read as it grows: where reading stopped, the lines that
+   * tell the path (not the per-call TUNING lines), and the algorithm and
+   * protocol the calls since the last read chose for `last`. */
+  long log_read;
+  char *path_lines;
+  size_t path_len;
+  char algo[32], proto[16];
+  char why[128]; /* an unsupported() reason built at run time */
 };
 
 /* " for allreduce of 262144 float (1048576 bytes)", from the op last run */
@@ -89,6 +97,8 @@ static ncclDataType_t nccl_type(int dtype) {
   case CB_DOUBLE: return ncclFloat64;
   case CB_HALF: return ncclFloat16;
   case CB_BFLOAT16: return ncclBfloat16;
+  case CB_FP8_E4M3: return ncclFloat8e4m3; /* NCCL >= 2.24 */
+  case CB_FP8_E5M2: return ncclFloat8e5m2;
   default: return ncclFloat32;
   }
 }
@@ -327,8 +337,11 @@ static int nccl_pre_init(const char *transport, struct cb_error *err) {
   return CB_OK;
 }
 
-/* The one log file NCCL wrote into this process's log_dir, read whole. */
-static char *read_log(void) {
+/* What NCCL appended to this process's log since `from`, up to its last
+ * complete line; *next is where the next read starts. NULL when there is
+ * no log or nothing new. */
+static char *read_log(long from, long *next) {
+  *next = from;
   if (!log_dir[0])
     return NULL;
   DIR *d = opendir(log_dir);
@@ -343,24 +356,53 @@ static char *read_log(void) {
     FILE *f = fopen(path, "r");
     if (!f)
       continue;
-    size_t cap = 1 << 16, n = 0, got;
-    text = malloc(cap + 1);
-    while (text && (got = fread(text + n, 1, cap - n, f)) > 0) {
-      n += got;
-      if (n == cap) {
-        char *bigger = cap < (64u << 20) ? realloc(text, 2 * cap + 1) : NULL;
-        if (!bigger)
-          break; /* a huge log: its start holds the connections */
-        text = bigger;
-        cap *= 2;
-      }
-    }
-    if (text)
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    /* a huge chunk at once (64 MiB of calls) is skipped, not held */
+    if (size > from && size - from <= (64L << 20) && fseek(f, from, SEEK_SET) == 0 &&
+        (text = malloc((size_t)(size - from) + 1))) {
+      size_t n = fread(text, 1, (size_t)(size - from), f);
+      while (n > 0 && text[n - 1] != '\n') /* a line NCCL is still writing */
+        n--;
       text[n] = '\0';
+      *next = from + (long)n;
+    } else if (size > from + (64L << 20)) {
+      *next = size;
+    }
     fclose(f);
   }
   closedir(d);
   return text;
+}
+
+/* Keeps the path lines of new log text and reads the choice for the op
+ * last run from its TUNING lines (only rank 0 writes them). */
+static void follow_log(struct nccl_ctx *c) {
+  long next;
+  char *text = read_log(c->log_read, &next);
+  c->log_read = next;
+  if (!text)
+    return;
+  const char *func = c->last.op ? cb_nccl_func_name(c->last.op->name) : NULL;
+  uint64_t bytes = c->last.op ? (uint64_t)(c->last.count * esize(&c->last)) : 0;
+  cb_nccl_log_choice(text, func, bytes, c->algo, sizeof c->algo, c->proto, sizeof c->proto);
+  for (char *line = text; *line;) {
+    char *end = strchr(line, '\n');
+    size_t n = (size_t)(end - line) + 1;
+    *end = '\0';
+    int tuning = strstr(line, " Bytes -> Algo ") != NULL;
+    *end = '\n';
+    if (!tuning) {
+      char *grown = realloc(c->path_lines, c->path_len + n + 1);
+      if (!grown)
+        break;
+      c->path_lines = grown;
+      memcpy(c->path_lines + c->path_len, line, n);
+      c->path_len += n;
+      c->path_lines[c->path_len] = '\0';
+    }
+    line = end + 1;
+  }
+  free(text);
 }
 
 static void remove_log(void) {
@@ -390,13 +432,22 @@ static void nccl_transport_label(void *ctx, const struct cb_op *op, int mem, cha
     snprintf(buf, len, "local");
     return;
   }
-  char *text = read_log();
+  follow_log(c);
   buf[0] = '\0';
-  if (text)
-    cb_nccl_log_paths(text, buf, len);
-  free(text);
+  if (c->path_lines)
+    cb_nccl_log_paths(c->path_lines, buf, len);
   if (!buf[0])
     snprintf(buf, len, log_dir[0] ? "unknown" : "unknown (NCCL_DEBUG set)");
+}
+
+/* What NCCL chose for the op last run, if its log says (rank 0's does). */
+static void nccl_algorithm(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
+                           size_t plen) {
+  struct nccl_ctx *c = ctx;
+  follow_log(c);
+  int known = c->last.op == op;
+  snprintf(algo, alen, "%s", known ? c->algo : "");
+  snprintf(proto, plen, "%s", known ? c->proto : "");
 }
 
 static int make_comm(struct nccl_ctx *c, struct cb_error *err) {
@@ -435,6 +486,7 @@ static void nccl_finalize(void *ctx) {
     cudaEventDestroy(c->stop);
   if (c->stream)
     cudaStreamDestroy(c->stream);
+  free(c->path_lines);
   free(c);
   remove_log();
 }
@@ -477,9 +529,18 @@ static int nccl_init(const struct cb_cluster *cl, const struct cb_settings *s,
 
 static const char *nccl_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
                                     int redop, int inplace) {
-  (void)ctx, (void)dtype, (void)redop;
+  struct nccl_ctx *c = ctx;
+  (void)redop;
   if (mem != CB_MEM_DEVICE)
     return "the nccl backend moves device memory only (--mem device)";
+  /* NCCL refuses these itself: "FP8 reduction support begins with sm90
+   * capable devices." Moving fp8 data works on any GPU. */
+  if (cb_dtype_is_fp8(dtype) && op->uses_redop && c->cc < 90) {
+    snprintf(c->why, sizeof c->why,
+             "NCCL reduces fp8 only on compute capability 9.0 and newer; this GPU is %d.%d",
+             c->cc / 10, c->cc % 10);
+    return c->why;
+  }
   if (op->id == CB_OP_ALLTOALL && inplace)
     return "alltoall by grouped send/receive needs separate buffers (no in-place variant)";
   return NULL;
@@ -517,6 +578,7 @@ const struct cb_backend cb_backend_nccl = {
     .sync = nccl_sync,
     .device_seconds = nccl_device_seconds,
     .transport_label = nccl_transport_label,
+    .algorithm = nccl_algorithm,
     .inplace_result_offset = NULL,
     .finalize = nccl_finalize,
 };

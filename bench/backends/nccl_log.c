@@ -83,3 +83,92 @@ void cb_nccl_log_paths(const char *text, char *label, size_t len) {
     if (seen[i] && used < len)
       used += (size_t)snprintf(label + used, len - used, "%s%s", used ? "+" : "", path_names[i]);
 }
+
+/* NCCL's log spellings (ncclAlgoToString, ncclProtoToString; numbers in
+ * older logs are the same indexes) and the NCCL_ALGO/NCCL_PROTO names. */
+static const char *const algo_log[] = {
+    "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+static const char *const algo_names[] = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
+static const char *const proto_log[] = {"LL", "LL128", "SIMPLE"};
+static const char *const proto_names[] = {"LL", "LL128", "Simple"};
+#define NALGOS (int)(sizeof algo_log / sizeof algo_log[0])
+#define NPROTOS (int)(sizeof proto_log / sizeof proto_log[0])
+
+/* The index of the word at p (up to a space) in names, or its number; -1. */
+static int word_index(const char *p, const char *end, const char *const *names, int n) {
+  const char *w = p;
+  while (w < end && *w != ' ')
+    w++;
+  size_t len = (size_t)(w - p);
+  for (int i = 0; i < n; i++)
+    if (strlen(names[i]) == len && memcmp(p, names[i], len) == 0)
+      return i;
+  if (len == 1 && *p >= '0' && *p < '0' + n)
+    return *p - '0';
+  return -1;
+}
+
+/* Parses "FUNC: BYTES Bytes -> Algo A proto P" after "NCCL INFO ". */
+static int tuning_line(const char *line, const char *end, const char *func, uint64_t bytes,
+                       int *algo, int *proto) {
+  const char *p = find_in(line, end, "NCCL INFO ");
+  if (!p)
+    return 0;
+  p += strlen("NCCL INFO ");
+  size_t n = strlen(func);
+  if (!starts(p, end, func) || !starts(p + n, end, ": "))
+    return 0;
+  p += n + 2;
+  uint64_t b = 0;
+  const char *digits = p;
+  while (p < end && *p >= '0' && *p <= '9')
+    b = b * 10 + (uint64_t)(*p++ - '0');
+  if (p == digits || b != bytes || !starts(p, end, " Bytes -> Algo "))
+    return 0;
+  p += strlen(" Bytes -> Algo ");
+  *algo = word_index(p, end, algo_log, NALGOS);
+  const char *q = find_in(p, end, " proto ");
+  *proto = q ? word_index(q + 7, end, proto_log, NPROTOS) : -1;
+  return *algo >= 0 || *proto >= 0;
+}
+
+static void join(const int *seen, const char *const *names, int n, char *buf, size_t len) {
+  size_t used = 0;
+  if (len)
+    buf[0] = '\0';
+  for (int i = 0; i < n; i++)
+    if (seen[i] && used < len)
+      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "+" : "", names[i]);
+}
+
+void cb_nccl_log_choice(const char *text, const char *func, uint64_t bytes, char *algo, size_t alen,
+                        char *proto, size_t plen) {
+  int algos[NALGOS] = {0}, protos[NPROTOS] = {0};
+  for (const char *line = text; func && line && *line;) {
+    const char *end = strchr(line, '\n');
+    if (!end)
+      end = line + strlen(line);
+    int a, p;
+    if (tuning_line(line, end, func, bytes, &a, &p)) {
+      if (a >= 0)
+        algos[a] = 1;
+      if (p >= 0)
+        protos[p] = 1;
+    }
+    line = *end ? end + 1 : end;
+  }
+  join(algos, algo_names, NALGOS, algo, alen);
+  join(protos, proto_names, NPROTOS, proto, plen);
+}
+
+const char *cb_nccl_func_name(const char *op) {
+  static const char *const names[][2] = {{"allreduce", "AllReduce"},
+                                         {"allgather", "AllGather"},
+                                         {"reducescatter", "ReduceScatter"},
+                                         {"broadcast", "Broadcast"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(op, names[i][0]) == 0)
+      return names[i][1];
+  return NULL;
+}

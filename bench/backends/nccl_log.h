@@ -7,11 +7,29 @@
 #define CB_NCCL_LOG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Writes the distinct paths `text` shows, joined by '+', in a fixed order:
  * nvlink, pcie, p2p (link unknown), shm, net-ib, net-roce, net-socket,
  * net (another plugin), collnet. Empty when the log shows no connection
  * (one rank, or the log was not written). */
 void cb_nccl_log_paths(const char *text, char *label, size_t len);
+
+/* The algorithm and protocol NCCL chose for collective `func` (NCCL's
+ * name: "AllReduce", "AllGather", "ReduceScatter", "Broadcast") at `bytes`
+ * (NCCL's count x type size: one rank's block), from the TUNING lines rank
+ * 0 writes for every call (NCCL 2.28 src/enqueue.cc):
+ *   "... NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE
+ *    channel{Lo..Hi}={0..1}"
+ * Names are given as NCCL_ALGO / NCCL_PROTO spell them (Tree, Ring,
+ * CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT; LL, LL128, Simple),
+ * distinct choices joined by '+' in that order. A bare index in place of
+ * a name is read as NCCL's enum order (a fallback, not seen in a real log). Empty when no line matches. */
+void cb_nccl_log_choice(const char *text, const char *func, uint64_t bytes, char *algo, size_t alen,
+                        char *proto, size_t plen);
+
+/* NCCL's name for a collective op ("allreduce" -> "AllReduce"); NULL for
+ * ops NCCL does not tune (point-to-point, alltoall by send/receive). */
+const char *cb_nccl_func_name(const char *op);
 
 #endif

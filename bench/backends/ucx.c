@@ -213,7 +213,9 @@ static int ucx_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) 
 static const char *ucx_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
                                    int inplace) {
   struct ucx_ctx *c = ctx;
-  (void)dtype, (void)redop, (void)inplace;
+  (void)redop, (void)inplace;
+  if (cb_dtype_is_fp8(dtype))
+    return CB_FP8_NCCL_ONLY;
   if (op->id != CB_OP_P2P_LAT && op->id != CB_OP_P2P_BW && op->id != CB_OP_P2P_BIBW)
     return "the ucx backend measures point-to-point ops only";
   if (mem != CB_MEM_HOST && c->no_gpu[0])

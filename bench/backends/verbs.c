@@ -511,9 +511,11 @@ static int verbs_run(void *ctx, const struct cb_op_args *a, struct cb_error *err
 
 static const char *verbs_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
                                      int redop, int inplace) {
-  (void)ctx, (void)mem, (void)dtype, (void)redop, (void)inplace;
+  (void)ctx, (void)mem, (void)redop, (void)inplace;
   /* GPU memory the NIC cannot register fails at alloc with every reason:
    * only a registration attempt tells */
+  if (cb_dtype_is_fp8(dtype))
+    return CB_FP8_NCCL_ONLY;
   if (op->id != CB_OP_P2P_LAT && op->id != CB_OP_P2P_BW && op->id != CB_OP_P2P_BIBW)
     return "the verbs backend measures point-to-point ops only";
   return NULL;

@@ -12,15 +12,15 @@ static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape 
 static void fill(const struct cb_op_ctx *c, void *input) {
   /* In place, the input sits at this rank's block of the output. */
   size_t offset = c->inplace ? (size_t)c->rank * c->count : 0;
-  cb_pattern_fill(c->pattern, (char *)input + offset * cb_pattern_esize(c->pattern), c->rank, 0,
-                  c->count);
+  cb_io_fill(c->access, c->pattern, (char *)input + offset * cb_pattern_esize(c->pattern), c->rank,
+             0, c->count);
 }
 
 static size_t check(const struct cb_op_ctx *c, const void *output) {
   size_t wrong = 0, block = c->count * cb_pattern_esize(c->pattern);
   for (int r = 0; r < c->nranks; r++)
-    wrong += cb_pattern_count_wrong(c->pattern, (const char *)output + (size_t)r * block, r, 0,
-                                    c->count);
+    wrong += cb_io_count_wrong(c->access, c->pattern, (const char *)output + (size_t)r * block, r,
+                               0, c->count);
   return wrong;
 }
 

@@ -14,11 +14,11 @@ static double busbw_factor(int nranks) {
 }
 
 static void fill(const struct cb_op_ctx *c, void *input) {
-  cb_pattern_fill(c->pattern, input, c->rank, 0, c->count);
+  cb_io_fill(c->access, c->pattern, input, c->rank, 0, c->count);
 }
 
 static size_t check(const struct cb_op_ctx *c, const void *output) {
-  return cb_pattern_count_wrong_reduced(c->pattern, output, 0, c->count);
+  return cb_io_count_wrong_reduced(c->access, c->pattern, output, 0, c->count);
 }
 
 const struct cb_op cb_op_allreduce = {

@@ -9,14 +9,14 @@ static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape 
 }
 
 static void fill(const struct cb_op_ctx *c, void *input) {
-  cb_pattern_fill(c->pattern, input, c->rank, 0, c->count * (size_t)c->nranks);
+  cb_io_fill(c->access, c->pattern, input, c->rank, 0, c->count * (size_t)c->nranks);
 }
 
 static size_t check(const struct cb_op_ctx *c, const void *output) {
   size_t wrong = 0, block = c->count * cb_pattern_esize(c->pattern);
   for (int j = 0; j < c->nranks; j++)
-    wrong += cb_pattern_count_wrong(c->pattern, (const char *)output + (size_t)j * block, j,
-                                    (uint64_t)c->rank * c->count, c->count);
+    wrong += cb_io_count_wrong(c->access, c->pattern, (const char *)output + (size_t)j * block, j,
+                               (uint64_t)c->rank * c->count, c->count);
   return wrong;
 }
 

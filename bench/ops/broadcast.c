@@ -10,11 +10,11 @@ static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape 
 
 /* Non-roots fill too: their own (wrong) data must be overwritten. */
 static void fill(const struct cb_op_ctx *c, void *input) {
-  cb_pattern_fill(c->pattern, input, c->rank, 0, c->count);
+  cb_io_fill(c->access, c->pattern, input, c->rank, 0, c->count);
 }
 
 static size_t check(const struct cb_op_ctx *c, const void *output) {
-  return cb_pattern_count_wrong(c->pattern, output, c->root, 0, c->count);
+  return cb_io_count_wrong(c->access, c->pattern, output, c->root, 0, c->count);
 }
 
 const struct cb_op cb_op_broadcast = {

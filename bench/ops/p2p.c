@@ -27,14 +27,14 @@ static double divisor_window(int window) {
 }
 
 static void fill(const struct cb_op_ctx *c, void *input) {
-  cb_pattern_fill(c->pattern, input, c->rank, 0, c->count);
+  cb_io_fill(c->access, c->pattern, input, c->rank, 0, c->count);
 }
 
 /* Whoever received data checks it against the sender's pattern. */
 static size_t check_received(const struct cb_op_ctx *c, const void *output) {
   if (c->peer < 0)
     return 0;
-  return cb_pattern_count_wrong(c->pattern, output, c->peer, 0, c->count);
+  return cb_io_count_wrong(c->access, c->pattern, output, c->peer, 0, c->count);
 }
 
 /* In p2p_bw only the odd rank of a pair receives data. */

@@ -10,11 +10,12 @@ static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape 
 }
 
 static void fill(const struct cb_op_ctx *c, void *input) {
-  cb_pattern_fill(c->pattern, input, c->rank, 0, c->count * (size_t)c->nranks);
+  cb_io_fill(c->access, c->pattern, input, c->rank, 0, c->count * (size_t)c->nranks);
 }
 
 static size_t check(const struct cb_op_ctx *c, const void *output) {
-  return cb_pattern_count_wrong_reduced(c->pattern, output, (uint64_t)c->rank * c->count, c->count);
+  return cb_io_count_wrong_reduced(c->access, c->pattern, output, (uint64_t)c->rank * c->count,
+                                   c->count);
 }
 
 /* nccl-tests leaves the in-place result in the rank's own block. */

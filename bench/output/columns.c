@@ -90,6 +90,11 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
       break;
     }
   }
+  /* optional: only where NCCL's log said */
+  const char *algo = json_string_value(json_object_get(o, "nccl_algo"));
+  const char *proto = json_string_value(json_object_get(o, "nccl_proto"));
+  snprintf(r->nccl_algo, sizeof r->nccl_algo, "%s", algo ? algo : "");
+  snprintf(r->nccl_proto, sizeof r->nccl_proto, "%s", proto ? proto : "");
   return NULL;
 }
 #else

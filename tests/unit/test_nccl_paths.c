@@ -55,6 +55,35 @@ static const char one_rank_log[] =
     "instance-8g-96c-2:525781:525957 [0] NCCL INFO Using network Socket\n"
     "instance-8g-96c-2:525781:525957 [0] NCCL INFO Channel 00/32 :    0\n";
 
+/* TUNING lines in NCCL 2.28.9's own format: the string
+ * "%s: %ld Bytes -> Algo %s proto %s channel{Lo..Hi}={%d..%d}" as found in
+ * /usr/local/cuda/lib64/libnccl.so.2 (and NVIDIA/nccl src/enqueue.cc), with
+ * ncclAlgoToString / ncclProtoToString names; the prefix as in the logs
+ * above. A later suffix ("cgaClusterSize 4", in newer NCCL) must parse
+ * too; the Broadcast line with bare indexes is made up, for the fallback. */
+static const char tuning_log[] =
+    "node1:7046:7046 [0] NCCL INFO AllReduce: 4 Bytes -> Algo TREE proto LL "
+    "channel{Lo..Hi}={0..0}\n"
+    "node1:7046:7046 [0] NCCL INFO AllReduce: 1048576 Bytes -> Algo RING proto SIMPLE "
+    "channel{Lo..Hi}={0..31}\n"
+    "node1:7046:7046 [0] NCCL INFO AllGather: 1048576 Bytes -> Algo PAT proto LL128 "
+    "channel{Lo..Hi}={0..3}\n"
+    "node1:7046:7046 [0] NCCL INFO ReduceScatter: 1048576 Bytes -> Algo NVLS_TREE proto SIMPLE "
+    "channel{Lo..Hi}={0..15} cgaClusterSize 4\n"
+    "node1:7046:7046 [0] NCCL INFO Broadcast: 65536 Bytes -> Algo 1 proto 0 time 12.3\n"
+    "node1:7046:7046 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+    "node1:7046:7046 [0] NCCL INFO AllReduce: 10485760 Bytes -> Algo NVLS proto SIMPLE "
+    "channel{Lo..Hi}={0..15}\n"
+    "node1:7046:7046 [0] NCCL INFO AllReduce: 10485760 Bytes -> Algo RING proto LL128 "
+    "channel{Lo..Hi}={0..31}\n";
+
+static void choice_is(const char *func, uint64_t bytes, const char *algo, const char *proto,
+                      const char *what) {
+  char a[32], p[32];
+  cb_nccl_log_choice(tuning_log, func, bytes, a, sizeof a, p, sizeof p);
+  ok(strcmp(a, algo) == 0 && strcmp(p, proto) == 0, "%s: algo '%s' proto '%s'", what, a, p);
+}
+
 static void label_is(const char *log, const char *want, const char *what) {
   char label[64];
   cb_nccl_log_paths(log, label, sizeof label);
@@ -71,6 +100,24 @@ int main(void) {
   label_is("x NCCL INFO Channel 00/0 : 0[0] -> 1[0] via P2P/CUMEM\n", "p2p",
            "P2P without a GRAPH line: link unknown");
   label_is("", "", "empty log");
+  label_is(tuning_log, "p2p", "TUNING lines do not disturb the path");
+
+  /* the algorithm and protocol per collective and size */
+  choice_is("AllReduce", 1048576, "Ring", "Simple", "allreduce 1 MiB: its own line only");
+  choice_is("AllReduce", 4, "Tree", "LL", "allreduce 4 B: a small size's own choice");
+  choice_is("AllGather", 1048576, "PAT", "LL128", "allgather at the same bytes as allreduce");
+  choice_is("ReduceScatter", 1048576, "NVLSTree", "Simple",
+            "NVLS_TREE is NVLSTree, not NVLS; a cgaClusterSize suffix is fine");
+  choice_is("Reduce", 1048576, "", "", "Reduce does not match ReduceScatter's line");
+  choice_is("Broadcast", 65536, "Ring", "LL", "a bare index (fallback): Algo 1 proto 0");
+  choice_is("AllReduce", 10485760, "Ring+NVLS", "LL128+Simple",
+            "two choices at one size: both, in NCCL's order");
+  choice_is("AllReduce", 104857, "", "", "a size that is a prefix of a logged one: none");
+  choice_is("AllReduce", 2097152, "", "", "a size never logged: none");
+  choice_is(NULL, 4, "", "", "no NCCL collective: none");
+  is_str(cb_nccl_func_name("reducescatter"), "ReduceScatter", "reducescatter is ReduceScatter");
+  ok(cb_nccl_func_name("p2p_bw") == NULL && cb_nccl_func_name("alltoall") == NULL,
+     "point-to-point and alltoall (send/receive) have no tuning line");
   char small[8];
   cb_nccl_log_paths(ib_log, small, sizeof small);
   ok(strlen(small) < sizeof small, "a short label buffer is not overrun ('%s')", small);

@@ -49,6 +49,7 @@ int main(void) {
   json_t *line = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
   struct cb_record in;
   ok(line && cb_record_from_json(line, &in) == NULL, "the written line reads back");
+  json_t *first = json_deep_copy(line);
   is_str(in.op, "allgather", "op");
   is_str(in.transport, "shm", "transport");
   ok(in.inplace == 1 && in.bytes == 1048576 && in.count == 131072 && in.nranks == 2 &&
@@ -74,6 +75,23 @@ int main(void) {
   json_object_del(line, "transport");
   is_str(cb_record_from_json(line, &in), "transport", "a missing column is named");
   json_decref(line);
+
+  /* NCCL's choice: written and read back where known, absent otherwise */
+  ok(!json_object_get(first, "nccl_algo") && !json_object_get(first, "nccl_proto") &&
+         in.nccl_algo[0] == '\0',
+     "no algorithm known: no nccl_algo / nccl_proto keys, read back empty");
+  snprintf(out.nccl_algo, sizeof out.nccl_algo, "Ring");
+  snprintf(out.nccl_proto, sizeof out.nccl_proto, "LL128");
+  ok(cb_sink_jsonl(path, &sink, &err) == CB_OK, "reopen the JSON Lines sink");
+  sink.row(sink.state, &row, &err);
+  sink.close(sink.state);
+  line = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
+  ok(line && cb_record_from_json(line, &in) == NULL, "the line with NCCL's choice reads back");
+  is_str(json_string_value(json_object_get(line, "nccl_algo")), "Ring", "nccl_algo written");
+  is_str(in.nccl_algo, "Ring", "nccl_algo read back");
+  is_str(in.nccl_proto, "LL128", "nccl_proto read back");
+  json_decref(line);
+  json_decref(first);
   remove(path);
   done_testing();
   return exit_status();
