@@ -67,10 +67,10 @@ struct cb_backend {
   /* The link's data rate in Gb/s (verbs: the port's speed x width), 0 when
    * unknown. May be NULL. */
   double (*line_gbps)(void *ctx);
-  /* The algorithm and protocol the library chose for the op last run
-   * (nccl: from its TUNING log); "" when unknown. May be NULL. */
+  /* The algorithm, protocol and channel count the library chose for the op
+   * last run (nccl: from its TUNING log); "" and 0 when unknown. May be NULL. */
   void (*algorithm)(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
-                    size_t plen);
+                    size_t plen, int *channels);
   /* Where an in-place result starts, if not the op's convention. May be NULL. */
   size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
   void (*finalize)(void *ctx);

@@ -307,7 +307,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   rec->line_gbps = sc->backend->line_gbps ? sc->backend->line_gbps(sc->ctx) : 0;
   if (sc->backend->algorithm)
     sc->backend->algorithm(sc->ctx, sc->op, rec->nccl_algo, sizeof rec->nccl_algo, rec->nccl_proto,
-                           sizeof rec->nccl_proto);
+                           sizeof rec->nccl_proto, &rec->nccl_channels);
   rec->line_rate_pct = cb_line_rate_percent(rec->algbw_GBps, rec->line_gbps);
   sc->sum->records++;
   if (wrong > 0)

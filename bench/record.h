@@ -31,6 +31,7 @@ struct cb_record {
    * from its TUNING log: "Ring", "Simple"); "" when unknown, and then not
    * written to JSON. */
   char nccl_algo[32], nccl_proto[16];
+  int nccl_channels; /* the channels it ran on (the most, if it varied); 0 unknown */
 };
 
 /* One row of the table: the same op and size out of place and in place. */

@@ -66,16 +66,21 @@ int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_r
       if (kept && kept->time_us - kept->ci95_us <= best->time_us + best->ci95_us)
         best = kept;
       if (nrules > 0 && best->algo == prev_algo && best->proto == prev_proto &&
-          strcmp(out[nrules - 1].coll, colls[c]) == 0)
-        continue; /* the open rule goes on */
+          strcmp(out[nrules - 1].coll, colls[c]) == 0) {
+        /* the open rule goes on, on the channels of its largest size */
+        if (best->channels > 0)
+          out[nrules - 1].channels = best->channels;
+        continue;
+      }
       if (nrules == max) {
         free(sizes);
         return max;
       }
       if (prev_algo >= 0)
         out[nrules - 1].max_bytes = sizes[s] - 1;
-      out[nrules++] = (struct cb_plugin_rule){colls[c], prev_algo >= 0 ? sizes[s] : 0, UINT64_MAX,
-                                              best->algo, best->proto};
+      out[nrules++] = (struct cb_plugin_rule){colls[c],    prev_algo >= 0 ? sizes[s] : 0,
+                                              UINT64_MAX,  best->algo,
+                                              best->proto, best->channels};
       prev_algo = best->algo, prev_proto = best->proto;
     }
   }
@@ -84,8 +89,11 @@ int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_r
 }
 
 int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
-                    const struct cb_plugin_rule *rules, int nrules, int channels, int nnodes,
-                    int nranks, struct cb_error *err) {
+                    const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
+                    struct cb_error *err) {
+  int unknown = 0;
+  for (int i = 0; i < nrules; i++)
+    unknown += rules[i].channels <= 0;
   if (nrules <= 0)
     return cb_fail(err, CB_USAGE, "--plugin-out: no collective measured to derive rules from");
   for (int i = 0; i < ncomments; i++)
@@ -94,15 +102,18 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
                     "nNodes,nRanks (NCCL's ext-tuner/example)");
   cb_env_comment(f, "use: NCCL_TUNER_PLUGIN=<the example plugin's .so> "
                     "NCCL_TUNER_CONFIG_FILE=<this file>; NCCL_ALGO/NCCL_PROTO override it");
-  if (channels <= 0)
-    cb_env_comment(f, "channels -1: NCCL's channel count was not learnt; the example plugin "
-                      "then runs ONE channel (set the column by hand)");
+  if (unknown)
+    cb_env_comment(f, "channels -1: NCCL's channel count was not learnt (NCCL_DEBUG set by the "
+                      "user?); the example plugin then runs ONE channel (set the column by hand)");
+  else
+    cb_env_comment(f, "channels: what NCCL ran the rule's largest measured size on, read from "
+                      "its TUNING log (the example plugin's -1 would mean one channel)");
   cb_env_comment(f, "rules hold only for the measured nodes and ranks; collectives without "
                     "a rule (reduce) run on one channel with the example plugin");
   for (int i = 0; i < nrules; i++)
     fprintf(f, "%s,%llu,%llu,%s,%s,%d,%d,%d\n", rules[i].coll,
             (unsigned long long)rules[i].min_bytes, (unsigned long long)rules[i].max_bytes,
             cb_nccl_algo_csv[rules[i].algo], cb_nccl_proto_csv[rules[i].proto],
-            channels > 0 ? channels : -1, nnodes, nranks);
+            rules[i].channels > 0 ? rules[i].channels : -1, nnodes, nranks);
   return CB_OK;
 }

@@ -27,12 +27,14 @@ struct cb_plugin_point {
   uint64_t bytes;
   int algo, proto;
   double time_us, ci95_us; /* median and the half-width of its 95% CI */
+  int channels;            /* what NCCL ran it on (its TUNING log); 0 unknown */
 };
 
 struct cb_plugin_rule {
   const char *coll;
   uint64_t min_bytes, max_bytes;
   int algo, proto;
+  int channels; /* of the rule's largest measured size; 0 unknown */
 };
 
 /* Whether the plugin knows the collective (alltoall and p2p it does not). */
@@ -48,11 +50,11 @@ int cb_plugin_coll_ok(const char *coll);
  * no point is usable. */
 int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_rule *out, int max);
 
-/* Writes comments (each made one safe line) then the rules. channels 0:
- * unknown, written -1 (the example plugin then uses ONE channel: said in
- * a comment). */
+/* Writes comments (each made one safe line) then the rules. A rule's
+ * channels 0 (unknown) is written -1, and a comment says the example
+ * plugin then uses ONE channel. */
 int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
-                    const struct cb_plugin_rule *rules, int nrules, int channels, int nnodes,
-                    int nranks, struct cb_error *err);
+                    const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
+                    struct cb_error *err);
 
 #endif

@@ -32,8 +32,8 @@ static int capture_row(void *state, const struct cb_row *row, struct cb_error *e
       return cb_fail(err, CB_RUNTIME, "--plugin-out: out of memory");
     c->pts = p, c->cap = cap;
   }
-  c->pts[c->n++] =
-      (struct cb_plugin_point){c->coll, r->bytes, c->algo, c->proto, r->time_us, r->ci95_us};
+  c->pts[c->n++] = (struct cb_plugin_point){c->coll,    r->bytes,   c->algo,         c->proto,
+                                            r->time_us, r->ci95_us, r->nccl_channels};
   c->wrong += r->wrong > 0 ? r->wrong : 0;
   return CB_OK;
 }
@@ -91,7 +91,7 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
   FILE *f = fopen(tmp, "w");
   if (!f)
     return cb_fail(err, CB_RUNTIME, "--plugin-out: cannot write '%s'", tmp);
-  int rc = cb_plugin_write(f, comments, 4, rules, nrules, 0, v->nnodes, v->nranks, err);
+  int rc = cb_plugin_write(f, comments, 4, rules, nrules, v->nnodes, v->nranks, err);
   if (fclose(f) != 0 && rc == CB_OK)
     rc = cb_fail(err, CB_RUNTIME, "--plugin-out: cannot write '%s'", tmp);
   if (rc == CB_OK && rename(tmp, path) != 0)

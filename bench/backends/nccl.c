@@ -45,6 +45,7 @@ struct nccl_ctx {
   char *path_lines;
   size_t path_len;
   char algo[32], proto[16];
+  int channels;
   char why[128]; /* an unsupported() reason built at run time */
 };
 
@@ -384,7 +385,8 @@ static void follow_log(struct nccl_ctx *c) {
     return;
   const char *func = c->last.op ? cb_nccl_func_name(c->last.op->name) : NULL;
   uint64_t bytes = c->last.op ? (uint64_t)(c->last.count * esize(&c->last)) : 0;
-  cb_nccl_log_choice(text, func, bytes, c->algo, sizeof c->algo, c->proto, sizeof c->proto);
+  cb_nccl_log_choice(text, func, bytes, c->algo, sizeof c->algo, c->proto, sizeof c->proto,
+                     &c->channels);
   for (char *line = text; *line;) {
     char *end = strchr(line, '\n');
     size_t n = (size_t)(end - line) + 1;
@@ -442,12 +444,13 @@ static void nccl_transport_label(void *ctx, const struct cb_op *op, int mem, cha
 
 /* What NCCL chose for the op last run, if its log says (rank 0's does). */
 static void nccl_algorithm(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
-                           size_t plen) {
+                           size_t plen, int *channels) {
   struct nccl_ctx *c = ctx;
   follow_log(c);
   int known = c->last.op == op;
   snprintf(algo, alen, "%s", known ? c->algo : "");
   snprintf(proto, plen, "%s", known ? c->proto : "");
+  *channels = known ? c->channels : 0;
 }
 
 static int make_comm(struct nccl_ctx *c, struct cb_error *err) {

@@ -111,7 +111,7 @@ static int word_index(const char *p, const char *end, const char *const *names, 
 
 /* Parses "FUNC: BYTES Bytes -> Algo A proto P" after "NCCL INFO ". */
 static int tuning_line(const char *line, const char *end, const char *func, uint64_t bytes,
-                       int *algo, int *proto) {
+                       int *algo, int *proto, int *channels) {
   const char *p = find_in(line, end, "NCCL INFO ");
   if (!p)
     return 0;
@@ -130,6 +130,13 @@ static int tuning_line(const char *line, const char *end, const char *func, uint
   *algo = word_index(p, end, algo_log, NALGOS);
   const char *q = find_in(p, end, " proto ");
   *proto = q ? word_index(q + 7, end, proto_log, NPROTOS) : -1;
+  /* "channel{Lo..Hi}={0..1}": channels Lo to Hi, both included */
+  const char *ch = find_in(p, end, "channel{Lo..Hi}={");
+  int lo, hi;
+  *channels = 0;
+  if (ch && sscanf(ch + strlen("channel{Lo..Hi}={"), "%d..%d", &lo, &hi) == 2 && hi >= lo &&
+      lo >= 0)
+    *channels = hi - lo + 1;
   return *algo >= 0 || *proto >= 0;
 }
 
@@ -143,14 +150,16 @@ static void join(const int *seen, const char *const *names, int n, char *buf, si
 }
 
 void cb_nccl_log_choice(const char *text, const char *func, uint64_t bytes, char *algo, size_t alen,
-                        char *proto, size_t plen) {
+                        char *proto, size_t plen, int *channels) {
   int algos[NALGOS] = {0}, protos[NPROTOS] = {0};
+  *channels = 0;
   for (const char *line = text; func && line && *line;) {
     const char *end = strchr(line, '\n');
     if (!end)
       end = line + strlen(line);
-    int a, p;
-    if (tuning_line(line, end, func, bytes, &a, &p)) {
+    int a, p, ch;
+    if (tuning_line(line, end, func, bytes, &a, &p, &ch)) {
+      *channels = ch > *channels ? ch : *channels;
       if (a >= 0)
         algos[a] = 1;
       if (p >= 0)

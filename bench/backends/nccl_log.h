@@ -24,9 +24,12 @@ void cb_nccl_log_paths(const char *text, char *label, size_t len);
  * Names are given as NCCL_ALGO / NCCL_PROTO spell them (Tree, Ring,
  * CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT; LL, LL128, Simple),
  * distinct choices joined by '+' in that order. A bare index in place of
- * a name is read as NCCL's enum order (a fallback, not seen in a real log). Empty when no line matches. */
+ * a name is read as NCCL's enum order (a fallback, not seen in a real log). Empty when no line
+ * matches. */
+/* *channels: the most channels one such call ran on (Hi - Lo + 1); 0
+ * when unknown. */
 void cb_nccl_log_choice(const char *text, const char *func, uint64_t bytes, char *algo, size_t alen,
-                        char *proto, size_t plen);
+                        char *proto, size_t plen, int *channels);
 
 /* NCCL's name for a collective op ("allreduce" -> "AllReduce"); NULL for
  * ops NCCL does not tune (point-to-point, alltoall by send/receive). */

@@ -95,6 +95,8 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
   const char *proto = json_string_value(json_object_get(o, "nccl_proto"));
   snprintf(r->nccl_algo, sizeof r->nccl_algo, "%s", algo ? algo : "");
   snprintf(r->nccl_proto, sizeof r->nccl_proto, "%s", proto ? proto : "");
+  json_t *channels = json_object_get(o, "nccl_channels");
+  r->nccl_channels = json_is_integer(channels) ? (int)json_integer_value(channels) : 0;
   return NULL;
 }
 #else

@@ -118,6 +118,8 @@ static int put_record(FILE *f, const struct cb_record *r, struct cb_error *err) 
     json_object_set_new(o, cb_columns[i].name, column_value(r, &cb_columns[i]));
   if (r->time_us_gpu > 0) /* GPU backends: the CUDA-event time beside the host clock's */
     json_object_set_new(o, "time_us_gpu", json_real(r->time_us_gpu));
+  if (r->nccl_channels > 0)
+    json_object_set_new(o, "nccl_channels", json_integer(r->nccl_channels));
   if (r->nccl_algo[0]) /* what NCCL chose, where its log says */
     json_object_set_new(o, "nccl_algo", json_string(r->nccl_algo));
   if (r->nccl_proto[0])

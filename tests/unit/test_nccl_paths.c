@@ -77,10 +77,12 @@ static const char tuning_log[] =
     "node1:7046:7046 [0] NCCL INFO AllReduce: 10485760 Bytes -> Algo RING proto LL128 "
     "channel{Lo..Hi}={0..31}\n";
 
+static int last_channels;
+
 static void choice_is(const char *func, uint64_t bytes, const char *algo, const char *proto,
                       const char *what) {
   char a[32], p[32];
-  cb_nccl_log_choice(tuning_log, func, bytes, a, sizeof a, p, sizeof p);
+  cb_nccl_log_choice(tuning_log, func, bytes, a, sizeof a, p, sizeof p, &last_channels);
   ok(strcmp(a, algo) == 0 && strcmp(p, proto) == 0, "%s: algo '%s' proto '%s'", what, a, p);
 }
 
@@ -104,14 +106,19 @@ int main(void) {
 
   /* the algorithm and protocol per collective and size */
   choice_is("AllReduce", 1048576, "Ring", "Simple", "allreduce 1 MiB: its own line only");
+  is_long(last_channels, 32, "allreduce 1 MiB ran on channels 0..31: 32");
   choice_is("AllReduce", 4, "Tree", "LL", "allreduce 4 B: a small size's own choice");
+  is_long(last_channels, 1, "allreduce 4 B on channels 0..0: 1");
   choice_is("AllGather", 1048576, "PAT", "LL128", "allgather at the same bytes as allreduce");
   choice_is("ReduceScatter", 1048576, "NVLSTree", "Simple",
             "NVLS_TREE is NVLSTree, not NVLS; a cgaClusterSize suffix is fine");
+  is_long(last_channels, 16, "a suffix after the channel range: 16");
   choice_is("Reduce", 1048576, "", "", "Reduce does not match ReduceScatter's line");
   choice_is("Broadcast", 65536, "Ring", "LL", "a bare index (fallback): Algo 1 proto 0");
+  is_long(last_channels, 0, "no channel range in the line: unknown (0)");
   choice_is("AllReduce", 10485760, "Ring+NVLS", "LL128+Simple",
             "two choices at one size: both, in NCCL's order");
+  is_long(last_channels, 32, "two choices at one size: the most channels (32)");
   choice_is("AllReduce", 104857, "", "", "a size that is a prefix of a logged one: none");
   choice_is("AllReduce", 2097152, "", "", "a size never logged: none");
   choice_is(NULL, 4, "", "", "no NCCL collective: none");

@@ -12,11 +12,16 @@ enum { TREE = 0, RING = 1, LL = 0, LL128 = 1, SIMPLE = 2 };
 static void test_rules(void) {
   /* allreduce: tree/LL wins 1 KiB and 64 KiB, ring/LL128 wins 1 MiB, ring/Simple 64 MiB */
   struct cb_plugin_point pts[] = {
-      {"allreduce", 1024, TREE, LL, 10, 0.1},        {"allreduce", 1024, RING, SIMPLE, 30, 0.1},
-      {"allreduce", 65536, TREE, LL, 20, 0.1},       {"allreduce", 65536, RING, SIMPLE, 40, 0.1},
-      {"allreduce", 1 << 20, TREE, LL, 300, 1},      {"allreduce", 1 << 20, RING, LL128, 100, 1},
-      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1},  {"allreduce", 64 << 20, RING, LL128, 900, 5},
-      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5}, {"alltoall", 1024, RING, SIMPLE, 5, 0},
+      {"allreduce", 1024, TREE, LL, 10, 0.1, 2},
+      {"allreduce", 1024, RING, SIMPLE, 30, 0.1, 2},
+      {"allreduce", 65536, TREE, LL, 20, 0.1, 4},
+      {"allreduce", 65536, RING, SIMPLE, 40, 0.1, 4},
+      {"allreduce", 1 << 20, TREE, LL, 300, 1, 8},
+      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8},
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8},
+      {"allreduce", 64 << 20, RING, LL128, 900, 5, 32},
+      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5, 32},
+      {"alltoall", 1024, RING, SIMPLE, 5, 0, 1},
   };
   struct cb_plugin_rule r[8];
   int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
@@ -30,15 +35,17 @@ static void test_rules(void) {
      "ring/LL128 from 1 MiB to just below 64 MiB");
   ok(r[2].min_bytes == 64u << 20 && r[2].max_bytes == UINT64_MAX && r[2].proto == SIMPLE,
      "ring/Simple from 64 MiB to the largest size");
+  ok(r[0].channels == 4 && r[1].channels == 8 && r[2].channels == 32,
+     "each rule runs on the channels of its largest measured size (4, 8, 32)");
 }
 
 static void test_noise(void) {
   /* 64 KiB: ring/LL128 is 1 us faster, but the CIs (+-2 us) overlap: LL stays */
   struct cb_plugin_point pts[] = {
-      {"allgather", 4096, RING, LL, 10, 0.5},    {"allgather", 4096, RING, LL128, 14, 0.5},
-      {"allgather", 65536, RING, LL, 21, 2},     {"allgather", 65536, RING, LL128, 20, 2},
-      {"allgather", 1 << 20, RING, LL, 200, 2},  {"allgather", 1 << 20, RING, LL128, 100, 2},
-      {"broadcast", 4096, RING, SIMPLE, 9, 0.1},
+      {"allgather", 4096, RING, LL, 10, 0.5, 0},    {"allgather", 4096, RING, LL128, 14, 0.5, 0},
+      {"allgather", 65536, RING, LL, 21, 2, 0},     {"allgather", 65536, RING, LL128, 20, 2, 0},
+      {"allgather", 1 << 20, RING, LL, 200, 2, 0},  {"allgather", 1 << 20, RING, LL128, 100, 2, 0},
+      {"broadcast", 4096, RING, SIMPLE, 9, 0.1, 0},
   };
   struct cb_plugin_rule r[8];
   int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
@@ -54,19 +61,20 @@ static void test_noise(void) {
   ok(n == 3 && r[0].max_bytes == 65535 && r[1].min_bytes == 65536 && r[1].proto == LL128,
      "a clear win at 64 KiB moves the boundary there");
   is_long(cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 1), 1, "at most max rules");
-  struct cb_plugin_point none[] = {{"alltoall", 8, RING, LL, 1, 0}, {"allreduce", 8, 9, LL, 1, 0}};
+  struct cb_plugin_point none[] = {{"alltoall", 8, RING, LL, 1, 0, 0},
+                                   {"allreduce", 8, 9, LL, 1, 0, 0}};
   is_long(cb_plugin_rules(none, 2, r, 8), -1, "no usable point: -1");
 }
 
 static void test_write(void) {
-  struct cb_plugin_rule r[] = {{"allreduce", 0, 65535, TREE, LL},
-                               {"allreduce", 65536, UINT64_MAX, RING, SIMPLE}};
+  struct cb_plugin_rule r[] = {{"allreduce", 0, 65535, TREE, LL, 16},
+                               {"allreduce", 65536, UINT64_MAX, RING, SIMPLE, 16}};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   const char *comments[] = {"collbench --plugin-out on host\nwith a newline"};
   struct cb_error err = {0};
-  ok(cb_plugin_write(f, comments, 1, r, 2, 16, 2, 16, &err) == CB_OK, "rules written");
+  ok(cb_plugin_write(f, comments, 1, r, 2, 2, 16, &err) == CB_OK, "rules written");
   fclose(f);
   ok(strstr(buf, "allreduce,0,65535,tree,ll,16,2,16\n") != NULL, "first rule line");
   ok(strstr(buf, "allreduce,65536,18446744073709551615,ring,simple,16,2,16\n") != NULL,
@@ -82,12 +90,13 @@ static void test_write(void) {
 
   buf = NULL;
   f = open_memstream(&buf, &len);
-  cb_plugin_write(f, NULL, 0, r, 1, 0, 1, 2, &err);
+  r[0].channels = 0;
+  cb_plugin_write(f, NULL, 0, r, 1, 1, 2, &err);
   fclose(f);
   ok(strstr(buf, "allreduce,0,65535,tree,ll,-1,1,2\n") && strstr(buf, "ONE channel"),
      "unknown channels: -1 and the example plugin's one-channel warning");
   free(buf);
-  ok(cb_plugin_write(stdout, NULL, 0, r, 0, 1, 1, 2, &err) == CB_USAGE &&
+  ok(cb_plugin_write(stdout, NULL, 0, r, 0, 1, 2, &err) == CB_USAGE &&
          strstr(err.msg, "--plugin-out"),
      "no rules: usage error naming --plugin-out");
 }
