@@ -197,10 +197,16 @@ static void test_tune(void) {
      "--model-config applies on top of --model, given before it");
   ok(PARSE(&cli, &err, "--tune", "--tune-algorithms", "4,5", "--tune-segments", "64K",
            "--tune-buckets", "1M,8M", "--exhaustive", "--trials", "t.jsonl", "--resume") == CB_OK &&
-         cli.tune.space.nalgorithms == 2 && cli.tune.space.nsegments == 1 &&
+         cli.tune.algorithms && strcmp(cli.tune.algorithms, "4,5") == 0 &&
+         cli.tune.space.nsegments == 1 && cli.tune.segments_given &&
          cli.tune.space.segments[0] == 65536 && cli.tune.space.nbuckets == 2 &&
          cli.tune.exhaustive && cli.tune.resume,
-     "the search space and modes parse");
+     "the search space and modes parse (algorithms kept for the library chosen at run time)");
+  ok(PARSE(&cli, &err, "--tune", "--tune-algorithms", "ring,tree", "--tune-protocols", "simple",
+           "--tune-ctas", "4,8", "--plugin-out", "rules.csv") == CB_OK &&
+         strcmp(cli.tune.protocols, "simple") == 0 && strcmp(cli.tune.ctas, "4,8") == 0 &&
+         strcmp(cli.tune.plugin_out, "rules.csv") == 0 && !cli.tune.backend,
+     "the NCCL space options parse; the library is left to run time");
   ok(PARSE(&cli, &err, "--exhaustive") == CB_USAGE && strstr(err.msg, "--exhaustive") &&
          strstr(err.msg, "--tune"),
      "--exhaustive without --tune: %s", err.msg);
