@@ -6,7 +6,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: --tune is disabled"
   exit 0
 fi
-plan 43
+plan 44
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
@@ -141,6 +141,9 @@ mpi 2 --tune --model tiny --tune-reps 7 --trials "$TMP/cd.jsonl" --resume
 [ $STATUS -eq 2 ] && grep -q 'another setup' "$TMP/err" &&
   [ "$(grep -c '"trial"' "$TMP/cd.jsonl")" -gt 0 ]
 ok $? "--resume of a file for another setup exits 2 and keeps the file"
+mpi 2 --tune --model tiny --env-out "$TMP/no-such-dir/tuned.env"
+[ $STATUS -eq 2 ] && grep -q -- "--env-out: cannot write next to '$TMP/no-such-dir/tuned.env'" "$TMP/err"
+ok $? "--env-out in a missing directory exits 2 before any step runs (got $STATUS)"
 mpi 2 --tune --model llama-7b --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -q 'need [0-9.]* GiB' "$TMP/err"
 ok $? "llama-7b on this host: exit 2, says how much memory it needs"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "engine.h"
+#include "output/replace.h"
 #include "plugin.h"
 #include "space.h"
 #include "tune.h"
@@ -61,6 +61,20 @@ static int sweep_pair(const struct cb_cluster *cl, const struct cb_settings *bas
   return rc;
 }
 
+struct rules_file {
+  const char *const *comments;
+  const struct cb_plugin_rule *rules;
+  int nrules;
+  const struct cb_nccl_view *view;
+  struct cb_error *err; /* cb_plugin_write's own reason */
+};
+
+static int write_rules_file(void *state, FILE *f) {
+  const struct rules_file *r = state;
+  return cb_plugin_write(f, r->comments, 4, r->rules, r->nrules, r->view->nnodes, r->view->nranks,
+                         r->err);
+}
+
 static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
                        const struct cb_nccl_view *v, const char *path,
                        const struct cb_plugin_point *pts, int n, struct cb_error *err) {
@@ -68,7 +82,7 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
   int nrules = cb_plugin_rules(pts, n, rules, (int)(sizeof rules / sizeof rules[0]));
   if (nrules < 0)
     return cb_fail(err, CB_RUNTIME, "--plugin-out %s: no collective measured", path);
-  char lines[4][512], when[40], tmp[4096];
+  char lines[4][512], when[40];
   const char *comments[4] = {lines[0], lines[1], lines[2], lines[3]};
   time_t now = time(NULL);
   struct tm tm;
@@ -87,19 +101,9 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
            path);
   snprintf(lines[3], sizeof lines[3], "rules match only communicators of %d nodes and %d ranks",
            v->nnodes, v->nranks);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cb_fail(err, CB_RUNTIME, "--plugin-out: cannot write '%s'", tmp);
-  int rc = cb_plugin_write(f, comments, 4, rules, nrules, v->nnodes, v->nranks, err);
-  if (fclose(f) != 0 && rc == CB_OK)
-    rc = cb_fail(err, CB_RUNTIME, "--plugin-out: cannot write '%s'", tmp);
-  if (rc == CB_OK && rename(tmp, path) != 0)
-    rc = cb_fail(err, CB_RUNTIME, "--plugin-out: cannot rename '%s' to '%s'", tmp, path);
-  if (rc != CB_OK) {
-    remove(tmp);
-    return rc;
-  }
+  struct rules_file file = {comments, rules, nrules, v, err};
+  if (cb_replace_write(path, "--plugin-out", write_rules_file, &file, err))
+    return err->status;
   printf("# --plugin-out: %d rules from %d measured points\n", nrules, n);
   for (int i = 0; i < nrules; i++)
     printf("  %-13s %12llu .. %-20llu %s %s\n", rules[i].coll,

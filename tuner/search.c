@@ -208,10 +208,8 @@ int cb_search_run(const struct cb_space *s, const struct cb_tune_config *baselin
       moved = scan_protocols(st, err);
     if (moved >= 0 && s->nctas > 0)
       moved = scan_ctas(st, err);
-    if (moved >= 0 && !cb_config_equal(&(struct cb_tune_config){st->inc.algorithm, st->inc.segsize,
-                                                                before.bucket_bytes,
-                                                                st->inc.protocol, st->inc.ctas},
-                                       &before))
+    /* the scans after the bucket scan keep the bucket: any change is theirs */
+    if (moved >= 0 && !cb_config_equal(&st->inc, &before))
       moved = climb_buckets(st, err);
     rc = moved < 0 ? err->status : CB_OK;
   }

@@ -8,6 +8,7 @@
 
 #include "envfile.h"
 #include "gpu.h"
+#include "output/replace.h"
 #include "overlap.h"
 #include "plugin.h"
 #include "plugin_sweep.h"
@@ -205,13 +206,26 @@ static void config_vars(int kind, const struct cb_tune_config *c, char vals[4][3
   v[(*n)++] = (struct cb_env_var){BUCKET_VAR, vals[2]};
 }
 
+struct env_file {
+  const char *const *comments;
+  int ncomments;
+  struct cb_env_var vars[6];
+  int nvars;
+  struct cb_error *err; /* cb_env_write's own reason (a value it refuses) */
+};
+
+static int write_env_file(void *state, FILE *f) {
+  struct env_file *e = state;
+  return cb_env_write(f, e->comments, e->ncomments, e->vars, e->nvars, e->err);
+}
+
 /* Written to a temporary name and renamed: a failed run leaves any earlier
  * file whole. */
 static int write_env(const struct tuner *t, const char *path, const struct cb_tune_config *tuned,
                      const struct cb_overlap_result *def, const struct cb_overlap_result *tun,
                      const char *mpi, struct cb_error *err) {
   const struct cb_model *m = &t->opt->model;
-  char lines[8][512], tmp[4096], vals[4][32];
+  char lines[8][512], vals[4][32];
   const char *comments[9];
   int nc = 0;
   time_t now = time(NULL);
@@ -246,21 +260,9 @@ static int write_env(const struct tuner *t, const char *path, const struct cb_tu
            (double)tuned->bucket_bytes / (1 << 20));
   for (int i = 0; i < 8; i++)
     comments[nc++] = lines[i];
-  struct cb_env_var vars[6];
-  int nv;
-  config_vars(t->o.comm->kind, tuned, vals, vars, &nv);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cb_fail(err, CB_RUNTIME, "--env-out: cannot write '%s'", tmp);
-  int rc = cb_env_write(f, comments, nc, vars, nv, err);
-  if (fclose(f) != 0 && rc == CB_OK)
-    rc = cb_fail(err, CB_RUNTIME, "--env-out: cannot write '%s'", tmp);
-  if (rc == CB_OK && rename(tmp, path) != 0)
-    rc = cb_fail(err, CB_RUNTIME, "--env-out: cannot rename '%s' to '%s'", tmp, path);
-  if (rc != CB_OK)
-    remove(tmp);
-  return rc;
+  struct env_file file = {comments, nc, {{0}}, 0, err};
+  config_vars(t->o.comm->kind, tuned, vals, file.vars, &file.nvars);
+  return cb_replace_write(path, "--env-out", write_env_file, &file, err);
 }
 
 static void setup_json(const struct tuner *t, const struct cb_space *s, char *buf, size_t len) {
@@ -413,15 +415,10 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
 static int open_outputs(struct tuner *t, const struct cb_space *space, struct cb_error *err) {
   if (!is_root(t))
     return CB_OK;
-  if (t->opt->env_out) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", t->opt->env_out);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-      *(slash == dir ? slash + 1 : slash) = '\0';
-    if (access(slash ? dir : ".", W_OK) != 0)
-      return cb_fail(err, CB_USAGE, "--env-out %s: the directory is not writable", t->opt->env_out);
-  }
+  if (t->opt->env_out && cb_replace_probe(t->opt->env_out, "--env-out", err))
+    return err->status;
+  if (t->opt->plugin_out && cb_replace_probe(t->opt->plugin_out, "--plugin-out", err))
+    return err->status;
   if (t->opt->trials) {
     char setup[4096];
     setup_json(t, space, setup, sizeof setup);
