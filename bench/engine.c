@@ -115,13 +115,29 @@ static int access_failed(struct series_ctx *sc, struct cb_error *err) {
                  sc->backend->name, sc->op->name, sc->access.why);
 }
 
+/* The staging copy is host memory whatever the series' memory kind: the
+ * host fills, poisons, checks and free()s it. */
+static int grow_staging(struct series_ctx *sc, size_t bytes, struct cb_error *err) {
+  if (bytes <= sc->buf.staging_cap)
+    return CB_OK;
+  free(sc->buf.staging);
+  sc->buf.staging_cap = 0;
+  sc->buf.staging = cb_host_alloc(bytes);
+  if (!sc->buf.staging)
+    return cb_fail(err, CB_RUNTIME,
+                   "rank %d (%s): %s %s: cannot allocate %zu bytes of host staging memory",
+                   sc->cl->rank, sc->cl->hostname, sc->backend->name, sc->op->name, bytes);
+  sc->buf.staging_cap = bytes;
+  return CB_OK;
+}
+
 /* Host-side view of a buffer for filling and checking: the buffer itself,
  * or a staging copy when the backend's memory is not host-accessible. */
 static void *host_view(struct series_ctx *sc, void *buf, size_t bytes, int fetch,
                        struct cb_error *err) {
   if (!sc->staged)
     return buf;
-  if (grow(sc, &sc->buf.staging, &sc->buf.staging_cap, bytes, err))
+  if (grow_staging(sc, bytes, err))
     return NULL;
   if (fetch && sc->backend->copy(sc->ctx, sc->buf.staging, buf, bytes, err))
     return NULL;
@@ -438,6 +454,16 @@ static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
 int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
                   struct cb_summary *sum, struct cb_error *err) {
+  const struct cb_backend *backends[CB_MAX_LIST];
+  for (int b = 0; b < s->nbackends; b++)
+    backends[b] = cb_backends[s->backends[b]];
+  return cb_engine_run_on(cl, s, ri, backends, s->nbackends, sinks, nsinks, sum, err);
+}
+
+int cb_engine_run_on(const struct cb_cluster *cl, const struct cb_settings *s,
+                     const struct cb_run_info *ri, const struct cb_backend *const *backends,
+                     int nbackends, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
+                     struct cb_error *err) {
   memset(sum, 0, sizeof *sum);
   uint64_t sizes[CB_MAX_SIZES];
   int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
@@ -461,8 +487,8 @@ int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
   if (cb_watchdog_start(cl, s->timeout))
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   int rc = CB_OK;
-  for (int b = 0; b < s->nbackends && !rc; b++) {
-    sc.backend = cb_backends[s->backends[b]];
+  for (int b = 0; b < nbackends && !rc; b++) {
+    sc.backend = backends[b];
     for (int t = 0; t < s->ntransports && !rc; t++)
       rc = run_backend(&sc, sizes, nsizes, s->transports[t], err);
   }

@@ -21,4 +21,11 @@ int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
                   struct cb_summary *sum, struct cb_error *err);
 
+/* The same with the backends given rather than s->backends: tests drive
+ * the engine through a stand-in backend (device memory without a GPU). */
+int cb_engine_run_on(const struct cb_cluster *cl, const struct cb_settings *s,
+                     const struct cb_run_info *ri, const struct cb_backend *const *backends,
+                     int nbackends, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
+                     struct cb_error *err);
+
 #endif
