@@ -39,8 +39,8 @@ LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -ldl -lstdc++
 endif
 ifeq ($(HAVE_NCCL),1)
 LIB_SRC += bench/backends/nccl.c $(wildcard tuner/comm_nccl.c)
-CFLAGS += -I$(NCCL_DIR)/include
-LIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) -lnccl
+CFLAGS += $(NCCL_CFLAGS)
+LIBS += $(NCCL_LIBS)
 endif
 # The GPU step of --tune (cuBLAS GEMMs) and the tuner's NCCL backend.
 ifeq ($(HAVE_CUBLAS),1)
