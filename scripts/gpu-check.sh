@@ -1,25 +1,36 @@
 #!/bin/sh
 # The fixed GPU test set, for a lent GPU machine (one H100 or H200, CUDA,
-# no MPI, no apt, no internet). Builds collbench, then runs:
-#   probe          --probe finds the GPU(s)
-#   nccl-1         nccl sweep, 1 rank, device memory, every op, checked
-#   share-2/4      2 and 4 ranks on the GPU (--share-gpu), every op, checked
-#   graph          --graph 10 (CUDA graph) allreduce, checked
-#   copy           the copy matrix (--op copy)
-#   mpi-device     MPI with device memory, only when Open MPI is CUDA-aware
-#                  (Debian's is not: reported as skipped)
-#   watchdog       COLLBENCH_STALL_RANK=1: rank 1 stalls, the others hang,
-#                  --timeout 10 must end the run with exit 3 within 90 s
-#   anchor-NP-SIZE collbench's 1- and 2-rank allreduce at 1 MiB and 256 MiB
-#                  against a plain timed ncclAllReduce loop
-#                  (scripts/nccl-allreduce-loop.c); within 3% passes
-# It writes a short report (what ran, PASS/FAIL/SKIP, key figures: busbw at
-# the largest size per op, latency at 8 B, copy GB/s, the anchor times) to
-# $GPU_CHECK_OUT/report.txt (default gpu-check-out/) and stdout, with every
-# command's output in the same folder, and exits 1 when any step failed,
-# 2 when there is no GPU (nothing run), 3 when collbench cannot be built.
-# Figures are read from collbench's table output with awk, so neither jq nor
-# python is needed.
+# no MPI, no apt, no internet), in named parts so that a caller with 10
+# minutes a command can run them together or one per command:
+#
+#   scripts/gpu-check.sh [PART...]      (no PART: all of them, in this order)
+#
+#   basics    driver, CUDA and NCCL versions, `mpirun -np 2 hostname` (the
+#             carried Open MPI starts), then configure and build
+#   nccl      probe; nccl sweep on 1 rank, device memory, every op, checked;
+#             2 and 4 ranks on the GPU (--share-gpu); --graph 10
+#   copy      the copy matrix (--op copy); MPI with device memory when Open
+#             MPI is CUDA-aware (Debian's is not: reported as skipped)
+#   watchdog  COLLBENCH_STALL_RANK=1: rank 1 stalls, --timeout 10 must end
+#             the run with exit 3 within 60 s
+#   anchor    collbench's 1- and 2-rank allreduce at 1 MiB and 256 MiB against
+#             a plain timed ncclAllReduce loop (scripts/nccl-allreduce-loop.c);
+#             within 3% passes
+#   tests     make check's GPU tests (unit tests and tests/*.t that touch the
+#             GPU), counting how many ran and how many skipped
+#
+# Time: every step has its own limit and the whole call a budget,
+# GPU_CHECK_BUDGET seconds (default 480, so one call fits a 10-minute
+# command with room to copy results back); a step that would start past the
+# budget is reported SKIP (budget) instead. Parts after basics build first
+# if ./collbench is missing.
+#
+# Output: everything (report, logs, JSON Lines, the NCCL link folder) goes
+# under $GPU_CHECK_OUT (default gpu-check-out/); report.txt there and stdout
+# get what ran, PASS/FAIL/SKIP and key figures. Exit 1 when any step failed,
+# 2 when there is no GPU (nothing run) or an unknown part, 3 when collbench
+# cannot be built or MPI cannot start. Figures are read from collbench's
+# table output with awk, so neither jq nor python is needed.
 #
 # Without mpirun on the machine: on a Debian 12 machine with apt, run
 #   scripts/fetch-gpu-deps.sh
@@ -27,11 +38,26 @@
 # into .gpu-deps/root (about 29 MiB, git-ignored); carry that folder with the
 # working tree (device tool: carry=[".gpu-deps/root"]). This script then sets
 # PATH, LD_LIBRARY_PATH, OPAL_PREFIX and PMIx's component path from it, and
-# points configure at its headers. The libraries need glibc 2.36 or newer.
+# points configure at its headers (CPATH, LIBRARY_PATH: configure falls back
+# to a link test where there is no pkg-config). The libraries need glibc 2.36
+# or newer.
 set -u
 cd "$(dirname "$0")/.." || exit 3
 OUT=${GPU_CHECK_OUT:-gpu-check-out}
+BUDGET=${GPU_CHECK_BUDGET:-480}
+START=$(date +%s)
+PARTS=${*:-basics nccl copy watchdog anchor tests}
+for p in $PARTS; do
+  case $p in
+  basics | nccl | copy | watchdog | anchor | tests) ;;
+  *)
+    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tests)" >&2
+    exit 2
+    ;;
+  esac
+done
 mkdir -p "$OUT" || exit 3
+OUT=$(cd "$OUT" && pwd)
 REPORT=$OUT/report.txt
 : >"$REPORT"
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
@@ -74,44 +100,55 @@ export OMPI_MCA_btl_base_warn_component_unused=0
 export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo}
 CUDA_DIR=${CUDA_DIR:-/usr/local/cuda}
 # NCCL: the CUDA toolkit's, else the one PyTorch's wheel brings (nvidia/nccl,
-# with only libnccl.so.2: a folder of links gives configure what it looks for)
+# with only libnccl.so.2: a folder of links under $OUT gives configure what
+# it looks for)
 NCCL_DIR=${NCCL_DIR:-$CUDA_DIR}
 if [ ! -e "$NCCL_DIR/lib64/libnccl.so" ] && [ ! -e "$NCCL_DIR/lib/libnccl.so" ]; then
   py=$(python3 -c 'import nvidia.nccl, os; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)
   if [ -n "$py" ] && [ -e "$py/lib/libnccl.so.2" ]; then
-    NCCL_DIR=$PWD/$OUT/nccl
+    NCCL_DIR=$OUT/nccl
     mkdir -p "$NCCL_DIR/lib"
     ln -sfn "$py/include" "$NCCL_DIR/include"
     ln -sf "$py/lib/libnccl.so.2" "$NCCL_DIR/lib/libnccl.so"
     ln -sf "$py/lib/libnccl.so.2" "$NCCL_DIR/lib/libnccl.so.2"
-    export LD_LIBRARY_PATH="$NCCL_DIR/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   fi
 fi
+export LD_LIBRARY_PATH="$NCCL_DIR/lib:$NCCL_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-# --- build ---
-say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): $(nvidia-smi -L 2>/dev/null | head -n 4 | tr '\n' ' ')"
-if ! { ./configure --with-cuda="$CUDA_DIR" --with-nccl="$NCCL_DIR" && make -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
-  say "FAIL build (see $OUT/build.log):"
-  tail -n 15 "$OUT/build.log" | tee -a "$REPORT"
-  exit 3
-fi
-grep -E '^(cuda|nccl|hwloc|json):' "$OUT/build.log" | sed 's/^/  /' | tee -a "$REPORT"
+# left: seconds of the call's budget still unspent
+left() { echo $((BUDGET - ($(date +%s) - START))); }
 
-# step NAME EXPECTED-STATUS COMMAND...: runs it (output in $OUT/NAME.out),
-# PASS when it exits as expected and its table reports no wrong values
+# limit SECONDS: the step's own limit, cut to what the budget has left
+# (keeping 10 s to write the report); 0 when the step should not start
+limit() {
+  l=$(($(left) - 10))
+  [ "$l" -gt "$1" ] && l=$1
+  [ "$l" -lt 5 ] && l=0
+  echo "$l"
+}
+
+# step NAME EXPECTED-STATUS SECONDS COMMAND...: runs it within its limit
+# (output in $OUT/NAME.out), PASS when it exits as expected and its table
+# reports no wrong values
 step() {
-  name=$1 want=$2
-  shift 2
-  start=$(date +%s)
-  timeout 600 "$@" >"$OUT/$name.out" 2>&1
+  name=$1 want=$2 lim=$(limit "$3")
+  shift 3
+  if [ "$lim" -eq 0 ]; then
+    say "SKIP $name (budget: $(left) s of $BUDGET s left)"
+    return 1
+  fi
+  t0=$(date +%s)
+  timeout -k 5 "$lim" "$@" >"$OUT/$name.out" 2>&1
   rc=$?
-  secs=$(($(date +%s) - start))
+  secs=$(($(date +%s) - t0))
   wrong=$(awk '/^# Out of bounds values/ {print $7}' "$OUT/$name.out")
   if [ "$rc" -eq "$want" ] && [ "${wrong:-0}" = 0 ]; then
     say "PASS $name (exit $rc, ${secs} s)"
     return 0
   fi
-  say "FAIL $name (exit $rc, wanted $want; wrong values ${wrong:-none reported}; ${secs} s; see $OUT/$name.out)"
+  late=
+  [ "$rc" -eq 124 ] && late=" (its limit, ${lim} s)"
+  say "FAIL $name (exit $rc$late, wanted $want; wrong values ${wrong:-none reported}; ${secs} s; see $OUT/$name.out)"
   tail -n 5 "$OUT/$name.out" | sed 's/^/    /' | tee -a "$REPORT"
   FAILED=$((FAILED + 1))
   return 1
@@ -126,75 +163,116 @@ figures() {
     "$OUT/$1.out" | sort | tee -a "$REPORT"
 }
 
-NCCL="./collbench --backend nccl --mem device --op all --check 1 --max-time 0.3"
-step probe 0 mpirun -np 1 ./collbench --probe --json "$OUT/probe.jsonl" &&
-  { grep -E '^  GPUs: [1-9]' "$OUT/probe.out" >/dev/null || {
-    say "FAIL probe: the summary shows no GPU"
+build() {
+  step build 0 300 sh -c "./configure --with-cuda='$CUDA_DIR' --with-nccl='$NCCL_DIR' && make -j$(nproc)" ||
+    exit 3
+  grep -E '^(cuda|nccl|cublas|hwloc|json):' "$OUT/build.out" | sed 's/^/  /' | tee -a "$REPORT"
+}
+
+part_basics() {
+  say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), budget $BUDGET s, parts: $PARTS"
+  say "  GPUs:   $(nvidia-smi -L 2>/dev/null | head -n 4 | tr '\n' ' ')"
+  say "  driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+  say "  CUDA:   $("$CUDA_DIR/bin/nvcc" --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p') (nvcc in $CUDA_DIR)"
+  say "  NCCL:   $(awk '/#define NCCL_(MAJOR|MINOR|PATCH) / {v = v (v ? "." : "") $3} END {print v}' \
+    "$NCCL_DIR/include/nccl.h" 2>/dev/null) ($NCCL_DIR)"
+  say "  MPI:    $(mpirun --version 2>&1 | head -n 1)"
+  step mpi-hostname 0 30 mpirun -np 2 hostname || {
+    say "gpu-check: mpirun cannot start 2 ranks: nothing else can run"
+    exit 3
+  }
+  build
+}
+
+part_nccl() {
+  nccl="./collbench --backend nccl --mem device --op all --check 1 --max-time 0.1 -f 4"
+  step probe 0 30 mpirun -np 1 ./collbench --probe --json "$OUT/probe.jsonl" &&
+    { grep -E '^  GPUs: [1-9]' "$OUT/probe.out" >/dev/null || {
+      say "FAIL probe: the summary shows no GPU"
+      FAILED=$((FAILED + 1))
+    }; }
+  sed -n 's/^  \(GPUs\|    GPU[0-9]\|RDMA NICs\)/  &/p' "$OUT/probe.out" | head -n 10 | tee -a "$REPORT"
+  step nccl-1 0 90 mpirun -np 1 $nccl -e 256M --json "$OUT/nccl-1.jsonl" && figures nccl-1
+  step share-2 0 90 mpirun -np 2 $nccl --share-gpu -e 64M --json "$OUT/share-2.jsonl" && figures share-2
+  step share-4 0 90 mpirun -np 4 $nccl --share-gpu -e 16M --json "$OUT/share-4.jsonl" && figures share-4
+  step graph 0 45 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --graph 10 \
+    -e 1M --json "$OUT/graph.jsonl" && figures graph
+}
+
+part_copy() {
+  if step copy 0 60 mpirun -np 1 ./collbench --op copy --json "$OUT/copy.jsonl"; then
+    awk '/^# copy_[a-z0-9_]+ on / { kind = $2; next }
+         kind != "" && /^  (GPU|host)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > best[kind]) best[kind] = $i + 0 }
+         END { for (k in best) printf "    %-14s best cell %.1f GB/s\n", k, best[k] }' \
+      "$OUT/copy.out" | sort | tee -a "$REPORT"
+  fi
+  if ompi_info --parsable --all 2>/dev/null | grep -q 'mpi_built_with_cuda_support:value:true'; then
+    step mpi-device 0 60 mpirun -np 2 ./collbench --backend mpi --mem device --op allreduce,allgather \
+      --share-gpu -e 16M && figures mpi-device
+  else
+    say "SKIP mpi-device: this Open MPI is not CUDA-aware (ompi_info: mpi_built_with_cuda_support false)"
+  fi
+}
+
+part_watchdog() {
+  # exit 3 is the expected outcome; the step's limit (60 s) is the bound
+  if step watchdog 3 60 env COLLBENCH_STALL_RANK=1 mpirun -np 2 ./collbench --backend nccl \
+    --mem device --share-gpu --op allreduce -b 1M -e 1M --timeout 10; then
+    say "  $(grep -m 1 -i 'timeout\|stuck\|did not' "$OUT/watchdog.out")"
+  fi
+}
+
+part_anchor() {
+  if ! mpicc -O2 -I"$NCCL_DIR/include" -I"$CUDA_DIR/include" scripts/nccl-allreduce-loop.c \
+    -L"$NCCL_DIR/lib" -L"$NCCL_DIR/lib64" -L"$CUDA_DIR/lib64" -Wl,-rpath,"$CUDA_DIR/lib64" \
+    -lnccl -lcudart -o "$OUT/nccl-allreduce-loop" >"$OUT/loop-build.log" 2>&1; then
+    say "FAIL anchor: scripts/nccl-allreduce-loop.c did not build (see $OUT/loop-build.log)"
     FAILED=$((FAILED + 1))
-  }; }
-sed -n 's/^  \(GPUs\|    GPU[0-9]\|RDMA NICs\)/  &/p' "$OUT/probe.out" | head -n 10 | tee -a "$REPORT"
-
-step nccl-1 0 mpirun -np 1 $NCCL -e 256M --json "$OUT/nccl-1.jsonl" && figures nccl-1
-step share-2 0 mpirun -np 2 $NCCL --share-gpu -e 64M --json "$OUT/share-2.jsonl" && figures share-2
-step share-4 0 mpirun -np 4 $NCCL --share-gpu -e 16M --json "$OUT/share-4.jsonl" && figures share-4
-step graph 0 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --graph 10 \
-  -e 1M --json "$OUT/graph.jsonl" && figures graph
-
-if step copy 0 mpirun -np 1 ./collbench --op copy --json "$OUT/copy.jsonl"; then
-  awk '/^# copy_[a-z0-9_]+ on / { kind = $2; next }
-       kind != "" && /^  (GPU|host)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > best[kind]) best[kind] = $i + 0 }
-       END { for (k in best) printf "    %-14s best cell %.1f GB/s\n", k, best[k] }' \
-    "$OUT/copy.out" | sort | tee -a "$REPORT"
-fi
-
-if ompi_info --parsable --all 2>/dev/null | grep -q 'mpi_built_with_cuda_support:value:true'; then
-  step mpi-device 0 mpirun -np 2 ./collbench --backend mpi --mem device --op allreduce,allgather \
-    --share-gpu -e 16M && figures mpi-device
-else
-  say "SKIP mpi-device: this Open MPI is not CUDA-aware (ompi_info: mpi_built_with_cuda_support false)"
-fi
-
-start=$(date +%s)
-COLLBENCH_STALL_RANK=1 timeout 300 mpirun -np 2 ./collbench --backend nccl --mem device --share-gpu \
-  --op allreduce -b 1M -e 1M --timeout 10 >"$OUT/watchdog.out" 2>&1
-rc=$?
-secs=$(($(date +%s) - start))
-if [ "$rc" -eq 3 ] && [ "$secs" -le 90 ]; then
-  say "PASS watchdog (exit 3 after ${secs} s): $(grep -m 1 -i 'timeout\|stuck' "$OUT/watchdog.out")"
-else
-  say "FAIL watchdog (exit $rc after ${secs} s; wanted 3 within 90 s; see $OUT/watchdog.out)"
-  FAILED=$((FAILED + 1))
-fi
-
-# --- the independent check: a plain ncclAllReduce loop ---
-if mpicc -O2 -I"$NCCL_DIR/include" -I"$CUDA_DIR/include" scripts/nccl-allreduce-loop.c \
-  -L"$NCCL_DIR/lib" -L"$NCCL_DIR/lib64" -L"$CUDA_DIR/lib64" -Wl,-rpath,"$CUDA_DIR/lib64" -lnccl -lcudart -o "$OUT/nccl-allreduce-loop" >"$OUT/loop-build.log" 2>&1; then
-  say "anchor: collbench allreduce (float, out of place, median) vs a plain ncclAllReduce loop (mean of 100)"
+    return
+  fi
+  say "anchor: collbench allreduce (float, out of place) vs a plain ncclAllReduce loop (mean of 100)"
   for np in 1 2; do
     for size in 1048576 268435456; do
       share=
       [ "$np" -gt 1 ] && share=--share-gpu
-      SHARE_GPU=1 mpirun -np $np "$OUT/nccl-allreduce-loop" $size 100 >"$OUT/loop-$np-$size.out" 2>&1
-      loop=$(awk 'NF == 2 && $1 + 0 > 0 {print $1}' "$OUT/loop-$np-$size.out" | tail -n 1)
-      mpirun -np $np ./collbench --backend nccl --mem device --op allreduce -b $size -e $size $share \
-        --max-time 2 >"$OUT/anchor-$np-$size.out" 2>&1
-      cb=$(awk '/^ +[0-9]+ / {print $6}' "$OUT/anchor-$np-$size.out" | tail -n 1)
+      n=$np-$size
+      step loop-$n 0 30 env SHARE_GPU=1 mpirun -np $np "$OUT/nccl-allreduce-loop" $size 100 || continue
+      step anchor-$n 0 30 mpirun -np $np ./collbench --backend nccl --mem device --op allreduce \
+        -b $size -e $size $share --max-time 2 || continue
+      loop=$(awk 'NF == 2 && $1 + 0 > 0 {print $1}' "$OUT/loop-$n.out" | tail -n 1)
+      cb=$(awk '/^ +[0-9]+ / {print $6}' "$OUT/anchor-$n.out" | tail -n 1)
       if [ -z "$loop" ] || [ -z "$cb" ]; then
-        say "FAIL anchor-$np-$size: no figure (see $OUT/loop-$np-$size.out, $OUT/anchor-$np-$size.out)"
+        say "FAIL anchor-$n: no figure (see $OUT/loop-$n.out, $OUT/anchor-$n.out)"
         FAILED=$((FAILED + 1))
         continue
       fi
       diff=$(awk -v a="$cb" -v b="$loop" 'BEGIN { printf "%+.1f", (a - b) / b * 100 }')
       verdict=PASS
       awk -v d="$diff" 'BEGIN { exit !(d > 3 || d < -3) }' && verdict=FAIL && FAILED=$((FAILED + 1))
-      say "$verdict anchor-$np-$size: $np rank(s), $size B: collbench $cb us, loop $loop us, difference $diff%"
+      say "$verdict anchor-$n: $np rank(s), $size B: collbench $cb us, loop $loop us, difference $diff%"
     done
   done
-else
-  say "FAIL anchor: scripts/nccl-allreduce-loop.c did not build (see $OUT/loop-build.log)"
-  FAILED=$((FAILED + 1))
-fi
+}
 
-say "gpu-check: $FAILED step(s) failed; report in $REPORT"
+# make check's tests that touch the GPU must run here, not skip: count both
+part_tests() {
+  make -j"$(nproc)" build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t \
+    build/tests/test_engine_staging.t build/tests/test_cli.t >"$OUT/tests-build.out" 2>&1
+  step tests 0 240 prove -v --exec '' build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t \
+    build/tests/test_engine_staging.t build/tests/test_cli.t tests/nccl.t tests/fp8.t tests/probe.t \
+    tests/tune.t
+  ran=$(grep -c '^ok [0-9]*\( -\|$\)' "$OUT/tests.out")
+  skipped=$(grep -c '^ok [0-9]* # SKIP' "$OUT/tests.out")
+  say "  tests: $ran ok, $skipped skipped (these should be 0 on a GPU machine):"
+  grep '^ok [0-9]* # SKIP' "$OUT/tests.out" | sort | uniq -c | sort -rn | head -n 15 | sed 's/^/    /' |
+    tee -a "$REPORT"
+}
+
+for p in $PARTS; do
+  [ "$p" = basics ] || [ -x ./collbench ] || build
+  part_$p
+done
+
+say "gpu-check: $FAILED step(s) failed in $(($(date +%s) - START)) s; report in $REPORT"
 [ "$FAILED" -eq 0 ] || exit 1
 exit 0
