@@ -417,8 +417,9 @@ static int accept_file(struct cb_cli *cli, struct cb_error *err) {
       if (strcmp(t->checks[j].backend_name, c->backend_name) == 0 &&
           strcmp(t->checks[j].transport, c->transport) != 0)
         return cb_fail(err, CB_USAGE,
-                       "%s:%d: check '%s': backend %s takes one transport per run, and check "
-                       "'%s' asks for '%s'",
+                       "%s:%d: check '%s': backend %s takes one transport per run (it reads "
+                       "its environment once per process), and check '%s' asks for '%s'; put "
+                       "the checks of each transport in a file of their own",
                        t->path, c->line, c->name, c->backend_name, t->checks[j].name,
                        t->checks[j].transport);
   }

@@ -1,5 +1,6 @@
 /* The command line: defaults, a full option set, --sweep, and usage
  * errors that name the bad value. No MPI is started: parsing is pure. */
+#include <dirent.h>
 #include <string.h>
 
 #include "cli.h"
@@ -218,8 +219,30 @@ static void test_tune(void) {
      "--tune-reps 1 refused: a median needs repeats");
 }
 
+/* Every shipped preset passes --accept's validation before MPI starts (one
+ * transport per backend and run, transports the backend has), not only the
+ * parser: a preset a user cannot run is a broken promise. */
+static void test_presets_accept(void) {
+  DIR *d = opendir("topologies");
+  if (!ok(d != NULL, "topologies/ readable (run from the repository root)"))
+    return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
+      continue;
+    char path[512];
+    snprintf(path, sizeof path, "topologies/%s", e->d_name);
+    struct cb_cli cli;
+    struct cb_error err;
+    ok(PARSE(&cli, &err, "--accept", path) == CB_OK, "--accept %s is accepted (%s)", path, err.msg);
+  }
+  closedir(d);
+}
+
 int main(void) {
   test_defaults();
+  test_presets_accept();
   test_full();
   test_sweep();
   test_errors();
