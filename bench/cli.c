@@ -146,7 +146,7 @@ void cb_cli_usage(FILE *out) {
         "                           median's 95% CI is within --precision, or --max-time)\n"
         "      --precision P        relative CI half-width, e.g. 1% or 0.01 (default 1%)\n"
         "      --max-time SEC       wall-clock budget per size (both variants, checks\n"
-        "                           included) in auto mode (default 1)\n"
+        "                           included) in auto mode (default 1; 0.2 with --sweep)\n"
         "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
         "                           one, more while they take under 2 ms)\n"
         "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"
@@ -601,7 +601,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   cb_settings_defaults(&cli->settings);
   cb_tune_options_defaults(&cli->tune);
   struct cb_settings *s = &cli->settings;
-  int op_given = 0, backend_given = 0, factor_given = 0, mem_given = 0;
+  int op_given = 0, backend_given = 0, factor_given = 0, mem_given = 0, max_time_given = 0;
   const char *tune_only = NULL, *model_config = NULL; /* the first --tune option seen */
   /* 0, not 1: glibc, musl and the BSDs then also drop the rest of an
    * option group ("-Zh") an earlier call stopped in, which they would
@@ -619,6 +619,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (c == ':')
       return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
     op_given |= c == OPT_OP;
+    max_time_given |= c == OPT_MAX_TIME;
     backend_given |= c == OPT_BACKEND;
     if (c > OPT_TUNE && c < OPT_TUNE_END && !tune_only)
       tune_only = argv[prev];
@@ -680,6 +681,10 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     cli->tune.backend = name;
   }
   if (cli->sweep) {
+    /* A sweep visits some 250 rows; 1 s each would take minutes wherever
+     * the machine is too noisy to reach --precision early. */
+    if (!max_time_given)
+      s->max_time = CB_SWEEP_MAX_TIME;
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NOPS; s->nops++)
         s->ops[s->nops] = s->nops;

@@ -34,6 +34,10 @@ struct series_ctx {
   struct cb_pattern_access access;
   int staged;     /* through host copies in buf.staging */
   double started; /* the run's start, for progress */
+  /* sizes of this series whose CI stayed wider than --precision */
+  char imprecise[384];
+  int nimprecise;
+  double worst_ci; /* the widest of those, relative to the median */
 };
 
 #define EACH_SINK(sc, method, ...)                                                                 \
@@ -279,6 +283,18 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   struct cb_timing t;
   if (cb_measure_run(&m, &t, err))
     return err->status;
+  if (!t.precise && t.stats.median > 0) {
+    double rel = t.stats.ci95 / t.stats.median;
+    size_t used = strlen(sc->imprecise);
+    if (used + 40 < sizeof sc->imprecise)
+      snprintf(sc->imprecise + used, sizeof sc->imprecise - used, "%s%s%s",
+               sc->nimprecise ? ", " : "", size, inplace ? " (in place)" : "");
+    else if (used + 5 < sizeof sc->imprecise && sc->imprecise[used - 1] != '.')
+      strcat(sc->imprecise, ", ...");
+    sc->nimprecise++;
+    if (rel > sc->worst_ci)
+      sc->worst_ci = rel;
+  }
   long wrong = -1;
   struct cb_op_args checked = a;
   checked.window = 1; /* one message proves the path; a window only costs time */
@@ -406,6 +422,18 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
     sc->sum->rows++;
     EACH_SINK(sc, row, &row, err);
   }
+  /* Said, not hidden: where the machine was too noisy for --precision
+   * within --max-time, the figures are less certain than asked. */
+  if (sc->nimprecise &&
+      note(sc, err,
+           "%s: the 95%% CI of the median stayed wider than --precision %.3g%% within "
+           "--max-time at %d size%s (up to %.1f%%): %s",
+           op->name, 100 * sc->s->precision, sc->nimprecise, sc->nimprecise == 1 ? "" : "s",
+           100 * sc->worst_ci, sc->imprecise))
+    return err->status;
+  sc->imprecise[0] = '\0';
+  sc->nimprecise = 0;
+  sc->worst_ci = 0;
   EACH_SINK(sc, series_end, &series, err);
   return CB_OK;
 }

@@ -43,6 +43,9 @@ struct cb_settings {
   long graph; /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
 };
 
+/* --max-time per size when --sweep runs and none is given (seconds). */
+#define CB_SWEEP_MAX_TIME 0.2
+
 /* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */
 void cb_settings_defaults(struct cb_settings *s);
 
