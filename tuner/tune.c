@@ -383,6 +383,13 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
            t->o.comm->kind == CB_SPACE_NCCL ? "from NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_CTAS"
                                             : "through MPI_T",
            cb_config_format(t->o.comm->kind, &cfg[0], c, sizeof c));
+    /* a list or '^' stays in effect whenever NCCL chooses (nccl_choice.h) */
+    if (t->o.comm->kind == CB_SPACE_NCCL && t->launch_algo && cfg[0].algorithm == 0)
+      printf("# NCCL's choice of algorithm is within NCCL_ALGO='%s', as launched\n",
+             t->launch_algo);
+    if (t->o.comm->kind == CB_SPACE_NCCL && t->launch_proto && cfg[0].protocol == 0)
+      printf("# NCCL's choice of protocol is within NCCL_PROTO='%s', as launched\n",
+             t->launch_proto);
     fflush(stdout);
   }
 
