@@ -6,7 +6,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: --tune is disabled"
   exit 0
 fi
-plan 44
+plan 48
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
@@ -166,7 +166,11 @@ if ! ./collbench --list 2>&1 | grep -q '^  nccl *usable'; then
   [ $STATUS -eq 2 ] && grep -q 'nccl: no usable GPU\|without CUDA\|unknown backend' "$TMP/err"
   ok $? "--tune --backend nccl without a GPU exits 2 saying why (got $STATUS)"
   for what in "2 ranks --share-gpu: --tune on NCCL writes NCCL_* settings" \
-    "--plugin-out: per-size rules for NCCL's example tuner"; do
+    "--plugin-out: per-size rules for NCCL's example tuner" \
+    "--env-out names all-reduce only (NCCL_ALGO='allreduce:...')" \
+    "LL128 in the env file only with --plugin-out's checked results" \
+    "--tune-ctas under NCCL_MIN_CTAS exits 2 naming it" \
+    "an NCCL_ALGO NCCL would refuse exits 2 naming it"; do
     TESTS_RUN=$((TESTS_RUN + 1))
     echo "ok $TESTS_RUN # SKIP no GPU: $what"
   done
@@ -181,4 +185,14 @@ grep -q '^# comm: nccl' "$TMP/out" && grep -q '^# ranks: 2 on 1 node(s); NCCL ' 
 ok $? "the env file names NCCL and holds the tuned settings"
 grep -Eq '^allreduce,0,[0-9]+,(tree|ring),(ll|ll128|simple),-1,2,2$' "$TMP/rules.csv"
 ok $? "--plugin-out: per-size rules for NCCL's example tuner, from 0 bytes"
+! grep -E "^export NCCL_(ALGO|PROTO)=" "$TMP/gpu.env" | grep -v "='allreduce:[A-Za-z0-9]*'$"
+ok $? "--env-out names all-reduce only (NCCL_ALGO='allreduce:...')"
+! grep -q "NCCL_PROTO='allreduce:LL128'" "$TMP/gpu.env" || grep -q ',ll128,' "$TMP/rules.csv"
+ok $? "LL128 in the env file only with --plugin-out's checked results"
+NCCL_MIN_CTAS=2 mpi 2 --tune --backend nccl --share-gpu --model tiny --tune-ctas 4
+[ $STATUS -eq 2 ] && grep -q "NCCL_MIN_CTAS='2'" "$TMP/err"
+ok $? "--tune-ctas under NCCL_MIN_CTAS exits 2 naming it (got $STATUS)"
+NCCL_ALGO='tree;ring' mpi 2 --tune --backend nccl --share-gpu --model tiny
+[ $STATUS -eq 2 ] && grep -q "NCCL_ALGO='tree;ring'" "$TMP/err"
+ok $? "an NCCL_ALGO NCCL would refuse exits 2 naming it (got $STATUS)"
 finish

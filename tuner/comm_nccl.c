@@ -1,9 +1,10 @@
 /* The overlap engine's GPU communication backend: ncclAllReduce on a stream
  * of its own. A bucket's all-reduce waits (an event) for the point of the
  * compute stream where its last gradient was enqueued, so it overlaps the
- * rest of backward as DDP's does. Each configuration is its own
- * communicator: NCCL reads NCCL_ALGO and NCCL_PROTO at communicator init,
- * and the CTA count goes in through ncclConfig_t (REFERENCE.md section 2). */
+ * rest of backward as DDP's does. Each (algorithm, protocol, CTAs) is its
+ * own communicator, shared by the bucket sizes (setting_cache.h): NCCL
+ * reads NCCL_ALGO and NCCL_PROTO at communicator init, and the CTA count
+ * goes in through ncclConfig_t (REFERENCE.md section 2). */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "comm.h"
 #include "kernels/model.h"
+#include "nccl_choice.h"
 #include "plugin.h"
 #include "watchdog.h"
 
@@ -23,6 +25,10 @@ struct nccl_comm {
   ncclDataType_t dtype;
   ncclComm_t running; /* the communicator of the all-reduces in flight */
   char where[320];
+  /* the user's NCCL_ALGO/NCCL_PROTO at launch and what they leave
+   * all-reduce (nccl_choice.h; tune.c refused values NCCL would refuse) */
+  char *launch_algo, *launch_proto;
+  int algo_index, proto_index;
 };
 
 static int cuda_failed(const struct nccl_comm *c, const char *call, cudaError_t e,
@@ -31,10 +37,13 @@ static int cuda_failed(const struct nccl_comm *c, const char *call, cudaError_t 
                  cudaGetErrorString(e), (int)e);
 }
 
+/* NCCL's own text too: ncclGetLastError ignores its argument and returns
+ * the process-wide last WARN (init.cc), so NULL is as good as a comm and
+ * works when there is none yet. Fetched here, before anything else can
+ * call NCCL and replace it. */
 static int nccl_failed(const struct nccl_comm *c, const char *call, ncclResult_t r,
                        struct cb_error *err) {
-  return cb_fail(err, CB_RUNTIME, "%s: --tune nccl: %s failed: %s (%d)", c->where, call,
-                 ncclGetErrorString(r), (int)r);
+  return cb_nccl_fail(err, c->where, call, (int)r, ncclGetErrorString(r), ncclGetLastError(NULL));
 }
 
 static const ncclDataType_t nccl_dtypes[CB_MODEL_NDTYPES] = {
@@ -52,20 +61,18 @@ static int nccl_init(const struct cb_cluster *cl, const struct cb_comm_setup *se
   c->compute = setup->stream;
   c->dtype = nccl_dtypes[setup->dtype];
   snprintf(c->where, sizeof c->where, "rank %d (%s)", cl->rank, cl->hostname);
+  const char *algo = getenv("NCCL_ALGO"), *proto = getenv("NCCL_PROTO");
+  c->launch_algo = algo ? strdup(algo) : NULL;
+  c->launch_proto = proto ? strdup(proto) : NULL;
+  if (cb_nccl_launch_index("NCCL_ALGO", algo, cb_nccl_algo_env, CB_NCCL_NALGOS, &c->algo_index,
+                           err) ||
+      cb_nccl_launch_index("NCCL_PROTO", proto, cb_nccl_proto_env, CB_NCCL_NPROTOS, &c->proto_index,
+                           err))
+    return err->status;
   cudaError_t e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess)
     e = cudaEventCreateWithFlags(&c->ready, cudaEventDisableTiming);
   return e == cudaSuccess ? CB_OK : cuda_failed(c, "cudaStreamCreate/cudaEventCreate", e, err);
-}
-
-/* A name from NCCL's table as 1 + its index; 0 when unset or not a single
- * name (a list like "allreduce:tree;^ring" is NCCL's to read). */
-static int env_index(const char *name, const char *const *table, int n) {
-  const char *v = getenv(name);
-  for (int i = 0; v && i < n; i++)
-    if (!strcasecmp(v, table[i]))
-      return i + 1;
-  return 0;
 }
 
 static void nccl_tunable(void *ctx, int *yes, char *why, size_t len) {
@@ -73,14 +80,16 @@ static void nccl_tunable(void *ctx, int *yes, char *why, size_t len) {
   *yes = 1;
   snprintf(why, len,
            "NCCL_ALGO x NCCL_PROTO (pruned to the pairs NCCL runs here) x CTAs (ncclConfig_t) x "
-           "bucket, a new communicator per configuration");
+           "bucket, a communicator per (algorithm, protocol, CTAs) shared by the buckets");
 }
 
+/* A list or '^' exclusion is launch setting 0 (NCCL's choice), measured
+ * with the user's value kept (nccl_open). */
 static void nccl_launch(void *ctx, struct cb_tune_config *cfg) {
-  (void)ctx;
+  struct nccl_comm *c = ctx;
   memset(cfg, 0, sizeof *cfg);
-  cfg->algorithm = env_index("NCCL_ALGO", cb_nccl_algo_env, CB_NCCL_NALGOS);
-  cfg->protocol = env_index("NCCL_PROTO", cb_nccl_proto_env, CB_NCCL_NPROTOS);
+  cfg->algorithm = c->algo_index;
+  cfg->protocol = c->proto_index;
   const char *ctas = getenv("NCCL_MIN_CTAS"), *max = getenv("NCCL_MAX_CTAS");
   if (ctas && max && !strcmp(ctas, max))
     cfg->ctas = atoi(ctas);
@@ -94,13 +103,13 @@ static void nccl_version(void *ctx, char *buf, size_t len) {
   snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
 }
 
-/* Sets (or, for 0, removes) one variable for the next communicator and
- * returns the value it had, to put back. */
-static char *swap_env(const char *name, int index, const char *const *table) {
+/* Sets (or removes) one variable for the next communicator and returns
+ * the value it had, to put back. */
+static char *swap_env(const char *name, const char *value) {
   const char *old = getenv(name);
   char *saved = old ? strdup(old) : NULL;
-  if (index > 0)
-    setenv(name, table[index - 1], 1);
+  if (value)
+    setenv(name, value, 1);
   else
     unsetenv(name);
   return saved;
@@ -129,8 +138,10 @@ static int nccl_open(void *ctx, const struct cb_tune_config *cfg, void **setting
   config.blocking = 1;
   if (cfg->ctas > 0)
     config.minCTAs = config.maxCTAs = cfg->ctas;
-  char *algo = swap_env("NCCL_ALGO", cfg->algorithm, cb_nccl_algo_env);
-  char *proto = swap_env("NCCL_PROTO", cfg->protocol, cb_nccl_proto_env);
+  char *algo = swap_env("NCCL_ALGO", cb_nccl_measure_value(c->launch_algo, c->algo_index,
+                                                           cfg->algorithm, cb_nccl_algo_env));
+  char *proto = swap_env("NCCL_PROTO", cb_nccl_measure_value(c->launch_proto, c->proto_index,
+                                                             cfg->protocol, cb_nccl_proto_env));
   ncclComm_t *comm = malloc(sizeof *comm);
   cb_watchdog_arm("--tune nccl communicator setup (ncclCommInitRankConfig)");
   r = comm ? ncclCommInitRankConfig(comm, cl->nranks, id, cl->rank, &config) : ncclSystemError;
@@ -194,6 +205,8 @@ static void nccl_finalize(void *ctx) {
     cudaEventDestroy(c->ready);
   if (c->stream)
     cudaStreamDestroy(c->stream);
+  free(c->launch_algo);
+  free(c->launch_proto);
   free(c);
 }
 

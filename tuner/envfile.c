@@ -17,7 +17,7 @@ int cb_env_value_ok(const char *value) {
     return 0;
   for (const char *p = value; *p; p++)
     if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-          strchr("._,:/+-", *p)))
+          strchr("._,:/+-;^", *p)))
       return 0;
   return 1;
 }

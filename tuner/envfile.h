@@ -15,7 +15,8 @@ struct cb_env_var {
 /* A shell variable name: [A-Za-z_][A-Za-z0-9_]*. */
 int cb_env_name_ok(const char *name);
 /* A value that is safe inside single quotes and plain: letters, digits
- * and . _ , : / + - only (no quote, no newline, no expansion). */
+ * and . _ , : / + - ; ^ only (no quote, no newline, no expansion; ; and ^
+ * for NCCL's "^NVLS;allreduce:Ring" form, literal inside the quotes). */
 int cb_env_value_ok(const char *value);
 /* Writes "# TEXT\n" with every control character made a '?', so text from
  * hostnames or the command line cannot end the comment. */

@@ -32,10 +32,13 @@ int cb_overlap_init(struct cb_overlap *o, const struct cb_cluster *cl, const str
   rc = cb_cluster_agree(cl, comm->init(cl, &setup, &o->mctx, err));
   if (rc != CB_OK)
     return cb_fail(err, rc, "a rank could not start its communication backend");
+  cb_setting_cache_init(&o->settings, comm->open, comm->close, o->mctx);
   return CB_OK;
 }
 
 void cb_overlap_free(struct cb_overlap *o) {
+  if (o->settings.open)
+    cb_setting_cache_free(&o->settings);
   if (o->mctx)
     o->comm->finalize(o->mctx);
   if (o->cctx)
@@ -54,12 +57,11 @@ int cb_overlap_prepare(struct cb_overlap *o, const struct cb_tune_config *cfg,
     return cb_fail(err, CB_RUNTIME, "out of memory for buckets");
   p->nbuckets =
       cb_buckets_assign(o->tensor_elems, o->ntensors, o->elem_size, cfg->bucket_bytes, p->buckets);
-  return o->comm->open(o->mctx, cfg, &p->setting, err);
+  return cb_setting_acquire(&o->settings, cfg, &p->setting, err);
 }
 
 void cb_overlap_release(struct cb_overlap *o, struct cb_prepared *p) {
-  if (p->setting)
-    o->comm->close(o->mctx, p->setting);
+  cb_setting_release(&o->settings, p->setting);
   free(p->buckets);
   memset(p, 0, sizeof *p);
 }

@@ -11,6 +11,7 @@
 #include "comm.h"
 #include "kernels/compute.h"
 #include "search.h"
+#include "setting_cache.h"
 #include "stats.h"
 
 enum cb_phase { CB_PHASE_COMPUTE, CB_PHASE_COMM, CB_PHASE_STEP, CB_NPHASES };
@@ -23,6 +24,8 @@ struct cb_overlap {
   void *cctx;
   const struct cb_comm *comm;
   void *mctx;
+  /* communicators shared across bucket sizes (setting_cache.h: the bound) */
+  struct cb_setting_cache settings;
   size_t *tensor_elems; /* [ntensors], ready order */
   int ntensors;
   size_t elem_size; /* bytes of one gradient element, as communicated */

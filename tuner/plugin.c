@@ -23,9 +23,30 @@ int cb_plugin_coll_ok(const char *coll) {
   return 0;
 }
 
+#define LL128 1 /* index in cb_nccl_proto_env */
+
 static int usable(const struct cb_plugin_point *p) {
   return cb_plugin_coll_ok(p->coll) && p->algo >= 0 && p->algo < CB_NCCL_NALGOS && p->proto >= 0 &&
-         p->proto < CB_NCCL_NPROTOS && p->time_us > 0;
+         p->proto < CB_NCCL_NPROTOS && p->time_us > 0 && (p->proto != LL128 || p->checked);
+}
+
+int cb_plugin_unproven_ll128(const struct cb_plugin_point *pts, int n) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    k += pts[i].proto == LL128 && !pts[i].checked;
+  return k;
+}
+
+int cb_plugin_ll128_proven(const struct cb_plugin_point *pts, int n, const char *coll, int algo) {
+  int seen = 0;
+  for (int i = 0; i < n; i++)
+    if (pts[i].proto == LL128 && (algo < 0 || pts[i].algo == algo) && pts[i].coll &&
+        !strcmp(pts[i].coll, coll)) {
+      if (!pts[i].checked)
+        return 0;
+      seen = 1;
+    }
+  return seen;
 }
 
 /* The point of (coll, bytes, algo, proto), or NULL. */

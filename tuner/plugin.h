@@ -28,6 +28,7 @@ struct cb_plugin_point {
   int algo, proto;
   double time_us, ci95_us; /* median and the half-width of its 95% CI */
   int channels;            /* what NCCL ran it on (its TUNING log); 0 unknown */
+  int checked;             /* its results were checked on this run and none was wrong */
 };
 
 struct cb_plugin_rule {
@@ -39,6 +40,17 @@ struct cb_plugin_rule {
 
 /* Whether the plugin knows the collective (alltoall and p2p it does not). */
 int cb_plugin_coll_ok(const char *coll);
+
+/* LL128 is a candidate only where this run checked its results: NCCL's
+ * docs warn that forcing LL128 where NCCL does not enable it itself can
+ * corrupt data, and a rule forces it (space.c's pruning knows only the
+ * compute capability, not the paths NCCL checks). How many LL128 points
+ * are left out for that: */
+int cb_plugin_unproven_ll128(const struct cb_plugin_point *pts, int n);
+/* Whether this run proved LL128 for `coll` with 0-based algorithm `algo`
+ * (-1: every algorithm measured with it): measured, and every such point
+ * checked. */
+int cb_plugin_ll128_proven(const struct cb_plugin_point *pts, int n, const char *coll, int algo);
 
 /* The fastest (algorithm, protocol) per collective and size; a neighbour
  * size's winner is kept when it is within the noise (the two medians'

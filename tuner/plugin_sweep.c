@@ -32,8 +32,9 @@ static int capture_row(void *state, const struct cb_row *row, struct cb_error *e
       return cb_fail(err, CB_RUNTIME, "--plugin-out: out of memory");
     c->pts = p, c->cap = cap;
   }
-  c->pts[c->n++] = (struct cb_plugin_point){c->coll,    r->bytes,   c->algo,         c->proto,
-                                            r->time_us, r->ci95_us, r->nccl_channels};
+  c->pts[c->n++] =
+      (struct cb_plugin_point){c->coll,    r->bytes,         c->algo,      c->proto, r->time_us,
+                               r->ci95_us, r->nccl_channels, r->wrong == 0 /* -1: not checked */};
   c->wrong += r->wrong > 0 ? r->wrong : 0;
   return CB_OK;
 }
@@ -51,18 +52,29 @@ static int sweep_pair(const struct cb_cluster *cl, const struct cb_settings *bas
   s.nredops = 1, s.redops[0] = CB_SUM;
   if (s.check < 1)
     s.check = 1; /* a forced pair must prove its results */
+  /* the user's values come back afterwards (--env-out reads them) */
+  const char *a = getenv("NCCL_ALGO"), *p = getenv("NCCL_PROTO");
+  char *algo = a ? strdup(a) : NULL, *proto = p ? strdup(p) : NULL;
   setenv("NCCL_ALGO", cb_nccl_algo_env[c->algo], 1);
   setenv("NCCL_PROTO", cb_nccl_proto_env[c->proto], 1);
   struct cb_sink sink = {.state = c, .row = capture_row};
   struct cb_summary sum = {0};
   int rc = cb_engine_run(cl, &s, ri, &sink, cl->rank == 0, &sum, err);
-  unsetenv("NCCL_ALGO");
-  unsetenv("NCCL_PROTO");
+  if (algo)
+    setenv("NCCL_ALGO", algo, 1);
+  else
+    unsetenv("NCCL_ALGO");
+  if (proto)
+    setenv("NCCL_PROTO", proto, 1);
+  else
+    unsetenv("NCCL_PROTO");
+  free(algo), free(proto);
   return rc;
 }
 
 struct rules_file {
   const char *const *comments;
+  int ncomments;
   const struct cb_plugin_rule *rules;
   int nrules;
   const struct cb_nccl_view *view;
@@ -71,8 +83,8 @@ struct rules_file {
 
 static int write_rules_file(void *state, FILE *f) {
   const struct rules_file *r = state;
-  return cb_plugin_write(f, r->comments, 4, r->rules, r->nrules, r->view->nnodes, r->view->nranks,
-                         r->err);
+  return cb_plugin_write(f, r->comments, r->ncomments, r->rules, r->nrules, r->view->nnodes,
+                         r->view->nranks, r->err);
 }
 
 static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
@@ -82,8 +94,8 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
   int nrules = cb_plugin_rules(pts, n, rules, (int)(sizeof rules / sizeof rules[0]));
   if (nrules < 0)
     return cb_fail(err, CB_RUNTIME, "--plugin-out %s: no collective measured", path);
-  char lines[4][512], when[40];
-  const char *comments[4] = {lines[0], lines[1], lines[2], lines[3]};
+  char lines[5][512], when[40];
+  const char *comments[5] = {lines[0], lines[1], lines[2], lines[3], lines[4]};
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);
@@ -101,7 +113,12 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
            path);
   snprintf(lines[3], sizeof lines[3], "rules match only communicators of %d nodes and %d ranks",
            v->nnodes, v->nranks);
-  struct rules_file file = {comments, rules, nrules, v, err};
+  int unproven = cb_plugin_unproven_ll128(pts, n);
+  snprintf(lines[4], sizeof lines[4],
+           "%d LL128 measurements left out: their results were not checked on this run, and "
+           "forcing LL128 where NCCL does not enable it itself can corrupt data",
+           unproven);
+  struct rules_file file = {comments, unproven ? 5 : 4, rules, nrules, v, err};
   if (cb_replace_write(path, "--plugin-out", write_rules_file, &file, err))
     return err->status;
   printf("# --plugin-out: %d rules from %d measured points\n", nrules, n);
@@ -114,7 +131,8 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
 }
 
 int cb_plugin_sweep(const struct cb_cluster *cl, const struct cb_settings *s, const char *path,
-                    int argc, char **argv, struct cb_error *err) {
+                    int argc, char **argv, unsigned char ll128_proven[CB_NCCL_ALGOS],
+                    struct cb_error *err) {
   static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "broadcast"};
   struct cb_nccl_view v = cb_tune_nccl_view(cl, s);
   struct cb_run_info ri;
@@ -157,6 +175,9 @@ int cb_plugin_sweep(const struct cb_cluster *cl, const struct cb_settings *s, co
   if (rc == CB_OK && pairs == 0)
     rc = cb_fail(err, CB_USAGE, "--plugin-out: no (algorithm, protocol) pair runs on %d rank(s)",
                  cl->nranks);
+  for (int a = 0; a < CB_NCCL_ALGOS; a++)
+    ll128_proven[a] =
+        rc == CB_OK && !wrong && cb_plugin_ll128_proven(all, nall, "allreduce", a - 1);
   if (rc == CB_OK && cl->rank == 0) {
     if (wrong)
       rc = cb_fail(err, CB_FAILED,

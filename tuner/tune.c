@@ -8,6 +8,7 @@
 
 #include "envfile.h"
 #include "gpu.h"
+#include "nccl_choice.h"
 #include "output/replace.h"
 #include "overlap.h"
 #include "plugin.h"
@@ -44,6 +45,13 @@ struct tuner {
   struct cb_trials trials; /* rank 0 */
   int batch;
   double flops;
+  /* what --env-out writes, kept past cb_overlap_free for after --plugin-out */
+  int done, kind;
+  struct cb_tune_config cfg[2];
+  struct cb_overlap_result res[2];
+  char version[256], where[32];
+  char *launch_algo, *launch_proto;          /* copies of NCCL_ALGO/NCCL_PROTO at launch */
+  unsigned char ll128_proven[CB_NCCL_ALGOS]; /* by --plugin-out's checked sweep */
 };
 
 static int is_root(const struct tuner *t) {
@@ -182,14 +190,29 @@ static const char *dtype_where(const struct tuner *t) {
   return buf;
 }
 
-static void config_vars(int kind, const struct cb_tune_config *c, char vals[4][32],
-                        struct cb_env_var *v, int *n) {
+/* The NCCL variables come from nccl_choice.c (per-collective form, LL128
+ * only when proven); its notes go into the header. */
+static void config_vars(const struct tuner *t, const struct cb_tune_config *c, char vals[4][32],
+                        struct cb_nccl_env_out *nccl, struct cb_env_var *v, int *n) {
   *n = 0;
-  if (kind == CB_SPACE_NCCL) { /* 0: NCCL's own choice, left unset */
-    if (c->algorithm > 0)
-      v[(*n)++] = (struct cb_env_var){"NCCL_ALGO", cb_nccl_algo_env[c->algorithm - 1]};
-    if (c->protocol > 0)
-      v[(*n)++] = (struct cb_env_var){"NCCL_PROTO", cb_nccl_proto_env[c->protocol - 1]};
+  memset(nccl, 0, sizeof *nccl);
+  if (t->kind == CB_SPACE_NCCL) {
+    int major = 0, minor = 0, patch = 0;
+    sscanf(t->version, "NCCL %d.%d.%d", &major, &minor, &patch);
+    struct cb_nccl_env_in in = {
+        .version = major * 10000 + minor * 100 + patch,
+        .algorithm = c->algorithm,
+        .protocol = c->protocol,
+        .launch_algo = t->launch_algo,
+        .launch_proto = t->launch_proto,
+        .launch_algo_index = t->cfg[0].algorithm,
+        .launch_proto_index = t->cfg[0].protocol,
+        .ll128_proven =
+            c->algorithm >= 0 && c->algorithm < CB_NCCL_ALGOS && t->ll128_proven[c->algorithm],
+    };
+    cb_nccl_env_vars(&in, nccl);
+    for (int i = 0; i < nccl->nvars; i++)
+      v[(*n)++] = nccl->vars[i];
     if (c->ctas > 0) {
       snprintf(vals[0], 32, "%d", c->ctas);
       v[(*n)++] = (struct cb_env_var){"NCCL_MIN_CTAS", vals[0]};
@@ -221,12 +244,13 @@ static int write_env_file(void *state, FILE *f) {
 
 /* Written to a temporary name and renamed: a failed run leaves any earlier
  * file whole. */
-static int write_env(const struct tuner *t, const char *path, const struct cb_tune_config *tuned,
-                     const struct cb_overlap_result *def, const struct cb_overlap_result *tun,
-                     const char *mpi, struct cb_error *err) {
+static int write_env(const struct tuner *t, const char *path, struct cb_error *err) {
   const struct cb_model *m = &t->opt->model;
+  const struct cb_tune_config *tuned = &t->cfg[1];
+  const struct cb_overlap_result *def = &t->res[0], *tun = &t->res[1];
+  const char *mpi = t->version;
   char lines[8][512], vals[4][32];
-  const char *comments[9];
+  const char *comments[8 + CB_NCCL_NOTES];
   int nc = 0;
   time_t now = time(NULL);
   struct tm tm;
@@ -241,7 +265,7 @@ static int write_env(const struct tuner *t, const char *path, const struct cb_tu
            mpi);
   snprintf(lines[3], sizeof lines[3],
            "model: %s (hidden %ld, layers %ld, heads %ld, seq %ld, batch %ld), %s", m->name,
-           m->hidden, m->layers, m->heads, m->seq, m->batch, dtype_where(t));
+           m->hidden, m->layers, m->heads, m->seq, m->batch, t->where);
   snprintf(lines[4], sizeof lines[4], "rho default %.4f +- %.4f, tuned %.4f +- %.4f",
            def->rho.median, def->rho.ci95, tun->rho.median, tun->rho.ci95);
   snprintf(lines[5], sizeof lines[5],
@@ -251,17 +275,20 @@ static int write_env(const struct tuner *t, const char *path, const struct cb_tu
   snprintf(lines[6], sizeof lines[6],
            "apply: source this file before mpirun;%s " BUCKET_VAR
            " is the gradient bucket size in bytes:",
-           t->o.comm->kind == CB_SPACE_NCCL ? " NCCL reads NCCL_* when a communicator is made."
-           : tuned->algorithm >= 0          ? " Open MPI reads OMPI_MCA_* at MPI_Init."
-                                            : "");
+           t->kind == CB_SPACE_NCCL ? " NCCL reads NCCL_* when a communicator is made."
+           : tuned->algorithm >= 0  ? " Open MPI reads OMPI_MCA_* at MPI_Init."
+                                    : "");
   snprintf(lines[7], sizeof lines[7],
            "PyTorch DDP(model, bucket_cap_mb=%.2f); collbench --tune "
            "reads it as the launch bucket size",
            (double)tuned->bucket_bytes / (1 << 20));
   for (int i = 0; i < 8; i++)
     comments[nc++] = lines[i];
+  struct cb_nccl_env_out nccl;
   struct env_file file = {comments, nc, {{0}}, 0, err};
-  config_vars(t->o.comm->kind, tuned, vals, file.vars, &file.nvars);
+  config_vars(t, tuned, vals, &nccl, file.vars, &file.nvars);
+  for (int i = 0; i < nccl.nnotes; i++)
+    comments[file.ncomments++] = nccl.notes[i];
   return cb_replace_write(path, "--env-out", write_env_file, &file, err);
 }
 
@@ -356,6 +383,13 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
            t->o.comm->kind == CB_SPACE_NCCL ? "from NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_CTAS"
                                             : "through MPI_T",
            cb_config_format(t->o.comm->kind, &cfg[0], c, sizeof c));
+    /* a list or '^' stays in effect whenever NCCL chooses (nccl_choice.h) */
+    if (t->o.comm->kind == CB_SPACE_NCCL && t->launch_algo && cfg[0].algorithm == 0)
+      printf("# NCCL's choice of algorithm is within NCCL_ALGO='%s', as launched\n",
+             t->launch_algo);
+    if (t->o.comm->kind == CB_SPACE_NCCL && t->launch_proto && cfg[0].protocol == 0)
+      printf("# NCCL's choice of protocol is within NCCL_PROTO='%s', as launched\n",
+             t->launch_proto);
     fflush(stdout);
   }
 
@@ -401,12 +435,13 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
     char json[2048];
     summary_json(&sr, cfg, res, 2, grad_bytes, t->cl->nranks, json, sizeof json);
     cb_trials_line(&t->trials, json);
-    if (opt->env_out) {
-      if (write_env(t, opt->env_out, &cfg[1], &res[0], &res[1], mpi, err))
-        return err->status;
-      printf("wrote %s\n", opt->env_out);
-    }
   }
+  /* --env-out is written after --plugin-out's sweep, whose checked results
+   * are the only proof of LL128 this run has */
+  t->done = 1, t->kind = t->o.comm->kind;
+  t->cfg[0] = cfg[0], t->cfg[1] = cfg[1], t->res[0] = res[0], t->res[1] = res[1];
+  snprintf(t->version, sizeof t->version, "%s", mpi);
+  snprintf(t->where, sizeof t->where, "%s", dtype_where(t));
   return CB_OK;
 }
 
@@ -476,6 +511,22 @@ static int make_space(const struct cb_cluster *cl, const struct cb_tune_options 
       (opt->protocols && cb_space_parse_protocols(opt->protocols, space, err)) ||
       (opt->ctas && cb_space_parse_ctas(opt->ctas, space, err)))
     return err->status;
+  /* launch values NCCL would refuse are refused here, before any step */
+  int index;
+  if (cb_nccl_launch_index("NCCL_ALGO", getenv("NCCL_ALGO"), cb_nccl_algo_env, CB_NCCL_NALGOS,
+                           &index, err) ||
+      cb_nccl_launch_index("NCCL_PROTO", getenv("NCCL_PROTO"), cb_nccl_proto_env, CB_NCCL_NPROTOS,
+                           &index, err))
+    return err->status;
+  /* Refused rather than cleared: NCCL reads them once per process and
+   * caches them (misc/param.cc), so clearing works only before the first
+   * communicator, and the launch settings would silently change */
+  const char *cta_var = opt->ctas ? cb_nccl_cta_env_set() : NULL;
+  if (cta_var)
+    return cb_fail(err, CB_USAGE,
+                   "--tune-ctas: %s='%s' is set, and NCCL lets it override or clamp "
+                   "ncclConfig_t's CTA count in every communicator: unset it to tune CTAs",
+                   cta_var, getenv(cta_var));
   struct cb_nccl_view v = cb_tune_nccl_view(cl, s);
   cb_nccl_prune("allreduce", &v, space->pair_ok);
   return CB_OK;
@@ -529,13 +580,24 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
     cb_trials_close(&t.trials);
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   }
+  /* copies: the tuner sets and restores both while measuring */
+  const char *algo = getenv("NCCL_ALGO"), *proto = getenv("NCCL_PROTO");
+  t.launch_algo = algo ? strdup(algo) : NULL;
+  t.launch_proto = proto ? strdup(proto) : NULL;
   rc = cb_overlap_init(&t.o, cl, &opt->model, compute, comm, threads, s->share_gpu, err);
   if (rc == CB_OK)
     rc = tune(&t, &space, err);
   cb_watchdog_stop();
   cb_overlap_free(&t.o);
   if (rc == CB_OK && opt->plugin_out)
-    rc = cb_plugin_sweep(cl, s, opt->plugin_out, argc, argv, err);
+    rc = cb_plugin_sweep(cl, s, opt->plugin_out, argc, argv, t.ll128_proven, err);
+  if (rc == CB_OK && t.done && opt->env_out && is_root(&t)) {
+    rc = write_env(&t, opt->env_out, err);
+    if (rc == CB_OK)
+      printf("wrote %s\n", opt->env_out);
+  }
   cb_trials_close(&t.trials);
+  free(t.launch_algo);
+  free(t.launch_proto);
   return rc;
 }

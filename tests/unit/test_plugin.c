@@ -7,21 +7,22 @@
 #include "tap.h"
 #include "tuner/plugin.h"
 
+/* the last field of a point: its results were checked (as the sweep's are) */
 enum { TREE = 0, RING = 1, LL = 0, LL128 = 1, SIMPLE = 2 };
 
 static void test_rules(void) {
   /* allreduce: tree/LL wins 1 KiB and 64 KiB, ring/LL128 wins 1 MiB, ring/Simple 64 MiB */
   struct cb_plugin_point pts[] = {
-      {"allreduce", 1024, TREE, LL, 10, 0.1, 2},
-      {"allreduce", 1024, RING, SIMPLE, 30, 0.1, 2},
-      {"allreduce", 65536, TREE, LL, 20, 0.1, 4},
-      {"allreduce", 65536, RING, SIMPLE, 40, 0.1, 4},
-      {"allreduce", 1 << 20, TREE, LL, 300, 1, 8},
-      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8},
-      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8},
-      {"allreduce", 64 << 20, RING, LL128, 900, 5, 32},
-      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5, 32},
-      {"alltoall", 1024, RING, SIMPLE, 5, 0, 1},
+      {"allreduce", 1024, TREE, LL, 10, 0.1, 2, 1},
+      {"allreduce", 1024, RING, SIMPLE, 30, 0.1, 2, 1},
+      {"allreduce", 65536, TREE, LL, 20, 0.1, 4, 1},
+      {"allreduce", 65536, RING, SIMPLE, 40, 0.1, 4, 1},
+      {"allreduce", 1 << 20, TREE, LL, 300, 1, 8, 1},
+      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 1},
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1},
+      {"allreduce", 64 << 20, RING, LL128, 900, 5, 32, 1},
+      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5, 32, 1},
+      {"alltoall", 1024, RING, SIMPLE, 5, 0, 1, 1},
   };
   struct cb_plugin_rule r[8];
   int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
@@ -42,10 +43,13 @@ static void test_rules(void) {
 static void test_noise(void) {
   /* 64 KiB: ring/LL128 is 1 us faster, but the CIs (+-2 us) overlap: LL stays */
   struct cb_plugin_point pts[] = {
-      {"allgather", 4096, RING, LL, 10, 0.5, 0},    {"allgather", 4096, RING, LL128, 14, 0.5, 0},
-      {"allgather", 65536, RING, LL, 21, 2, 0},     {"allgather", 65536, RING, LL128, 20, 2, 0},
-      {"allgather", 1 << 20, RING, LL, 200, 2, 0},  {"allgather", 1 << 20, RING, LL128, 100, 2, 0},
-      {"broadcast", 4096, RING, SIMPLE, 9, 0.1, 0},
+      {"allgather", 4096, RING, LL, 10, 0.5, 0, 1},
+      {"allgather", 4096, RING, LL128, 14, 0.5, 0, 1},
+      {"allgather", 65536, RING, LL, 21, 2, 0, 1},
+      {"allgather", 65536, RING, LL128, 20, 2, 0, 1},
+      {"allgather", 1 << 20, RING, LL, 200, 2, 0, 1},
+      {"allgather", 1 << 20, RING, LL128, 100, 2, 0, 1},
+      {"broadcast", 4096, RING, SIMPLE, 9, 0.1, 0, 1},
   };
   struct cb_plugin_rule r[8];
   int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
@@ -61,9 +65,34 @@ static void test_noise(void) {
   ok(n == 3 && r[0].max_bytes == 65535 && r[1].min_bytes == 65536 && r[1].proto == LL128,
      "a clear win at 64 KiB moves the boundary there");
   is_long(cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 1), 1, "at most max rules");
-  struct cb_plugin_point none[] = {{"alltoall", 8, RING, LL, 1, 0, 0},
-                                   {"allreduce", 8, 9, LL, 1, 0, 0}};
+  struct cb_plugin_point none[] = {{"alltoall", 8, RING, LL, 1, 0, 0, 1},
+                                   {"allreduce", 8, 9, LL, 1, 0, 0, 1}};
   is_long(cb_plugin_rules(none, 2, r, 8), -1, "no usable point: -1");
+}
+
+/* LL128 forced where NCCL does not enable it can corrupt data: a rule
+ * forces it only where this run checked its results. */
+static void test_ll128(void) {
+  struct cb_plugin_point pts[] = {
+      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 0},
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1},
+      {"allreduce", 1 << 20, TREE, LL128, 120, 1, 8, 1},
+  };
+  struct cb_plugin_rule r[8];
+  int n = cb_plugin_rules(pts, 2, r, 8);
+  ok(n == 1 && r[0].proto == SIMPLE,
+     "an unchecked LL128 point does not win, though fastest: ring/Simple");
+  is_long(cb_plugin_unproven_ll128(pts, 3), 1, "one LL128 point left out, counted");
+  ok(!cb_plugin_ll128_proven(pts, 3, "allreduce", RING) &&
+         cb_plugin_ll128_proven(pts, 3, "allreduce", TREE),
+     "proven for Tree (checked), not for Ring");
+  ok(!cb_plugin_ll128_proven(pts, 3, "allreduce", -1),
+     "not proven for NCCL's choice while one algorithm's LL128 is unchecked");
+  ok(!cb_plugin_ll128_proven(pts, 3, "allgather", -1), "not measured: not proven");
+  pts[0].checked = 1;
+  ok(cb_plugin_ll128_proven(pts, 3, "allreduce", -1), "all checked: proven for NCCL's choice");
+  n = cb_plugin_rules(pts, 2, r, 8);
+  ok(n == 1 && r[0].proto == LL128, "checked, LL128 wins its size");
 }
 
 static void test_write(void) {
@@ -104,6 +133,7 @@ static void test_write(void) {
 int main(void) {
   test_rules();
   test_noise();
+  test_ll128();
   test_write();
   done_testing();
   return exit_status();

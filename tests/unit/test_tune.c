@@ -10,7 +10,10 @@
 #include "tap.h"
 #include "tuner/bucket.h"
 #include "tuner/envfile.h"
+#include "tuner/nccl_choice.h"
+#include "tuner/plugin.h"
 #include "tuner/search.h"
+#include "tuner/setting_cache.h"
 #include "tuner/space.h"
 
 static void test_buckets(void) {
@@ -98,9 +101,10 @@ static void test_envfile(void) {
   ok(!cb_env_name_ok("1X") && !cb_env_name_ok("A-B") && !cb_env_name_ok("A;B") &&
          !cb_env_name_ok(""),
      "bad names refused");
-  ok(cb_env_value_ok("65536") && cb_env_value_ok("self,vader") && cb_env_value_ok("^ucx") == 0,
-     "plain values ok, '^' refused");
-  const char *bad[] = {"a'b", "$(rm -rf x)", "`id`", "a b", "x\ny", "a;b", "${HOME}", "\\"};
+  ok(cb_env_value_ok("65536") && cb_env_value_ok("self,vader") &&
+         cb_env_value_ok("^NVLS;allreduce:Ring"),
+     "plain values ok, and NCCL's '^' and ';' (literal inside single quotes)");
+  const char *bad[] = {"a'b", "$(rm -rf x)", "`id`", "a b", "x\ny", "a|b", "${HOME}", "\\"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     ok(!cb_env_value_ok(bad[i]), "value %zu refused", i);
   char buf[512] = "";
@@ -311,6 +315,243 @@ static void test_nccl_search(void) {
   is_long(cheap, runs, "with at most 40%% of the grid");
 }
 
+/* NCCL_ALGO / NCCL_PROTO as NCCL 2.28 parses them (tuning.cc parseList). */
+static void test_nccl_parse(void) {
+  enum { A = CB_NCCL_NALGOS };
+  unsigned char on[A];
+  struct cb_error err = {0};
+  int idx = -1;
+#define ALGO(v, f) cb_nccl_parse_env("NCCL_ALGO", v, f, cb_nccl_algo_env, A, on, &err)
+#define LAUNCH(v) cb_nccl_launch_index("NCCL_ALGO", v, cb_nccl_algo_env, A, &idx, &err)
+  ok(ALGO(NULL, "allreduce") == CB_OK && on[0] && on[1] && on[6], "unset: every algorithm");
+  ok(LAUNCH(NULL) == CB_OK && idx == 0, "unset: launch setting is NCCL's choice");
+  ok(LAUNCH("Tree") == CB_OK && idx == 1, "a bare name: that algorithm (Tree = 1)");
+  ok(ALGO("^NVLS", "allreduce") == CB_OK && on[0] && on[1] && !on[4] && on[6],
+     "^NVLS: every algorithm but NVLS");
+  ok(LAUNCH("^NVLS") == CB_OK && idx == 0, "^NVLS: NCCL's choice (kept while measuring)");
+  ok(LAUNCH("ring,tree") == CB_OK && idx == 0, "a list of two: NCCL's choice between them");
+  ok(ALGO("allreduce:tree;allgather:ring", "allreduce") == CB_OK && on[0] && !on[1],
+     "per-collective form: allreduce Tree only");
+  ok(ALGO("allreduce:tree;allgather:ring", "allgather") == CB_OK && !on[0] && on[1],
+     "per-collective form: allgather Ring only");
+  ok(ALGO("allreduce:tree;allgather:ring", "broadcast") == CB_OK && on[0] && on[1] && on[6],
+     "per-collective form: broadcast untouched");
+  ok(LAUNCH("ALLREDUCE:TREE;allgather:ring") == CB_OK && idx == 1,
+     "any case; launch setting for all-reduce is Tree");
+  ok(ALGO("ring;allreduce:^ring", "allreduce") == CB_OK && !on[1] && on[0],
+     "a later entry replaces all-reduce's list, '^' inside an entry");
+  ok(ALGO("ring;allreduce:^ring", "reduce") == CB_OK && on[1] && !on[0],
+     "the first, prefix-less entry applies to the others");
+  ok(LAUNCH("allgather:ring") == CB_OK && idx == 0, "only another collective named: NCCL's");
+  ok(LAUNCH("ring,foo") == CB_USAGE && strstr(err.msg, "'foo'") && strstr(err.msg, "NCCL_ALGO"),
+     "an unknown name is refused, named: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(LAUNCH("tree;ring") == CB_USAGE && strstr(err.msg, "prefix"),
+     "an entry after the first without a prefix is refused (as NCCL does): %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(LAUNCH("allreduc:tree") == CB_USAGE && strstr(err.msg, "'allreduc'"),
+     "an unknown function is refused, named");
+  memset(&err, 0, sizeof err);
+  ok(LAUNCH("^tree,ring,collnetdirect,collnetchain,nvls,nvlstree,pat") == CB_USAGE &&
+         strstr(err.msg, "nothing"),
+     "a value leaving all-reduce nothing is refused: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_nccl_launch_index("NCCL_PROTO", "^LL128", cb_nccl_proto_env, CB_NCCL_NPROTOS, &idx, &err) ==
+             CB_OK &&
+         idx == 0,
+     "NCCL_PROTO=^LL128: NCCL's choice of LL and Simple");
+  ok(cb_nccl_launch_index("NCCL_PROTO", "allreduce:simple", cb_nccl_proto_env, CB_NCCL_NPROTOS,
+                          &idx, &err) == CB_OK &&
+         idx == 3,
+     "NCCL_PROTO=allreduce:simple: Simple (3)");
+#undef ALGO
+#undef LAUNCH
+  /* what each configuration is measured with */
+  ok(cb_nccl_measure_value("^NVLS", 0, 0, cb_nccl_algo_env) &&
+         !strcmp(cb_nccl_measure_value("^NVLS", 0, 0, cb_nccl_algo_env), "^NVLS"),
+     "NCCL's choice under a launch '^NVLS' is measured with '^NVLS' kept, not unset");
+  ok(cb_nccl_measure_value("Tree", 1, 0, cb_nccl_algo_env) == NULL,
+     "NCCL's choice when the launch forced Tree: unset");
+  is_str(cb_nccl_measure_value("^NVLS", 0, 2, cb_nccl_algo_env), "Ring",
+         "a forced algorithm: its bare name (only all-reduce runs on that communicator)");
+  is_str(cb_nccl_measure_value(NULL, 0, 0, cb_nccl_algo_env) ? "set" : "unset", "unset",
+         "no launch value, NCCL's choice: unset");
+}
+
+static const char *var(const struct cb_nccl_env_out *o, const char *name) {
+  for (int i = 0; i < o->nvars; i++)
+    if (!strcmp(o->vars[i].name, name))
+      return o->vars[i].value;
+  return NULL;
+}
+
+static int notes_have(const struct cb_nccl_env_out *o, const char *text) {
+  for (int i = 0; i < o->nnotes; i++)
+    if (strstr(o->notes[i], text))
+      return 1;
+  return 0;
+}
+
+/* --env-out for NCCL: only all-reduce is tuned, so only all-reduce is named. */
+static void test_nccl_envfile(void) {
+  struct cb_nccl_env_out o;
+  struct cb_nccl_env_in in = {.version = 22809, .algorithm = 1, .protocol = 3};
+  cb_nccl_env_vars(&in, &o);
+  is_long(o.nvars, 2, "NCCL 2.28, Tree/Simple tuned: NCCL_ALGO and NCCL_PROTO");
+  is_str(var(&o, "NCCL_ALGO"), "allreduce:Tree", "NCCL_ALGO names all-reduce only");
+  is_str(var(&o, "NCCL_PROTO"), "allreduce:Simple", "NCCL_PROTO names all-reduce only");
+  ok(notes_have(&o, "before 2.24") && notes_have(&o, "NCCL_ALGO='Ring'"),
+     "a note says what to write before NCCL 2.24");
+  unsigned char on[CB_NCCL_NALGOS];
+  struct cb_error err = {0};
+  ok(cb_nccl_parse_env("NCCL_ALGO", var(&o, "NCCL_ALGO"), "broadcast", cb_nccl_algo_env,
+                       CB_NCCL_NALGOS, on, &err) == CB_OK &&
+         on[1],
+     "read back as NCCL does: broadcast may still run Ring (a bare Tree broke it)");
+  ok(cb_nccl_parse_env("NCCL_ALGO", var(&o, "NCCL_ALGO"), "allgather", cb_nccl_algo_env,
+                       CB_NCCL_NALGOS, on, &err) == CB_OK &&
+         on[1] && on[6],
+     "and all-gather keeps Ring and PAT (Tree cannot run it)");
+  /* the whole file's NCCL lines, as written */
+  char buf[512] = "";
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  ok(cb_env_write(f, NULL, 0, o.vars, o.nvars, &err) == CB_OK, "written");
+  fclose(f);
+  is_str(buf, "export NCCL_ALGO='allreduce:Tree'\nexport NCCL_PROTO='allreduce:Simple'\n",
+         "the env file for an all-reduce-only tuning");
+
+  in.protocol = 2; /* LL128 */
+  cb_nccl_env_vars(&in, &o);
+  ok(var(&o, "NCCL_PROTO") == NULL && notes_have(&o, "LL128") && notes_have(&o, "corrupt"),
+     "LL128 not proven on this run: not written, a note says why");
+  in.ll128_proven = 1;
+  cb_nccl_env_vars(&in, &o);
+  is_str(var(&o, "NCCL_PROTO"), "allreduce:LL128", "LL128 proven (measured and checked): written");
+
+  in = (struct cb_nccl_env_in){.version = 22304, .algorithm = 1, .protocol = 0};
+  cb_nccl_env_vars(&in, &o);
+  ok(o.nvars == 1 && !strcmp(var(&o, "NCCL_ALGO"), "Tree") && notes_have(&o, "2.23") &&
+         notes_have(&o, "allreduce:NAME"),
+     "NCCL 2.23 (no per-collective form): the bare name and a note");
+
+  in = (struct cb_nccl_env_in){.version = 22809, .algorithm = 2, .launch_algo = "^NVLS"};
+  cb_nccl_env_vars(&in, &o);
+  is_str(var(&o, "NCCL_ALGO"), "^NVLS;allreduce:Ring",
+         "the user's launch value is kept for the other collectives");
+  ok(cb_env_value_ok(var(&o, "NCCL_ALGO")), "and passes the env file's quoting check");
+  in.algorithm = 0;
+  cb_nccl_env_vars(&in, &o);
+  is_str(var(&o, "NCCL_ALGO"), "^NVLS", "NCCL's choice under '^NVLS' won: '^NVLS' as measured");
+  in = (struct cb_nccl_env_in){.version = 22809, .launch_algo = "Tree", .launch_algo_index = 1};
+  cb_nccl_env_vars(&in, &o);
+  ok(o.nvars == 0 && notes_have(&o, "unset NCCL_ALGO"),
+     "NCCL's free choice beat a forced launch value: nothing forced, a note says unset it");
+  in = (struct cb_nccl_env_in){.version = 22809};
+  cb_nccl_env_vars(&in, &o);
+  ok(o.nvars == 0 && o.nnotes == 0, "NCCL's choice, no launch value: nothing written");
+}
+
+static void test_nccl_ctas_env(void) {
+  static const char *const vars[] = {"NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_MIN_NCHANNELS",
+                                     "NCCL_MAX_NCHANNELS"};
+  for (int i = 0; i < 4; i++)
+    unsetenv(vars[i]);
+  ok(cb_nccl_cta_env_set() == NULL, "none set: --tune-ctas may run");
+  for (int i = 0; i < 4; i++) {
+    setenv(vars[i], "4", 1);
+    const char *got = cb_nccl_cta_env_set();
+    ok(got && !strcmp(got, vars[i]), "%s set: named", vars[i]);
+    unsetenv(vars[i]);
+  }
+  setenv("NCCL_MAX_CTAS", "", 1);
+  ok(cb_nccl_cta_env_set() == NULL, "an empty value is ignored, as NCCL does");
+  unsetenv("NCCL_MAX_CTAS");
+}
+
+static void test_nccl_fail(void) {
+  struct cb_error err = {0};
+  cb_nccl_fail(&err, "rank 1 (h)", "ncclCommInitRankConfig", 5, "invalid usage",
+               "NCCL_ALGO set to 'x'\n");
+  is_str(err.msg,
+         "rank 1 (h): --tune nccl: ncclCommInitRankConfig failed: invalid usage (5): "
+         "NCCL_ALGO set to 'x'",
+         "NCCL's code, its text and its last error, one line");
+  ok(err.status == CB_RUNTIME, "a runtime error (exit 3)");
+  memset(&err, 0, sizeof err);
+  cb_nccl_fail(&err, "rank 0 (h)", "ncclAllReduce", 3, "internal error", "");
+  is_str(err.msg, "rank 0 (h): --tune nccl: ncclAllReduce failed: internal error (3)",
+         "no last error: nothing appended");
+}
+
+/* The communicator table with a stand-in for open/close. */
+struct fake_comm {
+  int opened, closed, fail_at;
+  char slots[256];
+};
+
+static int fake_open(void *ctx, const struct cb_tune_config *cfg, void **setting,
+                     struct cb_error *err) {
+  struct fake_comm *f = ctx;
+  (void)cfg;
+  if (f->opened == f->fail_at)
+    return cb_fail(err, CB_RUNTIME, "stand-in open failed");
+  *setting = &f->slots[f->opened++];
+  return CB_OK;
+}
+
+static void fake_close(void *ctx, void *setting) {
+  struct fake_comm *f = ctx;
+  (void)setting;
+  f->closed++;
+}
+
+static void test_setting_cache(void) {
+  struct cb_space sp;
+  cb_space_defaults_nccl(&sp);
+  struct cb_nccl_view v = {.nranks = 2, .nnodes = 2, .ranks_per_node = 1, .cc = 90};
+  cb_nccl_prune("allreduce", &v, sp.pair_ok);
+  int n = cb_space_grid(&sp, NULL);
+  struct cb_tune_config *g = malloc((size_t)n * sizeof *g);
+  void **set = calloc((size_t)n, sizeof *set);
+  cb_space_grid(&sp, g);
+  struct fake_comm f = {.fail_at = -1};
+  struct cb_setting_cache c;
+  cb_setting_cache_init(&c, fake_open, fake_close, &f);
+  struct cb_error err = {0};
+  int rc = CB_OK;
+  for (int i = 0; i < n; i++)
+    rc |= cb_setting_acquire(&c, &g[i], &set[i], &err);
+  ok(rc == CB_OK && n == 108, "the exhaustive batch of 108 configurations acquired");
+  is_long(f.opened, 12, "12 communicators opened, one per (algorithm, protocol), not 108");
+  is_long(c.peak, 12, "at most 12 alive at once");
+  int shared = 1;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      struct cb_tune_config a = g[i], b = g[j];
+      a.bucket_bytes = b.bucket_bytes = 0;
+      shared &= (set[i] == set[j]) == cb_config_equal(&a, &b);
+    }
+  ok(shared, "configurations share a communicator exactly when they differ only in bucket");
+  for (int i = 0; i < n - 1; i++)
+    cb_setting_release(&c, set[i]);
+  is_long(f.closed, 11, "released: each closed when its last configuration goes");
+  cb_setting_release(&c, set[n - 1]);
+  is_long(f.closed, 12, "the last release closes the last one");
+  struct cb_tune_config x = {2, 0, 1 << 20, 3, 4}, y = {2, 0, 1 << 20, 3, 8};
+  void *sx, *sy;
+  cb_setting_acquire(&c, &x, &sx, &err);
+  cb_setting_acquire(&c, &y, &sy, &err);
+  ok(sx != sy && f.opened == 14, "another CTA count is another communicator");
+  f.fail_at = f.opened;
+  struct cb_tune_config z = {1, 0, 1 << 20, 3, 0};
+  void *sz = (void *)1;
+  ok(cb_setting_acquire(&c, &z, &sz, &err) == CB_RUNTIME && sz == NULL && c.n == 2,
+     "a failed open is reported and nothing is kept");
+  cb_setting_cache_free(&c);
+  is_long(f.closed, 14, "freeing the table closes what is still open");
+  free(g), free(set);
+}
+
 int main(void) {
   test_nccl_space();
   test_nccl_search();
@@ -319,6 +560,11 @@ int main(void) {
   test_model();
   test_envfile();
   test_search();
+  test_nccl_parse();
+  test_nccl_envfile();
+  test_nccl_ctas_env();
+  test_nccl_fail();
+  test_setting_cache();
   done_testing();
   return exit_status();
 }
