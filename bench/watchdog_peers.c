@@ -161,7 +161,7 @@ static void read_ask(const struct cb_wd_peers *p, struct ask *a) {
   }
   unsigned long long token = 0;
   int rank = -1, at = 0;
-  a->state = n < 0 && errno == ECONNREFUSED ? 3 : 2;
+  a->state = 3; /* refused, or another job's port: not reached */
   if (n > 0 && sscanf(a->buf, "%llx %d %ld %d %n", &token, &rank, &a->seq, &a->armed, &at) == 4 &&
       token == p->token && rank == a->rank) {
     snprintf(a->what, sizeof a->what, "%.*s", (int)strcspn(a->buf + at, "\n"), a->buf + at);
@@ -197,9 +197,13 @@ static void ask_all(struct cb_wd_peers *p, struct ask *asks, int n, long seq, co
       if (pf[i + 1].revents)
         read_ask(p, &asks[i]);
   }
+  /* a stopped process's kernel still completes the connection: connected
+   * and silent is a stuck rank; never connected is an unknown, no blame */
   for (int i = 0; i < n; i++)
     if (asks[i].state == 0) {
-      asks[i].state = 2;
+      struct sockaddr_in sa;
+      socklen_t len = sizeof sa;
+      asks[i].state = getpeername(asks[i].fd, (struct sockaddr *)&sa, &len) == 0 ? 2 : 3;
       close(asks[i].fd);
     }
   free(pf);
