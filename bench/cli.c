@@ -289,29 +289,30 @@ void cb_cli_list(FILE *out) {
   fputc('\n', out);
 }
 
-/* Splits a comma list and maps each name through lookup; "all" takes
- * every id below `all`. Duplicates are dropped. */
+/* Splits a comma list and maps each name through lookup; an item "all"
+ * stands for every id below `all`, so a bad item beside it is the one
+ * named. Duplicates are dropped. */
 static int parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
                       int *ids, int *n, int max, struct cb_error *err) {
   char copy[512];
   if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
     return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, arg);
+  if (cb_list_check(arg, what, err))
+    return err->status;
   *n = 0;
-  if (strcmp(copy, "all") == 0) {
-    for (int i = 0; i < all && *n < max; i++)
-      ids[(*n)++] = i;
-    return CB_OK;
-  }
   char *save = NULL;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int id = lookup(tok);
-    if (id < 0)
+    int every = strcmp(tok, "all") == 0;
+    int first = every ? 0 : lookup(tok), last = every ? all - 1 : first;
+    if (first < 0)
       return cb_fail(err, CB_USAGE, "%s: unknown value '%s' (see --help or --list)", what, tok);
-    int seen = 0;
-    for (int i = 0; i < *n; i++)
-      seen |= ids[i] == id;
-    if (!seen && *n < max)
-      ids[(*n)++] = id;
+    for (int id = first; id <= last; id++) {
+      int seen = 0;
+      for (int i = 0; i < *n; i++)
+        seen |= ids[i] == id;
+      if (!seen && *n < max)
+        ids[(*n)++] = id;
+    }
   }
   if (*n == 0)
     return cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, arg);
@@ -322,6 +323,8 @@ static int parse_transports(const char *arg, struct cb_settings *s, struct cb_er
   static char storage[512];
   if (snprintf(storage, sizeof storage, "%s", arg) >= (int)sizeof storage)
     return cb_fail(err, CB_USAGE, "--transport: list '%s' is too long", arg);
+  if (cb_list_check(arg, "--transport", err))
+    return err->status;
   s->ntransports = 0;
   char *save = NULL;
   for (char *tok = strtok_r(storage, ",", &save); tok && s->ntransports < CB_MAX_LIST;
@@ -369,11 +372,18 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
     if (!be->probe(why, sizeof why))
       return cb_fail(err, CB_USAGE, "--backend %s: %s", be->name, why);
     for (int t = 0; t < s->ntransports; t++)
-      if (!backend_has_transport(be, s->transports[t]))
+      if (strcmp(s->transports[t], "all") != 0 && !backend_has_transport(be, s->transports[t]))
         return cb_fail(err, CB_USAGE,
                        "--transport %s: backend %s has no such path (choose "
                        "from those --list shows)",
                        s->transports[t], be->name);
+    /* after the other items: "all" beside a typo is not the mistake */
+    for (int t = 0; t < s->ntransports; t++)
+      if (strcmp(s->transports[t], "all") == 0)
+        return cb_fail(err, CB_USAGE,
+                       "--transport all: transports are named one by one (those --list shows "
+                       "for backend %s)",
+                       be->name);
     /* MPI's path is fixed at MPI_Init, once per process. */
     if (be->pre_mpi_init && s->ntransports > 1)
       return cb_fail(err, CB_USAGE, "--transport %s: backend %s takes one transport per run",
@@ -543,9 +553,9 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_GRAPH: return cb_parse_long(arg, "--graph", 1, 100000, &s->graph, err);
   case OPT_SHARE_GPU: s->share_gpu = 1; return CB_OK;
   case OPT_WINDOW_BYTES: return cb_parse_size(arg, "--window-bytes", &s->window_bytes, err);
-  case 'T': return cb_parse_double(arg, "--timeout", 0, 1e6, &s->timeout, err);
+  case 'T': return cb_parse_seconds(arg, "--timeout", 0, 1e6, &s->timeout, err);
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
-  case OPT_MAX_TIME: return cb_parse_double(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
+  case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
   case 'd':
     return parse_list(arg, "--dtype", cb_dtype_lookup, CB_NDTYPES, s->dtypes, &s->ndtypes,
                       CB_NDTYPES, err);
@@ -803,7 +813,7 @@ static int model_option(const char *opt, const char *v, struct cb_model_cli *m, 
   else if (strcmp(opt, "--op") == 0)
     return parse_list(v, "--op", cb_mop_find, CB_NMOPS, m->ops, &m->nops, 8, err);
   else if (strcmp(opt, "--compute-time") == 0)
-    return cb_parse_double(v, "--compute-time", 1e-9, 1e6, &m->compute_s, err);
+    return cb_parse_seconds(v, "--compute-time", 1e-9, 1e6, &m->compute_s, err);
   else if (strcmp(opt, "--grad-bytes") == 0)
     return cb_parse_size(v, "--grad-bytes", &m->grad_bytes, err);
   else if (strcmp(opt, "--bucket") == 0)

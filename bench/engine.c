@@ -235,6 +235,11 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   size_t esize = cb_dtypes[sc->dtype].size;
   char size[32];
   cb_format_size(sh->bytes, size, sizeof size);
+  /* armed from here: the agreement below waits for every rank too */
+  char what[256];
+  snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name, size,
+           inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
+  cb_watchdog_arm(what);
 
   struct cb_error alloc_err = {0};
   int rc = inplace
@@ -244,6 +249,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   if (rc)
     fprintf(stderr, "collbench: %s\n", alloc_err.msg);
   if (cb_cluster_agree(cl, rc ? 1 : 0)) {
+    cb_watchdog_disarm();
     *skipped = 1;
     release(sc);
     return note(sc, err, "%s %s skipped: buffers do not fit on every rank", sc->op->name, size);
@@ -261,10 +267,6 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .window = cb_settings_window(sc->s, sh->bytes),
       .graph = sc->s->graph,
   };
-  char what[256];
-  snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name, size,
-           inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
-  cb_watchdog_arm(what);
   progress(sc, sh->bytes, inplace);
 
   if (choose_access(sc, err))

@@ -95,7 +95,7 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   }
   if (cli->copy          ? cb_copy_validate(&cl, s, err)
       : cli->probe       ? CB_OK
-      : cli->accept_path ? cb_accept_validate(&cli->topology, cl.nranks, err)
+      : cli->accept_path ? cb_accept_validate(&cl, &cli->topology, s, err)
                          : cb_engine_validate(&cl, s, err)) {
     cb_cluster_free(&cl);
     return err->status;

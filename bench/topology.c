@@ -273,6 +273,13 @@ static int on_key(void *user, const char *section, const char *key, const char *
     return matrix_key(ps, key, value);
   if (strncmp(section, "tier ", 5) == 0)
     return tier_key(ps, key, value);
+  if (strncmp(section, "check ", 6) != 0) { /* a key above every section */
+    cb_fail(ps->err, CB_USAGE,
+            "%s:%d: key '%s' comes before the first section; put it under [system], "
+            "[tier NAME] or [check NAME]",
+            ps->file, ps->line, key);
+    return 0;
+  }
   return check_key(ps, key, value);
 }
 

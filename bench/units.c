@@ -86,6 +86,20 @@ int cb_parse_double(const char *s, const char *what, double min, double max, dou
   return CB_OK;
 }
 
+int cb_parse_seconds(const char *s, const char *what, double min, double max, double *out,
+                     struct cb_error *err) {
+  if (strchr(s, '%'))
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a number of seconds", what, s);
+  return cb_parse_double(s, what, min, max, out, err);
+}
+
+int cb_list_check(const char *s, const char *what, struct cb_error *err) {
+  size_t n = strlen(s);
+  if (n && (s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,")))
+    return cb_fail(err, CB_USAGE, "%s: empty item in the list '%s'", what, s);
+  return CB_OK;
+}
+
 const char *cb_format_size(uint64_t bytes, char *buf, size_t len) {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
@@ -105,6 +119,8 @@ static int each_item(const char *s, const char *what, int maxn, int *n,
   char copy[1024], *save = NULL;
   if (snprintf(copy, sizeof copy, "%s", s) >= (int)sizeof copy)
     return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, s);
+  if (cb_list_check(s, what, err))
+    return err->status;
   *n = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     if (*n == maxn)

@@ -21,6 +21,15 @@ int cb_parse_long(const char *s, const char *what, long min, long max, long *out
 int cb_parse_double(const char *s, const char *what, double min, double max, double *out,
                     struct cb_error *err);
 
+/* A number of seconds within [min, max]: a decimal, no '%' (a share of
+ * what would it be?). */
+int cb_parse_seconds(const char *s, const char *what, double min, double max, double *out,
+                     struct cb_error *err);
+
+/* Refuses a comma list with an empty item ("1M,,2M", ",x", "x,"), naming
+ * the option; strtok would skip it silently. */
+int cb_list_check(const char *s, const char *what, struct cb_error *err);
+
 /* Comma lists of sizes ("1M,4M,16M"; each at most `largest` unless it is
  * 0) or bounded integers ("8,64,512"), each item checked as above; at most
  * `maxn` items, none empty. */

@@ -164,6 +164,8 @@ static int parse_list(const char *arg, const char *option, int (*one)(const char
   char copy[256], *save = NULL;
   if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
     return cb_fail(err, CB_USAGE, "%s: '%s' is too long", option, arg);
+  if (cb_list_check(arg, option, err))
+    return err->status;
   *n = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     int v = one(tok);

@@ -56,7 +56,9 @@ static int relay_note(void *state, const char *text, struct cb_error *err) {
   RELAY(note, text, err);
 }
 
-int cb_accept_validate(const struct cb_topology *t, int nranks, struct cb_error *err) {
+int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
+                       const struct cb_settings *base, struct cb_error *err) {
+  int nranks = cl->nranks;
   if (t->nchecks == 0 && !t->matrix.set)
     return cb_fail(err, CB_USAGE, "%s: no [check NAME] sections and no [matrix]: nothing to accept",
                    t->path);
@@ -78,6 +80,16 @@ int cb_accept_validate(const struct cb_topology *t, int nranks, struct cb_error 
     if (nranks < cb_ops[c->op]->min_ranks)
       return cb_fail(err, CB_USAGE, "%s:%d: check '%s' (%s) needs at least %d ranks", t->path,
                      c->line, c->name, cb_ops[c->op]->name, cb_ops[c->op]->min_ranks);
+    /* a size whose buffers cannot fit is the file's mistake for this
+     * cluster, not a failed check: refused like -e is (every rank agrees) */
+    struct cb_settings s = *base;
+    s.max_bytes = c->bytes;
+    if (cb_engine_validate(cl, &s, err)) {
+      char why[sizeof err->msg];
+      snprintf(why, sizeof why, "%s", err->msg);
+      err->status = CB_OK; /* the same failure, said with the check's place */
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s': %s", t->path, c->line, c->name, why);
+    }
   }
   return CB_OK;
 }

@@ -23,9 +23,10 @@ struct cb_accept_result {
  * best of several copies, median over ranks. The same value on every rank. */
 int cb_membw_measure(const struct cb_cluster *cl, double *bytes_per_s, struct cb_error *err);
 
-/* Refuses (CB_USAGE) a file whose checks this build or launch cannot run,
- * before anything is measured. */
-int cb_accept_validate(const struct cb_topology *t, int nranks, struct cb_error *err);
+/* Refuses (CB_USAGE) a file whose checks this build, launch or memory
+ * cannot run, before anything is measured. Collective. */
+int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
+                       const struct cb_settings *base, struct cb_error *err);
 
 /* Runs every check of `t` with `base` as the template settings (timing
  * options from the command line); sinks get the run record once, each

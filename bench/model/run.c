@@ -45,7 +45,7 @@ static int read_all(const char *opt, const char *const *paths, int n, struct cb_
     if (!f)
       return cb_fail(err, CB_USAGE, "%s: cannot read '%s': %s", opt, paths[i], strerror(errno));
     fclose(f);
-    if (cb_rep_read(paths[i], i, d, err))
+    if (cb_rep_read_opt(opt, paths[i], i, d, err))
       return err->status;
   }
   return CB_OK;

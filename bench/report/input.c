@@ -238,10 +238,10 @@ static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
   return NULL;
 }
 
-static void add_line(const char *path, long lineno, const char *line, int file,
+static void add_line(const char *path, long lineno, const char *line, size_t len, int file,
                      struct cb_rep_data *d) {
   json_error_t jerr;
-  json_t *o = json_loads(line, 0, &jerr);
+  json_t *o = json_loadb(line, len, 0, &jerr);
   struct cb_record rec;
   struct cb_rep_pair pair;
   const char *why = NULL;
@@ -281,34 +281,74 @@ static void add_line(const char *path, long lineno, const char *line, int file,
   json_decref(o);
 }
 
-int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err) {
+/* One line into *buf (NUL-terminated, newline kept; NUL bytes in it are
+ * kept and counted): its length, -1 at the end of the file, -2 past
+ * CB_REP_MAX_LINE bytes. The bound keeps an endless input (a device, a
+ * binary file) from growing memory without limit. */
+static long read_line(FILE *f, char **buf, size_t *cap) {
+  size_t len = 0;
+  int c = 0;
+  while ((c = getc_unlocked(f)) != EOF) {
+    if (len == CB_REP_MAX_LINE)
+      return -2;
+    if (len + 2 > *cap) {
+      size_t want = *cap ? 2 * *cap : 4096;
+      char *grown = realloc(*buf, want);
+      if (!grown)
+        return -2;
+      *buf = grown, *cap = want;
+    }
+    (*buf)[len++] = (char)c;
+    if (c == '\n')
+      break;
+  }
+  if (len == 0)
+    return -1;
+  (*buf)[len] = '\0';
+  return (long)len;
+}
+
+int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_data *d,
+                    struct cb_error *err) {
   FILE *f = fopen(path, "r");
   if (!f)
-    return cb_fail(err, CB_USAGE, "--report: cannot read '%s': %s", path, strerror(errno));
+    return cb_fail(err, CB_USAGE, "%s: cannot read '%s': %s", opt, path, strerror(errno));
   struct cb_rep_run *r = &d->runs[file];
   r->path = path;
   char *line = NULL;
   size_t cap = 0;
-  long lineno = 0;
-  while (getline(&line, &cap, f) >= 0) {
+  long lineno = 0, len;
+  int rc = CB_OK;
+  while ((len = read_line(f, &line, &cap)) >= 0) {
     lineno++;
     if (line[strspn(line, " \t\r\n")] != '\0') /* blank lines are harmless */
-      add_line(path, lineno, line, file, d);
+      add_line(path, lineno, line, (size_t)len, file, d);
   }
-  int failed = ferror(f);
+  if (len == -2)
+    rc = cb_fail(err, CB_USAGE, "%s: %s:%ld: a line longer than %d MiB: not collbench JSON Lines",
+                 opt, path, lineno + 1, CB_REP_MAX_LINE >> 20);
+  else if (ferror(f)) /* a folder reads as an error here, not at fopen */
+    rc = cb_fail(err, CB_USAGE, "%s: cannot read '%s': %s", opt, path, strerror(errno));
   free(line);
   fclose(f);
-  if (failed)
-    return cb_fail(err, CB_USAGE, "--report: cannot read '%s'", path);
-  return CB_OK;
+  return rc;
+}
+
+int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err) {
+  return cb_rep_read_opt("--report", path, file, d, err);
 }
 
 #else
 
-int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err) {
+int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_data *d,
+                    struct cb_error *err) {
   (void)path, (void)file, (void)d;
-  return cb_fail(err, CB_USAGE,
-                 "--report: this collbench was built without a JSON library (jansson)");
+  return cb_fail(err, CB_USAGE, "%s: this collbench was built without a JSON library (jansson)",
+                 opt);
+}
+
+int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err) {
+  return cb_rep_read_opt("--report", path, file, d, err);
 }
 
 #endif

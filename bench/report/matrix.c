@@ -71,17 +71,29 @@ static int in_grid(const struct cb_rep_pair *p, int file, const char *matrix) {
 /* The file's round lines of one matrix between ranks or GPUs (host rows
  * of copy matrices are a table instead); a later line for the same cell
  * replaces an earlier one. */
-static void grid_of(const struct cb_rep_data *d, int file, const char *matrix, struct grid *g) {
+static int grid_of(const struct cb_rep_data *d, int file, const char *matrix, struct grid *g) {
   memset(g, 0, sizeof *g);
+  /* the grid spans the largest rank on either side: a truncated --matrix
+   * output can name a receiver larger than every sender (ranks were
+   * checked to be 0 to CB_REP_MAX_MATRIX_RANKS - 1 on input) */
   for (int i = 0; i < d->npairs; i++) {
     const struct cb_rep_pair *p = &d->pairs[i];
-    if (in_grid(p, file, matrix))
-      g->n = p->src >= g->n ? p->src + 1 : p->dst >= g->n ? p->dst + 1 : g->n;
+    if (!in_grid(p, file, matrix))
+      continue;
+    if (p->src >= g->n)
+      g->n = p->src + 1;
+    if (p->dst >= g->n)
+      g->n = p->dst + 1;
   }
   long cells = g->n > 0 ? g->n * g->n : 1;
   g->bw = malloc(cells * sizeof *g->bw);
   g->lat = malloc(cells * sizeof *g->lat);
   g->host = calloc(g->n ? g->n : 1, sizeof *g->host);
+  if (!g->bw || !g->lat || !g->host) { /* 4096 ranks take 256 MiB */
+    grid_free(g);
+    memset(g, 0, sizeof *g);
+    return -1;
+  }
   for (long c = 0; c < g->n * g->n; c++)
     g->bw[c] = g->lat[c] = NAN;
   for (int i = 0; i < d->npairs; i++) {
@@ -95,6 +107,7 @@ static void grid_of(const struct cb_rep_data *d, int file, const char *matrix, s
       g->lat[c] = p->lat_us, g->lat_bytes = p->bytes, g->has_lat = 1;
     g->host[p->src] = p->src_host, g->host[p->dst] = p->dst_host;
   }
+  return 0;
 }
 
 /* "matrix2" for the MPI matrix of the second file, "matrix2_copy_ce" for
@@ -138,7 +151,9 @@ static const char *base_name(const char *path) {
 static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix, const char *dir,
                        struct cb_error *err) {
   struct grid g;
-  grid_of(d, file, matrix, &g);
+  if (grid_of(d, file, matrix, &g))
+    return cb_fail(err, CB_RUNTIME, "--report: no memory for the matrix of '%s'",
+                   d->runs[file].path);
   if (g.n == 0) { /* only host rows: a table in index.html */
     grid_free(&g);
     return CB_OK;
@@ -300,7 +315,7 @@ static void host_rows(FILE *f, const struct cb_rep_data *d, int file, const char
 static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const char *matrix) {
   struct grid g;
   char base[64];
-  grid_of(d, file, matrix, &g);
+  grid_of(d, file, matrix, &g); /* on failure empty: plot_matrix reported it */
   stem_of(file, matrix, base, sizeof base);
   if (*matrix) {
     fputs("<h2>Copy matrix ", f);

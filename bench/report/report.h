@@ -93,8 +93,14 @@ struct cb_rep_data {
 #define CB_REP_MAX_MATRIX_RANKS 4096
 
 /* Reads one file into d->runs[file] and d->series; bad lines are named on
- * stderr and skipped. Fails (CB_USAGE) only when the file cannot be read. */
+ * stderr and skipped. Fails (CB_USAGE) only when the file cannot be read
+ * or holds a line longer than CB_REP_MAX_LINE. */
 int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_error *err);
+/* The same, with messages naming option opt ("--fit", "--validate"). */
+int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_data *d,
+                    struct cb_error *err);
+/* Longest line read: collbench's own lines are a few KiB. */
+#define CB_REP_MAX_LINE (1 << 20)
 /* Series by op, then file and labels; points by size. */
 void cb_rep_sort(struct cb_rep_data *d);
 /* The series of op `op` are d->series[first .. first+n-1] after sorting. */

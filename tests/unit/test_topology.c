@@ -135,6 +135,19 @@ static void test_bad(void) {
                          "size = 1M\nmetric = busbw\nfail = 40% pairbw\n",
                          "pairbw.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "[matrix]"), "pairbw needs a [matrix]: %s", err.msg);
+  /* a key above every section once wrote into checks[-1] (issue 16) */
+  const char *above[] = {"op = allreduce\n[system]\nname = x\n",
+                         "# comment\n\nop = allreduce\n[system]\nname = x\n[check c]\n"};
+  for (int i = 0; i < 2; i++) {
+    memset(&err, 0, sizeof err);
+    memset(&t, 0x55, sizeof t); /* a stale checks[] must not hide the write */
+    rc = cb_topology_parse(above[i], "above.conf", &t, &err);
+    char where[32];
+    snprintf(where, sizeof where, "above.conf:%d:", i ? 3 : 1);
+    ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, "'op'") &&
+           strstr(err.msg, "before the first section"),
+       "a key before any section names file, line and key: %s", err.msg);
+  }
   memset(&err, 0, sizeof err);
   rc = cb_topology_load("/nonexistent/x.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "/nonexistent/x.conf"), "missing file named: %s", err.msg);

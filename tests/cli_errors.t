@@ -1,0 +1,54 @@
+#!/bin/sh
+# Command-line mistakes from issue 16, each exit 2 with one message naming
+# the bad item: a bad item beside "all" (not "all" blamed), a percentage
+# where seconds are meant, empty list items, and an acceptance check whose
+# buffers cannot fit in memory (a configuration error, not a FAIL).
+. tests/lib.sh
+
+cases='--op all,nope|--op: unknown value .nope.
+--backend all,nope|--backend: unknown value .nope.
+--mem all,nope|--mem: unknown value .nope.
+-d all,nope|--dtype: unknown value .nope.
+-o all,nope|--redop: unknown value .nope.
+--transport all,nope|--transport nope:
+--transport all|--transport all: transports are named one by one
+-T 10%|--timeout: .10%. is not a number of seconds
+--max-time 5%|--max-time: .5%. is not a number of seconds
+--op allreduce,|--op: empty item in the list .allreduce,.
+-d ,float|--dtype: empty item in the list .,float.
+--transport shm,,tcp|--transport: empty item in the list .shm,,tcp.
+--tune --tune-buckets 1M,,2M|--tune-buckets: empty item in the list .1M,,2M.
+--tune --tune-algorithms 0,,4|--tune-algorithms: empty item in the list .0,,4.
+--tune --tune-segments 64K,|--tune-segments: empty item in the list .64K,.'
+
+plan $(($(printf '%s\n' "$cases" | wc -l) + 2))
+
+while IFS='|' read -r args want; do
+  # shellcheck disable=SC2086
+  timeout 60 ./collbench $args -e 1K >"$TMP/out" 2>"$TMP/err"
+  status=$?
+  [ $status -eq 2 ] && [ "$(grep -c . "$TMP/err")" -le 2 ] && grep -q -- "^collbench: $want" "$TMP/err"
+  ok $? "'$args': exit 2 naming the bad item (got $status: $(head -n 1 "$TMP/err"))"
+done <<EOF
+$cases
+EOF
+
+# A check of a size larger than the machine's memory cannot run: refused
+# before anything is measured, naming the file, line and check.
+cat >"$TMP/big.conf" <<'CONF'
+[system]
+name = big
+[check huge]
+op = allreduce
+backend = mpi
+size = 1T
+metric = busbw
+fail = 1 GB/s
+CONF
+timeout 120 ./collbench --accept "$TMP/big.conf" >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ $status -eq 2 ] && grep -q "^collbench: $TMP/big.conf:3: check 'huge': size 1 TiB is too large" "$TMP/err"
+ok $? "a 1 TiB check exits 2 naming file, line and check (got $status: $(head -n 1 "$TMP/err"))"
+! grep -q 'FAIL' "$TMP/out"
+ok $? "no verdict is printed for it"
+finish

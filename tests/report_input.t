@@ -1,0 +1,71 @@
+#!/bin/sh
+# Inputs of --report and --fit that once crashed or grew without bound
+# (issue 16): a pair line whose receiver is larger than every sender (a
+# truncated --matrix run), an endless line (a character device, a binary
+# file), and a folder given as input. No MPI needed.
+. tests/lib.sh
+plan 13
+
+pair() { # SRC DST: one measured pair line
+  printf '{"type":"pair","src":%s,"dst":%s,"src_host":"a","dst_host":"b","bytes":65536,' "$1" "$2"
+  printf '"bw_GBps":7.4,"lat_us":null,"round":1}\n'
+}
+
+# The grid spans the largest rank on either side.
+pair 0 1 >"$TMP/one.jsonl"
+./collbench --report "$TMP/one.jsonl" --out "$TMP/one" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report on one pair 0->1 exits 0"
+check "its heatmap is 2 x 2" grep -q '^nranks = 2$' "$TMP/one/matrix1.gp"
+check "cell 0->1 holds the figure" grep -q '^1 0 7.4$' "$TMP/one/matrix1.dat"
+pair 0 40 >"$TMP/far.jsonl"
+timeout 120 ./collbench --report "$TMP/far.jsonl" --out "$TMP/far" >"$TMP/out" 2>"$TMP/err"
+status=$?
+ok $status "--report on a pair 0->40 exits 0 (got $status)"
+[ $status -eq 0 ] || diag "$TMP/err"
+check "its heatmap is 41 x 41" grep -q '^nranks = 41$' "$TMP/far/matrix1.gp"
+
+# Ranks out of range are named and skipped, never indexed.
+{ pair 0 4096; pair -1 1; pair 0 1; } >"$TMP/range.jsonl"
+./collbench --report "$TMP/range.jsonl" --out "$TMP/range" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report with ranks 4096 and -1 exits 0 on the good line"
+check "rank 4096 named as FILE:1:" grep -q "^collbench: $TMP/range.jsonl:1: .*0 to 4095" "$TMP/err"
+check "rank -1 named as FILE:2:" grep -q "^collbench: $TMP/range.jsonl:2: .*0 to 4095" "$TMP/err"
+
+# An endless line: a generated 2 MiB line without newline, and a character
+# device like /dev/zero made here (never the real one). ulimit -d bounds
+# memory should the cap regress (ulimit -v makes collbench hang at exit).
+{ pair 0 1; head -c 2097152 /dev/urandom | tr -dc 'a-z' ; head -c 2097152 </dev/zero | tr '\0' x; } \
+  >"$TMP/huge.jsonl"
+( ulimit -d 1000000; timeout 60 ./collbench --report "$TMP/huge.jsonl" --out "$TMP/huge" ) \
+  >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ $status -eq 2 ] && grep -q "^collbench: --report: $TMP/huge.jsonl:2: a line longer than 1 MiB" "$TMP/err"
+ok $? "--report on a 2 MiB line: exit 2 naming file and line (got $status)"
+( ulimit -d 1000000; timeout 60 ./collbench --fit "$TMP/huge.jsonl" ) >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ $status -eq 2 ] && grep -q "^collbench: --fit: $TMP/huge.jsonl:2: a line longer than 1 MiB" "$TMP/err"
+ok $? "--fit on a 2 MiB line: exit 2 naming --fit, file and line (got $status)"
+if mknod "$TMP/zero" c 1 5 2>/dev/null; then
+  for opt in --report --fit; do
+    out=
+    [ $opt = --report ] && out="--out $TMP/z"
+    # shellcheck disable=SC2086
+    ( ulimit -d 1000000; timeout 60 ./collbench $opt "$TMP/zero" $out ) >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    [ $status -eq 2 ] && grep -q "^collbench: $opt: $TMP/zero:1: a line longer than 1 MiB" "$TMP/err"
+    ok $? "$opt on a zero device: exit 2 naming file and line 1 (got $status)"
+    [ $status -eq 2 ] || diag "$TMP/err"
+  done
+else
+  skip "mknod of a character device needs root"
+  skip "mknod of a character device needs root"
+fi
+
+# A folder: the message names the option given.
+./collbench --fit "$TMP" >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ $status -eq 2 ] && grep -q "^collbench: --fit: cannot read '$TMP'" "$TMP/err" &&
+  ! grep -q -- --report "$TMP/err"
+ok $? "--fit on a folder: exit 2 naming --fit (got $status)"
+[ $status -eq 2 ] || diag "$TMP/err"
+finish
