@@ -79,7 +79,7 @@ all: collbench
 
 collbench: build/bench/main.o build/libcollbench.a
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_EXTRA) -o $@ $^ $(LIBS)
 
 build/libcollbench.a: $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -111,6 +111,51 @@ build/tests/%.t: tests/unit/%.c tests/unit/tap.h build/libcollbench.a
 check: collbench $(UNIT_BIN)
 	prove --exec '' $(UNIT_BIN) tests/*.t
 
+# libFuzzer harnesses for the file readers (tests/fuzz/fuzz_READER.c, seeds
+# in tests/fuzz/corpus/READER): the library again, built by clang through
+# the MPI wrapper with ASan, UBSan and coverage, in build/fuzz. A new reader
+# needs only its harness and a corpus directory.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -g -O1 -Wno-unknown-warning-option -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_WRAP := OMPI_CC=$(FUZZ_CC) MPICH_CC=$(FUZZ_CC) $(CC)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o) $(CU_SRC:%.cu=build/%.o)
+
+build/fuzz/%.o: %.c config.h build/gitversion.h
+	@mkdir -p $(@D)
+	@echo "  CC      $< (fuzz)"
+	$(Q)$(FUZZ_WRAP) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libcollbench.a: $(FUZZ_LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_file.h build/fuzz/libcollbench.a
+	@echo "  LD      $@"
+	$(Q)$(FUZZ_WRAP) $(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< build/fuzz/libcollbench.a $(LIBS)
+
+fuzz: $(FUZZ_BIN)
+
+# Each harness for FUZZ_SECONDS from its seeds (new inputs go to
+# build/fuzz/corpus); any crash, leak, sanitizer report or 10 s input fails.
+# The readers' messages about bad lines are silenced (-close_fd_mask=3);
+# libFuzzer and the sanitizers still report on stderr.
+fuzz-check: $(FUZZ_BIN)
+	@failed=; for h in $(FUZZ_BIN); do r=$${h#build/fuzz/fuzz_}; \
+	  mkdir -p build/fuzz/corpus/$$r build/fuzz/crash; \
+	  echo "  FUZZ    $$r ($(FUZZ_SECONDS) s)"; \
+	  if $$h -max_total_time=$(FUZZ_SECONDS) -timeout=10 -close_fd_mask=3 -print_final_stats=1 \
+	      -artifact_prefix=build/fuzz/crash/$$r- build/fuzz/corpus/$$r tests/fuzz/corpus/$$r \
+	      >build/fuzz/$$r.log 2>&1; then \
+	    sed -n 's/^stat::number_of_executed_units: */  inputs: /p' build/fuzz/$$r.log; \
+	  else \
+	    grep -E -m 10 'ERROR:|runtime error|^SUMMARY| #[0-4] ' build/fuzz/$$r.log; \
+	    grep -h 'Test unit written' build/fuzz/$$r.log; failed="$$failed $$r"; \
+	  fi; \
+	done; [ -z "$$failed" ] || { echo "fuzz-check: findings in:$$failed (logs: build/fuzz/READER.log)"; exit 1; }
+
 install: collbench
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/collbench
 	install -m 755 collbench $(DESTDIR)$(PREFIX)/bin/collbench
@@ -125,6 +170,6 @@ distclean: clean
 	rm -f config.mk config.h
 
 FORCE:
-.PHONY: all check install clean distclean FORCE
+.PHONY: all check fuzz fuzz-check install clean distclean FORCE
 
 -include $(LIB_OBJ:.o=.d) build/bench/main.d

@@ -4,7 +4,8 @@
 # Debian packages: install NVIDIA's toolkit separately (configure finds it).
 # Open MPI stays the default MPI; MPICH is there so that tests can launch
 # collbench with another MPI's launcher (the mis-launch check), and so that
-# ./configure --with-mpicc=mpicc.mpich can build against it.
+# ./configure --with-mpicc=mpicc.mpich can build against it. clang and its
+# runtime (libFuzzer, sanitizers) build the fuzz harnesses (make fuzz).
 set -eu
 
 packages="
@@ -19,6 +20,7 @@ packages="
   gnuplot-nox
   netpipe-openmpi
   iproute2 util-linux procps jq
+  clang libclang-rt-14-dev
 "
 
 SUDO=""

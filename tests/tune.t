@@ -163,7 +163,7 @@ mpi 2 --tune --backend mpi --model tiny --plugin-out "$TMP/rules.csv"
 ok $? "--plugin-out on the host tuner exits 2 and writes nothing (got $STATUS)"
 if ! ./collbench --list 2>&1 | grep -q '^  nccl *usable'; then
   mpi 2 --tune --backend nccl --model tiny
-  [ $STATUS -eq 2 ] && grep -q 'nccl: no usable GPU\|without CUDA\|unknown backend' "$TMP/err"
+  [ $STATUS -eq 2 ] && grep -q "nccl: no usable GPU\|without CUDA\|unknown backend\|unknown value 'nccl'" "$TMP/err"
   ok $? "--tune --backend nccl without a GPU exits 2 saying why (got $STATUS)"
   for what in "2 ranks --share-gpu: --tune on NCCL writes NCCL_* settings" \
     "--plugin-out: per-size rules for NCCL's example tuner" \
