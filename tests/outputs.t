@@ -4,7 +4,7 @@
 # named with their reason; no torn JSON line; SIGINT/SIGTERM exit 3 with
 # whole lines. Device nodes are made with mknod here, never /dev itself.
 . tests/lib.sh
-plan 28
+plan 29
 
 cb() { ./collbench "$@" >"$TMP/out" 2>"$TMP/err"; STATUS=$?; }
 FAST="-b 1K -e 1K --max-time 0.05"
@@ -42,6 +42,12 @@ else
   skip "mknod is not permitted here: --junit to a device"
   skip "mknod is not permitted here: --fit --json to a device"
 fi
+
+# stdout into a pipe, by its magic link (/dev/stdout points there; /dev
+# itself is never named in a test): written directly
+./collbench $FAST --json /proc/self/fd/1 --prom /proc/self/fd/1 2>"$TMP/err" | cat >"$TMP/piped"
+grep -q '^{"type":"run"' "$TMP/piped" && grep -q '^collbench_run_info' "$TMP/piped"
+ok $? "--json and --prom to /proc/self/fd/1, a pipe"
 
 mkdir "$TMP/t"
 echo old >"$TMP/t/target.prom"

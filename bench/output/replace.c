@@ -18,8 +18,13 @@ static int cannot(int status, const char *option, const char *path, int e, struc
  * may not exist yet), else `path`. Returns 0 or an errno. */
 static int resolve(const char *path, char *out, size_t len) {
   char cur[PATH_MAX], link[PATH_MAX];
-  if (strlen(path) >= sizeof cur)
+  if (strlen(path) >= sizeof cur || strlen(path) >= len)
     return ENAMETOOLONG;
+  struct stat final;
+  if (stat(path, &final) == 0 && !S_ISREG(final.st_mode)) {
+    strcpy(out, path); /* a device or pipe, even behind /dev/stdout's magic link */
+    return 0;
+  }
   strcpy(cur, path);
   for (int hops = 0; hops < 40; hops++) {
     struct stat st;
