@@ -13,6 +13,7 @@
 #include "copy/copy.h"
 #include "engine.h"
 #include "gitversion.h"
+#include "interrupt.h"
 #include "model/run.h"
 #include "probe/probe.h"
 #include "report/report.h"
@@ -36,37 +37,34 @@ static void print_version(void) {
   printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT, CB_CONFIG_SUMMARY);
 }
 
-/* Opens the outputs on rank 0 only, after everything was validated, so a
- * bad command line never truncates an earlier result file. */
+/* Opens the outputs on rank 0 only, after everything was validated; every
+ * path is checked before any file is opened and none is emptied before all
+ * opened, so a bad command line never truncates an earlier result file. */
 static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks, int *n,
                       struct cb_error *err) {
   *n = 0;
   if (rank != 0)
     return CB_OK;
-  /* a sink counts once it opened: close_sinks must not call into a
-   * half-made one (that crashed when --prom's directory was missing) */
+  const struct cb_output all[] = {
+      {cli->json_path, "--json", 0, cb_sink_jsonl},
+      {cli->csv_path, "--csv", 0, cb_sink_csv},
+      {cli->prom_path, "--prom", 1, cb_sink_prom},
+      {cli->junit_path, "--junit", 1, cb_sink_junit},
+  };
+  struct cb_output outs[4];
+  int nouts = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i].path)
+      outs[nouts++] = all[i];
   if (cb_sink_table(stdout, &sinks[*n], err))
     return err->status;
   (*n)++;
-  if (cli->json_path && cb_sink_jsonl(cli->json_path, &sinks[*n], err))
-    return err->status;
-  *n += cli->json_path != NULL;
-  if (cli->csv_path && cb_sink_csv(cli->csv_path, &sinks[*n], err))
-    return err->status;
-  *n += cli->csv_path != NULL;
-  if (cli->prom_path && cb_sink_prom(cli->prom_path, &sinks[*n], err))
-    return err->status;
-  *n += cli->prom_path != NULL;
-  if (cli->junit_path && cb_sink_junit(cli->junit_path, &sinks[*n], err))
-    return err->status;
-  *n += cli->junit_path != NULL;
-  return CB_OK;
+  return cb_sinks_open(outs, nouts, sinks, n, err);
 }
 
 static void close_sinks(struct cb_sink *sinks, int n) {
-  for (int i = 0; i < n; i++)
-    if (sinks[i].close)
-      sinks[i].close(sinks[i].state);
+  struct cb_error ignored = {0}; /* the run failed already */
+  cb_sinks_close(sinks, n, &ignored);
 }
 
 /* --probe: the summary on stdout (rank 0), the run record (which carries
@@ -135,7 +133,11 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     if (rc == CB_OK && sum.wrong > 0)
       rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
   }
-  close_sinks(sinks, nsinks);
+  struct cb_error cerr = {0}; /* a failed close (NFS, disk full) fails the run */
+  if (cb_sinks_close(sinks, nsinks, &cerr) && (rc == CB_OK || rc == CB_FAILED)) {
+    *err = cerr;
+    rc = cerr.status;
+  }
   cb_run_info_free(&ri);
   cb_probe_free(&probe);
   if (rc == CB_RUNTIME || rc == CB_USAGE) { /* other ranks may be blocked in a call */
@@ -194,6 +196,7 @@ int main(int argc, char **argv) {
   struct cb_cli cli;
   struct cb_error err = {0};
   int printer = launcher_rank() == 0;
+  cb_interrupt_install(printer);         /* Ctrl-C: exit 3, outputs whole */
   if (cb_cli_wants_report(argc, argv)) { /* reads files only: no MPI */
     struct cb_report_cli rep;
     if (cb_cli_parse_report(argc, argv, &rep, &err)) {
@@ -244,6 +247,7 @@ int main(int argc, char **argv) {
   } else {
     MPI_Init(&argc, &argv);
   }
+  cb_interrupt_install(printer); /* again: ours, whatever MPI_Init set */
   int nranks, rank;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -142,7 +142,7 @@ mpi 2 --tune --model tiny --tune-reps 7 --trials "$TMP/cd.jsonl" --resume
   [ "$(grep -c '"trial"' "$TMP/cd.jsonl")" -gt 0 ]
 ok $? "--resume of a file for another setup exits 2 and keeps the file"
 mpi 2 --tune --model tiny --env-out "$TMP/no-such-dir/tuned.env"
-[ $STATUS -eq 2 ] && grep -q -- "--env-out: cannot write next to '$TMP/no-such-dir/tuned.env'" "$TMP/err"
+[ $STATUS -eq 2 ] && grep -q -- "--env-out: cannot write '$TMP/no-such-dir/tuned.env': No such file or directory" "$TMP/err"
 ok $? "--env-out in a missing directory exits 2 before any step runs (got $STATUS)"
 mpi 2 --tune --model llama-7b --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -q 'need [0-9.]* GiB' "$TMP/err"

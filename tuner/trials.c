@@ -33,6 +33,21 @@ static int parse_trial(json_t *j, struct cb_trial *tr) {
   return 1;
 }
 
+/* One whole line (cb_lines: never torn). */
+static int put_line(struct cb_trials *t, json_t *j, struct cb_error *err) {
+  char *text = json_dumps(j, DUMP_FLAGS);
+  size_t len = text ? strlen(text) : 0;
+  char *line = text ? realloc(text, len + 2) : NULL;
+  if (!line) {
+    free(text);
+    return cb_fail(err, CB_RUNTIME, "--trials: out of memory writing '%s'", t->path);
+  }
+  line[len] = '\n';
+  int rc = cb_lines_put(&t->out, line, len + 1, err);
+  free(line);
+  return rc;
+}
+
 /* Reads an earlier file: its setup must match; returns the valid lines
  * (to be written back) in `keep`. */
 static int load(struct cb_trials *t, FILE *f, json_t *setup, json_t *keep, struct cb_error *err) {
@@ -84,8 +99,12 @@ int cb_trials_open(struct cb_trials *t, const char *path, int resume, const char
   int rc = old ? load(t, old, setup, keep, err) : CB_OK;
   if (old)
     fclose(old);
-  if (rc == CB_OK && !(t->f = fopen(path, "w")))
-    rc = cb_fail(err, CB_USAGE, "--trials: cannot write '%s'", path);
+  if (rc == CB_OK && cb_lines_open(&t->out, path, "--trials", err) == CB_OK) {
+    t->open = 1;
+    rc = cb_lines_start(&t->out, err);
+  } else {
+    rc = err->status;
+  }
   if (rc == CB_OK) {
     if (json_array_size(keep) == 0) {
       json_t *head = json_pack("{s:s, s:O}", "type", "tune", "setup", setup);
@@ -94,22 +113,22 @@ int cb_trials_open(struct cb_trials *t, const char *path, int resume, const char
     size_t i;
     json_t *j;
     json_array_foreach(keep, i, j) {
-      json_dumpf(j, t->f, DUMP_FLAGS);
-      fputc('\n', t->f);
+      if (rc == CB_OK)
+        rc = put_line(t, j, err);
     }
-    fflush(t->f);
   }
   json_decref(setup);
   json_decref(keep);
   return rc;
 }
 
-void cb_trials_add(struct cb_trials *t, int batch, const char *phase,
-                   const struct cb_tune_config *cfg, const struct cb_score *score, int reps) {
+int cb_trials_add(struct cb_trials *t, int batch, const char *phase,
+                  const struct cb_tune_config *cfg, const struct cb_score *score, int reps,
+                  struct cb_error *err) {
   struct cb_trial tr = {batch, *cfg, *score};
   remember(t, &tr);
-  if (!t->f)
-    return;
+  if (!t->open)
+    return CB_OK;
   json_t *j =
       json_pack("{s:s, s:i, s:s, s:i, s:I, s:I, s:f, s:f, s:i}", "type", "trial", "batch", batch,
                 "phase", phase, "algorithm", cfg->algorithm, "segsize", (json_int_t)cfg->segsize,
@@ -119,10 +138,9 @@ void cb_trials_add(struct cb_trials *t, int batch, const char *phase,
     json_object_set_new(j, "protocol", json_integer(cfg->protocol));
     json_object_set_new(j, "ctas", json_integer(cfg->ctas));
   }
-  json_dumpf(j, t->f, DUMP_FLAGS);
-  fputc('\n', t->f);
-  fflush(t->f); /* a killed run leaves whole lines for --resume */
+  int rc = put_line(t, j, err); /* a killed run leaves whole lines for --resume */
   json_decref(j);
+  return rc;
 }
 
 #else /* no jansson: --trials is refused by the CLI */
@@ -134,9 +152,11 @@ int cb_trials_open(struct cb_trials *t, const char *path, int resume, const char
   return cb_fail(err, CB_USAGE, "--trials %s: this collbench was built without jansson", path);
 }
 
-void cb_trials_add(struct cb_trials *t, int batch, const char *phase,
-                   const struct cb_tune_config *cfg, const struct cb_score *score, int reps) {
-  (void)t, (void)batch, (void)phase, (void)cfg, (void)score, (void)reps;
+int cb_trials_add(struct cb_trials *t, int batch, const char *phase,
+                  const struct cb_tune_config *cfg, const struct cb_score *score, int reps,
+                  struct cb_error *err) {
+  (void)t, (void)batch, (void)phase, (void)cfg, (void)score, (void)reps, (void)err;
+  return CB_OK;
 }
 
 #endif
@@ -151,16 +171,23 @@ int cb_trials_find(const struct cb_trials *t, int batch, const struct cb_tune_co
   return 0;
 }
 
-void cb_trials_line(struct cb_trials *t, const char *json) {
-  if (t->f) {
-    fprintf(t->f, "%s\n", json);
-    fflush(t->f);
-  }
+int cb_trials_line(struct cb_trials *t, const char *json, struct cb_error *err) {
+  if (!t->open)
+    return CB_OK;
+  size_t len = strlen(json);
+  char *line = malloc(len + 1);
+  if (!line)
+    return cb_fail(err, CB_RUNTIME, "--trials: out of memory writing '%s'", t->path);
+  memcpy(line, json, len);
+  line[len] = '\n';
+  int rc = cb_lines_put(&t->out, line, len + 1, err);
+  free(line);
+  return rc;
 }
 
-void cb_trials_close(struct cb_trials *t) {
-  if (t->f)
-    fclose(t->f);
+int cb_trials_close(struct cb_trials *t, struct cb_error *err) {
+  int rc = t->open ? cb_lines_close(&t->out, err) : CB_OK;
   free(t->cache);
   memset(t, 0, sizeof *t);
+  return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "output/lines.h"
 #include "search.h"
 
 struct cb_trial {
@@ -18,7 +19,8 @@ struct cb_trial {
 };
 
 struct cb_trials {
-  FILE *f;
+  struct cb_lines out;
+  int open;
   const char *path;
   struct cb_trial *cache;
   int ncache;
@@ -31,10 +33,13 @@ int cb_trials_open(struct cb_trials *t, const char *path, int resume, const char
                    struct cb_error *err);
 int cb_trials_find(const struct cb_trials *t, int batch, const struct cb_tune_config *cfg,
                    struct cb_score *score);
-void cb_trials_add(struct cb_trials *t, int batch, const char *phase,
-                   const struct cb_tune_config *cfg, const struct cb_score *score, int reps);
+/* Each write is checked: a failure names the file and the reason. */
+int cb_trials_add(struct cb_trials *t, int batch, const char *phase,
+                  const struct cb_tune_config *cfg, const struct cb_score *score, int reps,
+                  struct cb_error *err);
 /* A finished line of any other type (summary), given as JSON text. */
-void cb_trials_line(struct cb_trials *t, const char *json);
-void cb_trials_close(struct cb_trials *t);
+int cb_trials_line(struct cb_trials *t, const char *json, struct cb_error *err);
+/* The close is checked too. */
+int cb_trials_close(struct cb_trials *t, struct cb_error *err);
 
 #endif

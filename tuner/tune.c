@@ -90,7 +90,7 @@ static int measure_batch(void *user, const char *phase, const struct cb_tune_con
                      (size_t)reps, &st);
     scores[i] = (struct cb_score){st.median, st.ci95};
     if (is_root(t))
-      cb_trials_add(&t->trials, batch, phase, &cfgs[i], &scores[i], reps);
+      rc = cb_trials_add(&t->trials, batch, phase, &cfgs[i], &scores[i], reps, err);
     k++;
   }
   for (int i = 0; i < m; i++)
@@ -434,7 +434,8 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
     }
     char json[2048];
     summary_json(&sr, cfg, res, 2, grad_bytes, t->cl->nranks, json, sizeof json);
-    cb_trials_line(&t->trials, json);
+    if (cb_trials_line(&t->trials, json, err))
+      return err->status;
   }
   /* --env-out is written after --plugin-out's sweep, whose checked results
    * are the only proof of LL128 this run has */
@@ -450,9 +451,10 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
 static int open_outputs(struct tuner *t, const struct cb_space *space, struct cb_error *err) {
   if (!is_root(t))
     return CB_OK;
-  if (t->opt->env_out && cb_replace_probe(t->opt->env_out, "--env-out", err))
-    return err->status;
-  if (t->opt->plugin_out && cb_replace_probe(t->opt->plugin_out, "--plugin-out", err))
+  if ((t->opt->env_out && cb_output_check(t->opt->env_out, "--env-out", CB_OUT_REPLACE, err)) ||
+      (t->opt->plugin_out &&
+       cb_output_check(t->opt->plugin_out, "--plugin-out", CB_OUT_REPLACE, err)) ||
+      (t->opt->trials && cb_output_check(t->opt->trials, "--trials", CB_OUT_STREAM, err)))
     return err->status;
   if (t->opt->trials) {
     char setup[4096];
@@ -570,14 +572,14 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
   if (rc == CB_OK)
     rc = open_outputs(&t, &space, err);
   if (cb_cluster_agree(cl, rc) != CB_OK) {
-    cb_trials_close(&t.trials);
+    cb_trials_close(&t.trials, &(struct cb_error){0});
     return rc ? rc : cb_fail(err, CB_USAGE, "another rank could not set up --tune");
   }
   /* ranks sharing cores get one BLAS thread each (REFERENCE.md section 4) */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int threads = cl->local_size >= cores ? 1 : (int)(cores / cl->local_size);
   if (cb_watchdog_start(cl, opt->timeout)) {
-    cb_trials_close(&t.trials);
+    cb_trials_close(&t.trials, &(struct cb_error){0});
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   }
   /* copies: the tuner sets and restores both while measuring */
@@ -596,7 +598,8 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
     if (rc == CB_OK)
       printf("wrote %s\n", opt->env_out);
   }
-  cb_trials_close(&t.trials);
+  if (cb_trials_close(&t.trials, err) && rc == CB_OK)
+    rc = err->status;
   free(t.launch_algo);
   free(t.launch_proto);
   return rc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../output/replace.h"
 #include "../topology.h"
 #include "../units.h"
 #include "config.h"
@@ -310,24 +311,11 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
 
 /* ---- the whole mode ---- */
 
-/* The JSON goes to PATH.tmp, renamed over PATH at the end: a failed run
- * leaves an earlier file as it was. Tried first, so a bad path stops
- * everything before any work. */
-static int json_tmp(const char *path, char *tmp, size_t len, struct cb_error *err) {
-  if (snprintf(tmp, len, "%s.tmp", path) >= (int)len)
-    return cb_fail(err, CB_USAGE, "--json: path '%s' is too long", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cb_fail(err, CB_USAGE, "--json: cannot write '%s': %s", tmp, strerror(errno));
-  fclose(f);
-  return CB_OK;
-}
-
-static int write_json(const char *path, const char *tmp, json_t *doc, struct cb_error *err) {
-  if (json_dump_file(doc, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0 ||
-      rename(tmp, path) != 0)
-    return cb_fail(err, CB_USAGE, "--json: cannot write '%s': %s", path, strerror(errno));
-  return CB_OK;
+/* The JSON replaces PATH whole at the end (output/replace.c): a failed run
+ * leaves an earlier file as it was. The path is checked first, so a bad
+ * one stops everything before any work. */
+static int dump_json(void *doc, FILE *f) {
+  return json_dumpf(doc, f, JSON_INDENT(1) | JSON_REAL_PRECISION(9)) != 0 || ferror(f);
 }
 
 int cb_model_run(const struct cb_model_cli *m) {
@@ -335,13 +323,12 @@ int cb_model_run(const struct cb_model_cli *m) {
   struct cb_rep_data fd = {0}, vd = {0};
   struct cb_fit_groups gs = {0};
   struct cb_topology topo;
-  char tmp[4096];
   int want[CB_NMOPS] = {0}, rc = CB_OK;
   for (int i = 0; i < m->nops; i++)
     want[m->ops[i]] = 1;
   json_t *doc = json_pack("{s:s}", "type", "model");
   if (m->json_path)
-    rc = json_tmp(m->json_path, tmp, sizeof tmp, &err);
+    rc = cb_output_check(m->json_path, "--json", CB_OUT_REPLACE, &err);
   if (!rc && m->topology)
     rc = cb_topology_load(m->topology, &topo, &err);
   if (!rc && m->nfit)
@@ -371,9 +358,7 @@ int cb_model_run(const struct cb_model_cli *m) {
     rc = predict(m, &gs, m->topology ? &topo : NULL, doc, &err);
   }
   if (!rc && m->json_path)
-    rc = write_json(m->json_path, tmp, doc, &err);
-  if (rc && m->json_path)
-    remove(tmp);
+    rc = cb_replace_write(m->json_path, "--json", dump_json, doc, &err);
   if (rc)
     fprintf(stderr, "collbench: %s\n", err.msg);
   json_decref(doc);

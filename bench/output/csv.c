@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "columns.h"
+#include "lines.h"
 #include "sink.h"
 
 static void put_field(FILE *f, const struct cb_record *r, const struct cb_column *c) {
@@ -30,38 +31,65 @@ static void put_field(FILE *f, const struct cb_record *r, const struct cb_column
   }
 }
 
-static int put_record(FILE *f, const struct cb_record *r) {
+/* One record as one line, written whole. */
+static int put_record(struct cb_lines *l, const struct cb_record *r, struct cb_error *err) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f)
+    return cb_fail(err, CB_RUNTIME, "--csv: out of memory writing '%s'", l->path);
   for (int i = 0; i < cb_ncolumns; i++) {
     if (i)
       fputc(',', f);
     put_field(f, r, &cb_columns[i]);
   }
   fputc('\n', f);
-  return fflush(f);
+  int bad = fclose(f) != 0;
+  int rc = bad ? cb_fail(err, CB_RUNTIME, "--csv: out of memory writing '%s'", l->path)
+               : cb_lines_put(l, text, len, err);
+  free(text);
+  return rc;
 }
 
 static int csv_row(void *state, const struct cb_row *row, struct cb_error *err) {
-  FILE *f = state;
-  if ((row->outofplace && put_record(f, row->outofplace)) ||
-      (row->inplace && put_record(f, row->inplace)))
-    return cb_fail(err, CB_RUNTIME, "--csv: write failed");
+  if ((row->outofplace && put_record(state, row->outofplace, err)) ||
+      (row->inplace && put_record(state, row->inplace, err)))
+    return err->status;
   return CB_OK;
 }
 
-static void csv_close(void *state) {
-  fclose(state);
+/* The header goes in once every output opened and the run goes ahead. */
+static int csv_start(void *state, struct cb_error *err) {
+  struct cb_lines *l = state;
+  char head[4096];
+  size_t n = 0;
+  for (int i = 0; i < cb_ncolumns && n < sizeof head; i++)
+    n += (size_t)snprintf(head + n, sizeof head - n, "%s%s", i ? "," : "", cb_columns[i].name);
+  if (n >= sizeof head - 1)
+    return cb_fail(err, CB_RUNTIME, "--csv: the header is too long");
+  head[n++] = '\n';
+  if (cb_lines_start(l, err))
+    return err->status;
+  return cb_lines_put(l, head, n, err);
+}
+
+static int csv_close(void *state, struct cb_error *err) {
+  int rc = cb_lines_close(state, err);
+  free(state);
+  return rc;
 }
 
 int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return cb_fail(err, CB_USAGE, "--csv: cannot write '%s'", path);
-  for (int i = 0; i < cb_ncolumns; i++)
-    fprintf(f, "%s%s", i ? "," : "", cb_columns[i].name);
-  fputc('\n', f);
-  fflush(f);
+  struct cb_lines *l = malloc(sizeof *l);
+  if (!l)
+    return cb_fail(err, CB_RUNTIME, "out of memory");
+  if (cb_lines_open(l, path, "--csv", err)) {
+    free(l);
+    return err->status;
+  }
   memset(sink, 0, sizeof *sink);
-  sink->state = f;
+  sink->state = l;
+  sink->start = csv_start;
   sink->row = csv_row;
   sink->close = csv_close;
   return CB_OK;

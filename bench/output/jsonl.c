@@ -14,6 +14,7 @@
 
 #include "../probe/probe.h"
 #include "columns.h"
+#include "lines.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(7))
 
@@ -34,12 +35,20 @@ static json_t *column_value(const struct cb_record *r, const struct cb_column *c
   return json_null();
 }
 
-static int put_line(FILE *f, json_t *obj, struct cb_error *err) {
-  int rc = json_dumpf(obj, f, DUMP_FLAGS);
+/* One line, written whole or not at all. */
+static int put_line(struct cb_lines *l, json_t *obj, struct cb_error *err) {
+  char *text = json_dumps(obj, DUMP_FLAGS);
   json_decref(obj);
-  if (rc != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
-    return cb_fail(err, CB_RUNTIME, "--json: write failed");
-  return CB_OK;
+  size_t len = text ? strlen(text) : 0;
+  char *line = text ? realloc(text, len + 2) : NULL;
+  if (!line) {
+    free(text);
+    return cb_fail(err, CB_RUNTIME, "--json: out of memory writing '%s'", l->path);
+  }
+  line[len] = '\n';
+  int rc = cb_lines_put(l, line, len + 1, err);
+  free(line);
+  return rc;
 }
 
 static json_t *settings_json(const struct cb_settings *s) {
@@ -111,7 +120,7 @@ static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error 
   return put_line(state, o, err);
 }
 
-static int put_record(FILE *f, const struct cb_record *r, struct cb_error *err) {
+static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_error *err) {
   json_t *o = json_object();
   json_object_set_new(o, "type", json_string("result"));
   for (int i = 0; i < cb_ncolumns; i++)
@@ -173,16 +182,27 @@ static int jsonl_pair(void *state, const struct cb_pair *p, struct cb_error *err
   return put_line(state, o, err);
 }
 
-static void jsonl_close(void *state) {
-  fclose(state);
+static int jsonl_start(void *state, struct cb_error *err) {
+  return cb_lines_start(state, err);
+}
+
+static int jsonl_close(void *state, struct cb_error *err) {
+  int rc = cb_lines_close(state, err);
+  free(state);
+  return rc;
 }
 
 int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return cb_fail(err, CB_USAGE, "--json: cannot write '%s'", path);
+  struct cb_lines *l = malloc(sizeof *l);
+  if (!l)
+    return cb_fail(err, CB_RUNTIME, "out of memory");
+  if (cb_lines_open(l, path, "--json", err)) {
+    free(l);
+    return err->status;
+  }
   memset(sink, 0, sizeof *sink);
-  sink->state = f;
+  sink->state = l;
+  sink->start = jsonl_start;
   sink->run = jsonl_run;
   sink->row = jsonl_row;
   sink->verdict = jsonl_verdict;

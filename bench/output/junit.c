@@ -103,7 +103,8 @@ static int junit_finish(void *state, const struct cb_summary *sum, struct cb_err
   return cb_replace_write(j->path, "--junit", write_xml, j, err);
 }
 
-static void junit_close(void *state) {
+static int junit_close(void *state, struct cb_error *err) {
+  (void)err;
   struct junit *j = state;
   for (int i = 0; i < j->n; i++) {
     free(j->cases[i].name);
@@ -112,10 +113,11 @@ static void junit_close(void *state) {
   free(j->cases);
   free(j->path);
   free(j);
+  return CB_OK;
 }
 
 int cb_sink_junit(const char *path, struct cb_sink *sink, struct cb_error *err) {
-  if (cb_replace_probe(path, "--junit", err))
+  if (cb_output_check(path, "--junit", CB_OUT_REPLACE, err))
     return err->status;
   struct junit *j = calloc(1, sizeof *j);
   if (!j || !(j->path = strdup(path))) {

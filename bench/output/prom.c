@@ -180,7 +180,8 @@ static int prom_finish(void *state, const struct cb_summary *sum, struct cb_erro
   return cb_replace_write(p->path, "--prom", write_all, p, err);
 }
 
-static void prom_close(void *state) {
+static int prom_close(void *state, struct cb_error *err) {
+  (void)err;
   struct prom *p = state;
   free(p->records);
   for (int i = 0; i < p->nverdicts; i++)
@@ -188,10 +189,11 @@ static void prom_close(void *state) {
   free(p->verdicts);
   free(p->path);
   free(p);
+  return CB_OK;
 }
 
 int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err) {
-  if (cb_replace_probe(path, "--prom", err))
+  if (cb_output_check(path, "--prom", CB_OUT_REPLACE, err))
     return err->status;
   struct prom *p = calloc(1, sizeof *p);
   if (!p || !(p->path = strdup(path))) {

@@ -1,34 +1,151 @@
 #include "replace.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static void temp_name(char *buf, size_t len, const char *path) {
-  snprintf(buf, len, "%s.tmp.%ld", path, (long)getpid());
+#include "../interrupt.h"
+
+static int cannot(int status, const char *option, const char *path, int e, struct cb_error *err) {
+  return cb_fail(err, status, "%s: cannot write '%s': %s", option, path, strerror(e));
 }
 
-int cb_replace_probe(const char *path, const char *option, struct cb_error *err) {
-  char tmp[4096];
-  temp_name(tmp, sizeof tmp, path);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cb_fail(err, CB_USAGE, "%s: cannot write next to '%s'", option, path);
-  fclose(f);
-  remove(tmp);
+/* The file `path` names in the end: a symbolic link's final target (which
+ * may not exist yet), else `path`. Returns 0 or an errno. */
+static int resolve(const char *path, char *out, size_t len) {
+  char cur[PATH_MAX], link[PATH_MAX];
+  if (strlen(path) >= sizeof cur || strlen(path) >= len)
+    return ENAMETOOLONG;
+  struct stat final;
+  if (stat(path, &final) == 0 && !S_ISREG(final.st_mode)) {
+    strcpy(out, path); /* a device or pipe, even behind /dev/stdout's magic link */
+    return 0;
+  }
+  strcpy(cur, path);
+  for (int hops = 0; hops < 40; hops++) {
+    struct stat st;
+    int r = lstat(cur, &st);
+    if (r != 0 && errno != ENOENT)
+      return errno;
+    if (r != 0 || !S_ISLNK(st.st_mode)) {
+      if (strlen(cur) >= len)
+        return ENAMETOOLONG;
+      strcpy(out, cur);
+      return 0;
+    }
+    ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0)
+      return errno;
+    link[n] = '\0';
+    if (link[0] == '/') {
+      strcpy(cur, link);
+    } else { /* relative to the link's directory */
+      char dir[PATH_MAX];
+      strcpy(dir, cur);
+      if (snprintf(out, len, "%s/%s", dirname(dir), link) >= (int)len)
+        return ENAMETOOLONG;
+      strcpy(cur, out);
+    }
+  }
+  return ELOOP;
+}
+
+/* The temporary file's template beside `target`. */
+static int temp_template(const char *target, char *out, size_t len) {
+  char d[PATH_MAX], b[PATH_MAX];
+  strcpy(d, target), strcpy(b, target);
+  int n = snprintf(out, len, "%s/.%.100s.XXXXXX", dirname(d), basename(b));
+  return n < 0 || (size_t)n >= len ? ENAMETOOLONG : 0;
+}
+
+int cb_output_check(const char *path, const char *option, enum cb_output_kind kind,
+                    struct cb_error *err) {
+  char target[PATH_MAX], tmp[PATH_MAX];
+  if (!*path)
+    return cb_fail(err, CB_USAGE, "%s: an empty file name", option);
+  int e = resolve(path, target, sizeof target);
+  if (e)
+    return cannot(CB_USAGE, option, path, e, err);
+  struct stat st;
+  if (stat(target, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return cannot(CB_USAGE, option, path, EISDIR, err);
+    if (access(target, W_OK) != 0)
+      return cannot(CB_USAGE, option, path, errno, err);
+    if (kind == CB_OUT_STREAM || !S_ISREG(st.st_mode))
+      return CB_OK; /* written in place: the directory does not matter */
+  } else if (errno != ENOENT) {
+    return cannot(CB_USAGE, option, path, errno, err);
+  }
+  /* a new file, or one replaced: its directory must take a new name */
+  char d[PATH_MAX];
+  strcpy(d, target);
+  if (stat(dirname(d), &st) != 0)
+    return cannot(CB_USAGE, option, path, errno, err);
+  if (!S_ISDIR(st.st_mode))
+    return cannot(CB_USAGE, option, path, ENOTDIR, err);
+  strcpy(d, target);
+  if (access(dirname(d), W_OK | X_OK) != 0)
+    return cannot(CB_USAGE, option, path, errno, err);
+  if (kind == CB_OUT_REPLACE && (e = temp_template(target, tmp, sizeof tmp)))
+    return cannot(CB_USAGE, option, path, e, err);
   return CB_OK;
+}
+
+/* Devices and pipes: written as they are. */
+static int write_direct(const char *path, const char *option, int (*write)(void *state, FILE *f),
+                        void *state, struct cb_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return cannot(CB_RUNTIME, option, path, errno, err);
+  errno = 0;
+  int bad = write(state, f) || fflush(f) != 0 || ferror(f), e = errno;
+  if (fclose(f) != 0 && !bad)
+    bad = 1, e = errno;
+  return bad ? cannot(CB_RUNTIME, option, path, e ? e : EIO, err) : CB_OK;
 }
 
 int cb_replace_write(const char *path, const char *option, int (*write)(void *state, FILE *f),
                      void *state, struct cb_error *err) {
-  char tmp[4096];
-  temp_name(tmp, sizeof tmp, path);
-  FILE *f = fopen(tmp, "w");
-  if (!f)
-    return cb_fail(err, CB_RUNTIME, "%s: cannot write '%s'", option, tmp);
-  int bad = write(state, f);
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    remove(tmp);
-    return cb_fail(err, CB_RUNTIME, "%s: cannot write '%s'", option, path);
+  char target[PATH_MAX], tmp[PATH_MAX];
+  int e = resolve(path, target, sizeof target);
+  if (e)
+    return cannot(CB_RUNTIME, option, path, e, err);
+  struct stat st;
+  int exists = stat(target, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    return write_direct(target, option, write, state, err);
+  if ((e = temp_template(target, tmp, sizeof tmp)))
+    return cannot(CB_RUNTIME, option, path, e, err);
+  int fd = mkstemp(tmp);
+  if (fd < 0)
+    return cannot(CB_RUNTIME, option, path, errno, err);
+  cb_interrupt_temp(tmp);
+  mode_t mask = umask(0);
+  umask(mask);
+  /* the replaced file's mode and owner, or what a new file would get */
+  e = fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 ? errno : 0;
+  if (exists && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) != 0)
+    e = errno;
+  FILE *f = e ? NULL : fdopen(fd, "w");
+  if (!f) {
+    e = e ? e : errno;
+    close(fd);
+  } else {
+    errno = 0;
+    if (write(state, f) || fflush(f) != 0 || ferror(f) || fsync(fd) != 0)
+      e = errno ? errno : EIO;
+    if (fclose(f) != 0 && !e)
+      e = errno;
   }
-  return CB_OK;
+  if (!e && rename(tmp, target) != 0)
+    e = errno;
+  if (e)
+    unlink(tmp);
+  cb_interrupt_temp(NULL);
+  return e ? cannot(CB_RUNTIME, option, path, e, err) : CB_OK;
 }

@@ -1,5 +1,6 @@
-/* Files replaced whole at the end of a run (--prom, --junit): collectors
- * and CI never read half a file, and a failed run leaves the old one. */
+/* Output paths: checked before a run, and files replaced whole at its end
+ * (--prom, --junit, --env-out, --plugin-out, the model's --json) so readers
+ * never see half a file and a failed run leaves the old one. */
 #ifndef CB_REPLACE_H
 #define CB_REPLACE_H
 
@@ -7,12 +8,23 @@
 
 #include "../error.h"
 
-/* Fails now (CB_USAGE), not after the run, when nothing can be written
- * next to `path`; `option` names the option in the message. */
-int cb_replace_probe(const char *path, const char *option, struct cb_error *err);
+enum cb_output_kind {
+  CB_OUT_STREAM,  /* written in place as the run goes (cb_lines) */
+  CB_OUT_REPLACE, /* a regular file is replaced through a temporary one */
+};
 
-/* Writes through `write` (non-zero: failed) to a temporary file beside
- * `path`, then renames it over `path`. */
+/* Fails now (CB_USAGE, naming `option`, the path and why), not after the
+ * run, when `path` cannot be written: a directory, a missing or read-only
+ * directory, a file we may not write, a name too long for its temporary.
+ * Creates and removes nothing. */
+int cb_output_check(const char *path, const char *option, enum cb_output_kind kind,
+                    struct cb_error *err);
+
+/* Writes through `write` (non-zero: failed). A regular file (or none yet)
+ * is written to a unique temporary file beside it and renamed over it,
+ * keeping its mode; a symbolic link's target is replaced, the link stays;
+ * anything else (a device, a pipe) is written directly. Every write and the
+ * close are checked; the message names the path and the system's reason. */
 int cb_replace_write(const char *path, const char *option, int (*write)(void *state, FILE *f),
                      void *state, struct cb_error *err);
 

@@ -36,6 +36,9 @@ struct cb_pair {
 
 struct cb_sink {
   void *state;
+  /* Every output opened: the run goes ahead (a streamed file is emptied
+   * now, not when opened). May be NULL. */
+  int (*start)(void *state, struct cb_error *err);
   int (*run)(void *state, const struct cb_run_info *ri, struct cb_error *err);
   int (*series_begin)(void *state, const struct cb_series *s, struct cb_error *err);
   int (*row)(void *state, const struct cb_row *row, struct cb_error *err);
@@ -47,7 +50,8 @@ struct cb_sink {
   /* The all-pairs matrix: one measured pair (may be NULL). */
   int (*pair)(void *state, const struct cb_pair *p, struct cb_error *err);
   int (*finish)(void *state, const struct cb_summary *sum, struct cb_error *err);
-  void (*close)(void *state);
+  /* Frees the sink; a file's close is checked. */
+  int (*close)(void *state, struct cb_error *err);
 };
 
 /* Each sink's run or finish method, for modes that call the engine several
@@ -57,6 +61,21 @@ int cb_sinks_run(struct cb_sink *sinks, int nsinks, const struct cb_run_info *ri
 int cb_sinks_finish(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
                     struct cb_error *err);
 int cb_sinks_note(struct cb_sink *sinks, int nsinks, const char *text, struct cb_error *err);
+
+/* One output file of the run; `open` is its sink's constructor. */
+struct cb_output {
+  const char *path, *option;
+  int replace; /* written whole at the end (cb_replace_write), else streamed */
+  int (*open)(const char *path, struct cb_sink *sink, struct cb_error *err);
+};
+
+/* Checks every output's path, then opens each (truncating none), then
+ * starts them all: a bad or unwritable path leaves every earlier file as
+ * it was. sinks[*n] onwards are filled; *n counts the opened ones. */
+int cb_sinks_open(const struct cb_output *outs, int nouts, struct cb_sink *sinks, int *n,
+                  struct cb_error *err);
+/* Closes every sink; returns the first error. */
+int cb_sinks_close(struct cb_sink *sinks, int nsinks, struct cb_error *err);
 
 /* Every constructor returns CB_OK or an error naming the file. */
 int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err);

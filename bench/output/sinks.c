@@ -1,5 +1,7 @@
 #include "sink.h"
 
+#include "replace.h"
+
 int cb_sinks_run(struct cb_sink *sinks, int nsinks, const struct cb_run_info *ri,
                  struct cb_error *err) {
   for (int i = 0; i < nsinks; i++)
@@ -21,4 +23,32 @@ int cb_sinks_note(struct cb_sink *sinks, int nsinks, const char *text, struct cb
     if (sinks[i].note && sinks[i].note(sinks[i].state, text, err))
       return err->status;
   return CB_OK;
+}
+
+int cb_sinks_open(const struct cb_output *outs, int nouts, struct cb_sink *sinks, int *n,
+                  struct cb_error *err) {
+  for (int i = 0; i < nouts; i++)
+    if (cb_output_check(outs[i].path, outs[i].option,
+                        outs[i].replace ? CB_OUT_REPLACE : CB_OUT_STREAM, err))
+      return err->status;
+  int first = *n;
+  for (int i = 0; i < nouts; i++) {
+    if (outs[i].open(outs[i].path, &sinks[*n], err))
+      return err->status;
+    (*n)++; /* a sink counts once it opened: only those are closed */
+  }
+  for (int i = first; i < *n; i++)
+    if (sinks[i].start && sinks[i].start(sinks[i].state, err))
+      return err->status;
+  return CB_OK;
+}
+
+int cb_sinks_close(struct cb_sink *sinks, int nsinks, struct cb_error *err) {
+  int rc = CB_OK;
+  for (int i = 0; i < nsinks; i++) {
+    struct cb_error e = {0};
+    if (sinks[i].close && sinks[i].close(sinks[i].state, &e) && rc == CB_OK)
+      rc = cb_fail(err, e.status, "%s", e.msg);
+  }
+  return rc;
 }

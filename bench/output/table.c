@@ -290,11 +290,13 @@ static int table_finish(void *state, const struct cb_summary *sum, struct cb_err
   return CB_OK;
 }
 
-static void table_close(void *state) {
+static int table_close(void *state, struct cb_error *err) {
   struct table *t = state;
+  (void)err;
   free(t->matrix_bw);
   free(t->matrix_lat);
   free(t);
+  return CB_OK;
 }
 
 int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err) {

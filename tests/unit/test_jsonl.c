@@ -132,7 +132,8 @@ static void test_jsonl(void) {
     diag("%s", err.msg);
     return;
   }
-  ok(sink.row && sink.close && sink.run, "jsonl sink has run, row and close");
+  ok(sink.row && sink.close && sink.run && sink.start, "jsonl sink has start, run, row and close");
+  ok(sink.start(sink.state, &err) == CB_OK, "jsonl sink starts");
   struct cb_record a = make_record(0, -1), b = make_record(1, 0), c = make_record(0, 17);
   c.line_gbps = 400, c.line_rate_pct = 12.5; /* a verbs record */
   struct cb_row row1 = {&a, &b}, row2 = {&c, NULL};
@@ -146,7 +147,7 @@ static void test_jsonl(void) {
   ok(sink.row(sink.state, &row2, &err) == CB_OK, "row 2 (out-of-place only) written");
   is_long(read_lines(path, lines, 4), 3, "before close: row 2 added 1 line");
   check_result(lines[2], &c, "17 wrong");
-  sink.close(sink.state);
+  sink.close(sink.state, &err);
   unlink(path);
 
   struct cb_error e = {0};
@@ -175,6 +176,8 @@ static void test_csv(void) {
     snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i > 1 ? "," : "", keys[i]);
   strcat(want, "\n");
   char lines[4][4096];
+  ok(read_lines(path, lines, 4) == 0, "nothing written before the run starts");
+  ok(sink.start(sink.state, &err) == CB_OK, "csv sink starts");
   ok(read_lines(path, lines, 4) == 1, "csv header on disk before any row");
   is_str(lines[0], want, "csv header is the JSON keys without type");
 
@@ -192,7 +195,7 @@ static void test_csv(void) {
      "unchecked wrong and unknown line rate are empty last fields");
   ok(n2 > 5 && strcmp(lines[2] + n2 - 5, ",3,,\n") == 0 && strstr(lines[2], ",true,"),
      "in-place record: true, wrong 3");
-  sink.close(sink.state);
+  sink.close(sink.state, &err);
   unlink(path);
 
   struct cb_error e = {0};

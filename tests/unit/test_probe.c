@@ -139,7 +139,7 @@ static void test_table(void) {
     t.pair(t.state, &cells[i], &err);
   struct cb_summary sum = {.rows = 5, .records = 5};
   t.finish(t.state, &sum, &err);
-  t.close(t.state);
+  t.close(t.state, &err);
   fclose(f);
   ok(strstr(buf, "# copy_ce on n1: copy engine") != NULL, "copy_ce matrix has a title");
   ok(strstr(buf, "  GPU0    1500.5    350.2\n") != NULL, "row GPU0: local copy and 0->1");
@@ -157,11 +157,12 @@ static void test_json(void) {
   struct cb_sink j;
   struct cb_error err = {0};
   cb_sink_jsonl(path, &j, &err);
+  j.start(j.state, &err);
   struct cb_pair h2d = {-1, 0, "n1", "n1", 64 << 20, 25.5, NAN, 0, "copy_h2d", "host"};
   struct cb_pair mpi = {0, 1, "n1", "n2", 1 << 20, 10.0, 2.0, 1, NULL, NULL};
   j.pair(j.state, &h2d, &err);
   j.pair(j.state, &mpi, &err);
-  j.close(j.state);
+  j.close(j.state, &err);
   char line[2][512] = {"", ""};
   FILE *f = fopen(path, "r");
   for (int i = 0; i < 2 && fgets(line[i], sizeof line[i], f); i++)

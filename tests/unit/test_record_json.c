@@ -40,10 +40,11 @@ int main(void) {
   close(fd);
   struct cb_sink sink;
   struct cb_error err = {0};
-  ok(cb_sink_jsonl(path, &sink, &err) == CB_OK, "open the JSON Lines sink");
+  ok(cb_sink_jsonl(path, &sink, &err) == CB_OK && sink.start(sink.state, &err) == CB_OK,
+     "open the JSON Lines sink");
   struct cb_row row = {&out, NULL};
   sink.row(sink.state, &row, &err);
-  sink.close(sink.state);
+  sink.close(sink.state, &err);
 
   json_error_t jerr;
   json_t *line = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
@@ -82,9 +83,10 @@ int main(void) {
      "no algorithm known: no nccl_algo / nccl_proto keys, read back empty");
   snprintf(out.nccl_algo, sizeof out.nccl_algo, "Ring");
   snprintf(out.nccl_proto, sizeof out.nccl_proto, "LL128");
-  ok(cb_sink_jsonl(path, &sink, &err) == CB_OK, "reopen the JSON Lines sink");
+  ok(cb_sink_jsonl(path, &sink, &err) == CB_OK && sink.start(sink.state, &err) == CB_OK,
+     "reopen the JSON Lines sink");
   sink.row(sink.state, &row, &err);
-  sink.close(sink.state);
+  sink.close(sink.state, &err);
   line = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
   ok(line && cb_record_from_json(line, &in) == NULL, "the line with NCCL's choice reads back");
   is_str(json_string_value(json_object_get(line, "nccl_algo")), "Ring", "nccl_algo written");

@@ -1,0 +1,78 @@
+#include "interrupt.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+enum { IDLE, WRITING, PENDING, LEAVING };
+
+static atomic_int state = IDLE;
+static volatile sig_atomic_t pending_sig, printer, have_temp;
+static char temp[4096];
+
+/* Async-signal-safe only: unlink, write, _exit. */
+static void leave(int sig) {
+  if (have_temp)
+    unlink(temp);
+  if (printer) {
+    static const char head[] = "collbench: error: stopped by ";
+    static const char tail[] = ": the outputs hold every whole line written before it\n";
+    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+    ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
+    w += write(STDERR_FILENO, name, strlen(name));
+    w += write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)w;
+  }
+  _exit(CB_RUNTIME);
+}
+
+static void on_signal(int sig) {
+  for (;;) {
+    int expect = IDLE;
+    if (atomic_compare_exchange_strong(&state, &expect, LEAVING))
+      leave(sig);
+    pending_sig = sig; /* a line is being written: its writer leaves after it */
+    expect = WRITING;
+    if (atomic_compare_exchange_strong(&state, &expect, PENDING) || expect != IDLE)
+      return;
+  } /* the line was finished meanwhile: try again */
+}
+
+void cb_interrupt_install(int is_printer) {
+  printer = is_printer;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+void cb_interrupt_hold(void) {
+  int expect = IDLE;
+  while (!atomic_compare_exchange_strong(&state, &expect, WRITING)) {
+    if (expect == LEAVING) /* another thread is ending the process */
+      for (;;)
+        pause();
+    expect = IDLE;
+  }
+}
+
+void cb_interrupt_release(void) {
+  int expect = WRITING;
+  if (!atomic_compare_exchange_strong(&state, &expect, IDLE))
+    leave(pending_sig); /* a signal came during the write */
+}
+
+void cb_interrupt_temp(const char *path) {
+  have_temp = 0;
+  if (path && strlen(path) < sizeof temp) {
+    memcpy(temp, path, strlen(path) + 1);
+    have_temp = 1;
+  }
+}

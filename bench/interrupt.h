@@ -1,0 +1,20 @@
+/* SIGINT and SIGTERM (Ctrl-C, a scheduler's kill, mpirun passing either
+ * on): a message, the temporary file of an output being replaced removed,
+ * and exit 3, at once, even from inside a blocked MPI call. Outputs stay
+ * whole because every streamed line is written inside cb_interrupt_hold:
+ * a signal arriving then ends the process right after the line. */
+#ifndef CB_INTERRUPT_H
+#define CB_INTERRUPT_H
+
+/* `printer`: this process says why it stopped (rank 0). */
+void cb_interrupt_install(int printer);
+
+/* Around a write that must not be cut: a signal meanwhile waits for
+ * cb_interrupt_release. One writing thread at a time. */
+void cb_interrupt_hold(void);
+void cb_interrupt_release(void);
+
+/* The temporary file to remove on a signal; NULL when none. */
+void cb_interrupt_temp(const char *path);
+
+#endif

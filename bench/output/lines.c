@@ -1,0 +1,82 @@
+#include "lines.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../interrupt.h"
+
+static int failed(const struct cb_lines *l, int status, int e, struct cb_error *err) {
+  return cb_fail(err, status, "%s: cannot write '%s': %s", l->option, l->path, strerror(e));
+}
+
+int cb_lines_open(struct cb_lines *l, const char *path, const char *option, struct cb_error *err) {
+  memset(l, 0, sizeof *l);
+  l->option = option;
+  if (!(l->path = strdup(path)))
+    return cb_fail(err, CB_RUNTIME, "out of memory");
+  /* O_EXCL first: only a file this run made may be removed again */
+  l->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  l->created = l->fd >= 0;
+  if (l->fd < 0 && errno == EEXIST)
+    l->fd = open(path, O_WRONLY | O_CLOEXEC);
+  struct stat st;
+  if (l->fd < 0 || fstat(l->fd, &st) != 0) {
+    int e = errno, rc = failed(l, CB_USAGE, e, err);
+    if (l->fd >= 0)
+      close(l->fd);
+    free(l->path);
+    l->path = NULL;
+    return rc;
+  }
+  l->regular = S_ISREG(st.st_mode);
+  return CB_OK;
+}
+
+int cb_lines_start(struct cb_lines *l, struct cb_error *err) {
+  if (l->regular && ftruncate(l->fd, 0) != 0)
+    return failed(l, CB_RUNTIME, errno, err);
+  l->started = 1;
+  l->good = 0;
+  return CB_OK;
+}
+
+int cb_lines_put(struct cb_lines *l, const char *text, size_t len, struct cb_error *err) {
+  cb_interrupt_hold();
+  size_t done = 0;
+  int e = 0;
+  while (done < len) {
+    ssize_t w = write(l->fd, text + done, len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      e = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += (size_t)w;
+  }
+  if (e && l->regular && done > 0) { /* no torn line: back to the last whole one */
+    if (ftruncate(l->fd, l->good) == 0)
+      lseek(l->fd, l->good, SEEK_SET);
+  } else if (!e) {
+    l->good += (off_t)len;
+  }
+  cb_interrupt_release();
+  return e ? failed(l, CB_RUNTIME, e, err) : CB_OK;
+}
+
+int cb_lines_close(struct cb_lines *l, struct cb_error *err) {
+  if (!l->path)
+    return CB_OK;
+  int rc = CB_OK;
+  if (close(l->fd) != 0)
+    rc = failed(l, CB_RUNTIME, errno, err);
+  if (l->created && !l->started)
+    unlink(l->path);
+  free(l->path);
+  l->path = NULL;
+  return rc;
+}

@@ -1,0 +1,199 @@
+#!/bin/sh
+# Output safety (issue 16): a refused run truncates nothing; devices and
+# symbolic links stay what they are; write failures are caught early or
+# named with their reason; no torn JSON line; SIGINT/SIGTERM exit 3 with
+# whole lines. Device nodes are made with mknod here, never /dev itself.
+. tests/lib.sh
+plan 29
+
+cb() { ./collbench "$@" >"$TMP/out" 2>"$TMP/err"; STATUS=$?; }
+FAST="-b 1K -e 1K --max-time 0.05"
+
+# ---- item 1: a refused run leaves earlier results alone ----
+echo keep >"$TMP/r.jsonl"
+cb -e 1K --json "$TMP/r.jsonl" --csv /nonexistent/x.csv
+[ $STATUS -eq 2 ] && [ "$(cat "$TMP/r.jsonl")" = keep ] && grep -q "/nonexistent/x.csv" "$TMP/err"
+ok $? "--json kept when --csv's directory is missing (exit $STATUS)"
+echo old >"$TMP/old.csv"
+cb -e 1K --csv "$TMP/old.csv" --prom /nope/p.prom
+[ $STATUS -eq 2 ] && [ "$(cat "$TMP/old.csv")" = old ]
+ok $? "--csv kept when --prom's directory is missing (exit $STATUS)"
+mpi 2 -e 1K --json "$TMP/r.jsonl" --csv "$TMP/old.csv" --prom /nope/p.prom
+[ $STATUS -eq 2 ] && [ "$(cat "$TMP/r.jsonl")" = keep ] && [ "$(cat "$TMP/old.csv")" = old ]
+ok $? "the same under mpirun -np 2 (exit $STATUS)"
+mpi 2 --json "$TMP/new.jsonl" --junit /nope/j.xml --accept topologies/localhost.conf
+[ $STATUS -eq 2 ] && [ ! -e "$TMP/new.jsonl" ]
+ok $? "no empty new file is left by a refused run"
+
+# ---- item 2: devices and symbolic links ----
+if mknod "$TMP/null" c 1 3 2>/dev/null; then
+  cb $FAST --prom "$TMP/null" --json "$TMP/null" --csv "$TMP/null"
+  [ $STATUS -eq 0 ] && [ -c "$TMP/null" ]
+  ok $? "--prom, --json, --csv to a character device: it stays one (exit $STATUS)"
+  mpi 2 --accept topologies/localhost.conf --max-time 0.05 --junit "$TMP/null"
+  [ $STATUS -eq 0 ] && [ -c "$TMP/null" ]
+  ok $? "--junit to a character device: it stays one (exit $STATUS)"
+  ./collbench --fit tests/fixtures/model_np2.jsonl --json "$TMP/null" >/dev/null 2>"$TMP/err"
+  st=$?
+  [ $st -eq 0 ] && [ -c "$TMP/null" ]
+  ok $? "--fit --json to a character device: it stays one (exit $st)"
+else
+  skip "mknod is not permitted here: --prom to a device"
+  skip "mknod is not permitted here: --junit to a device"
+  skip "mknod is not permitted here: --fit --json to a device"
+fi
+
+# stdout into a pipe, by its magic link (/dev/stdout points there; /dev
+# itself is never named in a test): written directly
+./collbench $FAST --json /proc/self/fd/1 --prom /proc/self/fd/1 2>"$TMP/err" | cat >"$TMP/piped"
+grep -q '^{"type":"run"' "$TMP/piped" && grep -q '^collbench_run_info' "$TMP/piped"
+ok $? "--json and --prom to /proc/self/fd/1, a pipe"
+
+mkdir "$TMP/t"
+echo old >"$TMP/t/target.prom"
+chmod 640 "$TMP/t/target.prom"
+ln -s t/target.prom "$TMP/link.prom"
+cb $FAST --prom "$TMP/link.prom"
+[ $STATUS -eq 0 ] && [ -L "$TMP/link.prom" ] && grep -q '^collbench_run_info' "$TMP/t/target.prom"
+ok $? "--prom through a symbolic link: the link stays, its target gets the metrics"
+[ "$(stat -c %a "$TMP/t/target.prom")" = 640 ]
+ok $? "the replaced target keeps its mode ($(stat -c %a "$TMP/t/target.prom"))"
+[ -z "$(ls -A "$TMP/t" | grep -v '^target.prom$')" ]
+ok $? "no temporary file is left beside it"
+
+echo '{}' >"$TMP/t/m.json"
+ln -s t/m.json "$TMP/m.json"
+echo mine >"$TMP/m.json.tmp"
+./collbench --fit tests/fixtures/model_np2.jsonl --json "$TMP/m.json" >/dev/null 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] && [ -L "$TMP/m.json" ] && jq -e '.type == "model"' "$TMP/t/m.json" >/dev/null
+ok $? "--fit --json through a symbolic link replaces the target (exit $st)"
+[ "$(cat "$TMP/m.json.tmp")" = mine ]
+ok $? "--fit --json leaves a file named PATH.tmp alone (unique temporary names)"
+
+# A path of 4095 bytes: the longest Linux takes. The old probe cut its
+# temporary name to the same 4095 bytes and removed the file; a run refused
+# after that (here for --junit) left it deleted.
+long=$TMP
+while [ ${#long} -lt 3850 ]; do long=$long/dddddddddddddddddddddddddddddddddddddddddddddddddd; done
+mkdir -p "$long"
+name=$(printf '%*s' $((4095 - ${#long} - 1)) '' | tr ' ' f)
+long=$long/$name
+echo precious >"$long"
+mpi 2 --accept topologies/localhost.conf --max-time 0.05 --prom "$long" --junit /nope/j.xml
+[ ${#long} -eq 4095 ] && [ "$(cat "$long")" = precious ] && [ $STATUS -eq 2 ]
+ok $? "a 4095-byte --prom path of a refused run: the file kept (exit $STATUS)"
+
+# ---- item 5: write failures: early, or named with their reason ----
+mkdir "$TMP/dir"
+cb $FAST --prom "$TMP/dir"
+[ $STATUS -eq 2 ] && grep -q "$TMP/dir.*Is a directory" "$TMP/err" && ! grep -q '^ *1024 ' "$TMP/out"
+ok $? "--prom DIR: exit 2 before running, naming the path (exit $STATUS)"
+cb $FAST --json "$TMP/dir"
+[ $STATUS -eq 2 ] && grep -q "$TMP/dir.*Is a directory" "$TMP/err"
+ok $? "--json DIR: exit 2 naming the path (exit $STATUS)"
+
+if grep -q 'HAVE_OPENBLAS = 1' config.mk; then
+  TUNE="--model tiny --tune-reps 3 --tune-segments 64K --tune-buckets 1M --tune-algorithms 1"
+  # shellcheck disable=SC2086
+  mpi 2 --tune $TUNE --env-out "$TMP/dir"
+  [ $STATUS -eq 2 ] && grep -q "env-out.*$TMP/dir.*Is a directory" "$TMP/err" &&
+    ! grep -q configs "$TMP/out"
+  ok $? "--tune --env-out DIR: exit 2 before the search (exit $STATUS)"
+else
+  skip "configured without OpenBLAS: --tune --env-out DIR"
+fi
+
+if mknod "$TMP/full" c 1 7 2>/dev/null; then
+  cb $FAST --json "$TMP/full"
+  [ $STATUS -eq 3 ] && grep -q "json: cannot write '$TMP/full': No space left on device" "$TMP/err"
+  ok $? "--json to a full device: exit 3 naming the path and the reason (exit $STATUS)"
+  cb $FAST --csv "$TMP/full"
+  [ $STATUS -eq 3 ] && grep -q "csv: cannot write '$TMP/full': No space left on device" "$TMP/err"
+  ok $? "--csv to a full device: exit 3 naming the path and the reason (exit $STATUS)"
+  cb $FAST --prom "$TMP/full"
+  [ $STATUS -eq 3 ] && grep -q "prom: cannot write '$TMP/full': No space left on device" "$TMP/err"
+  ok $? "--prom to a full device: exit 3 naming the path and the reason (exit $STATUS)"
+  if grep -q 'HAVE_OPENBLAS = 1' config.mk; then
+    # shellcheck disable=SC2086
+    mpi 2 --tune $TUNE --trials "$TMP/full"
+    [ $STATUS -eq 3 ] && grep -q "trials: cannot write '$TMP/full': No space left" "$TMP/err"
+    ok $? "--tune --trials to a full device: exit 3 naming it (exit $STATUS)"
+  else
+    skip "configured without OpenBLAS: --tune --trials to a full device"
+  fi
+else
+  for i in 1 2 3 4; do skip "mknod is not permitted here: a full device"; done
+fi
+
+# Disk full in the middle of a file: a 64 KiB tmpfs filled to its last
+# page holds the run line and a few result lines, then ENOSPC mid-line.
+mkdir "$TMP/mnt"
+if mount -t tmpfs -o size=64k collbench-test "$TMP/mnt" 2>/dev/null; then
+  trap 'umount "$TMP/mnt"; rm -rf "$TMP"' EXIT
+  dd if=/dev/zero of="$TMP/mnt/fill" bs=4096 count=15 2>/dev/null
+  cb -b 1K -e 64K --max-time 0.05 --json "$TMP/mnt/cut.jsonl"
+  [ $STATUS -eq 3 ] && grep -q "cannot write '$TMP/mnt/cut.jsonl': No space left on device" "$TMP/err"
+  ok $? "disk full: exit 3 naming the path and the reason (exit $STATUS)"
+  n=$(wc -l <"$TMP/mnt/cut.jsonl")
+  [ "$(tail -c 1 "$TMP/mnt/cut.jsonl" | od -An -c | tr -d ' ')" = '\n' ] &&
+    jq -e . "$TMP/mnt/cut.jsonl" >/dev/null && [ "$n" -ge 2 ] && [ "$n" -lt 15 ]
+  ok $? "it ends with its last whole line ($n lines, $(wc -c <"$TMP/mnt/cut.jsonl") bytes)"
+else
+  skip "cannot mount a tmpfs here (not root?): disk full mid-line"
+  skip "cannot mount a tmpfs here (not root?): no torn line"
+fi
+
+# ---- item 6: SIGINT/SIGTERM: exit 3, a message, whole lines ----
+# wait_result FILE: polls (at most 60 s) until FILE holds a result line
+wait_result() {
+  i=0
+  while [ $i -lt 600 ]; do
+    grep -q '"type":"result"' "$1" 2>/dev/null && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 1
+}
+# interrupted SIGNAL NP: a long run stopped by SIGNAL once a result is on disk
+interrupted() {
+  rm -f "$TMP/i.jsonl" "$TMP/i.csv"
+  if [ "$2" -eq 1 ]; then
+    ./collbench -b 8 -e 64M -f 2 --max-time 2 --json "$TMP/i.jsonl" --csv "$TMP/i.csv" \
+      >"$TMP/out" 2>"$TMP/err" &
+  else
+    mpirun -np "$2" ./collbench -b 8 -e 64M -f 2 --max-time 2 --json "$TMP/i.jsonl" \
+      --csv "$TMP/i.csv" >"$TMP/out" 2>"$TMP/err" &
+  fi
+  pid=$!
+  want=$1
+  [ "$3" = to-mpirun ] && want=TERM # what mpirun passes on
+  wait_result "$TMP/i.jsonl"
+  found=$?
+  if [ "$2" -eq 1 ] || [ "$3" = to-mpirun ]; then
+    kill -"$1" $pid
+  else # as scancel does: every rank gets the signal
+    kill -"$1" $(pgrep -P $pid)
+  fi
+  wait $pid
+  STATUS=$?
+  [ $found -eq 0 ] && { [ $STATUS -eq 3 ] || [ "$3" = to-mpirun ]; } && grep -q "stopped by SIG$want" "$TMP/err" &&
+    jq -e . "$TMP/i.jsonl" >/dev/null && [ "$(tail -c 1 "$TMP/i.jsonl" | od -An -c | tr -d ' ')" = '\n' ] &&
+    [ "$(awk -F, '{ print NF }' "$TMP/i.csv" | sort -u | wc -l)" -eq 1 ] &&
+    [ "$(tail -c 1 "$TMP/i.csv" | od -An -c | tr -d ' ')" = '\n' ]
+}
+interrupted INT 1
+ok $? "SIGINT: exit 3 ($STATUS), a message, JSON Lines and CSV whole"
+interrupted TERM 1
+ok $? "SIGTERM: exit 3 ($STATUS), a message, JSON Lines and CSV whole"
+interrupted INT 2
+ok $? "SIGINT to every rank of mpirun -np 2: exit 3 ($STATUS), a message, whole lines"
+[ "$(grep -c 'stopped by' "$TMP/err")" -eq 1 ]
+ok $? "one message, from rank 0"
+interrupted TERM 2
+ok $? "SIGTERM to every rank of mpirun -np 2: exit 3 ($STATUS), whole lines"
+# mpirun answers its own SIGINT with exit 1 whatever the ranks say: it
+# passes SIGTERM on to them, and they stop as above
+interrupted INT 2 to-mpirun
+ok $? "SIGINT to mpirun: the ranks' message, whole lines (mpirun's own exit $STATUS)"
+finish
