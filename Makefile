@@ -16,7 +16,7 @@ LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
                       bench/model/*.c bench/probe/*.c bench/copy/*.c) \
            bench/backends/registry.c bench/backends/mpi.c bench/backends/nccl_env.c \
-           bench/backends/nccl_log.c \
+           bench/backends/nccl_log.c bench/backends/nccl_logfile.c \
            $(filter-out tuner/comm_nccl.c,$(wildcard tuner/*.c)) kernels/model.c kernels/registry.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)

@@ -351,6 +351,19 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   return CB_OK;
 }
 
+/* The series header, labelled with the first record's transport (NULL:
+ * no row, the backend's label now). */
+static int begin_series(struct series_ctx *sc, struct cb_series *series, const char *label,
+                        struct cb_error *err) {
+  if (label)
+    snprintf(series->transport, sizeof series->transport, "%s", label);
+  else
+    sc->backend->transport_label(sc->ctx, sc->op, sc->mem, series->transport,
+                                 sizeof series->transport);
+  EACH_SINK(sc, series_begin, series, err);
+  return CB_OK;
+}
+
 static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
                       struct cb_error *err) {
   const struct cb_cluster *cl = sc->cl;
@@ -381,8 +394,9 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
       .nranks = cl->nranks,
       .nnodes = cl->nnodes,
   };
-  sc->backend->transport_label(sc->ctx, op, sc->mem, series.transport, sizeof series.transport);
-  EACH_SINK(sc, series_begin, &series, err);
+  /* The header waits for the first row: its transport is the first
+   * record's, read after a measured call (nccl connects lazily). */
+  int begun = 0;
 
   for (int i = 0; i < nsizes; i++) {
     struct cb_shape sh;
@@ -422,8 +436,13 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
       continue;
     }
     sc->sum->rows++;
+    if (!begun++ &&
+        begin_series(sc, &series, (row.outofplace ? row.outofplace : row.inplace)->transport, err))
+      return err->status;
     EACH_SINK(sc, row, &row, err);
   }
+  if (!begun && begin_series(sc, &series, NULL, err))
+    return err->status;
   /* Said, not hidden: where the machine was too noisy for --precision
    * within --max-time, the figures are less certain than asked. */
   if (sc->nimprecise &&

@@ -109,6 +109,15 @@ static int cuda_failed(const struct cb_cluster *cl, const char *who, const char 
                  cl->hostname, who, call, bytes, cudaGetErrorString(rc), (int)rc);
 }
 
+/* A failed allocation stays CUDA's "last error", which the next kernel
+ * launch's cudaGetLastError() would take for its own failure: cleared
+ * here, so the engine skips the size and the run goes on. */
+static int alloc_failed(const struct cb_cluster *cl, const char *who, const char *call,
+                        size_t bytes, cudaError_t rc, struct cb_error *err) {
+  cudaGetLastError();
+  return cuda_failed(cl, who, call, bytes, rc, err);
+}
+
 int cb_gpu_alloc(const struct cb_cluster *cl, const char *who, int mem, size_t bytes, void **ptr,
                  struct cb_error *err) {
   *ptr = NULL;
@@ -117,19 +126,19 @@ int cb_gpu_alloc(const struct cb_cluster *cl, const char *who, int mem, size_t b
   cudaError_t rc;
   if (mem == CB_MEM_PINNED) {
     rc = cudaHostAlloc(ptr, bytes, cudaHostAllocDefault);
-    return rc == cudaSuccess ? CB_OK : cuda_failed(cl, who, "cudaHostAlloc", bytes, rc, err);
+    return rc == cudaSuccess ? CB_OK : alloc_failed(cl, who, "cudaHostAlloc", bytes, rc, err);
   }
   size_t free_bytes = 0, total = 0;
   rc = cudaMemGetInfo(&free_bytes, &total);
   if (rc != cudaSuccess)
-    return cuda_failed(cl, who, "cudaMemGetInfo", bytes, rc, err);
+    return alloc_failed(cl, who, "cudaMemGetInfo", bytes, rc, err);
   if (bytes > free_bytes)
     return cb_fail(err, CB_RUNTIME,
                    "rank %d (%s): %s: %zu bytes of device memory do not fit: GPU %d has %zu of "
                    "%zu bytes free",
                    cl->rank, cl->hostname, who, bytes, gpu.device, free_bytes, total);
   rc = cudaMalloc(ptr, bytes);
-  return rc == cudaSuccess ? CB_OK : cuda_failed(cl, who, "cudaMalloc", bytes, rc, err);
+  return rc == cudaSuccess ? CB_OK : alloc_failed(cl, who, "cudaMalloc", bytes, rc, err);
 }
 
 void cb_gpu_free(int mem, void *ptr) {

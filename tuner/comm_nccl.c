@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backends/nccl_logfile.h"
 #include "comm.h"
 #include "kernels/model.h"
 #include "nccl_choice.h"
@@ -53,6 +54,8 @@ static int nccl_init(const struct cb_cluster *cl, const struct cb_comm_setup *se
                      struct cb_error *err) {
   if (!setup->stream)
     return cb_fail(err, CB_USAGE, "--tune: the NCCL all-reduce needs gradients on a GPU");
+  /* before NCCL first logs: its WARN lines then go to the process's log */
+  cb_nccl_log_open();
   struct nccl_comm *c = calloc(1, sizeof *c);
   if (!c)
     return cb_fail(err, CB_RUNTIME, "--tune nccl: out of memory");

@@ -5,8 +5,9 @@
  * ncclCommAbort and a message naming rank, host, op and size.
  * Timing is the engine's host clock around whole batches (as nccl-tests);
  * CUDA events around the same batches are kept for comparison. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include <cuda_runtime_api.h>
-#include <dirent.h>
+#include <dlfcn.h>
 #include <limits.h>
 #include <nccl.h>
 #include <stdio.h>
@@ -21,9 +22,10 @@
 #include "../watchdog.h"
 #include "nccl_env.h"
 #include "nccl_log.h"
+#include "nccl_logfile.h"
 
-/* Where this process's NCCL INFO log goes; "" when the user owns logging. */
-static char log_dir[256];
+/* A chunk of log this large at once (64 MiB of lines) is passed over. */
+#define LOG_LIMIT (64L << 20)
 
 struct nccl_ctx {
   const struct cb_cluster *cl;
@@ -38,12 +40,16 @@ struct nccl_ctx {
   cudaGraphExec_t graph;
   struct cb_op_args graph_args;
   struct cb_op_args last; /* the op last run, for error messages */
-  /* NCCL's log, read as it grows: where reading stopped, the lines that
-   * tell the path (not the per-call TUNING lines), and the algorithm and
-   * protocol the calls since the last read chose for `last`. */
-  long log_read;
-  char *path_lines;
-  size_t path_len;
+  /* NCCL's log, read as it grows from where this communicator began: the
+   * lines that tell the path, kept per op that made the connection (index
+   * CB_NOPS: made at init), and NCCL's WARN messages. */
+  struct cb_nccl_log_cursor log;
+  char *paths[CB_NOPS + 1];
+  size_t paths_len[CB_NOPS + 1];
+  char warned[512];
+  /* the algorithm, protocol and channels NCCL chose for `learned`, from
+   * one untimed call with TUNING logged (learn_choice) */
+  struct cb_op_args learned;
   char algo[32], proto[16];
   int channels;
   char why[128]; /* an unsupported() reason built at run time */
@@ -59,21 +65,28 @@ static const char *what_ran(const struct nccl_ctx *c, char *buf, size_t len) {
   return buf;
 }
 
-static int nccl_failed(const struct nccl_ctx *c, const char *call, ncclResult_t rc,
+static void follow_log(struct nccl_ctx *c);
+static char *read_new(struct nccl_ctx *c);
+
+/* A failed NCCL call in NCCL's own words: ncclGetLastError (one string per
+ * process, whatever the argument; fetched before any abort can log over
+ * it) and the WARN lines of this process's log. */
+static int nccl_failed(struct nccl_ctx *c, const char *call, ncclResult_t rc,
                        struct cb_error *err) {
-  const char *last = c->comm ? ncclGetLastError(c->comm) : NULL;
-  char what[160];
-  return cb_fail(err, CB_RUNTIME, "rank %d (%s): nccl: %s failed%s: %s (%d)%s%s", c->cl->rank,
-                 c->cl->hostname, call, what_ran(c, what, sizeof what), ncclGetErrorString(rc),
-                 (int)rc, last && *last ? ": " : "", last ? last : "");
+  const char *last = ncclGetLastError(NULL);
+  follow_log(c);
+  char what[160], text[900];
+  cb_nccl_failure_text(text, sizeof text, call, what_ran(c, what, sizeof what), (int)rc,
+                       ncclGetErrorString(rc), last, c->warned);
+  return cb_fail(err, CB_RUNTIME, "rank %d (%s): nccl: %s", c->cl->rank, c->cl->hostname, text);
 }
 
-static int cuda_failed(const struct nccl_ctx *c, const char *call, cudaError_t rc,
-                       struct cb_error *err) {
+static int cuda_failed(struct nccl_ctx *c, const char *call, cudaError_t rc, struct cb_error *err) {
   char what[160];
-  return cb_fail(err, CB_RUNTIME, "rank %d (%s): nccl: %s failed%s: %s (%d)", c->cl->rank,
+  follow_log(c);
+  return cb_fail(err, CB_RUNTIME, "rank %d (%s): nccl: %s failed%s: %s (%d)%s%s", c->cl->rank,
                  c->cl->hostname, call, what_ran(c, what, sizeof what), cudaGetErrorString(rc),
-                 (int)rc);
+                 (int)rc, c->warned[0] ? "; NCCL warned: " : "", c->warned);
 }
 
 #define TRY_NCCL(call)                                                                             \
@@ -81,6 +94,18 @@ static int cuda_failed(const struct nccl_ctx *c, const char *call, cudaError_t r
     ncclResult_t rc_ = (call);                                                                     \
     if (rc_ != ncclSuccess)                                                                        \
       return nccl_failed(c, #call, rc_, err);                                                      \
+  } while (0)
+
+/* Inside ncclGroupStart/End: an error still ends the group, or the
+ * thread's next NCCL call would join the broken one. */
+#define TRY_GROUP(call)                                                                            \
+  do {                                                                                             \
+    ncclResult_t rc_ = (call);                                                                     \
+    if (rc_ != ncclSuccess) {                                                                      \
+      int st_ = nccl_failed(c, #call, rc_, err);                                                   \
+      ncclGroupEnd();                                                                              \
+      return st_;                                                                                  \
+    }                                                                                              \
   } while (0)
 
 #define TRY_CUDA(call)                                                                             \
@@ -144,8 +169,8 @@ static int run_p2p(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_err
   case CB_OP_P2P_BW: /* a window one way, then a one-element acknowledgement */
     TRY_NCCL(ncclGroupStart());
     for (int i = 0; i < a->window; i++)
-      TRY_NCCL(even ? ncclSend(a->send, a->count, t, peer, c->comm, c->stream)
-                    : ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
+      TRY_GROUP(even ? ncclSend(a->send, a->count, t, peer, c->comm, c->stream)
+                     : ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
     TRY_NCCL(ncclGroupEnd());
     /* the receiver's buffer is only read; the sender's is never checked */
     TRY_NCCL(even ? ncclRecv(a->recv, 1, t, peer, c->comm, c->stream)
@@ -154,8 +179,8 @@ static int run_p2p(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_err
   default: /* p2p_bibw: both directions in one group */
     TRY_NCCL(ncclGroupStart());
     for (int i = 0; i < a->window; i++) {
-      TRY_NCCL(ncclSend(a->send, a->count, t, peer, c->comm, c->stream));
-      TRY_NCCL(ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
+      TRY_GROUP(ncclSend(a->send, a->count, t, peer, c->comm, c->stream));
+      TRY_GROUP(ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
     }
     TRY_NCCL(ncclGroupEnd());
     return CB_OK;
@@ -168,9 +193,9 @@ static int run_alltoall(struct nccl_ctx *c, const struct cb_op_args *a, struct c
   size_t block = a->count * esize(a);
   TRY_NCCL(ncclGroupStart());
   for (int p = 0; p < c->cl->nranks; p++) {
-    TRY_NCCL(
+    TRY_GROUP(
         ncclSend((const char *)a->send + (size_t)p * block, a->count, t, p, c->comm, c->stream));
-    TRY_NCCL(ncclRecv((char *)a->recv + (size_t)p * block, a->count, t, p, c->comm, c->stream));
+    TRY_GROUP(ncclRecv((char *)a->recv + (size_t)p * block, a->count, t, p, c->comm, c->stream));
   }
   TRY_NCCL(ncclGroupEnd());
   return CB_OK;
@@ -217,16 +242,18 @@ static void drop_graph(struct nccl_ctx *c) {
 static int run_graph(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
   if (!c->graph || !same_call(&c->graph_args, a)) {
     drop_graph(c);
-    cudaGraph_t g;
+    cudaGraph_t g = NULL;
     TRY_CUDA(cudaStreamBeginCapture(c->stream, cudaStreamCaptureModeThreadLocal));
     int rc = CB_OK;
     for (long i = 0; i < a->graph && rc == CB_OK; i++)
       rc = launch(c, a, err);
+    /* the capture always ends, and a graph it made goes, even after a failed launch */
     cudaError_t end = cudaStreamEndCapture(c->stream, &g);
-    if (rc)
-      return rc;
-    if (end != cudaSuccess)
-      return cuda_failed(c, "cudaStreamEndCapture", end, err);
+    if (rc || end != cudaSuccess) {
+      if (end == cudaSuccess && g)
+        cudaGraphDestroy(g);
+      return rc ? rc : cuda_failed(c, "cudaStreamEndCapture", end, err);
+    }
     cudaError_t inst = cudaGraphInstantiate(&c->graph, g, 0);
     cudaGraphDestroy(g);
     if (inst != cudaSuccess) {
@@ -251,11 +278,101 @@ static void stall(struct nccl_ctx *c) {
   sleep((unsigned)(t > 0 ? t + 2 * CB_WATCHDOG_GRACE + 5 : 60));
 }
 
+/* Ends the communicator after a failure already in err: the graph goes
+ * first, since ncclCommAbort waits for every graph that captured the
+ * communicator (init.cc polls localPersistentRefs, which only the graph's
+ * destruction releases). The log is kept, and err names it. */
+static int abort_comm(struct nccl_ctx *c, struct cb_error *err) {
+  drop_graph(c);
+  ncclCommAbort(c->comm);
+  c->comm = NULL;
+  const char *path = cb_nccl_log_keep();
+  size_t used = strlen(err->msg);
+  if (*path && used < sizeof err->msg)
+    snprintf(err->msg + used, sizeof err->msg - used, " (NCCL's log kept: %s)", path);
+  return err->status;
+}
+
+/* Waits for the stream by polling, as nccl-tests does: a peer that never
+ * comes shows as an async error or as --timeout, never as a silent hang
+ * (as long as the NCCL call itself returned: see README on lazy connect). */
+static int wait_stream(struct nccl_ctx *c, struct cb_error *err) {
+  for (;;) {
+    cudaError_t q = cudaStreamQuery(c->stream);
+    if (q == cudaSuccess)
+      return CB_OK;
+    if (q != cudaErrorNotReady)
+      return cuda_failed(c, "cudaStreamQuery", q, err);
+    ncclResult_t async = ncclSuccess;
+    TRY_NCCL(ncclCommGetAsyncError(c->comm, &async));
+    if (async != ncclSuccess && async != ncclInProgress) {
+      nccl_failed(c, "an operation (ncclCommGetAsyncError)", async, err);
+      return abort_comm(c, err);
+    }
+    char what[256];
+    if (cb_watchdog_poll(what, sizeof what)) {
+      follow_log(c);
+      cb_fail(err, CB_RUNTIME,
+              "timeout: rank %d on %s waited more than %g s for %s to complete (--timeout); "
+              "a peer never joined or the GPU hangs; ncclCommAbort called%s%s",
+              c->cl->rank, c->cl->hostname, cb_watchdog_timeout(), what,
+              c->warned[0] ? "; NCCL warned: " : "", c->warned);
+      return abort_comm(c, err);
+    }
+  }
+}
+
+/* ncclResetDebugInit makes NCCL read NCCL_DEBUG* again; exported by NCCL
+ * 2.28 but deprecated in nccl.h, so looked up: without it no TUNING line
+ * is logged and the algorithm stays unknown. */
+static void (*debug_reset)(void);
+
+static int same_shape(const struct cb_op_args *x, const struct cb_op_args *y) {
+  return x->op == y->op && x->count == y->count && x->dtype == y->dtype && x->redop == y->redop &&
+         x->root == y->root && !x->send == !y->send;
+}
+
+/* NCCL logs its choice as one TUNING line per call on rank 0: a formatted
+ * line written to a file inside every timed call of the slowest-rank
+ * sample. So TUNING is logged only around one untimed call of each new
+ * shape, made before its first run (in the warm-up), on every rank alike
+ * since it is a collective; only rank 0 switches its log. */
+static int learn_choice(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  if (!cb_nccl_func_name(a->op->name) || c->cl->nranks == 1 ||
+      (c->learned.op && same_shape(&c->learned, a)))
+    return CB_OK;
+  c->learned = *a;
+  c->learned.graph = 0;
+  c->algo[0] = c->proto[0] = '\0';
+  c->channels = 0;
+  follow_log(c); /* what came before is read under the old subsystems */
+  int logging = c->cl->rank == 0 && debug_reset && cb_nccl_log_switch(1);
+  if (logging)
+    debug_reset();
+  int rc = launch(c, a, err);
+  if (rc == CB_OK)
+    rc = wait_stream(c, err);
+  if (rc == CB_OK && c->cl->rank == 0) {
+    char *text = read_new(c);
+    cb_nccl_log_choice(text ? text : "", cb_nccl_func_name(a->op->name),
+                       (uint64_t)(a->count * esize(a)), c->algo, sizeof c->algo, c->proto,
+                       sizeof c->proto, &c->channels);
+    free(text);
+  }
+  if (logging) {
+    cb_nccl_log_switch(0);
+    debug_reset();
+  }
+  return rc;
+}
+
 static int nccl_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
   struct nccl_ctx *c = ctx;
   c->last = *a;
   if (c->stall)
     stall(c);
+  if (!c->batch_open && learn_choice(c, a, err))
+    return err->status;
   if (!c->batch_open) {
     TRY_CUDA(cudaEventRecord(c->start, c->stream));
     c->batch_open = 1;
@@ -263,34 +380,11 @@ static int nccl_run(void *ctx, const struct cb_op_args *a, struct cb_error *err)
   return a->graph > 0 ? run_graph(c, a, err) : launch(c, a, err);
 }
 
-/* Waits for the stream by polling, as nccl-tests does: a peer that never
- * comes shows as an async error or as --timeout, never as a silent hang. */
 static int nccl_sync(void *ctx, struct cb_error *err) {
   struct nccl_ctx *c = ctx;
   TRY_CUDA(cudaEventRecord(c->stop, c->stream));
-  for (;;) {
-    cudaError_t q = cudaStreamQuery(c->stream);
-    if (q == cudaSuccess)
-      break;
-    if (q != cudaErrorNotReady)
-      return cuda_failed(c, "cudaStreamQuery", q, err);
-    ncclResult_t async = ncclSuccess;
-    TRY_NCCL(ncclCommGetAsyncError(c->comm, &async));
-    if (async != ncclSuccess && async != ncclInProgress) {
-      ncclCommAbort(c->comm);
-      c->comm = NULL;
-      return nccl_failed(c, "an operation (ncclCommGetAsyncError)", async, err);
-    }
-    char what[256];
-    if (cb_watchdog_poll(what, sizeof what)) {
-      ncclCommAbort(c->comm);
-      c->comm = NULL;
-      return cb_fail(err, CB_RUNTIME,
-                     "timeout: rank %d on %s waited more than %g s for %s to complete (--timeout); "
-                     "a peer never joined or the GPU hangs; ncclCommAbort called",
-                     c->cl->rank, c->cl->hostname, cb_watchdog_timeout(), what);
-    }
-  }
+  if (wait_stream(c, err))
+    return err->status;
   float ms = 0;
   if (c->batch_open && cudaEventElapsedTime(&ms, c->start, c->stop) == cudaSuccess)
     c->gpu_seconds = ms * 1e-3;
@@ -328,126 +422,95 @@ static int nccl_pre_init(const char *transport, struct cb_error *err) {
       fprintf(stderr, "collbench: nccl --transport %s: keeping what you set: %s\n", transport,
               kept);
   }
-  const char *tmp = getenv("TMPDIR");
-  snprintf(log_dir, sizeof log_dir, "%s/collbench-nccl.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(log_dir) || !cb_nccl_log_env(log_dir)) {
-    if (log_dir[0] && strstr(log_dir, "XXXXXX") == NULL)
-      rmdir(log_dir);
-    log_dir[0] = '\0';
-  }
+  cb_nccl_log_open();
   return CB_OK;
 }
 
-/* What NCCL appended to this process's log since `from`, up to its last
- * complete line; *next is where the next read starts. NULL when there is
- * no log or nothing new. */
-static char *read_log(long from, long *next) {
-  *next = from;
-  if (!log_dir[0])
-    return NULL;
-  DIR *d = opendir(log_dir);
-  if (!d)
-    return NULL;
-  char *text = NULL;
-  for (struct dirent *e; !text && (e = readdir(d));) {
-    if (strncmp(e->d_name, "nccl.", 5) != 0)
-      continue;
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", log_dir, e->d_name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-      continue;
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    /* a huge chunk at once (64 MiB of calls) is skipped, not held */
-    if (size > from && size - from <= (64L << 20) && fseek(f, from, SEEK_SET) == 0 &&
-        (text = malloc((size_t)(size - from) + 1))) {
-      size_t n = fread(text, 1, (size_t)(size - from), f);
-      while (n > 0 && text[n - 1] != '\n') /* a line NCCL is still writing */
-        n--;
-      text[n] = '\0';
-      *next = from + (long)n;
-    } else if (size > from + (64L << 20)) {
-      *next = size;
-    }
-    fclose(f);
-  }
-  closedir(d);
-  return text;
-}
+/* The IB plugin's device line ("NET/IB : Using [0]mlx5_0:1/RoCE") tells
+ * RoCE from InfiniBand; NCCL may write it once per process, so it is kept
+ * across communicators. */
+static char net_line[512];
 
-/* Keeps the path lines of new log text and reads the choice for the op
- * last run from its TUNING lines (only rank 0 writes them). */
-static void follow_log(struct nccl_ctx *c) {
-  long next;
-  char *text = read_log(c->log_read, &next);
-  c->log_read = next;
+/* Reads what NCCL logged since the last read: path lines go to the bucket
+ * of the op last run (connections are made lazily, inside the first call
+ * that needs them), WARN messages to c->warned. Returns the text (the
+ * caller frees it); NULL when nothing is new. */
+static char *read_new(struct nccl_ctx *c) {
+  int skipped;
+  char *text = cb_nccl_log_read(&c->log, LOG_LIMIT, &skipped);
   if (!text)
-    return;
-  const char *func = c->last.op ? cb_nccl_func_name(c->last.op->name) : NULL;
-  uint64_t bytes = c->last.op ? (uint64_t)(c->last.count * esize(&c->last)) : 0;
-  cb_nccl_log_choice(text, func, bytes, c->algo, sizeof c->algo, c->proto, sizeof c->proto,
-                     &c->channels);
+    return NULL;
+  cb_nccl_log_warnings(text, c->warned, sizeof c->warned);
+  int b = c->last.op ? c->last.op->id : CB_NOPS;
   for (char *line = text; *line;) {
     char *end = strchr(line, '\n');
     size_t n = (size_t)(end - line) + 1;
     *end = '\0';
     int tuning = strstr(line, " Bytes -> Algo ") != NULL;
+    if (strstr(line, "NET/IB : Using") && n < sizeof net_line)
+      memcpy(net_line, line, n); /* with its '\0' */
     *end = '\n';
-    if (!tuning) {
-      char *grown = realloc(c->path_lines, c->path_len + n + 1);
-      if (!grown)
-        break;
-      c->path_lines = grown;
-      memcpy(c->path_lines + c->path_len, line, n);
-      c->path_len += n;
-      c->path_lines[c->path_len] = '\0';
+    char *grown = tuning ? NULL : realloc(c->paths[b], c->paths_len[b] + n + 1);
+    if (grown) {
+      c->paths[b] = grown;
+      memcpy(grown + c->paths_len[b], line, n);
+      c->paths_len[b] += n;
+      grown[c->paths_len[b]] = '\0';
     }
     line = end + 1;
   }
+  return text;
+}
+
+static void follow_log(struct nccl_ctx *c) {
+  free(read_new(c));
+}
+
+/* The paths in the lines of bucket `op` and of init (op < 0: of all). */
+static void paths_of(const struct nccl_ctx *c, int op, char *buf, size_t len) {
+  size_t n = strlen(net_line) + 2;
+  for (int i = 0; i <= CB_NOPS; i++)
+    n += op < 0 || i == op || i == CB_NOPS ? c->paths_len[i] : 0;
+  char *text = malloc(n);
+  buf[0] = '\0';
+  if (!text)
+    return;
+  size_t used = (size_t)snprintf(text, n, "%s\n", net_line);
+  for (int i = 0; i <= CB_NOPS; i++)
+    if (c->paths[i] && (op < 0 || i == op || i == CB_NOPS)) {
+      memcpy(text + used, c->paths[i], c->paths_len[i]);
+      used += c->paths_len[i];
+    }
+  text[used] = '\0';
+  cb_nccl_log_paths(text, buf, len);
   free(text);
 }
 
-static void remove_log(void) {
-  if (!log_dir[0])
-    return;
-  DIR *d = opendir(log_dir);
-  if (d) {
-    for (struct dirent *e; (e = readdir(d));)
-      if (strncmp(e->d_name, "nccl.", 5) == 0) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", log_dir, e->d_name);
-        unlink(path);
-      }
-    closedir(d);
-  }
-  rmdir(log_dir);
-  log_dir[0] = '\0';
-}
-
-/* The path read back from NCCL's log: connections appear as NCCL makes
- * them (point-to-point ones at the first send), so it is read each time. */
+/* The path read back from NCCL's log: the connections this communicator
+ * made at init and in this op's calls; when this op made none (it used
+ * ones an earlier series opened), all of this communicator's. */
 static void nccl_transport_label(void *ctx, const struct cb_op *op, int mem, char *buf,
                                  size_t len) {
   struct nccl_ctx *c = ctx;
-  (void)op, (void)mem;
+  (void)mem;
   if (c->cl->nranks == 1) {
     snprintf(buf, len, "local");
     return;
   }
   follow_log(c);
-  buf[0] = '\0';
-  if (c->path_lines)
-    cb_nccl_log_paths(c->path_lines, buf, len);
+  paths_of(c, op->id, buf, len);
   if (!buf[0])
-    snprintf(buf, len, log_dir[0] ? "unknown" : "unknown (NCCL_DEBUG set)");
+    paths_of(c, -1, buf, len);
+  if (!buf[0])
+    snprintf(buf, len, cb_nccl_log_path()[0] ? "unknown" : "unknown (NCCL_DEBUG set)");
 }
 
-/* What NCCL chose for the op last run, if its log says (rank 0's does). */
+/* What NCCL chose for the op last run, learnt from its untimed call (rank
+ * 0's log says; the other ranks leave it empty). */
 static void nccl_algorithm(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
                            size_t plen, int *channels) {
   struct nccl_ctx *c = ctx;
-  follow_log(c);
-  int known = c->last.op == op;
+  int known = c->learned.op == op && same_shape(&c->learned, &c->last);
   snprintf(algo, alen, "%s", known ? c->algo : "");
   snprintf(proto, plen, "%s", known ? c->proto : "");
   *channels = known ? c->channels : 0;
@@ -457,6 +520,7 @@ static int make_comm(struct nccl_ctx *c, struct cb_error *err) {
   const struct cb_cluster *cl = c->cl;
   ncclUniqueId id;
   ncclResult_t rc = ncclSuccess;
+  cb_nccl_log_cursor_end(&c->log); /* this communicator's lines only */
   memset(&id, 0, sizeof id);
   if (cl->rank == 0)
     rc = ncclGetUniqueId(&id);
@@ -473,6 +537,7 @@ static int make_comm(struct nccl_ctx *c, struct cb_error *err) {
     c->comm = NULL;
     return nccl_failed(c, "ncclCommInitRankConfig", rc, err);
   }
+  follow_log(c); /* the init bucket: the graph, and connections made at init */
   return CB_OK;
 }
 
@@ -489,9 +554,9 @@ static void nccl_finalize(void *ctx) {
     cudaEventDestroy(c->stop);
   if (c->stream)
     cudaStreamDestroy(c->stream);
-  free(c->path_lines);
+  for (int i = 0; i <= CB_NOPS; i++)
+    free(c->paths[i]);
   free(c);
-  remove_log();
 }
 
 static int nccl_init(const struct cb_cluster *cl, const struct cb_settings *s,
@@ -502,6 +567,11 @@ static int nccl_init(const struct cb_cluster *cl, const struct cb_settings *s,
     return cb_fail(err, CB_RUNTIME, "nccl: out of memory");
   c->cl = cl;
   *ctx = c;
+  /* --tune's rule sweep and --accept reach here without nccl_pre_init */
+  cb_nccl_log_open();
+  cb_nccl_log_cursor_end(&c->log);
+  if (!debug_reset)
+    *(void **)&debug_reset = dlsym(RTLD_DEFAULT, "ncclResetDebugInit");
   const char *stall_rank = getenv("COLLBENCH_STALL_RANK");
   c->stall = stall_rank && *stall_rank && atoi(stall_rank) == cl->rank;
   int rc = cb_gpu_bind(cl, s, &c->device, err);

@@ -59,18 +59,6 @@ int cb_env_apply(const struct cb_env_setting *settings, char *kept, size_t len) 
   return n;
 }
 
-int cb_nccl_log_env(const char *dir) {
-  if (getenv("NCCL_DEBUG") || getenv("NCCL_DEBUG_FILE"))
-    return 0;
-  char path[4096];
-  snprintf(path, sizeof path, "%s/nccl.%%h.%%p", dir);
-  setenv("NCCL_DEBUG", "INFO", 1);
-  if (!getenv("NCCL_DEBUG_SUBSYS"))
-    setenv("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,TUNING", 1);
-  setenv("NCCL_DEBUG_FILE", path, 1);
-  return 1;
-}
-
 void cb_nccl_share_gpu_env(int rank, char *kept, size_t len) {
   char hostid[64];
   snprintf(hostid, sizeof hostid, "collbench-%d", rank);

@@ -22,11 +22,6 @@ const struct cb_env_setting *cb_nccl_transport_env(const char *transport);
  * Returns how many were kept. */
 int cb_env_apply(const struct cb_env_setting *settings, char *kept, size_t len);
 
-/* NCCL's INFO log into dir/nccl.%h.%p (NCCL expands host and pid), unless
- * the user chose NCCL_DEBUG or NCCL_DEBUG_FILE: then the log is theirs and
- * returns 0 (the path cannot be read back). */
-int cb_nccl_log_env(const char *dir);
-
 /* --share-gpu: NCCL_HOSTID "collbench-<rank>" so each rank counts as its
  * own node (NCCL refuses two ranks on one GPU of one host), and sockets
  * over loopback (NCCL_SOCKET_IFNAME=lo), unless set. */

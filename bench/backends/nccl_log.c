@@ -3,9 +3,21 @@
 #include <stdio.h>
 #include <string.h>
 
-enum path { NVLINK, PCIE, P2P, SHM, NET_IB, NET_ROCE, NET_SOCKET, NET_OTHER, COLLNET, NPATHS };
-static const char *const path_names[NPATHS] = {"nvlink",   "pcie",       "p2p", "shm",    "net-ib",
-                                               "net-roce", "net-socket", "net", "collnet"};
+enum path {
+  NVLINK,
+  NVLS,
+  PCIE,
+  P2P,
+  SHM,
+  NET_IB,
+  NET_ROCE,
+  NET_SOCKET,
+  NET_OTHER,
+  COLLNET,
+  NPATHS
+};
+static const char *const path_names[NPATHS] = {
+    "nvlink", "nvls", "pcie", "p2p", "shm", "net-ib", "net-roce", "net-socket", "net", "collnet"};
 
 /* Whether the line [line, end) contains `word`. */
 static const char *find_in(const char *line, const char *end, const char *word) {
@@ -71,6 +83,10 @@ void cb_nccl_log_paths(const char *text, char *label, size_t len) {
       connection(p + 5, end, seen, roce);
     else if (find_in(line, end, "INFO Pattern") && (p = find_in(line, end, "type ")))
       graph_type(p + 5, end, &nvl, &pci);
+    /* NVLink SHARP's buffers, set up when NVLS is first used (nvls.cc:
+     * "NVLS comm %p headRank %d nHeads %d nvlsRanks %d buffSize %zu ...") */
+    else if (find_in(line, end, "INFO NVLS comm "))
+      seen[NVLS] = 1;
     line = *end ? end + 1 : end;
   }
   if (seen[P2P] && (nvl || pci)) { /* the graph says which link P2P used */

@@ -10,8 +10,9 @@
 #include <stdint.h>
 
 /* Writes the distinct paths `text` shows, joined by '+', in a fixed order:
- * nvlink, pcie, p2p (link unknown), shm, net-ib, net-roce, net-socket,
- * net (another plugin), collnet. Empty when the log shows no connection
+ * nvlink, nvls (NVLink SHARP: a "NVLS comm" line), pcie, p2p (link
+ * unknown), shm, net-ib, net-roce, net-socket, net (another plugin),
+ * collnet. Empty when the log shows no connection
  * (one rank, or the log was not written). */
 void cb_nccl_log_paths(const char *text, char *label, size_t len);
 
