@@ -99,6 +99,7 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
   long min_batch = s->iters ? (s->iters + CB_MAX_SAMPLES - 1) / CB_MAX_SAMPLES : 1;
 
   long n = 0, next_check = CB_MIN_SAMPLES;
+  struct cb_run_mean total = {0, 0}; /* issue 17 item 3: the anchors' mean */
   while (n < CB_MAX_SAMPLES) {
     long remaining = s->iters ? s->iters - out->iters : 0;
     long k = batch_size(m, estimate, remaining);
@@ -113,6 +114,7 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
       device[n] = t[2];
     samples[n++] = t[0];
     out->iters += k;
+    cb_run_mean_add(&total, t[0], k); /* issue 17 item 3 */
     if (estimate == 0.0)
       estimate = t[0];
 
@@ -133,6 +135,7 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
   if (err->status == CB_OK) {
     cb_stats_compute(samples, (size_t)n, &out->stats);
     out->samples = n;
+    out->mean_per_iter = cb_run_mean(&total); /* issue 17 item 3 */
     if (device && n > 0) {
       struct cb_stats ds;
       cb_stats_compute(device, (size_t)n, &ds);

@@ -24,6 +24,9 @@ struct cb_timing {
   long iters;            /* run() calls timed */
   long samples;
   double device_median; /* seconds per run() by the device's clock; 0: none */
+  /* seconds per run(): total timed over iters, the anchors' mean (stats.h
+   * cb_run_mean; issue 17 item 3) */
+  double mean_per_iter;
 };
 
 /* Fewest samples before the confidence interval may stop sampling. */
