@@ -193,8 +193,7 @@ static int text_row(const char *path, long lineno, char **tok, int n, const stru
                    lineno);
   if (lay->timestamp && n >= 2 && strchr(tok[n - 2], '-') && strchr(tok[n - 1], ':'))
     n -= 2;
-  int oop = n == 5 + 2 * lay->body; /* without it: in place only (trace replay) */
-  if (!oop && n != 5 + lay->body)
+  if (n != 5 + 2 * lay->body)
     return cb_fail(err, CB_USAGE,
                    "%s:%ld: %d fields where nccl-tests' header announces %d (a cut or garbled row)",
                    path, lineno, n, 5 + 2 * lay->body);
@@ -210,7 +209,7 @@ static int text_row(const char *path, long lineno, char **tok, int n, const stru
     return cb_fail(err, CB_RUNTIME, "out of memory reading %s", path);
   snprintf(row->dtype, sizeof row->dtype, "%s", tok[2]);
   snprintf(row->redop, sizeof row->redop, "%s", tok[3]);
-  for (int v = oop ? 0 : 1, at = 5; v < 2; v++, at += lay->body) {
+  for (int v = 0, at = 5; v < 2; v++, at += lay->body) {
     struct cb_record *r = &row->rec[v];
     int rc = text_figures(path, lineno, tok + at, lay->body, r, err);
     if (rc < 0) {
@@ -222,6 +221,8 @@ static int text_row(const char *path, long lineno, char **tok, int n, const stru
     r->bytes = (uint64_t)size, r->count = (size_t)count, r->root = (int)root;
     row->has[v] = 1;
   }
+  if (!row->has[0] && !row->has[1])
+    im->nrows--; /* both "nan" */
   return CB_OK;
 }
 
