@@ -108,7 +108,7 @@ static int choose_op(const char *path, const char *op, struct cb_import *im, str
   if (!im->program[0] && !op)
     return cb_fail(err, CB_USAGE,
                    "%s: the file does not say which collective ran (no \"# Collective test "
-                   "starting:\" line, nccl-tests before 2.16): give --op NAME",
+                   "starting:\" line, nccl-tests before 2.16.7): give --op NAME",
                    path);
   if (!im->program[0])
     snprintf(im->op, sizeof im->op, "%s", op);

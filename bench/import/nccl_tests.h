@@ -33,7 +33,7 @@ struct cb_import {
 };
 
 /* Reads PATH (text or JSON, told by its first character). `op` names the
- * collective when the file does not (nccl-tests before 2.16 printed no
+ * collective when the file does not (nccl-tests before 2.16.7 printed no
  * "# Collective test starting:" line); NULL otherwise. A malformed file is
  * a usage error naming the file and line (JSON: the place in the document). */
 int cb_import_nccl_tests(const char *path, const char *op, struct cb_import *im,

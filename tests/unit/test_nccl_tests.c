@@ -93,7 +93,7 @@ static void test_table_variants(void) {
   struct cb_import im;
   struct cb_error err;
   /* -I 1: per-iteration columns; -Z: a timestamp closes the line; no
-   * "Collective test starting" line (nccl-tests before 2.16): --op */
+   * "Collective test starting" line (nccl-tests before 2.16.7): --op */
   const char *iter = "# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 "
                      "iters: 10 agg iters: 2 validation: 0 graph: 0\n"
                      "#      size    count   type  redop   root     time  algbw  busbw #wrong  "
