@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ enum {
   OPT_JUNIT,
   OPT_MATRIX,
   OPT_PROBE,
+  OPT_STAT,
   /* --tune and its options */
   OPT_TUNE,
   OPT_MODEL,
@@ -80,6 +82,7 @@ static const struct option long_options[] = {
     {"mem", required_argument, 0, OPT_MEM},
     {"transport", required_argument, 0, OPT_TRANSPORT},
     {"mode", required_argument, 0, OPT_MODE},
+    {"stat", required_argument, 0, OPT_STAT},
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
     {"window", required_argument, 0, OPT_WINDOW},
@@ -142,6 +145,10 @@ void cb_cli_usage(FILE *out) {
         "Timing:\n"
         "      --mode MODE          throughput (batches timed whole, default) or latency\n"
         "                           (each iteration between barriers, slowest rank)\n"
+        "      --stat STAT          what the time column, algbw and busbw show: median\n"
+        "                           (default), mean (total time / iterations, as in\n"
+        "                           nccl-tests, OSU, IMB) or min; --json and --csv\n"
+        "                           carry all three\n"
         "  -n, --iters N|auto       timed iterations per size (default auto: until the\n"
         "                           median's 95% CI is within --precision, or --max-time)\n"
         "      --precision P        relative CI half-width, e.g. 1% or 0.01 (default 1%)\n"
@@ -224,6 +231,11 @@ void cb_cli_usage(FILE *out) {
         "      --out DIR            where --report writes (created if missing)\n"
         "      --topology FILE      with --report: link tiers the inputs lack, for the\n"
         "                           capacity and step charts\n"
+        "      --import-nccl-tests FILE\n"
+        "                           nccl-tests' output (its table or its -J JSON) as\n"
+        "                           collbench's records, written with --json FILE\n"
+        "                           and/or --csv FILE; --op NAME when the file does not\n"
+        "                           say which collective ran\n"
         "Performance model (no mpirun needed; README: Capacity planning):\n"
         "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
         "                           tier (intra-node, inter-node) from --json files\n"
@@ -586,6 +598,10 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     else
       return cb_fail(err, CB_USAGE, "--mode: unknown value '%s' (throughput or latency)", arg);
     return CB_OK;
+  case OPT_STAT:
+    if ((s->stat = cb_stat_find(arg)) < 0)
+      return cb_fail(err, CB_USAGE, "--stat: unknown value '%s' (median, mean or min)", arg);
+    return CB_OK;
   case 'J': cli->json_path = arg; return CB_OK;
   case OPT_CSV: cli->csv_path = arg; return CB_OK;
   case OPT_PROM: cli->prom_path = arg; return CB_OK;
@@ -727,6 +743,58 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
         break;
       }
   return validate(cli, factor_given, err);
+}
+
+int cb_cli_wants_import(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--import-nccl-tests") == 0 ||
+        strncmp(argv[i], "--import-nccl-tests=", 20) == 0)
+      return 1;
+  return 0;
+}
+
+/* Its own small parser, like --report's: no measuring option applies. */
+int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err) {
+  static const struct {
+    const char *name;
+    size_t offset;
+  } opts[] = {{"--import-nccl-tests", offsetof(struct cb_import_cli, input)},
+              {"--json", offsetof(struct cb_import_cli, json_path)},
+              {"-J", offsetof(struct cb_import_cli, json_path)},
+              {"--csv", offsetof(struct cb_import_cli, csv_path)},
+              {"--op", offsetof(struct cb_import_cli, op)}};
+  memset(im, 0, sizeof *im);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
+    size_t len = eq && a[1] == '-' ? (size_t)(eq - a) : strlen(a);
+    size_t k = 0;
+    while (k < sizeof opts / sizeof opts[0] &&
+           !(strlen(opts[k].name) == len && strncmp(a, opts[k].name, len) == 0))
+      k++;
+    if (k == sizeof opts / sizeof opts[0])
+      return cb_fail(err, CB_USAGE, "%s '%s' does not go with --import-nccl-tests",
+                     a[0] == '-' ? "option" : "argument", a);
+    if (eq && a[1] == '-')
+      v = eq + 1;
+    else if (i + 1 < argc)
+      v = argv[++i];
+    if (!v || !*v)
+      return cb_fail(err, CB_USAGE, "option '%s' needs a value", opts[k].name);
+    *(const char **)((char *)im + opts[k].offset) = v;
+  }
+  if (!im->json_path && !im->csv_path)
+    return cb_fail(err, CB_USAGE,
+                   "--import-nccl-tests %s: where to? give --json FILE and/or --csv FILE",
+                   im->input);
+  if (im->op) {
+    const char *p = im->op;
+    while (*p && ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+      p++;
+    if (*p || p - im->op > 31)
+      return cb_fail(err, CB_USAGE, "--op '%s': a short name of a-z, 0-9 and '_' (allreduce)",
+                     im->op);
+  }
+  return CB_OK;
 }
 
 int cb_cli_wants_report(int argc, char **argv) {

@@ -52,6 +52,15 @@ struct cb_model_cli {
   int nbuckets;
 };
 
+/* --import-nccl-tests FILE --json OUT: nccl-tests' output as collbench's
+ * records (bench/import/), also without MPI. */
+struct cb_import_cli {
+  const char *input, *json_path, *csv_path;
+  const char *op; /* when the file does not say which collective ran */
+};
+
+int cb_cli_wants_import(int argc, char **argv);
+int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err);
 int cb_cli_wants_report(int argc, char **argv);
 int cb_cli_wants_model(int argc, char **argv);
 int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_error *err);

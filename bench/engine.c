@@ -322,22 +322,21 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .nnodes = cl->nnodes,
       .iters = t.iters,
       .samples = t.samples,
-      .time_us = t.stats.median * scale,
+      .time_us_median = t.stats.median * scale,
+      .time_us_mean = t.mean_per_iter * scale,
       .time_us_min = t.stats.min * scale,
       .time_us_max = t.stats.max * scale,
       .time_us_p5 = t.stats.p5 * scale,
       .time_us_p95 = t.stats.p95 * scale,
+      .time_us_p99 = t.stats.p99 * scale,
       .ci95_us = t.stats.ci95 * scale,
-      .time_us_mean = t.stats.mean * scale,
       .time_us_stddev = t.stats.stddev * scale,
+      .source = "collbench",
       .time_us_gpu = t.device_median * scale,
       .wrong = wrong,
   };
   sc->backend->transport_label(sc->ctx, sc->op, sc->mem, rec->transport, sizeof rec->transport);
-  if (rec->time_us > 0) {
-    rec->algbw_GBps = (double)sh->algbw_bytes / (rec->time_us * 1e-6) / 1e9;
-    rec->busbw_GBps = rec->algbw_GBps * sc->op->busbw_factor(cl->nranks);
-  }
+  cb_record_choose(rec, sc->s->stat, sh->algbw_bytes, sc->op->busbw_factor(cl->nranks));
   rec->line_gbps = sc->backend->line_gbps ? sc->backend->line_gbps(sc->ctx) : 0;
   if (sc->backend->algorithm)
     sc->backend->algorithm(sc->ctx, sc->op, rec->nccl_algo, sizeof rec->nccl_algo, rec->nccl_proto,

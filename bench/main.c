@@ -13,6 +13,7 @@
 #include "copy/copy.h"
 #include "engine.h"
 #include "gitversion.h"
+#include "import/run.h"
 #include "interrupt.h"
 #include "model/run.h"
 #include "probe/probe.h"
@@ -197,6 +198,14 @@ int main(int argc, char **argv) {
   struct cb_error err = {0};
   int printer = launcher_rank() == 0;
   cb_interrupt_install(printer);         /* Ctrl-C: exit 3, outputs whole */
+  if (cb_cli_wants_import(argc, argv)) { /* reads a file, writes records: no MPI */
+    struct cb_import_cli imp;
+    if (cb_cli_parse_import(argc, argv, &imp, &err)) {
+      fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
+      return err.status;
+    }
+    return cb_import_run(&imp);
+  }
   if (cb_cli_wants_report(argc, argv)) { /* reads files only: no MPI */
     struct cb_report_cli rep;
     if (cb_cli_parse_report(argc, argv, &rep, &err)) {

@@ -130,6 +130,7 @@ static int warm_up(const struct cb_measure *m, double *estimate, struct cb_error
 
 struct samples {
   double *host, *scratch, *device;
+  struct cb_run_mean total; /* the anchors' mean: total timed over runs */
 };
 
 static void samples_free(struct samples *sa) {
@@ -150,6 +151,7 @@ static int take_sample(const struct cb_measure *m, struct samples *sa, long k, d
   if (sa->device)
     sa->device[out->samples] = t[2];
   sa->host[out->samples++] = t[0];
+  cb_run_mean_add(&sa->total, t[0], k);
   out->iters += k;
   if (!out->batch_min || k < out->batch_min)
     out->batch_min = k;
@@ -216,7 +218,8 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
 
   struct samples sa = {malloc(CB_MAX_SAMPLES * sizeof(double)),
                        malloc(CB_MAX_SAMPLES * sizeof(double)),
-                       m->backend->device_seconds ? malloc(CB_MAX_SAMPLES * sizeof(double)) : NULL};
+                       m->backend->device_seconds ? malloc(CB_MAX_SAMPLES * sizeof(double)) : NULL,
+                       {0, 0}};
   if (!sa.host || !sa.scratch || (m->backend->device_seconds && !sa.device)) {
     samples_free(&sa);
     return cb_fail(err, CB_RUNTIME, "out of memory for timing samples");
@@ -229,6 +232,7 @@ int cb_measure_run(const struct cb_measure *m, struct cb_timing *out, struct cb_
     struct cb_stats st;
     stated_ci95(sa.host, sa.scratch, out->samples, &st);
     out->stats = st;
+    out->mean_per_iter = cb_run_mean(&sa.total);
     if (sa.device && out->samples > 0) {
       struct cb_stats ds;
       cb_stats_compute(sa.device, (size_t)out->samples, &ds);

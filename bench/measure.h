@@ -26,6 +26,9 @@ struct cb_timing {
   double device_median;      /* seconds per run() by the device's clock; 0: none */
   long batch_min, batch_max; /* run() calls per timed sample (the batch sizes used) */
   int precise;               /* auto mode: the CI reached --precision (fixed counts: 1) */
+  /* seconds per run(): total timed over iters, the anchors' mean (stats.h
+   * cb_run_mean) */
+  double mean_per_iter;
 };
 
 /* Fewest samples, and least timed time per variant and size, before the

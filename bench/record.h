@@ -15,14 +15,22 @@ struct cb_record {
   int nranks, nnodes;
   long iters;   /* op executions timed */
   long samples; /* timed batches (throughput) or iterations (latency) */
-  /* time of one op, microseconds: median and spread over samples */
-  double time_us, time_us_min, time_us_max, time_us_p5, time_us_p95;
-  double ci95_us; /* half-width of the 95% CI of the median */
-  double time_us_mean, time_us_stddev;
+  /* time of one op, microseconds. time_us is the statistic `stat` names
+   * ("median", "mean" or "min": --stat), which algbw and busbw follow.
+   * The median, min, max and percentiles are over samples; the mean is the
+   * anchors' (nccl-tests, OSU, IMB): total time over iterations. NAN:
+   * unknown (imported records; written as null). */
+  const char *stat;
+  double time_us, time_us_median, time_us_mean, time_us_min, time_us_max;
+  double time_us_p5, time_us_p95, time_us_p99;
+  double ci95_us;        /* half-width of the 95% CI of the median */
+  double time_us_stddev; /* of per-sample times; not written */
+  /* which tool measured it: "collbench", or "nccl-tests" (--import-nccl-tests) */
+  const char *source;
   /* median by the device's clock (CUDA events around the same batches);
    * 0 when the backend has none. Written to JSON only when there is one. */
   double time_us_gpu;
-  double algbw_GBps, busbw_GBps; /* GB = 1e9 bytes, from the median */
+  double algbw_GBps, busbw_GBps; /* GB = 1e9 bytes, from time_us */
   long wrong;                    /* wrong elements over all ranks; -1: not checked */
   /* The link's data rate when the backend knows it (verbs: port speed x
    * width), and algbw as a percentage of it; 0: unknown. */
@@ -33,6 +41,10 @@ struct cb_record {
   char nccl_algo[32], nccl_proto[16];
   int nccl_channels; /* the channels it ran on (the most, if it varied); 0 unknown */
 };
+
+/* Makes time_us the statistic `stat` (enum cb_stat) names, and algbw and
+ * busbw follow it: algbw = algbw_bytes / time_us, busbw = algbw x factor. */
+void cb_record_choose(struct cb_record *r, int stat, uint64_t algbw_bytes, double busbw_factor);
 
 /* One row of the table: the same op and size out of place and in place. */
 struct cb_row {

@@ -3,6 +3,14 @@
 #include <string.h>
 
 const char *const cb_mode_names[] = {"throughput", "latency"};
+const char *const cb_stat_names[] = {"median", "mean", "min"};
+
+int cb_stat_find(const char *name) {
+  for (int i = 0; i < CB_NSTATS; i++)
+    if (strcmp(name, cb_stat_names[i]) == 0)
+      return i;
+  return -1;
+}
 
 void cb_settings_defaults(struct cb_settings *s) {
   memset(s, 0, sizeof *s);
@@ -21,6 +29,7 @@ void cb_settings_defaults(struct cb_settings *s) {
   s->max_time = 1.0;
   s->timeout = 300.0;
   s->mode = CB_MODE_THROUGHPUT;
+  s->stat = CB_STAT_MEDIAN;
   s->window = 64;
   s->window_bytes = 64 << 20;
   s->gid_index = -1;

@@ -15,6 +15,11 @@
 enum cb_mode { CB_MODE_THROUGHPUT, CB_MODE_LATENCY };
 extern const char *const cb_mode_names[];
 
+/* --stat: the statistic time_us, the table, algbw and busbw show. */
+enum cb_stat { CB_STAT_MEDIAN, CB_STAT_MEAN, CB_STAT_MIN, CB_NSTATS };
+extern const char *const cb_stat_names[];
+int cb_stat_find(const char *name); /* -1: none such */
+
 struct cb_settings {
   int ops[CB_NOPS], nops;
   int backends[CB_MAX_LIST], nbackends;
@@ -41,6 +46,7 @@ struct cb_settings {
   int gpu_list[CB_MAX_LIST], ngpu_list; /* --gpu-list: device by local rank; 0: local rank */
   int share_gpu;                        /* --share-gpu: every rank on one GPU (NCCL's network) */
   long graph; /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
+  int stat;   /* enum cb_stat: what time_us is (default median) */
 };
 
 /* --max-time per size when --sweep runs and none is given (seconds). */

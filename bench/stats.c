@@ -30,6 +30,7 @@ void cb_stats_compute(double *samples, size_t n, struct cb_stats *out) {
   out->median = cb_quantile_sorted(samples, n, 0.5);
   out->p5 = cb_quantile_sorted(samples, n, 0.05);
   out->p95 = cb_quantile_sorted(samples, n, 0.95);
+  out->p99 = cb_quantile_sorted(samples, n, 0.99);
 
   /* Welford: stable for long runs of nearly equal samples. */
   double mean = 0.0, m2 = 0.0;
@@ -49,4 +50,13 @@ void cb_stats_compute(double *samples, size_t n, struct cb_stats *out) {
   size_t lo = lo_rank < 1.0 ? 0 : (size_t)lo_rank - 1;
   size_t hi = hi_rank > (double)n ? n - 1 : (size_t)hi_rank - 1;
   out->ci95 = (samples[hi] - samples[lo]) / 2.0;
+}
+
+void cb_run_mean_add(struct cb_run_mean *m, double seconds_per_run, long runs) {
+  m->seconds += seconds_per_run * (double)runs;
+  m->runs += runs;
+}
+
+double cb_run_mean(const struct cb_run_mean *m) {
+  return m->runs > 0 ? m->seconds / (double)m->runs : 0.0;
 }

@@ -6,7 +6,7 @@
 
 struct cb_stats {
   size_t n;
-  double median, min, max, p5, p95, mean, stddev;
+  double median, min, max, p5, p95, p99, mean, stddev; /* mean: per sample */
   /* Half-width of a distribution-free 95% confidence interval of the
    * median (order statistics, normal approximation of the binomial). */
   double ci95;
@@ -17,5 +17,16 @@ void cb_stats_compute(double *samples, size_t n, struct cb_stats *out);
 
 /* Linear-interpolated quantile q in [0,1] of sorted data. */
 double cb_quantile_sorted(const double *sorted, size_t n, double q);
+
+/* The anchors' mean (nccl-tests, OSU, IMB): total timed seconds over the
+ * runs timed. Batches of different sizes weigh by their runs, which the
+ * mean of per-sample times does not do. Add each timed batch as it comes. */
+struct cb_run_mean {
+  double seconds; /* total timed */
+  long runs;      /* runs in it */
+};
+void cb_run_mean_add(struct cb_run_mean *m, double seconds_per_run, long runs);
+/* Seconds per run; 0 when nothing was added. */
+double cb_run_mean(const struct cb_run_mean *m);
 
 #endif

@@ -1,5 +1,6 @@
 #include "columns.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,7 +14,9 @@
 #define COL(field, kind)                                                                           \
   { #field, kind, offsetof(struct cb_record, field) }
 
-/* Exactly the keys the JSON result line promises, in order. */
+/* Exactly the keys the JSON result line promises, in order. Issue 17's
+ * statistics (from stat on) come after the older keys, so CSV columns keep
+ * their places. */
 const struct cb_column cb_columns[] = {
     COL(op, CB_COL_STRING),           COL(backend, CB_COL_STRING),
     COL(mem, CB_COL_STRING),          COL(transport, CB_COL_CHARS),
@@ -21,12 +24,14 @@ const struct cb_column cb_columns[] = {
     COL(inplace, CB_COL_BOOL),        COL(bytes, CB_COL_UINT64),
     COL(count, CB_COL_SIZE),          COL(nranks, CB_COL_INT),
     COL(nnodes, CB_COL_INT),          COL(iters, CB_COL_LONG),
-    COL(time_us, CB_COL_DOUBLE),      COL(time_us_min, CB_COL_DOUBLE),
-    COL(time_us_max, CB_COL_DOUBLE),  COL(time_us_p5, CB_COL_DOUBLE),
-    COL(time_us_p95, CB_COL_DOUBLE),  COL(ci95_us, CB_COL_DOUBLE),
+    COL(time_us, CB_COL_DOUBLE),      COL(time_us_min, CB_COL_STAT),
+    COL(time_us_max, CB_COL_STAT),    COL(time_us_p5, CB_COL_STAT),
+    COL(time_us_p95, CB_COL_STAT),    COL(ci95_us, CB_COL_STAT),
     COL(algbw_GBps, CB_COL_DOUBLE),   COL(busbw_GBps, CB_COL_DOUBLE),
     COL(wrong, CB_COL_WRONG),         COL(line_gbps, CB_COL_KNOWN),
-    COL(line_rate_pct, CB_COL_KNOWN),
+    COL(line_rate_pct, CB_COL_KNOWN), COL(stat, CB_COL_OPTSTR),
+    COL(time_us_median, CB_COL_STAT), COL(time_us_mean, CB_COL_STAT),
+    COL(time_us_p99, CB_COL_STAT),    COL(source, CB_COL_OPTSTR),
 };
 const int cb_ncolumns = sizeof cb_columns / sizeof cb_columns[0];
 
@@ -88,8 +93,25 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
         return c->name;
       *(double *)p = json_is_number(v) ? json_number_value(v) : 0;
       break;
+    case CB_COL_STAT:
+      if (v && !json_is_null(v) && !json_is_number(v))
+        return c->name;
+      *(double *)p = json_is_number(v) ? json_number_value(v) : NAN;
+      break;
+    case CB_COL_OPTSTR:
+      if (v && !json_is_null(v) && !json_is_string(v))
+        return c->name;
+      *(const char **)p = json_string_value(v);
+      break;
     }
   }
+  if (!r->stat) { /* before --stat, time_us was the median */
+    r->stat = "median";
+    if (isnan(r->time_us_median))
+      r->time_us_median = r->time_us;
+  }
+  if (!r->source)
+    r->source = "collbench";
   /* optional: only where NCCL's log said */
   const char *algo = json_string_value(json_object_get(o, "nccl_algo"));
   const char *proto = json_string_value(json_object_get(o, "nccl_proto"));

@@ -18,6 +18,8 @@ enum cb_column_kind {
   CB_COL_DOUBLE, /* double */
   CB_COL_WRONG,  /* long, -1 means not checked (null / empty) */
   CB_COL_KNOWN,  /* double, 0 means unknown (null / empty); may be absent */
+  CB_COL_STAT,   /* double, NAN means unknown (null / empty); may be absent */
+  CB_COL_OPTSTR, /* const char *, NULL means unknown (null / empty); may be absent */
 };
 
 struct cb_column {
@@ -34,7 +36,9 @@ const void *cb_column_ptr(const struct cb_record *r, const struct cb_column *c);
 /* Fills a record from a parsed JSON result object (a jansson json_t *), by
  * the same column table the JSON writer uses. String columns point into the
  * object: copy them if the record outlives it. Returns NULL, or the name of
- * the first column that is missing or of the wrong type. */
+ * the first column that is missing or of the wrong type. Files from before
+ * --stat read as what they hold: stat "median" (time_us is the median),
+ * source "collbench", the mean and p99 unknown (NAN). */
 const char *cb_record_from_json(const void *json_object, struct cb_record *r);
 
 #endif

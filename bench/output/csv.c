@@ -1,5 +1,6 @@
 /* --csv FILE: a header, then one line per record, flushed as it comes. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,14 @@ static void put_field(FILE *f, const struct cb_record *r, const struct cb_column
   case CB_COL_WRONG:
     if (*(const long *)p >= 0)
       fprintf(f, "%ld", *(const long *)p);
+    break;
+  case CB_COL_STAT:
+    if (!isnan(*(const double *)p))
+      fprintf(f, "%.7g", *(const double *)p);
+    break;
+  case CB_COL_OPTSTR:
+    if (*(const char *const *)p)
+      fputs(*(const char *const *)p, f);
     break;
   }
 }

@@ -75,9 +75,11 @@ static const struct {
   int checked_only;
 } metrics[] = {
     {"collbench_busbw_bytes_per_second",
-     "Bus bandwidth (nccl-tests definition) at the median time.", busbw, 0},
-    {"collbench_algbw_bytes_per_second", "Algorithm bandwidth: bytes / median time.", algbw, 0},
-    {"collbench_time_seconds", "Median time of one operation.", seconds, 0},
+     "Bus bandwidth (nccl-tests definition) at the --stat time (default median).", busbw, 0},
+    {"collbench_algbw_bytes_per_second",
+     "Algorithm bandwidth: bytes / --stat time (default median).", algbw, 0},
+    {"collbench_time_seconds", "Time of one operation: the --stat statistic (default median).",
+     seconds, 0},
     {"collbench_time_ci95_seconds", "Half-width of the 95% confidence interval of the median.",
      ci95, 0},
     {"collbench_wrong_values", "Wrong elements found by the result check, over all ranks.", wrong,

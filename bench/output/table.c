@@ -181,8 +181,13 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
             "# mode %s, iterations auto (until the 95%% CI of the median is within %g%% or "
             "%g s per size), warm-up %s\n",
             cb_mode_names[s->mode], s->precision * 100.0, s->max_time, warmup);
-  fprintf(t->out, "# time: median per op (us); algbw, busbw: GB/s with GB = 1e9 B; "
-                  "#wrong: wrong elements over all ranks\n");
+  /* which statistic the time columns hold, and the bandwidths follow (--stat) */
+  static const char *const stat_what[CB_NSTATS] = {"median", "mean (total time / iterations)",
+                                                   "min (fastest sample)"};
+  fprintf(t->out,
+          "# time: %s per op (us); algbw, busbw: GB/s from it, GB = 1e9 B; "
+          "#wrong: wrong elements over all ranks\n",
+          stat_what[s->stat]);
   return CB_OK;
 }
 

@@ -3,6 +3,7 @@
  * promised keys in order; CSV shares the same columns. */
 #define _GNU_SOURCE
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,36 @@
 #include "tap.h"
 
 static const char *const keys[] = {
-    "type",    "op",         "backend",     "mem",         "transport",  "dtype",
-    "redop",   "inplace",    "bytes",       "count",       "nranks",     "nnodes",
-    "iters",   "time_us",    "time_us_min", "time_us_max", "time_us_p5", "time_us_p95",
-    "ci95_us", "algbw_GBps", "busbw_GBps",  "wrong",       "line_gbps",  "line_rate_pct",
+    "type",
+    "op",
+    "backend",
+    "mem",
+    "transport",
+    "dtype",
+    "redop",
+    "inplace",
+    "bytes",
+    "count",
+    "nranks",
+    "nnodes",
+    "iters",
+    "time_us",
+    "time_us_min",
+    "time_us_max",
+    "time_us_p5",
+    "time_us_p95",
+    "ci95_us",
+    "algbw_GBps",
+    "busbw_GBps",
+    "wrong",
+    "line_gbps",
+    "line_rate_pct",
+    /* issue 17: after the older keys, so CSV columns keep their places */
+    "stat",
+    "time_us_median",
+    "time_us_mean",
+    "time_us_p99",
+    "source",
 };
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
 
@@ -40,6 +67,11 @@ static struct cb_record make_record(int inplace, long wrong) {
       .time_us_p5 = 121,
       .time_us_p95 = 140.75,
       .ci95_us = 0.5,
+      .stat = "median",
+      .time_us_median = 123.5,
+      .time_us_mean = 125.25,
+      .time_us_p99 = 149.5,
+      .source = "collbench",
       .algbw_GBps = 8.5,
       .busbw_GBps = 12.75,
       .wrong = wrong,
@@ -108,6 +140,14 @@ static void check_result(const char *line, const struct cb_record *r, const char
          json_real_value(json_object_get(o, "time_us")) == r->time_us &&
          json_real_value(json_object_get(o, "busbw_GBps")) == r->busbw_GBps,
      "%s: times and bandwidths are reals", what);
+  is_str(json_string_value(json_object_get(o, "stat")), r->stat, "%s: stat names time_us", what);
+  ok(json_real_value(json_object_get(o, "time_us_median")) == r->time_us_median &&
+         json_real_value(json_object_get(o, "time_us_mean")) == r->time_us_mean,
+     "%s: median and mean are reals", what);
+  if (isnan(r->time_us_p99))
+    ok(json_is_null(json_object_get(o, "time_us_p99")), "%s: an unknown p99 is null", what);
+  else
+    ok(json_real_value(json_object_get(o, "time_us_p99")) == r->time_us_p99, "%s: p99", what);
   json_t *g = json_object_get(o, "line_gbps"), *pct = json_object_get(o, "line_rate_pct");
   if (r->line_gbps > 0)
     ok(json_is_real(g) && json_real_value(g) == r->line_gbps && json_is_real(pct) &&
@@ -136,6 +176,7 @@ static void test_jsonl(void) {
   ok(sink.start(sink.state, &err) == CB_OK, "jsonl sink starts");
   struct cb_record a = make_record(0, -1), b = make_record(1, 0), c = make_record(0, 17);
   c.line_gbps = 400, c.line_rate_pct = 12.5; /* a verbs record */
+  c.time_us_p99 = NAN;                       /* unknown, as in an imported record */
   struct cb_row row1 = {&a, &b}, row2 = {&c, NULL};
   char lines[4][4096];
 
@@ -190,10 +231,13 @@ static void test_csv(void) {
   const char *prefix = "allreduce,mpi,host,shm,float,sum,false,1048576,262144,4,2,1000,";
   ok(strncmp(lines[1], prefix, strlen(prefix)) == 0, "csv record starts with the row's identity");
   size_t n1 = strlen(lines[1]), n2 = strlen(lines[2]);
-  /* wrong, line_gbps, line_rate_pct close every record */
-  ok(n1 > 4 && strcmp(lines[1] + n1 - 4, ",,,\n") == 0,
-     "unchecked wrong and unknown line rate are empty last fields");
-  ok(n2 > 5 && strcmp(lines[2] + n2 - 5, ",3,,\n") == 0 && strstr(lines[2], ",true,"),
+  /* wrong, line_gbps, line_rate_pct, then issue 17's statistics close every record */
+  const char *stats = ",median,123.5,125.25,149.5,collbench\n";
+  size_t ns = strlen(stats);
+  ok(n1 > ns + 3 && strcmp(lines[1] + n1 - ns, stats) == 0 &&
+         strncmp(lines[1] + n1 - ns - 3, ",,,", 3) == 0,
+     "unchecked wrong and unknown line rate are empty, then stat, median, mean, p99, source");
+  ok(n2 > ns + 4 && strncmp(lines[2] + n2 - ns - 4, ",3,,", 4) == 0 && strstr(lines[2], ",true,"),
      "in-place record: true, wrong 3");
   sink.close(sink.state, &err);
   unlink(path);

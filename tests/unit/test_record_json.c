@@ -1,6 +1,7 @@
 /* JSON Lines out and back in: the reader reuses the writer's column table,
  * so a record survives the round trip and a damaged line names its column. */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,11 @@ int main(void) {
                           .time_us_p5 = 151,
                           .time_us_p95 = 165,
                           .ci95_us = 1.5,
+                          .stat = "median",
+                          .time_us_median = 155.5,
+                          .time_us_mean = 157.25,
+                          .time_us_p99 = 169.5,
+                          .source = "collbench",
                           .algbw_GBps = 6.74,
                           .busbw_GBps = 3.37,
                           .wrong = 0,
@@ -92,6 +98,37 @@ int main(void) {
   is_str(json_string_value(json_object_get(line, "nccl_algo")), "Ring", "nccl_algo written");
   is_str(in.nccl_algo, "Ring", "nccl_algo read back");
   is_str(in.nccl_proto, "LL128", "nccl_proto read back");
+  json_decref(line);
+
+  /* issue 17's keys: a file from before them reads as what it holds
+   * (time_us was the median), and unknown statistics (null) read as NAN */
+  line = json_deep_copy(first);
+  is_str(json_string_value(json_object_get(line, "stat")), "median", "stat written");
+  json_object_del(line, "stat");
+  json_object_del(line, "time_us_median");
+  json_object_del(line, "time_us_mean");
+  json_object_del(line, "time_us_p99");
+  json_object_del(line, "source");
+  ok(cb_record_from_json(line, &in) == NULL, "a line without the issue 17 keys reads");
+  is_str(in.stat, "median", "old file: stat is the median");
+  is_double(in.time_us_median, 155.5, 1e-9, "old file: the median is time_us");
+  ok(isnan(in.time_us_mean) && isnan(in.time_us_p99), "old file: mean and p99 unknown (NAN)");
+  is_str(in.source, "collbench", "old file: source collbench");
+  json_object_set_new(line, "time_us_min", json_null());
+  json_object_set_new(line, "time_us_p99", json_null());
+  json_object_set_new(line, "stat", json_string("mean"));
+  json_object_set_new(line, "time_us_mean", json_real(160));
+  json_object_set_new(line, "source", json_string("nccl-tests"));
+  ok(cb_record_from_json(line, &in) == NULL && isnan(in.time_us_min) && isnan(in.time_us_p99) &&
+         isnan(in.time_us_median),
+     "null statistics (an imported record) read as unknown");
+  ok(strcmp(in.stat, "mean") == 0 && in.time_us_mean == 160 && !strcmp(in.source, "nccl-tests"),
+     "stat, mean and source read back");
+  json_object_set_new(line, "time_us_p99", json_string("slow"));
+  is_str(cb_record_from_json(line, &in), "time_us_p99", "a mistyped p99 is named");
+  json_object_set_new(line, "time_us_p99", json_null());
+  json_object_set_new(line, "stat", json_integer(1));
+  is_str(cb_record_from_json(line, &in), "stat", "a mistyped stat is named");
   json_decref(line);
   json_decref(first);
   remove(path);

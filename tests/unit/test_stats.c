@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "record.h"
+#include "settings.h"
 #include "stats.h"
 #include "tap.h"
 
@@ -69,6 +71,65 @@ static void test_tiny(void) {
   is_double(cb_quantile_sorted(d, 4, 0.5), 2.5, TOL, "quantile q=0.5 of 1..4");
 }
 
+/* The anchors' mean is total time over iterations: batches weigh by their
+ * size. Two batches, 1 run at 10 s and 9 runs at 1 s: 19 s / 10 runs =
+ * 1.9 s, where the mean of the two per-run samples would say 5.5 s. */
+static void test_run_mean(void) {
+  struct cb_run_mean m = {0, 0};
+  is_double(cb_run_mean(&m), 0, 0, "run mean of nothing is 0, not NaN");
+  cb_run_mean_add(&m, 10.0, 1);
+  cb_run_mean_add(&m, 1.0, 9);
+  is_long(m.runs, 10, "run mean counts runs, not batches");
+  is_double(cb_run_mean(&m), 1.9, TOL, "unequal batches: total / runs = 19 / 10");
+  double per_sample[] = {10.0, 1.0};
+  struct cb_stats s;
+  cb_stats_compute(per_sample, 2, &s);
+  ok(fabs(s.mean - cb_run_mean(&m)) > 3, "the per-sample mean (%g) is not the anchors' (%g)",
+     s.mean, cb_run_mean(&m));
+  struct cb_run_mean same = {0, 0};
+  for (int i = 0; i < 5; i++)
+    cb_run_mean_add(&same, 2.0 + i, 4);
+  is_double(cb_run_mean(&same), 4.0, TOL, "equal batches: the plain mean of the samples");
+}
+
+/* p99 by the same interpolation as the other quantiles. */
+static void test_p99(void) {
+  double x[1000];
+  for (int i = 0; i < 1000; i++)
+    x[i] = 999 - i; /* 0..999, reversed */
+  struct cb_stats s;
+  cb_stats_compute(x, 1000, &s);
+  is_double(s.p99, 0.99 * 999, 1e-9, "0..999: p99 at position 989.01");
+  ok(s.p95 < s.p99 && s.p99 < s.max, "p95 < p99 < max");
+  double y[] = {1, 2, 3, 100};
+  cb_stats_compute(y, 4, &s);
+  is_double(s.p99, 3 + 97 * 0.97, 1e-9, "4 samples: p99 interpolates toward the outlier");
+}
+
+/* --stat chooses time_us, and algbw and busbw follow it. */
+static void test_choose(void) {
+  struct cb_record r = {.time_us_median = 10, .time_us_mean = 20, .time_us_min = 5};
+  static const struct {
+    int stat;
+    const char *name;
+    double time;
+  } want[] = {{CB_STAT_MEDIAN, "median", 10}, {CB_STAT_MEAN, "mean", 20}, {CB_STAT_MIN, "min", 5}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    cb_record_choose(&r, want[i].stat, 1000000, 1.5); /* 1 MB, busbw factor of 4 ranks */
+    is_str(r.stat, want[i].name, "--stat %s names itself", want[i].name);
+    is_double(r.time_us, want[i].time, 0, "--stat %s: time_us is the %s", want[i].name,
+              want[i].name);
+    is_double(r.algbw_GBps, 1e6 / (want[i].time * 1e-6) / 1e9, 1e-9,
+              "--stat %s: algbw = bytes / that time", want[i].name);
+    is_double(r.busbw_GBps, 1.5 * r.algbw_GBps, 1e-9, "--stat %s: busbw follows", want[i].name);
+  }
+  is_long(cb_stat_find("mean"), CB_STAT_MEAN, "cb_stat_find mean");
+  is_long(cb_stat_find("average"), -1, "cb_stat_find: no such statistic");
+  r.time_us_mean = 0;
+  cb_record_choose(&r, CB_STAT_MEAN, 1000000, 1.5);
+  ok(r.algbw_GBps == 0 && r.busbw_GBps == 0, "a zero time gives zero bandwidth, not infinity");
+}
+
 /* 1..100: the CI of the median spans order statistics
  * floor(n/2 - 1.96*sqrt(n)/2) and ceil(n/2 + 1.96*sqrt(n)/2 + 1), 1-based. */
 static void test_hundred(void) {
@@ -125,6 +186,9 @@ int main(void) {
   test_tiny();
   test_hundred();
   test_ci_shrinks();
+  test_run_mean();
+  test_p99();
+  test_choose();
   done_testing();
   return exit_status();
 }
