@@ -621,6 +621,21 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   }
 }
 
+static const char *const model_value_options[];
+
+/* An option of another mode's parser given without that mode: say which
+ * mode it goes with rather than that it does not exist. */
+static int unknown_option(const char *bad, struct cb_error *err) {
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(bad, "="), bad);
+  if (strcmp(name, "--validate") == 0)
+    return cb_fail(err, CB_USAGE, "--validate goes with --fit");
+  for (int i = 3; model_value_options[i]; i++)
+    if (model_value_options[i][1] == '-' && strcmp(name, model_value_options[i]) == 0)
+      return cb_fail(err, CB_USAGE, "%s goes with --predict", name);
+  return cb_fail(err, CB_USAGE, "unknown option '%s' (see --help)", bad);
+}
+
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
   memset(cli, 0, sizeof *cli);
   cli->progress = -1;
@@ -641,7 +656,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       break;
     const char *bad = argv[prev < argc ? prev : argc - 1];
     if (c == '?')
-      return cb_fail(err, CB_USAGE, "unknown option '%s' (see --help)", bad);
+      return unknown_option(bad, err);
     if (c == ':')
       return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
     op_given |= c == OPT_OP;
@@ -700,6 +715,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                    cli->junit_path);
   if (validate_tune(&cli->tune, tune_only, model_config, &cli->tune, err))
     return err->status;
+  if (cli->tune.enabled && op_given)
+    return cb_fail(err, CB_USAGE, "--op does not go with --tune: it tunes the all-reduce");
   if (cli->tune.enabled && backend_given) { /* which all-reduce --tune tunes */
     const char *name = cb_backends[s->backends[0]]->name;
     if (s->nbackends != 1 || (strcmp(name, "mpi") && strcmp(name, "nccl")))
