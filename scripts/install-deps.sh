@@ -5,6 +5,11 @@
 # Open MPI stays the default MPI; MPICH is there so that tests can launch
 # collbench with another MPI's launcher (the mis-launch check), and so that
 # ./configure --with-mpicc=mpicc.mpich can build against it.
+# Slurm and munge run a one-node test cluster (tests/slurm.t; Slurm's PMIx
+# plugin is in slurm-wlm-basic-plugins), prometheus brings promtool to validate
+# --prom files, chromium renders --report in a browser test, and help2man
+# writes the manual page. chromium is the big one (about 360 MB installed;
+# its apt-get install took 24 s here with prometheus).
 set -eu
 
 packages="
@@ -19,6 +24,10 @@ packages="
   gnuplot-nox
   netpipe-openmpi
   iproute2 util-linux procps jq
+  slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
+  prometheus
+  chromium chromium-driver
+  help2man man-db
 "
 
 SUDO=""
