@@ -4,7 +4,7 @@
 # sbatch scripts end to end, including a failing acceptance that must fail
 # its job. Every daemon started here is stopped at the end, by its PID.
 . tests/lib.sh
-N=14
+N=15
 plan $N
 
 skip_all() {
@@ -135,6 +135,7 @@ jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "P
   grep -q '^collbench_acceptance_verdict{check="matrix"} 0$' "$a/collbench.prom" &&
   [ -s "$a/list.txt" ] && [ -s "$a/report/index.html" ]
 ok $? "accept job: 5 PASS verdicts, JUnit, Prometheus, --list and the report"
+promtool_ok "$a/collbench.prom"
 
 # A check no host passes: the job must fail with the acceptance's exit 1.
 cat >"$TMP/strict.conf" <<'CONF'
