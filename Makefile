@@ -9,7 +9,9 @@ endif
 Q := $(if $(V),,@)
 CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON_CFLAGS) $(CFLAGS_EXTRA) \
           -DCB_REPORTS_DIR='"$(abspath reports)"' \
-          -DCB_REPORTS_INSTALL_DIR='"$(PREFIX)/share/collbench/reports"'
+          -DCB_REPORTS_INSTALL_DIR='"$(PREFIX)/share/collbench/reports"' \
+          -DCB_TOPOLOGIES_DIR='"$(abspath topologies)"' \
+          -DCB_TOPOLOGIES_INSTALL_DIR='"$(PREFIX)/share/collbench/topologies"'
 LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
@@ -156,12 +158,27 @@ fuzz-check: $(FUZZ_BIN)
 	  fi; \
 	done; [ -z "$$failed" ] || { echo "fuzz-check: findings in:$$failed (logs: build/fuzz/READER.log)"; exit 1; }
 
-install: collbench
+# The manual page, from --help and --version (help2man) plus scripts/collbench.h2m.
+build/collbench.1: collbench scripts/collbench.h2m
+	@mkdir -p build
+	@echo "  MAN     $@"
+	$(Q)help2man -N -s 1 -n "measure and check collectives and point-to-point traffic" \
+	  -i scripts/collbench.h2m -o $@ ./collbench
+
+install: collbench build/collbench.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/collbench
 	install -m 755 collbench $(DESTDIR)$(PREFIX)/bin/collbench
 	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/collbench/
 	install -d $(DESTDIR)$(PREFIX)/share/collbench/reports
 	install -m 644 reports/*.gp $(DESTDIR)$(PREFIX)/share/collbench/reports/
+	install -d $(DESTDIR)$(PREFIX)/share/collbench/topologies
+	install -m 644 topologies/*.conf topologies/README.md $(DESTDIR)$(PREFIX)/share/collbench/topologies/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 build/collbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/collbench.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/collbench $(DESTDIR)$(PREFIX)/share/man/man1/collbench.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/collbench $(DESTDIR)$(PREFIX)/share/doc/collbench
 
 clean:
 	rm -rf build collbench
@@ -170,6 +187,6 @@ distclean: clean
 	rm -f config.mk config.h
 
 FORCE:
-.PHONY: all check fuzz fuzz-check install clean distclean FORCE
+.PHONY: all check fuzz fuzz-check install uninstall clean distclean FORCE
 
 -include $(LIB_OBJ:.o=.d) build/bench/main.d

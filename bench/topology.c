@@ -369,8 +369,39 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
 
 #define TOPOLOGY_MAX_BYTES (1 << 20) /* a hand-written file; anything larger is a mistake */
 
-int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err) {
+#ifndef CB_TOPOLOGIES_DIR
+#define CB_TOPOLOGIES_DIR "topologies"
+#endif
+#ifndef CB_TOPOLOGIES_INSTALL_DIR
+#define CB_TOPOLOGIES_INSTALL_DIR "/usr/local/share/collbench/topologies"
+#endif
+
+/* A bare name (no '/') that is not a file here is a preset: NAME or
+ * NAME.conf in the source tree's topologies/, then the installed ones. */
+static FILE *open_topology(const char *path) {
   FILE *f = fopen(path, "r");
+  if (f || errno != ENOENT || strchr(path, '/'))
+    return f;
+  static const char *const dirs[] = {CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR};
+  static const char *const exts[] = {"", ".conf"};
+  char p[4096];
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
+    for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
+      snprintf(p, sizeof p, "%s/%s%s", dirs[d], path, exts[e]);
+      if ((f = fopen(p, "r")))
+        return f;
+    }
+  errno = ENOENT;
+  return NULL;
+}
+
+int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err) {
+  FILE *f = open_topology(path);
+  if (!f && errno == ENOENT && !strchr(path, '/'))
+    return cb_fail(err, CB_USAGE,
+                   "cannot read topology file '%s': no such file here, nor a preset of that "
+                   "name in %s or %s",
+                   path, CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR);
   if (!f)
     return cb_fail(err, CB_USAGE, "cannot read topology file '%s': %s", path, strerror(errno));
   char *text = malloc(TOPOLOGY_MAX_BYTES + 1);

@@ -6,6 +6,11 @@
 # collbench with another MPI's launcher (the mis-launch check), and so that
 # ./configure --with-mpicc=mpicc.mpich can build against it. clang and its
 # runtime (libFuzzer, sanitizers) build the fuzz harnesses (make fuzz).
+# Slurm and munge run a one-node test cluster (tests/slurm.t; Slurm's PMIx
+# plugin is in slurm-wlm-basic-plugins), prometheus brings promtool to validate
+# --prom files, chromium renders --report in a browser test, and help2man
+# writes the manual page. chromium is the big one (about 360 MB installed;
+# its apt-get install took 24 s here with prometheus).
 set -eu
 
 packages="
@@ -21,6 +26,10 @@ packages="
   netpipe-openmpi
   iproute2 util-linux procps jq
   clang libclang-rt-14-dev
+  slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
+  prometheus
+  chromium chromium-driver
+  help2man man-db
 "
 
 SUDO=""

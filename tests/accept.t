@@ -3,7 +3,7 @@
 # all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
 # The simulated-cluster cases (throttled node and link) are in cluster4.t.
 . tests/lib.sh
-plan 20
+plan 21
 
 # localhost.conf on a healthy host: every check and the matrix pass.
 mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
@@ -33,6 +33,7 @@ grep -q '<testsuite name="collbench acceptance" tests="5" failures="0"' "$TMP/a.
 ok $? "--junit: 5 test cases, no failures"
 grep -q '^collbench_acceptance_verdict{check="allgather-busbw"} 0$' "$TMP/a.prom"
 ok $? "--prom: the verdict gauge (0 = pass)"
+promtool_ok "$TMP/a.prom"
 
 # A threshold no host reaches: exit 1, the failing check named with its line.
 cat >"$TMP/strict.conf" <<'EOF'

@@ -65,3 +65,15 @@ png_ok() {
   python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24)
 w,h=struct.unpack(">II",d[16:24]); sys.exit(not(d[12:16]==b"IHDR" and w>0 and h>0))' "$1"
 }
+
+# promtool_ok FILE: Prometheus' own parser accepts the --prom file (a visible
+# skip where promtool, from Debian's prometheus package, is missing)
+promtool_ok() {
+  if ! command -v promtool >/dev/null; then
+    skip "promtool not installed (scripts/install-deps.sh installs prometheus)"
+    return
+  fi
+  promtool check metrics <"$1" >"$TMP/promtool.out" 2>&1
+  ok $? "promtool check metrics accepts $(basename "$1")"
+  diag "$TMP/promtool.out"
+}

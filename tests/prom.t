@@ -2,7 +2,7 @@
 # --prom: node_exporter textfile format, replaced atomically, from the same
 # records as every other output.
 . tests/lib.sh
-plan 7
+plan 8
 
 echo 'old_metric 1' >"$TMP/cb.prom"
 mpi 2 --op nope --prom "$TMP/cb.prom"
@@ -13,6 +13,7 @@ mpi 2 --op allreduce,p2p_lat -e 1K --max-time 0.05 --prom "$TMP/cb.prom" --json 
 ok $STATUS "--prom run exits 0"
 ! grep -q old_metric "$TMP/cb.prom" && [ -z "$(ls "$TMP" | grep 'cb.prom.tmp')" ]
 ok $? "the file was replaced whole and no temporary file is left"
+promtool_ok "$TMP/cb.prom"
 
 # Every line is HELP, TYPE or a sample of a family announced before it.
 awk '

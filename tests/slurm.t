@@ -1,0 +1,161 @@
+#!/bin/bash
+# Slurm for real: a one-node cluster on this machine (munged, slurmctld,
+# slurmd, 2 CPUs, everything in a temp dir), srun -n 2 with PMIx, and both
+# sbatch scripts end to end, including a failing acceptance that must fail
+# its job. Every daemon started here is stopped at the end, by its PID.
+. tests/lib.sh
+N=15
+plan $N
+
+skip_all() {
+  for _ in $(seq $N); do skip "$1"; done
+  exit 0
+}
+[ "$(id -u)" -eq 0 ] || skip_all "not root: the test cluster's daemons run as root"
+for b in munged slurmctld slurmd srun sbatch scontrol; do
+  command -v "$b" >/dev/null || PATH=$PATH:/usr/sbin command -v "$b" >/dev/null ||
+    skip_all "$b not installed (scripts/install-deps.sh installs Slurm and munge)"
+done
+export PATH=$PATH:/usr/sbin
+ROOT=$PWD
+
+S=$TMP/slurm
+mkdir -p "$S/state" "$S/spool" "$S/munge" "$S/job"
+chmod 700 "$S/munge"
+stop_all() {
+  for p in slurmd slurmctld munged; do
+    [ -s "$S/$p.pid" ] && kill "$(cat "$S/$p.pid")" 2>/dev/null
+  done
+  rm -rf "$TMP"
+}
+trap stop_all EXIT
+
+dd if=/dev/urandom of="$S/munge.key" bs=1024 count=1 2>/dev/null
+chmod 600 "$S/munge.key"
+munged -f --key-file="$S/munge.key" --socket="$S/munge/sock" --log-file="$S/munged.log" \
+  --pid-file="$S/munged.pid" --seed-file="$S/munge/seed" ||
+  skip_all "munged does not start here: $(tail -1 "$S/munged.log")"
+
+# Ports of our own so that a host's real Slurm (on 6817/6818) is left alone.
+port=$((20000 + $$ % 20000))
+host=$(hostname -s)
+cat >"$S/slurm.conf" <<CONF
+ClusterName=cbtest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$S/munge/sock
+StateSaveLocation=$S/state
+SlurmdSpoolDir=$S/spool
+SlurmctldPidFile=$S/slurmctld.pid
+SlurmdPidFile=$S/slurmd.pid
+SlurmctldLogFile=$S/slurmctld.log
+SlurmdLogFile=$S/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=none
+ReturnToService=2
+NodeName=$host NodeAddr=127.0.0.1 CPUs=2 State=UNKNOWN
+PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$S/slurm.conf
+slurmctld -i -f "$SLURM_CONF" && slurmd -f "$SLURM_CONF" ||
+  skip_all "the Slurm daemons do not start here: $(tail -1 "$S/slurmctld.log" "$S/slurmd.log")"
+
+# The node is up once slurmctld has heard from slurmd (bounded wait).
+state=
+for _ in $(seq 100); do
+  state=$(sinfo -h -n "$host" -o %T 2>/dev/null)
+  [ "$state" = idle ] && break
+  sleep 0.1
+done
+[ "$state" = idle ]
+ok $? "one-node cluster up: $host idle with 2 CPUs (state '$state')"
+[ "$state" = idle ] || diag "$S/slurmctld.log" "$S/slurmd.log"
+
+srun --mpi=list 2>&1 | grep -q pmix
+ok $? "srun --mpi=list offers pmix"
+
+# srun -n 2 with PMIx: two ranks of one job, every result checked.
+timeout 120 srun --mpi=pmix -n 2 ./collbench -e 1K --max-time 0.05 --json "$TMP/srun.jsonl" \
+  >"$TMP/out" 2>"$TMP/err"
+st=$?
+ok $st "srun --mpi=pmix -n 2 ./collbench exits 0"
+[ $st -eq 0 ] || diag "$TMP/err"
+grep -q '^# 2 ranks on 1 node' "$TMP/out" && jq_all "$TMP/srun.jsonl" '.nranks == 2 and .wrong == 0'
+ok $? "srun's ranks are one job of 2 ranks, results checked"
+
+# pmi2 and none: Open MPI 4.1 (built with PMIx only) aborts in MPI_Init,
+# before collbench runs; README says to use pmix.
+timeout 60 srun --mpi=pmi2 -n 2 ./collbench -e 8 >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -ne 0 ] && grep -q 'direct launched using "srun"' "$TMP/err"
+ok $? "srun --mpi=pmi2 fails in Open MPI's MPI_Init (exit $st), as README says"
+
+# job_field ID FIELD: one field of scontrol show job
+job_field() { scontrol -o show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+# sbatch --wait returns the job's exit code. The scripts ask for 8 GPUs
+# per node; this node has none, so the command line asks for none.
+submit() {
+  (cd "$S/job" && COLLBENCH=$ROOT/collbench timeout 240 sbatch --wait --parsable \
+    --ntasks-per-node=2 --gpus-per-node=0 -o "$S/job/%j.log" "$@" >"$TMP/jobid" 2>"$TMP/sberr")
+  STATUS=$?
+  JOB=$(cut -d';' -f1 "$TMP/jobid")
+}
+export COLLBENCH_OPTS="-e 1K --max-time 0.05"
+submit "$PWD/scripts/slurm/sweep.sbatch"
+ok $STATUS "sbatch --wait scripts/slurm/sweep.sbatch exits 0 (job $JOB)"
+[ $STATUS -eq 0 ] || diag "$TMP/sberr" "$S/job/$JOB.log"
+[ "$(job_field "$JOB" JobState)" = COMPLETED ] && [ "$(job_field "$JOB" ExitCode)" = 0:0 ]
+ok $? "sweep job: state COMPLETED, exit code 0:0"
+jq_all "$S/job/sweep-$JOB.jsonl" '.nranks == 2 and .wrong == 0' &&
+  [ "$(jq -s '[.[] | select(.type == "result") | .op] | unique | length' \
+    "$S/job/sweep-$JOB.jsonl")" -ge 5 ] && [ -s "$S/job/sweep-$JOB-report/index.html" ]
+ok $? "sweep job: every op on 2 ranks in sweep-$JOB.jsonl, and its report"
+
+export COLLBENCH_OPTS="--max-time 0.05"
+submit "$PWD/scripts/slurm/accept.sbatch" "$PWD/topologies/localhost.conf"
+ok $STATUS "sbatch --wait scripts/slurm/accept.sbatch topologies/localhost.conf exits 0"
+[ $STATUS -eq 0 ] || diag "$TMP/sberr" "$S/job/$JOB.log"
+[ "$(job_field "$JOB" JobState)" = COMPLETED ] && [ "$(job_field "$JOB" ExitCode)" = 0:0 ]
+ok $? "accept job: state COMPLETED, exit code 0:0"
+a=$S/job/accept-$JOB
+jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "PASS")' \
+  "$a/accept.jsonl" >/dev/null && grep -q 'failures="0"' "$a/accept.xml" &&
+  grep -q '^collbench_acceptance_verdict{check="matrix"} 0$' "$a/collbench.prom" &&
+  [ -s "$a/list.txt" ] && [ -s "$a/report/index.html" ]
+ok $? "accept job: 5 PASS verdicts, JUnit, Prometheus, --list and the report"
+promtool_ok "$a/collbench.prom"
+
+# A check no host passes: the job must fail with the acceptance's exit 1.
+cat >"$TMP/strict.conf" <<'CONF'
+[system]
+name = impossible
+[check huge-busbw]
+op = allreduce
+backend = mpi
+size = 64K
+metric = busbw
+fail = 10 TB/s
+CONF
+submit "$PWD/scripts/slurm/accept.sbatch" "$TMP/strict.conf"
+[ $STATUS -eq 1 ]
+ok $? "a failed acceptance fails sbatch --wait with exit 1 (got $STATUS)"
+[ "$(job_field "$JOB" JobState)" = FAILED ] && [ "$(job_field "$JOB" ExitCode)" = 1:0 ]
+ok $? "failed accept job: state FAILED, exit code 1:0 ($(job_field "$JOB" JobState) $(job_field "$JOB" ExitCode))"
+a=$S/job/accept-$JOB
+grep -q '<testsuite name="collbench acceptance" tests="[0-9]*" failures="1"' "$a/accept.xml" &&
+  [ -s "$a/report/index.html" ]
+ok $? "failed accept job: the failure is in its JUnit file, the report still written"
+
+finish
