@@ -216,20 +216,21 @@ int cb_matrix_retests(int nranks) {
   return k;
 }
 
-/* Rank 0: a reference for the suspect src -> dst, a pair that shares no rank
- * with it and whose sender sends and receiver receives in no suspect pair
- * (so not the bad node's); failing that, the reverse direction. O(N). */
+/* Rank 0: a reference for the suspect src -> dst: a pair that shares no rank
+ * with it, sent by the rank that sends in the fewest suspect pairs to the rank
+ * that receives in the fewest (so not a bad node's direction); the reverse
+ * direction when there are fewer than 4 ranks. O(N). */
 void cb_matrix_reference(int n, int src, int dst, const int *sus_out, const int *sus_in,
                          int *ref_src, int *ref_dst) {
   int a = -1, b = -1;
-  for (int j = 1; j < n && a < 0; j++) {
+  for (int j = 1; j < n; j++) {
     int r = (dst + j) % n;
-    if (r != src && r != dst && !sus_out[r])
+    if (r != src && (a < 0 || sus_out[r] < sus_out[a]))
       a = r;
   }
-  for (int j = 1; a >= 0 && j < n && b < 0; j++) {
+  for (int j = 1; a >= 0 && j < n; j++) {
     int r = (a + j) % n;
-    if (r != src && r != dst && !sus_in[r])
+    if (r != src && r != dst && (b < 0 || sus_in[r] < sus_in[b]))
       b = r;
   }
   if (b < 0)
