@@ -270,8 +270,7 @@ static int retest(struct matrix *m, uint64_t bytes, struct cb_error *err) {
   if (n < 0) {
     free(sus_out);
     free(sus_in);
-    return cl->rank == 0 ? cb_fail(err, CB_RUNTIME, "--matrix: out of memory for the retests")
-                         : CB_RUNTIME;
+    return cb_fail(err, CB_RUNTIME, "--matrix: out of memory on rank 0 for the retests");
   }
   double sb[MATRIX_MAX_RETESTS], rb[MATRIX_MAX_RETESTS], sl[MATRIX_MAX_RETESTS],
       rl[MATRIX_MAX_RETESTS];
