@@ -49,6 +49,14 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
                       const struct cb_matrix_rules *rules, struct cb_sink *sinks, int nsinks,
                       struct cb_accept_result *res, struct cb_error *err);
 
+/* The matrix's retest rule, exposed for tests: how many paired retests
+ * confirm a suspect among `nranks` ranks (npairs * 2^-K <= 1%), and which
+ * pair is the reference of the suspect src -> dst given how many suspect
+ * pairs each rank sends (sus_out) and receives (sus_in) in. */
+int cb_matrix_retests(int nranks);
+void cb_matrix_reference(int nranks, int src, int dst, const int *sus_out, const int *sus_in,
+                         int *ref_src, int *ref_dst);
+
 /* Names ranks that reach collectives consistently late (WARN verdicts),
  * or gives one PASS verdict; nothing with a single rank. */
 int cb_stragglers_measure(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
