@@ -36,8 +36,15 @@ munged -f --key-file="$S/munge.key" --socket="$S/munge/sock" --log-file="$S/mung
   --pid-file="$S/munged.pid" --seed-file="$S/munge/seed" ||
   skip_all "munged does not start here: $(tail -1 "$S/munged.log")"
 
-# Ports of our own so that a host's real Slurm (on 6817/6818) is left alone.
-port=$((20000 + $$ % 20000))
+# Ports of our own so that a host's real Slurm (on 6817/6818) is left alone:
+# two free ones below Linux's ephemeral range (32768 and up), where an
+# outgoing connection (MPI's, the watchdog's) can hold a port at any moment.
+listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+port=$((20000 + $$ % 10000))
+for _ in $(seq 50); do
+  listening "$port" || listening $((port + 1)) || break
+  port=$((port + 2))
+done
 host=$(hostname -s)
 cat >"$S/slurm.conf" <<CONF
 ClusterName=cbtest
@@ -79,8 +86,13 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ "$state" = idle ]
-ok $? "one-node cluster up: $host idle with 2 CPUs (state '$state')"
-[ "$state" = idle ] || diag "$S/slurmctld.log" "$S/slurmd.log"
+ok $? "one-node cluster up: $host idle with 2 CPUs (state '$state', ports $port, $((port + 1)))"
+if [ "$state" != idle ]; then
+  # nothing below can run: fail here, at once, rather than through timeouts
+  diag "$S/slurmctld.log" "$S/slurmd.log"
+  while [ "$TESTS_RUN" -lt "$N" ]; do skip "the test cluster did not come up (see above)"; done
+  finish
+fi
 
 srun --mpi=list 2>&1 | grep -q pmix
 ok $? "srun --mpi=list offers pmix"
