@@ -456,6 +456,8 @@ int cb_import_nccl_tests(const char *path, const char *op, struct cb_import *im,
   fclose(f);
   if (rc == CB_OK)
     rc = choose_op(path, op, im, err);
+  if (rc != CB_OK)
+    cb_import_free(im); /* nothing is handed back on failure */
   return rc;
 }
 
