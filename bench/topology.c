@@ -267,6 +267,15 @@ static int begin_section(struct parse_state *ps, const char *section) {
 
 static int on_key(void *user, const char *section, const char *key, const char *value) {
   struct parse_state *ps = user;
+  /* inih and read_line must agree on the section, or a key would land in
+   * one begin_section never made (checks[-1], found by the fuzzer) */
+  if (strcmp(section, ps->section) != 0) {
+    cb_fail(ps->err, CB_USAGE,
+            "%s:%d: malformed section header [%s]: write each header alone on its line, '[' "
+            "first (key '%s' would be read under [%s])",
+            ps->file, ps->line, ps->section, key, section);
+    return 0;
+  }
   if (strcmp(section, "system") == 0)
     return system_key(ps, key, value);
   if (strcmp(section, "matrix") == 0)
@@ -299,7 +308,7 @@ static char *read_line(char *buf, int size, void *stream) {
   }
   buf[n] = '\0';
   ps->line++;
-  const char *p = buf + strspn(buf, " \t");
+  const char *p = buf + strspn(buf, " \t\r\v\f"); /* what inih strips */
   const char *close = strchr(p, ']');
   if (*p == '[' && close) {
     snprintf(ps->section, sizeof ps->section, "%.*s", (int)(close - p - 1), p + 1);

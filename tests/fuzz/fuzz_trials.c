@@ -18,14 +18,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct cb_error err = {0};
   const char *path = fuzz_file(data, size);
   if (cb_trials_open(&t, path, 1, setup, &err) != CB_OK) {
-    cb_trials_close(&t);
+    cb_trials_close(&t, &err);
     return 0;
   }
   int n = t.ncache;
   struct cb_trial *kept = malloc((n ? n : 1) * sizeof *kept);
   for (int i = 0; i < n; i++)
     kept[i] = t.cache[i];
-  cb_trials_close(&t);
+  if (cb_trials_close(&t, &err) != CB_OK) { /* a write error, not the reader's */
+    free(kept);
+    return 0;
+  }
   if (cb_trials_open(&t, path, 1, setup, &err) != CB_OK || t.ncache != n)
     abort(); /* the file --resume wrote back is not one it resumes from */
   for (int i = 0; i < n; i++) {
@@ -33,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!cb_trials_find(&t, kept[i].batch, &kept[i].cfg, &s))
       abort();
   }
-  cb_trials_close(&t);
+  cb_trials_close(&t, &err);
   free(kept);
   return 0;
 }

@@ -148,6 +148,17 @@ static void test_bad(void) {
            strstr(err.msg, "before the first section"),
        "a key before any section names file, line and key: %s", err.msg);
   }
+  /* headers that inih and our line reader read differently (the fuzzer's
+   * find: a '\r' before '[', text after ']'), never a key in checks[-1] */
+  const char *odd[] = {"[system]\nname = x\n\r[check a]]\nop = allreduce\n",
+                       "[system]\nname = x\n  [check a] x\nop = allreduce\n"};
+  for (int i = 0; i < 2; i++) {
+    memset(&err, 0, sizeof err);
+    memset(&t, 0x55, sizeof t);
+    rc = cb_topology_parse(odd[i], "odd.conf", &t, &err);
+    ok(rc == CB_USAGE && strstr(err.msg, "odd.conf:") && strstr(err.msg, "section header"),
+       "a malformed section header is refused by name: %s", err.msg);
+  }
   memset(&err, 0, sizeof err);
   rc = cb_topology_load("/nonexistent/x.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "/nonexistent/x.conf"), "missing file named: %s", err.msg);
