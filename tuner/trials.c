@@ -35,17 +35,7 @@ static int parse_trial(json_t *j, struct cb_trial *tr) {
 
 /* One whole line (cb_lines: never torn). */
 static int put_line(struct cb_trials *t, json_t *j, struct cb_error *err) {
-  char *text = json_dumps(j, DUMP_FLAGS);
-  size_t len = text ? strlen(text) : 0;
-  char *line = text ? realloc(text, len + 2) : NULL;
-  if (!line) {
-    free(text);
-    return cb_fail(err, CB_RUNTIME, "--trials: out of memory writing '%s'", t->path);
-  }
-  line[len] = '\n';
-  int rc = cb_lines_put(&t->out, line, len + 1, err);
-  free(line);
-  return rc;
+  return cb_lines_put_text(&t->out, json_dumps(j, DUMP_FLAGS), err);
 }
 
 /* Reads an earlier file: its setup must match; returns the valid lines

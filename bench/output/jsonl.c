@@ -42,16 +42,7 @@ static json_t *column_value(const struct cb_record *r, const struct cb_column *c
 static int put_line(struct cb_lines *l, json_t *obj, struct cb_error *err) {
   char *text = json_dumps(obj, DUMP_FLAGS);
   json_decref(obj);
-  size_t len = text ? strlen(text) : 0;
-  char *line = text ? realloc(text, len + 2) : NULL;
-  if (!line) {
-    free(text);
-    return cb_fail(err, CB_RUNTIME, "--json: out of memory writing '%s'", l->path);
-  }
-  line[len] = '\n';
-  int rc = cb_lines_put(l, line, len + 1, err);
-  free(line);
-  return rc;
+  return cb_lines_put_text(l, text, err);
 }
 
 static json_t *settings_json(const struct cb_settings *s) {

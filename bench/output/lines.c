@@ -68,6 +68,19 @@ int cb_lines_put(struct cb_lines *l, const char *text, size_t len, struct cb_err
   return e ? failed(l, CB_RUNTIME, e, err) : CB_OK;
 }
 
+int cb_lines_put_text(struct cb_lines *l, char *text, struct cb_error *err) {
+  size_t len = text ? strlen(text) : 0;
+  char *line = text ? realloc(text, len + 2) : NULL;
+  if (!line) {
+    free(text);
+    return cb_fail(err, CB_RUNTIME, "%s: out of memory writing '%s'", l->option, l->path);
+  }
+  line[len] = '\n';
+  int rc = cb_lines_put(l, line, len + 1, err);
+  free(line);
+  return rc;
+}
+
 int cb_lines_close(struct cb_lines *l, struct cb_error *err) {
   if (!l->path)
     return CB_OK;

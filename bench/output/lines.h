@@ -25,6 +25,9 @@ int cb_lines_open(struct cb_lines *l, const char *path, const char *option, stru
 int cb_lines_start(struct cb_lines *l, struct cb_error *err);
 /* Writes `len` bytes of whole lines. */
 int cb_lines_put(struct cb_lines *l, const char *text, size_t len, struct cb_error *err);
+/* Writes `text` (malloc'd: taken and freed; NULL counts as out of memory)
+ * and a newline as one whole line. */
+int cb_lines_put_text(struct cb_lines *l, char *text, struct cb_error *err);
 /* Closes (a file made by a run that never started is removed). */
 int cb_lines_close(struct cb_lines *l, struct cb_error *err);
 
