@@ -322,6 +322,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .nnodes = cl->nnodes,
       .iters = t.iters,
       .samples = t.samples,
+      .batch_min = t.batch_min,
+      .batch_max = t.batch_max,
       .time_us_median = t.stats.median * scale,
       .time_us_mean = t.mean_per_iter * scale,
       .time_us_min = t.stats.min * scale,

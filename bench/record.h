@@ -13,8 +13,9 @@ struct cb_record {
   uint64_t bytes;
   size_t count;
   int nranks, nnodes;
-  long iters;   /* op executions timed */
-  long samples; /* timed batches (throughput) or iterations (latency) */
+  long iters;                /* op executions timed */
+  long samples;              /* timed batches (throughput) or iterations (latency); 0 unknown */
+  long batch_min, batch_max; /* ops per timed sample, fewest and most; 0 unknown */
   /* time of one op, microseconds. time_us is the statistic `stat` names
    * ("median", "mean" or "min": --stat), which algbw and busbw follow.
    * The median, min, max and percentiles are over samples; the mean is the

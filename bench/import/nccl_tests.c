@@ -92,7 +92,8 @@ static void finish_records(struct cb_import *im) {
       r->inplace = v;
       r->nranks = im->nranks, r->nnodes = im->nnodes;
       r->iters = im->iters;
-      r->samples = 1; /* one timed loop */
+      r->samples = 1; /* one timed loop of all its iterations */
+      r->batch_min = r->batch_max = im->iters;
     }
   }
 }

@@ -32,6 +32,8 @@ const struct cb_column cb_columns[] = {
     COL(line_rate_pct, CB_COL_KNOWN), COL(stat, CB_COL_OPTSTR),
     COL(time_us_median, CB_COL_STAT), COL(time_us_mean, CB_COL_STAT),
     COL(time_us_p99, CB_COL_STAT),    COL(source, CB_COL_OPTSTR),
+    COL(samples, CB_COL_COUNT),       COL(batch_min, CB_COL_COUNT),
+    COL(batch_max, CB_COL_COUNT),
 };
 const int cb_ncolumns = sizeof cb_columns / sizeof cb_columns[0];
 
@@ -102,6 +104,11 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
       if (v && !json_is_null(v) && !json_is_string(v))
         return c->name;
       *(const char **)p = json_string_value(v);
+      break;
+    case CB_COL_COUNT:
+      if (v && !json_is_null(v) && !json_is_integer(v))
+        return c->name;
+      *(long *)p = json_is_integer(v) ? (long)json_integer_value(v) : 0;
       break;
     }
   }

@@ -20,6 +20,7 @@ enum cb_column_kind {
   CB_COL_KNOWN,  /* double, 0 means unknown (null / empty); may be absent */
   CB_COL_STAT,   /* double, NAN means unknown (null / empty); may be absent */
   CB_COL_OPTSTR, /* const char *, NULL means unknown (null / empty); may be absent */
+  CB_COL_COUNT,  /* long, 0 means unknown (null / empty); may be absent */
 };
 
 struct cb_column {

@@ -37,6 +37,10 @@ static void put_field(FILE *f, const struct cb_record *r, const struct cb_column
     if (*(const char *const *)p)
       fputs(*(const char *const *)p, f);
     break;
+  case CB_COL_COUNT:
+    if (*(const long *)p > 0)
+      fprintf(f, "%ld", *(const long *)p);
+    break;
   }
 }
 

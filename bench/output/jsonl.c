@@ -34,6 +34,7 @@ static json_t *column_value(const struct cb_record *r, const struct cb_column *c
   case CB_COL_STAT: return isnan(*(const double *)p) ? json_null() : json_real(*(const double *)p);
   case CB_COL_OPTSTR:
     return *(const char *const *)p ? json_string(*(const char *const *)p) : json_null();
+  case CB_COL_COUNT: return *(const long *)p > 0 ? json_integer(*(const long *)p) : json_null();
   }
   return json_null();
 }

@@ -43,6 +43,10 @@ static const char *const keys[] = {
     "time_us_mean",
     "time_us_p99",
     "source",
+    /* the batch sizes the timing used (0 = unknown: null / empty) */
+    "samples",
+    "batch_min",
+    "batch_max",
 };
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
 
@@ -61,6 +65,8 @@ static struct cb_record make_record(int inplace, long wrong) {
       .nnodes = 2,
       .iters = 1000,
       .samples = 20,
+      .batch_min = 40,
+      .batch_max = 60,
       .time_us = 123.5,
       .time_us_min = 120.25,
       .time_us_max = 150,
@@ -148,6 +154,15 @@ static void check_result(const char *line, const struct cb_record *r, const char
     ok(json_is_null(json_object_get(o, "time_us_p99")), "%s: an unknown p99 is null", what);
   else
     ok(json_real_value(json_object_get(o, "time_us_p99")) == r->time_us_p99, "%s: p99", what);
+  json_t *ns = json_object_get(o, "samples"), *b0 = json_object_get(o, "batch_min"),
+         *b1 = json_object_get(o, "batch_max");
+  if (r->samples > 0)
+    ok(json_integer_value(ns) == r->samples && json_integer_value(b0) == r->batch_min &&
+           json_integer_value(b1) == r->batch_max,
+       "%s: samples and batch sizes are integers", what);
+  else
+    ok(json_is_null(ns) && json_is_null(b0) && json_is_null(b1),
+       "%s: unknown samples and batch sizes are null", what);
   json_t *g = json_object_get(o, "line_gbps"), *pct = json_object_get(o, "line_rate_pct");
   if (r->line_gbps > 0)
     ok(json_is_real(g) && json_real_value(g) == r->line_gbps && json_is_real(pct) &&
@@ -177,6 +192,7 @@ static void test_jsonl(void) {
   struct cb_record a = make_record(0, -1), b = make_record(1, 0), c = make_record(0, 17);
   c.line_gbps = 400, c.line_rate_pct = 12.5; /* a verbs record */
   c.time_us_p99 = NAN;                       /* unknown, as in an imported record */
+  c.samples = c.batch_min = c.batch_max = 0; /* so are its batches */
   struct cb_row row1 = {&a, &b}, row2 = {&c, NULL};
   char lines[4][4096];
 
@@ -232,11 +248,12 @@ static void test_csv(void) {
   ok(strncmp(lines[1], prefix, strlen(prefix)) == 0, "csv record starts with the row's identity");
   size_t n1 = strlen(lines[1]), n2 = strlen(lines[2]);
   /* wrong, line_gbps, line_rate_pct, then issue 17's statistics close every record */
-  const char *stats = ",median,123.5,125.25,149.5,collbench\n";
+  const char *stats = ",median,123.5,125.25,149.5,collbench,20,40,60\n";
   size_t ns = strlen(stats);
   ok(n1 > ns + 3 && strcmp(lines[1] + n1 - ns, stats) == 0 &&
          strncmp(lines[1] + n1 - ns - 3, ",,,", 3) == 0,
-     "unchecked wrong and unknown line rate are empty, then stat, median, mean, p99, source");
+     "unchecked wrong and unknown line rate are empty, then stat, median, mean, p99, source, "
+     "samples, batch sizes");
   ok(n2 > ns + 4 && strncmp(lines[2] + n2 - ns - 4, ",3,,", 4) == 0 && strstr(lines[2], ",true,"),
      "in-place record: true, wrong 3");
   sink.close(sink.state, &err);

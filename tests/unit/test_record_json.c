@@ -24,6 +24,9 @@ int main(void) {
                           .nranks = 2,
                           .nnodes = 1,
                           .iters = 77,
+                          .samples = 7,
+                          .batch_min = 10,
+                          .batch_max = 12,
                           .time_us = 155.5,
                           .time_us_min = 150.25,
                           .time_us_max = 170,
@@ -66,6 +69,7 @@ int main(void) {
   is_double(in.busbw_GBps, 3.37, 1e-6, "busbw_GBps");
   is_double(in.line_gbps, 400, 1e-9, "line_gbps");
   is_double(in.line_rate_pct, 96, 1e-9, "line_rate_pct");
+  ok(in.samples == 7 && in.batch_min == 10 && in.batch_max == 12, "samples and batch sizes");
 
   json_object_del(line, "line_gbps");
   json_object_set_new(line, "line_rate_pct", json_null());
@@ -109,7 +113,12 @@ int main(void) {
   json_object_del(line, "time_us_mean");
   json_object_del(line, "time_us_p99");
   json_object_del(line, "source");
+  json_object_del(line, "samples");
+  json_object_set_new(line, "batch_min", json_null());
+  json_object_del(line, "batch_max");
   ok(cb_record_from_json(line, &in) == NULL, "a line without the issue 17 keys reads");
+  ok(in.samples == 0 && in.batch_min == 0 && in.batch_max == 0,
+     "old file: samples and batch sizes unknown (0)");
   is_str(in.stat, "median", "old file: stat is the median");
   is_double(in.time_us_median, 155.5, 1e-9, "old file: the median is time_us");
   ok(isnan(in.time_us_mean) && isnan(in.time_us_p99), "old file: mean and p99 unknown (NAN)");
