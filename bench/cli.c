@@ -153,7 +153,7 @@ void cb_cli_usage(FILE *out) {
         "                           median's 95% CI is within --precision, or --max-time)\n"
         "      --precision P        relative CI half-width, e.g. 1% or 0.01 (default 1%)\n"
         "      --max-time SEC       wall-clock budget per size (both variants, checks\n"
-        "                           included) in auto mode (default 1; 0.2 with --sweep)\n"
+        "                           included) in auto mode (default 1; 0.15 with --sweep)\n"
         "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
         "                           one, more while they take under 2 ms)\n"
         "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"

@@ -50,7 +50,7 @@ struct cb_settings {
 };
 
 /* --max-time per size when --sweep runs and none is given (seconds). */
-#define CB_SWEEP_MAX_TIME 0.2
+#define CB_SWEEP_MAX_TIME 0.15
 
 /* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */
 void cb_settings_defaults(struct cb_settings *s);

@@ -178,8 +178,8 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
             s->iters, warmup);
   else
     fprintf(t->out,
-            "# mode %s, iterations auto (until the 95%% CI of the median is within %g%% or "
-            "%g s per size), warm-up %s\n",
+            "# mode %s, iterations auto (until this launch's 95%% CI of the median is within "
+            "%g%% or %g s per size; repeated launches can differ by more), warm-up %s\n",
             cb_mode_names[s->mode], s->precision * 100.0, s->max_time, warmup);
   /* which statistic the time columns hold, and the bandwidths follow (--stat) */
   static const char *const stat_what[CB_NSTATS] = {"median", "mean (total time / iterations)",
