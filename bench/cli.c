@@ -9,6 +9,7 @@
 #include "gpu.h"
 #include "measure.h"
 #include "model/model.h"
+#include "overhead.h"
 #include "runinfo.h"
 #include "units.h"
 
@@ -55,6 +56,7 @@ enum {
   OPT_ENV_OUT,
   OPT_TRIALS,
   OPT_RESUME,
+  OPT_MAX_OVERHEAD,
   OPT_TUNE_END,
 };
 
@@ -115,6 +117,7 @@ static const struct option long_options[] = {
     {"env-out", required_argument, 0, OPT_ENV_OUT},
     {"trials", required_argument, 0, OPT_TRIALS},
     {"resume", no_argument, 0, OPT_RESUME},
+    {"max-overhead", required_argument, 0, OPT_MAX_OVERHEAD},
     {0, 0, 0, 0},
 };
 
@@ -223,6 +226,9 @@ void cb_cli_usage(FILE *out) {
         "                           protocol (sizes from -b/-e/-f)\n"
         "      --trials FILE        JSON Lines, one line per measured configuration\n"
         "      --resume             continue the search recorded in --trials FILE\n"
+        "      --max-overhead P     target for the step's communication overhead,\n"
+        "                           (T_step - T_compute) / T_step: 20% or 0.2\n"
+        "                           (default 20%); the summary says PASS or FAIL\n"
         "Reports (no mpirun needed):\n"
         "      --report FILE...     charts (busbw, latency, the model's predictions;\n"
         "                           PNG and SVG) and an index.html from --json, --matrix\n"
@@ -250,7 +256,11 @@ void cb_cli_usage(FILE *out) {
         "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
         "      --op LIST            ops to fit and predict (default all collectives)\n"
         "      --compute-time SEC   with --grad-bytes SIZE: predict a training step's\n"
-        "                           exposed communication / compute (rho)\n"
+        "                           exposed communication / compute (rho), the\n"
+        "                           overhead (exposed / step) and, per bucket size,\n"
+        "                           the most GPUs that keep it within --max-overhead\n"
+        "      --trials FILE        the step (T_compute, gradient bytes) from a\n"
+        "                           --tune --trials file instead, and its measured point\n"
         "      --bucket LIST        gradient bucket sizes (default 1M,4M,25M,100M,400M)\n"
         "      --json FILE          the fit, validation and predictions as JSON\n"
         "  -h, --help               this text\n"
@@ -463,6 +473,7 @@ static int parse_tune_option(int c, const char *arg, struct cb_tune_options *t,
   case OPT_ENV_OUT: t->env_out = arg; return CB_OK;
   case OPT_TRIALS: t->trials = arg; return CB_OK;
   case OPT_TUNE_REPS: return cb_parse_long(arg, "--tune-reps", 2, 10000, &t->reps, err);
+  case OPT_MAX_OVERHEAD: return cb_overhead_parse(arg, "--max-overhead", &t->max_overhead, err);
   case OPT_TUNE_ALGORITHMS: {
     /* mpi's numbers or nccl's names: which applies is known at run time */
     struct cb_space mpi = {.kind = CB_SPACE_MPI}, nccl = {.kind = CB_SPACE_NCCL};
@@ -871,9 +882,9 @@ int cb_cli_wants_model(int argc, char **argv) {
 
 /* The model's options that take a value; all but --json, --op go with --predict. */
 static const char *const model_value_options[] = {
-    "--json",       "-J",       "--op", "--topology",  "--gpus",      "--gpus-per-node",
-    "--size",       "-b",       "-e",   "--min-bytes", "--max-bytes", "--compute-time",
-    "--grad-bytes", "--bucket", NULL};
+    "--json",       "-J",       "--op",     "--topology",     "--gpus",      "--gpus-per-node",
+    "--size",       "-b",       "-e",       "--min-bytes",    "--max-bytes", "--compute-time",
+    "--grad-bytes", "--bucket", "--trials", "--max-overhead", NULL};
 
 /* One option with its value; predict_only remembers one that needs --predict. */
 static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
@@ -903,6 +914,10 @@ static int model_option(const char *opt, const char *v, struct cb_model_cli *m, 
     return cb_parse_size(v, "--grad-bytes", &m->grad_bytes, err);
   else if (strcmp(opt, "--bucket") == 0)
     return cb_parse_size_list(v, "--bucket", 0, m->buckets, CB_MAX_MODEL_LIST, &m->nbuckets, err);
+  else if (strcmp(opt, "--trials") == 0)
+    m->trials = v;
+  else if (strcmp(opt, "--max-overhead") == 0)
+    return cb_overhead_parse(v, "--max-overhead", &m->max_overhead, err);
   return CB_OK;
 }
 
@@ -921,8 +936,15 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
     return cb_fail(err, CB_USAGE, "--predict needs --fit FILE... or --topology FILE");
   if ((m->compute_s > 0) != (m->grad_bytes > 0))
     return cb_fail(err, CB_USAGE, "--compute-time and --grad-bytes go together");
-  if (bucket_given && m->compute_s == 0)
-    return cb_fail(err, CB_USAGE, "--bucket needs --compute-time and --grad-bytes");
+  if (m->trials && m->compute_s > 0)
+    return cb_fail(err, CB_USAGE,
+                   "--trials %s gives the step; --compute-time and --grad-bytes give another: "
+                   "one of the two",
+                   m->trials);
+  if (bucket_given && m->compute_s == 0 && !m->trials)
+    return cb_fail(err, CB_USAGE, "--bucket needs --compute-time and --grad-bytes (or --trials)");
+  if (!m->max_overhead)
+    m->max_overhead = CB_OVERHEAD_DEFAULT_TARGET;
   if (m->nsizes && (range[0] || range[1]))
     return cb_fail(err, CB_USAGE, "--size and -b/-e exclude each other");
   if (range[0] || range[1]) {

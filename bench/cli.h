@@ -50,6 +50,8 @@ struct cb_model_cli {
   double compute_s; /* 0: no training-step prediction */
   uint64_t grad_bytes, buckets[CB_MAX_MODEL_LIST];
   int nbuckets;
+  const char *trials;  /* a --tune --trials file whose summary gives the step */
+  double max_overhead; /* the planning target (default 20%) */
 };
 
 /* --import-nccl-tests FILE --json OUT: nccl-tests' output as collbench's

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "dtype.h"
 #include "op.h"
+#include "overhead.h"
 #include "units.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
@@ -221,7 +222,36 @@ static int matrix_key(struct parse_state *ps, const char *key, const char *value
   return 1;
 }
 
-/* A new section: [system], [tier NAME], [check NAME] or [matrix]. */
+static int step_key(struct parse_state *ps, const char *key, const char *value) {
+  struct cb_step_check *c = &ps->t->steps[ps->t->nsteps - 1];
+  struct cb_error e = {0};
+  if (strcmp(key, "model") == 0) {
+    if (cb_model_preset(value, &c->model, &e))
+      return bad(ps, key, "unknown model '%s' (tiny, gpt2-124m, gpt-1.3b, llama-7b)", value);
+    c->model_set = 1;
+  } else if (strcmp(key, "model_config") == 0) {
+    if (!c->model_set)
+      return bad(ps, key, "'%s': model comes first", value);
+    if (cb_model_config_parse(value, &c->model, &e))
+      return bad(ps, key, "'%s': expected hidden=,layers=,heads=,seq=,batch=,dtype= values", value);
+  } else if (strcmp(key, "bucket") == 0) {
+    if (cb_parse_size(value, "bucket", &c->bucket_bytes, &e))
+      return bad(ps, key, "'%s' is not a size such as 25M", value);
+  } else if (strcmp(key, "ranks") == 0) {
+    if (parse_int(value, 1, 1 << 24, &c->ranks))
+      return bad(ps, key, "'%s' is not a rank count (1 or more)", value);
+  } else if (strcmp(key, "reps") == 0) {
+    if (parse_int(value, 2, 10000, &c->reps))
+      return bad(ps, key, "'%s' is not a repetition count (2 to 10000)", value);
+  } else if (strcmp(key, "limit") == 0) {
+    if (cb_overhead_parse(value, "limit", &c->limit, &e))
+      return bad(ps, key, "'%s': expected a share of the step such as 20% or 0.2", value);
+  } else
+    return bad(ps, key, "unknown key '%s' (model, model_config, bucket, ranks, reps, limit)", key);
+  return 1;
+}
+
+/* A new section: [system], [tier NAME], [check NAME], [step NAME] or [matrix]. */
 static int begin_section(struct parse_state *ps, const char *section) {
   struct cb_topology *t = ps->t;
   const char *name = strchr(section, ' ');
@@ -230,16 +260,32 @@ static int begin_section(struct parse_state *ps, const char *section) {
     t->matrix.set |= strcmp(section, "matrix") == 0;
     return 1;
   }
+  if (strcmp(section, "step") == 0)
+    name = "step";
   int is_tier = strncmp(section, "tier ", 5) == 0, is_check = strncmp(section, "check ", 6) == 0;
-  if (!is_tier && !is_check)
-    return bad(ps, "section", "'%s': expected [system], [tier NAME], [check NAME] or [matrix]",
+  int is_step = strcmp(section, "step") == 0 || strncmp(section, "step ", 5) == 0;
+  if (!is_tier && !is_check && !is_step)
+    return bad(ps, "section",
+               "'%s': expected [system], [tier NAME], [check NAME], [step NAME] or [matrix]",
                section);
   if (!*name || strlen(name) >= CB_TOPO_NAME_MAX ||
       strspn(name, "abcdefghijklmnopqrstuvwxyz"
                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                    "0123456789-_.") != strlen(name))
     return bad(ps, "section", "'%s': the name must be letters, digits, '-', '_' or '.'", name);
-  if (is_tier) {
+  if (is_step) {
+    for (int i = 0; i < t->nsteps; i++)
+      if (strcmp(t->steps[i].name, name) == 0)
+        return bad(ps, "section", "step '%s' is defined twice", name);
+    if (t->nsteps == CB_TOPO_MAX_STEPS)
+      return bad(ps, "section", "'%s': too many steps", name);
+    struct cb_step_check *c = &t->steps[t->nsteps++];
+    memset(c, 0, sizeof *c);
+    copy_text(c->name, sizeof c->name, name);
+    c->line = ps->line;
+    c->bucket_bytes = 25u << 20; /* PyTorch DDP's bucket_cap_mb default */
+    c->reps = 10;
+  } else if (is_tier) {
     if (t->ntiers == CB_TOPO_MAX_TIERS)
       return bad(ps, "section", "'%s': too many tiers", name);
     struct cb_tier *tier = &t->tiers[t->ntiers++];
@@ -282,6 +328,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
     return matrix_key(ps, key, value);
   if (strncmp(section, "tier ", 5) == 0)
     return tier_key(ps, key, value);
+  if (strcmp(section, "step") == 0 || strncmp(section, "step ", 5) == 0)
+    return step_key(ps, key, value);
   if (strncmp(section, "check ", 6) != 0) { /* a key above every section */
     cb_fail(ps->err, CB_USAGE,
             "%s:%d: key '%s' comes before the first section; put it under [system], "
@@ -352,6 +400,13 @@ static int validate(struct parse_state *ps) {
       return cb_fail(ps->err, CB_USAGE,
                      "%s:%d: [check %s]: warn is beyond fail (warn must be the stricter level)",
                      ps->file, c->line, c->name);
+  }
+  for (int i = 0; i < t->nsteps; i++) {
+    const struct cb_step_check *c = &t->steps[i];
+    const char *missing = !c->model_set ? "model" : !(c->limit > 0) ? "limit" : NULL;
+    if (missing)
+      return cb_fail(ps->err, CB_USAGE, "%s:%d: [step %s]: key '%s' is missing", ps->file, c->line,
+                     c->name, missing);
   }
   cb_matrix_rules_defaults(&t->matrix);
   if (cb_topology_uses(t, CB_REF_PAIRBW) && !t->matrix.set)

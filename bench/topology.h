@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "kernels/model.h"
 
 #define CB_TOPO_MAX_TIERS 8
 #define CB_TOPO_MAX_CHECKS 32
@@ -63,6 +64,21 @@ struct cb_matrix_rules {
 
 void cb_matrix_rules_defaults(struct cb_matrix_rules *m);
 
+/* A [step NAME] check (or [step]): the reference training step of --tune
+ * run on the cluster under test, judged on its communication overhead,
+ * (T_step - T_compute) / T_step, against `limit`. */
+#define CB_TOPO_MAX_STEPS 8
+struct cb_step_check {
+  char name[CB_TOPO_NAME_MAX];
+  int line;
+  int model_set;
+  struct cb_model model; /* model = preset, then model_config = hidden=,... */
+  uint64_t bucket_bytes; /* default DDP's 25 MiB, capped at the gradients */
+  int ranks;             /* the rank count the check is for; 0: any */
+  int reps;              /* rounds of the three phases (default 10) */
+  double limit;          /* a share of the step, 0 < limit < 1 */
+};
+
 struct cb_topology {
   char path[CB_TOPO_TEXT_MAX];
   char name[CB_TOPO_TEXT_MAX];   /* [system] name */
@@ -75,6 +91,8 @@ struct cb_topology {
   struct cb_check checks[CB_TOPO_MAX_CHECKS];
   int nchecks;
   struct cb_matrix_rules matrix;
+  struct cb_step_check steps[CB_TOPO_MAX_STEPS];
+  int nsteps;
 };
 
 /* Reads and validates a file; a bad file is CB_USAGE with a message naming

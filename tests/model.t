@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 43
+plan 46
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -117,6 +117,21 @@ check "one step row per cluster size and bucket (4)" test "$(jq '.step.rows | le
 check "rho = exposed / compute, exposed <= comm, 41 buckets of 25 MiB in 1 GiB" jq -e '
   .step.rows | all((.rho - .exposed_s / 0.1 | fabs) < 1e-9 and .exposed_s <= .comm_s + 1e-12)
   and (map(select(.bucket_bytes == 26214400)) | all(.buckets == 41))' "$TMP/st.json"
+
+check "overhead = rho / (1 + rho) in every step row" jq -e '
+  .step.rows | all((.overhead - .rho / (1 + .rho) | fabs) < 1e-9)' "$TMP/st.json"
+check "the plan: per bucket the largest GPU count within 20%, over it one GPU beyond" jq -e '
+  .step.plan.max_overhead == 0.2 and (.step.plan.rows | length == 2)
+  and (.step.plan.rows | all(.capped or .overhead_next > 0.2))' "$TMP/st.json"
+# the step from a --tune --trials summary: T_compute 10 ms, T_step 12.5 ms: 20% +- propagated CI
+printf '%s\n' '{"type":"tune","setup":{"library":"mpi","nranks":2,"buckets":[1048576]}}' \
+  '{"type":"summary","grad_bytes":1073741824,"nranks":2,"max_overhead":0.2,"default":{"algorithm":0,"segsize":0,"bucket_bytes":26214400,"t_compute_us":10000,"t_comm_us":3000,"t_step_us":12500,"t_step_ci95_us":0,"rho":0.25,"rho_ci95":0,"t_compute_ci95_us":0},"tuned":{"algorithm":0,"segsize":0,"bucket_bytes":26214400,"t_compute_us":10000,"t_comm_us":3000,"t_step_us":12500,"t_step_ci95_us":0,"rho":0.25,"rho_ci95":0,"t_compute_ci95_us":0}}' \
+  >"$TMP/trials.jsonl"
+./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --trials "$TMP/trials.jsonl" --max-overhead 25% --json "$TMP/tr.json" >"$TMP/out" 2>&1
+check "--trials: the step is the summary's (10 ms, 1 GiB), its overhead measured 20% at 2 ranks" \
+  jq -e '.step.compute_s == 0.01 and .step.grad_bytes == 1073741824 and .step.plan.max_overhead == 0.25
+  and (.step.plan.measured | .nranks == 2 and (.overhead - 0.2 | fabs) < 1e-9)' "$TMP/tr.json"
 
 # A fit from one node says nothing about inter-node links
 ./collbench --predict --fit "$A" --gpus 8 --size 1M >"$TMP/out" 2>&1

@@ -16,7 +16,8 @@ struct cb_tune_options {
   int segments_given;
   const char *backend; /* "mpi", "nccl", or NULL: nccl where a GPU is usable */
   long reps;
-  double timeout; /* seconds one phase may take before the watchdog ends the job */
+  double timeout;      /* seconds one phase may take before the watchdog ends the job */
+  double max_overhead; /* the verdict's target share of the step (--max-overhead) */
   const char *env_out, *trials, *plugin_out;
 };
 

@@ -169,5 +169,7 @@ void cb_overlap_summarize(const double *samples, int reps, double flops,
   }
   cb_stats_compute(rho, (size_t)reps, &r->rho);
   cb_stats_compute(hid, (size_t)reps, &r->hidden);
+  r->overhead = cb_overhead_of(r->t[CB_PHASE_STEP].median, r->t[CB_PHASE_STEP].ci95,
+                               r->t[CB_PHASE_COMPUTE].median, r->t[CB_PHASE_COMPUTE].ci95);
   free(tmp), free(rho), free(hid);
 }

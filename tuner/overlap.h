@@ -10,6 +10,7 @@
 #include "cluster.h"
 #include "comm.h"
 #include "kernels/compute.h"
+#include "overhead.h"
 #include "search.h"
 #include "setting_cache.h"
 #include "stats.h"
@@ -49,6 +50,7 @@ struct cb_overlap_result {
   struct cb_stats t[CB_NPHASES]; /* seconds */
   struct cb_stats rho;           /* (T_step - T_compute) / T_compute, per repetition */
   struct cb_stats hidden;        /* 1 - (T_step - T_compute) / T_comm: overlap efficiency */
+  struct cb_overhead overhead;   /* (T_step - T_compute) / T_step, from the medians (overhead.h) */
   double flops;                  /* per step */
 };
 

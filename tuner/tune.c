@@ -28,6 +28,7 @@ void cb_tune_options_defaults(struct cb_tune_options *t) {
   cb_space_defaults(&t->space);
   t->reps = 10;
   t->timeout = 300;
+  t->max_overhead = CB_OVERHEAD_DEFAULT_TARGET;
 }
 
 void cb_tune_pre_mpi_init(void) {
@@ -121,8 +122,8 @@ static long mem_available(void) {
   return kb;
 }
 
-static int check_memory(const struct cb_cluster *cl, const struct cb_model *m,
-                        struct cb_error *err) {
+int cb_tune_check_memory(const struct cb_cluster *cl, const struct cb_model *m,
+                         struct cb_error *err) {
   long kb = mem_available();
   double need = (double)cb_model_host_bytes(m) * cl->local_size;
   if (kb > 0 && need > (double)kb * 1024.0 * 0.9)
@@ -145,8 +146,8 @@ static int baseline_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_erro
 }
 
 static void print_result(int kind, const char *label, const struct cb_tune_config *cfg,
-                         const struct cb_overlap_result *r) {
-  char c[128];
+                         const struct cb_overlap_result *r, double target) {
+  char c[128], v[96];
   printf("%-8s %s\n", label, cb_config_format(kind, cfg, c, sizeof c));
   printf(
       "         T_compute %8.3f ms +- %.3f   T_comm %8.3f ms +- %.3f   T_step %8.3f ms +- %.3f\n",
@@ -157,6 +158,8 @@ static void print_result(int kind, const char *label, const struct cb_tune_confi
          "rank\n",
          r->rho.median, r->rho.ci95, 100 * r->hidden.median, 100 * r->hidden.ci95,
          r->flops / r->t[CB_PHASE_COMPUTE].median * 1e-9);
+  printf("         overhead %.1f%% +- %.1f%% of T_step: %s\n", 100 * r->overhead.value,
+         100 * r->overhead.ci95, cb_overhead_verdict(r->overhead, target, v, sizeof v));
 }
 
 /* Closing the loop: the launch settings and the tuned ones, all three
@@ -249,8 +252,8 @@ static int write_env(const struct tuner *t, const char *path, struct cb_error *e
   const struct cb_tune_config *tuned = &t->cfg[1];
   const struct cb_overlap_result *def = &t->res[0], *tun = &t->res[1];
   const char *mpi = t->version;
-  char lines[8][512], vals[4][32];
-  const char *comments[8 + CB_NCCL_NOTES];
+  char lines[9][512], vals[4][32], verdict[96];
+  const char *comments[9 + CB_NCCL_NOTES];
   int nc = 0;
   time_t now = time(NULL);
   struct tm tm;
@@ -282,8 +285,15 @@ static int write_env(const struct tuner *t, const char *path, struct cb_error *e
            "PyTorch DDP(model, bucket_cap_mb=%.2f); collbench --tune "
            "reads it as the launch bucket size",
            (double)tuned->bucket_bytes / (1 << 20));
-  for (int i = 0; i < 8; i++)
-    comments[nc++] = lines[i];
+  snprintf(lines[8], sizeof lines[8],
+           "overhead (T_step - T_compute) / T_step default %.1f%% +- %.1f%%, tuned %.1f%% +- "
+           "%.1f%%: %s",
+           100 * def->overhead.value, 100 * def->overhead.ci95, 100 * tun->overhead.value,
+           100 * tun->overhead.ci95,
+           cb_overhead_verdict(tun->overhead, t->opt->max_overhead, verdict, sizeof verdict));
+  static const int order[9] = {0, 1, 2, 3, 4, 5, 8, 6, 7}; /* overhead beside rho and T_step */
+  for (int i = 0; i < 9; i++)
+    comments[nc++] = lines[order[i]];
   struct cb_nccl_env_out nccl;
   struct env_file file = {comments, nc, {{0}}, 0, err};
   config_vars(t, tuned, vals, &nccl, file.vars, &file.nvars);
@@ -322,12 +332,13 @@ static void setup_json(const struct tuner *t, const struct cb_space *s, char *bu
 /* grad_bytes and nranks let --report predict the step on other clusters. */
 static void summary_json(const struct cb_search_result *sr, const struct cb_tune_config *cfg,
                          const struct cb_overlap_result *res, int n, uint64_t grad_bytes,
-                         int nranks, char *buf, size_t len) {
+                         int nranks, double max_overhead, char *buf, size_t len) {
   static const char *const names[2] = {"default", "tuned"};
   size_t u = (size_t)snprintf(buf, len,
                               "{\"type\":\"summary\",\"evaluations\":%d,\"grid\":%d,"
-                              "\"grad_bytes\":%llu,\"nranks\":%d",
-                              sr->evaluations, sr->grid, (unsigned long long)grad_bytes, nranks);
+                              "\"grad_bytes\":%llu,\"nranks\":%d,\"max_overhead\":%g",
+                              sr->evaluations, sr->grid, (unsigned long long)grad_bytes, nranks,
+                              max_overhead);
   for (int i = 0; i < 2 && u < len; i++) {
     const struct cb_overlap_result *r = &res[i < n ? i : 0];
     const struct cb_tune_config *c = &cfg[i < n ? i : 0];
@@ -336,11 +347,14 @@ static void summary_json(const struct cb_search_result *sr, const struct cb_tune
         ",\"%s\":{\"algorithm\":%d,\"segsize\":%ld,\"protocol\":%d,\"ctas\":%d,"
         "\"bucket_bytes\":%llu,\"t_compute_us\":%.3f,"
         "\"t_comm_us\":%.3f,\"t_step_us\":%.3f,\"t_step_ci95_us\":%.3f,\"rho\":%.6f,"
-        "\"rho_ci95\":%.6f,\"overlap_efficiency\":%.4f}",
+        "\"rho_ci95\":%.6f,\"overlap_efficiency\":%.4f,\"t_compute_ci95_us\":%.3f,"
+        "\"overhead\":%.6f,\"overhead_ci95\":%.6f,\"overhead_within\":%s}",
         names[i], c->algorithm, c->segsize, c->protocol, c->ctas,
         (unsigned long long)c->bucket_bytes, r->t[CB_PHASE_COMPUTE].median * 1e6,
         r->t[CB_PHASE_COMM].median * 1e6, r->t[CB_PHASE_STEP].median * 1e6,
-        r->t[CB_PHASE_STEP].ci95 * 1e6, r->rho.median, r->rho.ci95, r->hidden.median);
+        r->t[CB_PHASE_STEP].ci95 * 1e6, r->rho.median, r->rho.ci95, r->hidden.median,
+        r->t[CB_PHASE_COMPUTE].ci95 * 1e6, r->overhead.value, r->overhead.ci95,
+        cb_overhead_within(r->overhead.value, max_overhead) ? "true" : "false");
   }
   if (u < len)
     snprintf(buf + u, len - u, "}");
@@ -417,12 +431,12 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
     printf("# %s (%ld rounds; +- is the 95%% CI of the median):\n",
            opt->no_search ? "the launch settings" : "default vs tuned, measured again interleaved",
            opt->reps);
-    print_result(t->o.comm->kind, "default", &cfg[0], &res[0]);
+    print_result(t->o.comm->kind, "default", &cfg[0], &res[0], opt->max_overhead);
     if (!opt->no_search && n == 1)
       printf("tuned    = default: no configuration beat it by more than the noise\n");
     if (!opt->no_search) {
       if (n == 2)
-        print_result(t->o.comm->kind, "tuned", &cfg[1], &res[1]);
+        print_result(t->o.comm->kind, "tuned", &cfg[1], &res[1], opt->max_overhead);
       double d = res[0].t[CB_PHASE_STEP].median - res[1].t[CB_PHASE_STEP].median;
       struct cb_score a = {res[1].t[CB_PHASE_STEP].median, res[1].t[CB_PHASE_STEP].ci95},
                       b = {res[0].t[CB_PHASE_STEP].median, res[0].t[CB_PHASE_STEP].ci95};
@@ -433,7 +447,7 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
                                         : "within the noise");
     }
     char json[2048];
-    summary_json(&sr, cfg, res, 2, grad_bytes, t->cl->nranks, json, sizeof json);
+    summary_json(&sr, cfg, res, 2, grad_bytes, t->cl->nranks, opt->max_overhead, json, sizeof json);
     if (cb_trials_line(&t->trials, json, err))
       return err->status;
   }
@@ -466,13 +480,13 @@ static int open_outputs(struct tuner *t, const struct cb_space *space, struct cb
 
 /* Which library --tune tunes: --backend, else nccl where this build has
  * the GPU step and a GPU is usable, else mpi. */
-static int choose(const struct cb_tune_options *opt, const struct cb_compute **compute,
-                  const struct cb_comm **comm, struct cb_error *err) {
+int cb_tune_choose(const char *backend, const struct cb_compute **compute,
+                   const struct cb_comm **comm, struct cb_error *err) {
   const char *why, *gpu_why;
   const struct cb_compute *gpu = cb_compute_gpu(&gpu_why);
   char none[256] = "";
   int gpus = gpu ? cb_gpu_count(none, sizeof none) : 0;
-  int want_nccl = opt->backend ? !strcmp(opt->backend, "nccl") : gpus > 0 && CB_HAVE_NCCL;
+  int want_nccl = backend ? !strcmp(backend, "nccl") : gpus > 0 && CB_HAVE_NCCL;
   if (want_nccl) {
 #if CB_HAVE_NCCL
     if (!gpu)
@@ -559,13 +573,13 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
   const struct cb_comm *comm = NULL;
   struct tuner t = {.cl = cl, .opt = opt, .settings = s, .argc = argc, .argv = argv};
   struct cb_space space;
-  int rc = choose(opt, &compute, &comm, err);
+  int rc = cb_tune_choose(opt->backend, &compute, &comm, err);
   if (rc == CB_OK && comm->kind == CB_SPACE_NCCL)
     rc = cb_gpu_bind(cl, s, &(int){0}, err);
   if (rc == CB_OK)
     rc = make_space(cl, opt, s, comm->kind, &space, err);
   if (rc == CB_OK && comm->kind == CB_SPACE_MPI)
-    rc = check_memory(cl, &opt->model, err);
+    rc = cb_tune_check_memory(cl, &opt->model, err);
   uint64_t b;
   if (rc == CB_OK)
     rc = baseline_bucket(cb_model_grad_bytes(&opt->model), &b, err);

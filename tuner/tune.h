@@ -15,6 +15,17 @@ void cb_tune_pre_mpi_init(void);
 /* How NCCL will see the communicator, for pruning (algorithm, protocol). */
 struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s);
 
+/* Which step and library: backend "nccl", "mpi", or NULL for nccl where
+ * this build has the GPU step and a GPU is usable, else mpi. */
+struct cb_compute;
+struct cb_comm;
+int cb_tune_choose(const char *backend, const struct cb_compute **compute,
+                   const struct cb_comm **comm, struct cb_error *err);
+/* Refuses (CB_USAGE) a host model the node's memory cannot hold. */
+struct cb_model;
+int cb_tune_check_memory(const struct cb_cluster *cl, const struct cb_model *m,
+                         struct cb_error *err);
+
 int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                 const struct cb_settings *s, int argc, char **argv, struct cb_error *err);
 

@@ -59,8 +59,10 @@ static int relay_note(void *state, const char *text, struct cb_error *err) {
 int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
                        const struct cb_settings *base, struct cb_error *err) {
   int nranks = cl->nranks;
-  if (t->nchecks == 0 && !t->matrix.set)
-    return cb_fail(err, CB_USAGE, "%s: no [check NAME] sections and no [matrix]: nothing to accept",
+  if (t->nchecks == 0 && !t->matrix.set && t->nsteps == 0)
+    return cb_fail(err, CB_USAGE,
+                   "%s: no [check NAME] or [step NAME] sections and no [matrix]: nothing to "
+                   "accept",
                    t->path);
   for (int i = 0; i < t->nchecks; i++) {
     const struct cb_check *c = &t->checks[i];
@@ -91,7 +93,7 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
       return cb_fail(err, CB_USAGE, "%s:%d: check '%s': %s", t->path, c->line, c->name, why);
     }
   }
-  return CB_OK;
+  return cb_accept_steps_validate(cl, t, err);
 }
 
 /* The check's settings: the command line's timing options, the check's
@@ -185,8 +187,8 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     if (cb_sinks_run(sinks, nsinks, ri, err))
       return err->status;
     char text[1024];
-    snprintf(text, sizeof text, "acceptance: %s (%s), %d check%s%s", t->path, t->name, t->nchecks,
-             t->nchecks == 1 ? "" : "s",
+    snprintf(text, sizeof text, "acceptance: %s (%s), %d check%s%s", t->path, t->name,
+             t->nchecks + t->nsteps, t->nchecks + t->nsteps == 1 ? "" : "s",
              refs[CB_REF_MEMBW] > 0 ? "; memory bandwidth reference " : "");
     if (refs[CB_REF_MEMBW] > 0)
       snprintf(text + strlen(text), sizeof text - strlen(text),
@@ -233,9 +235,15 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     total.skipped += sum.skipped;
     judge(r->check, r, refs, &verdicts[i]);
   }
+  struct cb_verdict steps[CB_TOPO_MAX_STEPS];
+  if (cb_accept_steps_run(cl, t, base, steps, err))
+    return err->status;
   /* Verdicts after all measurements, so the table prints them together. */
   for (int i = 0; i < t->nchecks; i++)
     if (cb_accept_emit(cl, sinks, nsinks, &verdicts[i], res, err))
+      return err->status;
+  for (int i = 0; i < t->nsteps; i++)
+    if (cb_accept_emit(cl, sinks, nsinks, &steps[i], res, err))
       return err->status;
   if (cb_stragglers_measure(cl, sinks, nsinks, res, err))
     return err->status;

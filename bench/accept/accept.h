@@ -62,6 +62,14 @@ void cb_matrix_reference(int nranks, int src, int dst, const int *sus_out, const
 int cb_stragglers_measure(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                           struct cb_accept_result *res, struct cb_error *err);
 
+/* [step] checks (step.c): refused before anything runs when this launch
+ * cannot run them; measured and judged, one verdict each (not emitted). */
+int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_topology *t,
+                             struct cb_error *err);
+int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t,
+                        const struct cb_settings *base, struct cb_verdict *verdicts,
+                        struct cb_error *err);
+
 /* Ends a run of verdicts: the sinks' summaries (rank 0), then the verdict
  * counts, judged on rank 0, shared with every rank for the exit status. */
 int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,

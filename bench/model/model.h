@@ -99,4 +99,19 @@ struct cb_step_result {
 int cb_model_step(const struct cb_system *allreduce, int ngpus, double compute_s, double grad_bytes,
                   double bucket_bytes, struct cb_step_result *r);
 
+/* --- scale.c --- */
+#define CB_MODEL_MAX_GPUS (1L << 24) /* where the search for the largest scale stops */
+struct cb_scale {
+  long gpus;   /* the largest GPU count whose predicted overhead is within the target */
+  int capped;  /* 1: still within at CB_MODEL_MAX_GPUS, the search's end */
+  double next; /* the overhead at gpus + 1 (NaN when capped) */
+};
+/* The largest GPU count n at which the step's predicted overhead,
+ * exposed / (compute + exposed), stays within `target`, found by doubling
+ * and bisection: it assumes the overhead does not fall as n grows (true of
+ * every cost shape in predict.c, each non-decreasing in n). Returns -1 when
+ * the step cannot be predicted on this system. */
+int cb_model_max_gpus(const struct cb_system *allreduce, double compute_s, double grad_bytes,
+                      double bucket_bytes, double target, struct cb_scale *out);
+
 #endif

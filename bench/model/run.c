@@ -11,6 +11,7 @@
 #include "../units.h"
 #include "config.h"
 #include "groups.h"
+#include "plan.h"
 #include "run.h"
 
 #if CB_HAVE_JANSSON
@@ -247,37 +248,78 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
   return rows;
 }
 
-/* The training step's communication ratio against cluster and bucket size. */
-static json_t *predict_step(const struct cb_model_cli *m, const struct source *src) {
+/* The training step's communication ratio and overhead against cluster and
+ * bucket size, then the planning table. */
+static json_t *predict_step(const struct cb_model_cli *m, const struct source *src,
+                            double compute_s, uint64_t grad_bytes,
+                            const struct cb_plan_measured *meas) {
   char sz[32], gb[32];
   json_t *rows = json_array();
   printf("# training step: compute %g s, gradients %s, allreduce per bucket with the fastest "
          "algorithm;\n# buckets overlap the compute as they fill (all but the last can hide); "
-         "rho = exposed communication / compute\n",
-         m->compute_s, cb_format_size(m->grad_bytes, gb, sizeof gb));
-  printf("%7s %10s %8s %12s %12s %8s\n", "#  gpus", "bucket", "buckets", "comm_ms", "exposed_ms",
-         "rho");
+         "rho = exposed communication / compute;\n# overhead = exposed / step = rho / (1 + rho)\n",
+         compute_s, cb_format_size(grad_bytes, gb, sizeof gb));
+  printf("%7s %10s %8s %12s %12s %8s %9s\n", "#  gpus", "bucket", "buckets", "comm_ms",
+         "exposed_ms", "rho", "overhead");
   for (int i = 0; i < m->ngpus; i++)
     for (int b = 0; b < m->nbuckets; b++) {
       struct cb_step_result r;
       printf("%7ld %10s", m->gpus[i], cb_format_size(m->buckets[b], sz, sizeof sz));
-      if (cb_model_step(&src->sys[CB_MOP_ALLREDUCE], (int)m->gpus[i], m->compute_s,
-                        (double)m->grad_bytes, (double)m->buckets[b], &r)) {
-        printf(" %8s %12s %12s %8s\n", "-", "-", "-", "-");
+      if (cb_model_step(&src->sys[CB_MOP_ALLREDUCE], (int)m->gpus[i], compute_s, (double)grad_bytes,
+                        (double)m->buckets[b], &r)) {
+        printf(" %8s %12s %12s %8s %9s\n", "-", "-", "-", "-", "-");
         continue;
       }
-      printf(" %8d %12.3f %12.3f %8.4f\n", r.nbuckets, r.comm_s * 1e3, r.exposed_s * 1e3, r.rho);
-      json_array_append_new(
-          rows, json_pack("{s:i, s:I, s:i, s:f, s:f, s:f}", "gpus", (int)m->gpus[i], "bucket_bytes",
-                          (json_int_t)m->buckets[b], "buckets", r.nbuckets, "comm_s", r.comm_s,
-                          "exposed_s", r.exposed_s, "rho", r.rho));
+      double o = cb_overhead_from_rho(r.rho);
+      printf(" %8d %12.3f %12.3f %8.4f %8.1f%%\n", r.nbuckets, r.comm_s * 1e3, r.exposed_s * 1e3,
+             r.rho, 100 * o);
+      json_array_append_new(rows,
+                            json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:f}", "gpus",
+                                      (int)m->gpus[i], "bucket_bytes", (json_int_t)m->buckets[b],
+                                      "buckets", r.nbuckets, "comm_s", r.comm_s, "exposed_s",
+                                      r.exposed_s, "rho", r.rho, "overhead", o));
     }
-  return json_pack("{s:f, s:I, s:o}", "compute_s", m->compute_s, "grad_bytes",
-                   (json_int_t)m->grad_bytes, "rows", rows);
+  json_t *plan = cb_plan_print(m, &src->sys[CB_MOP_ALLREDUCE], compute_s, grad_bytes, meas);
+  return json_pack("{s:f, s:I, s:o, s:o}", "compute_s", compute_s, "grad_bytes",
+                   (json_int_t)grad_bytes, "rows", rows, "plan", plan);
 }
 
+/* The step from a --tune --trials file: the tuned settings' T_compute,
+ * the gradient bytes, and the measured overhead at the run's rank count. */
+static int step_from_trials(const char *path, double *compute_s, uint64_t *grad_bytes,
+                            struct cb_plan_measured *meas, struct cb_error *err) {
+  struct cb_rep_data d = {0};
+  const char *paths[1] = {path};
+  int rc = read_all("--trials", paths, 1, &d, err);
+  const struct cb_rep_tune *t = d.tunes ? &d.tunes[0] : NULL;
+  if (rc == CB_OK && (!t || !t->has_summary || !t->grad_bytes))
+    rc = cb_fail(err, CB_USAGE,
+                 "--trials %s: no summary line with grad_bytes (a finished --tune --trials run "
+                 "of this version writes one)",
+                 path);
+  if (rc == CB_OK) {
+    const struct cb_rep_tune_cfg *c = &t->tuned;
+    *compute_s = c->t_compute_us * 1e-6;
+    *grad_bytes = t->grad_bytes;
+    *meas = (struct cb_plan_measured){
+        1, t->nranks, c->bucket_bytes,
+        cb_overhead_of(c->t_step_us, c->t_step_ci95_us, c->t_compute_us, c->t_compute_ci95_us),
+        path};
+  }
+  cb_rep_free(&d);
+  return rc;
+}
+
+/* The step to predict: the command line's, or a trials file's. */
+struct step_in {
+  double compute_s;
+  uint64_t grad_bytes;
+  struct cb_plan_measured meas;
+};
+
 static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
-                   const struct cb_topology *topo, json_t *doc, struct cb_error *err) {
+                   const struct cb_topology *topo, const struct step_in *step, json_t *doc,
+                   struct cb_error *err) {
   struct source src = {0};
   int per_node = 8; /* a fit alone does not say how many GPUs a node has */
   if (topo)
@@ -302,9 +344,10 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
                    "--predict: no prediction possible: the %s tier is unknown (fit data from one "
                    "node predicts up to --gpus-per-node GPUs; add --topology FILE for more)",
                    m->topology ? "intra-node" : "inter-node");
-  if (m->compute_s > 0) {
+  if (step->compute_s > 0) {
     src.sys[CB_MOP_ALLREDUCE].ranks_per_node = per_node;
-    json_object_set_new(doc, "step", predict_step(m, &src));
+    json_object_set_new(doc, "step",
+                        predict_step(m, &src, step->compute_s, step->grad_bytes, &step->meas));
   }
   return CB_OK;
 }
@@ -331,6 +374,9 @@ int cb_model_run(const struct cb_model_cli *m) {
     rc = cb_output_check(m->json_path, "--json", CB_OUT_REPLACE, &err);
   if (!rc && m->topology)
     rc = cb_topology_load(m->topology, &topo, &err);
+  struct step_in step = {m->compute_s, m->grad_bytes, {0}};
+  if (!rc && m->trials) /* read first: a bad file stops everything before any output */
+    rc = step_from_trials(m->trials, &step.compute_s, &step.grad_bytes, &step.meas, &err);
   if (!rc && m->nfit)
     rc = read_all("--fit", m->fit, m->nfit, &fd, &err);
   if (!rc && m->nvalidate)
@@ -355,7 +401,7 @@ int cb_model_run(const struct cb_model_cli *m) {
   if (!rc && m->predict) {
     if (m->nfit)
       printf("\n");
-    rc = predict(m, &gs, m->topology ? &topo : NULL, doc, &err);
+    rc = predict(m, &gs, m->topology ? &topo : NULL, &step, doc, &err);
   }
   if (!rc && m->json_path)
     rc = cb_replace_write(m->json_path, "--json", dump_json, doc, &err);

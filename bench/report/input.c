@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../output/columns.h"
+#include "../overhead.h"
 #include "config.h"
 #include "report.h"
 
@@ -200,11 +201,12 @@ static const char *read_trial(json_t *o, struct cb_rep_tune *t) {
 
 static int read_cfg(json_t *o, struct cb_rep_tune_cfg *c) {
   json_int_t alg, seg, bucket, proto = 0;
-  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F, s:F, s:F, s:F, s:F, s?:I}", "algorithm", &alg,
+  c->t_compute_ci95_us = 0;
+  if (json_unpack(o, "{s:I, s:I, s:I, s:F, s:F, s:F, s:F, s:F, s:F, s?:I, s?:F}", "algorithm", &alg,
                   "segsize", &seg, "bucket_bytes", &bucket, "t_compute_us", &c->t_compute_us,
                   "t_comm_us", &c->t_comm_us, "t_step_us", &c->t_step_us, "t_step_ci95_us",
-                  &c->t_step_ci95_us, "rho", &c->rho, "rho_ci95", &c->rho_ci95, "protocol",
-                  &proto) ||
+                  &c->t_step_ci95_us, "rho", &c->rho, "rho_ci95", &c->rho_ci95, "protocol", &proto,
+                  "t_compute_ci95_us", &c->t_compute_ci95_us) ||
       bucket <= 0 || !(c->t_compute_us > 0) || !(c->t_step_us > 0) || proto < 0 || proto > 9)
     return -1;
   c->algorithm = (int)alg, c->segsize = (long)seg, c->bucket_bytes = (uint64_t)bucket;
@@ -218,6 +220,9 @@ static const char *read_summary(json_t *o, struct cb_rep_tune *t) {
     return "summary line without whole 'default' and 'tuned' objects";
   json_t *g = json_object_get(o, "grad_bytes");
   t->grad_bytes = json_is_integer(g) && json_integer_value(g) > 0 ? json_integer_value(g) : 0;
+  json_t *mo = json_object_get(o, "max_overhead");
+  double target = json_is_number(mo) ? json_number_value(mo) : 0;
+  t->max_overhead = target > 0 && target < 1 ? target : CB_OVERHEAD_DEFAULT_TARGET;
   t->has_summary = 1;
   return NULL;
 }

@@ -49,6 +49,7 @@ struct cb_rep_tune_cfg {
   int protocol; /* nccl: 1 + NCCL_PROTO index, 0 NCCL's */
   uint64_t bucket_bytes;
   double t_compute_us, t_comm_us, t_step_us, t_step_ci95_us, rho, rho_ci95;
+  double t_compute_ci95_us; /* 0 when the summary predates the field */
 };
 struct cb_rep_trial {
   int algorithm;
@@ -62,6 +63,7 @@ struct cb_rep_tune {
   int nccl; /* the setup's library: algorithm and protocol are NCCL's */
   long nranks;
   uint64_t grad_bytes; /* 0 when the summary predates the field */
+  double max_overhead; /* the run's --max-overhead, else the default 20% */
   uint64_t buckets[32];
   int nbuckets; /* the search space's bucket sizes (the setup's) */
   struct cb_rep_trial *trials;
@@ -169,6 +171,19 @@ int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb
  * rho against cluster size per bucket size); their section of index.html. */
 int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d);
+/* tuning.c's helpers for a chart of a trials file: STEM.dat and STEM.gp
+ * opened with the header written, then closed and drawn with a template;
+ * the step charts' bucket sizes (at most 34). */
+int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
+                     struct cb_error *err);
+int cb_rep_close_pair(const char *dir, const char *stem, const char *template_name,
+                      const char *title, FILE *dat, FILE *gp, struct cb_error *err);
+int cb_rep_step_buckets(const struct cb_rep_tune *t, uint64_t *b);
+/* overhead.c: predicted overhead against cluster size per bucket size, the
+ * target line and the file's measured points (tuneN_overhead). */
+struct cb_fit_groups;
+int cb_rep_plot_overhead(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int file,
+                         const char *dir, struct cb_error *err);
 /* The whole of --report; returns the exit status. */
 struct cb_report_cli;
 int cb_report(const struct cb_report_cli *rep);

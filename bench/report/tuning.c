@@ -146,7 +146,7 @@ static void trials_data(FILE *f, FILE *gp, const struct cb_rep_tune *t) {
   free(lines), free(buckets);
 }
 
-static int open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
+int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
                      struct cb_error *err) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
@@ -163,7 +163,7 @@ static int open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
   return CB_OK;
 }
 
-static int close_pair(const char *dir, const char *stem, const char *template_name,
+int cb_rep_close_pair(const char *dir, const char *stem, const char *template_name,
                       const char *title, FILE *dat, FILE *gp, struct cb_error *err) {
   char script[64];
   int rc = fclose(dat) ? cb_fail(err, CB_USAGE, "--out: cannot write %s/%s.dat", dir, stem) : 0;
@@ -191,7 +191,7 @@ static int has_step(const struct cb_rep_data *d, const struct cb_fit_groups *gs,
 
 /* Bucket sizes for the step chart: the search space's (capped at the
  * gradients) and the two the run compared, each once, ascending. */
-static int step_buckets(const struct cb_rep_tune *t, uint64_t *b) {
+int cb_rep_step_buckets(const struct cb_rep_tune *t, uint64_t *b) {
   int n = 0;
   uint64_t all[34];
   for (int i = 0; i < t->nbuckets; i++)
@@ -213,10 +213,10 @@ static int plot_step(const struct cb_rep_data *d, const struct cb_fit_groups *gs
   cb_rep_system(d, gs, CB_MOP_ALLREDUCE, &s, from);
   snprintf(stem, sizeof stem, "tune%d_step", file + 1);
   FILE *f, *gp;
-  if (open_pair(dir, stem, &f, &gp, err))
+  if (cb_rep_open_pair(dir, stem, &f, &gp, err))
     return err->status;
   uint64_t b[34];
-  int nb = step_buckets(t, b), nlines = 0;
+  int nb = cb_rep_step_buckets(t, b), nlines = 0;
   fprintf(gp, "array step_titles[%d]\n", nb);
   for (int k = 0; k < nb; k++) {
     int rows = 0;
@@ -245,7 +245,7 @@ static int plot_step(const struct cb_rep_data *d, const struct cb_fit_groups *gs
            "%s: step communication ratio, T_compute %.2f ms, %s of gradients, predicted",
            base_name(d->runs[file].path), t->def.t_compute_us * 1e-3,
            cb_format_size(t->grad_bytes, gb, sizeof gb));
-  return close_pair(dir, stem, "step.gp", title, f, gp, err);
+  return cb_rep_close_pair(dir, stem, "step.gp", title, f, gp, err);
 }
 
 int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
@@ -261,14 +261,16 @@ int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_e
     char stem[64], title[256];
     FILE *f, *gp;
     snprintf(stem, sizeof stem, "tune%d_trials", file + 1);
-    if ((rc = open_pair(dir, stem, &f, &gp, err)))
+    if ((rc = cb_rep_open_pair(dir, stem, &f, &gp, err)))
       break;
     trials_data(f, gp, t);
     snprintf(title, sizeof title, "%s: tuner trials, %ld ranks (slowest rank's step)",
              base_name(d->runs[file].path), t->nranks);
-    rc = close_pair(dir, stem, "trials.gp", title, f, gp, err);
+    rc = cb_rep_close_pair(dir, stem, "trials.gp", title, f, gp, err);
     if (!rc && has_step(d, &gs, file))
       rc = plot_step(d, &gs, file, dir, err);
+    if (!rc && has_step(d, &gs, file))
+      rc = cb_rep_plot_overhead(d, &gs, file, dir, err);
   }
   cb_fit_groups_free(&gs);
   return rc;
@@ -339,6 +341,12 @@ void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d) {
             f);
       snprintf(stem, sizeof stem, "tune%d_step", file + 1);
       chart(f, stem, "predicted step communication ratio against cluster size");
+      fprintf(f,
+              "<p>Communication overhead = (T_step &minus; T_compute) / T_step against cluster "
+              "size, with the target (%g%%) and the measured default and tuned points.</p>\n",
+              100 * t->max_overhead);
+      snprintf(stem, sizeof stem, "tune%d_overhead", file + 1);
+      chart(f, stem, "predicted step communication overhead against cluster size");
     } else if (t->has_summary)
       fputs("<p>No step prediction: it needs an all-reduce measurement among the inputs (to fit "
             "the model) and a summary with grad_bytes.</p>\n",
