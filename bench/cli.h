@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "baseline.h"
 #include "error.h"
 #include "settings.h"
 #include "topology.h"
@@ -17,6 +18,9 @@ struct cb_cli {
   int help, version, list, sweep;
   const char *accept_path;     /* --accept FILE: run the topology file's checks */
   struct cb_topology topology; /* loaded from accept_path while parsing */
+  const char *baseline_path;   /* --baseline FILE (else the file's [baseline] file) */
+  long repeat;                 /* --repeat N; -1: the file's, or the default */
+  struct cb_baseline baseline; /* loaded while parsing; nentries 0: none */
   int matrix;                  /* --matrix: all-pairs bandwidth and latency */
   uint64_t matrix_bytes;       /* --matrix=SIZE (default 1 MiB) */
   int probe;                   /* --probe: what every node is made of */
@@ -58,6 +62,19 @@ struct cb_import_cli {
   const char *input, *json_path, *csv_path;
   const char *op; /* when the file does not say which collective ran */
 };
+
+/* --baseline FILE... --out FILE and --compare OLD NEW (bench/cli_fleet.c). */
+struct cb_baseline_cli {
+  const char *inputs[CB_MAX_REPORT_INPUTS], *out;
+  int ninputs;
+};
+struct cb_compare_cli {
+  const char *old_path, *new_path;
+};
+int cb_cli_wants_baseline(int argc, char **argv);
+int cb_cli_parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, struct cb_error *err);
+int cb_cli_wants_compare(int argc, char **argv);
+int cb_cli_parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct cb_error *err);
 
 int cb_cli_wants_import(int argc, char **argv);
 int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err);
