@@ -434,7 +434,7 @@ static int cb_fleet_load(struct cb_cli *cli, struct cb_error *err) {
     t->baseline.repeat = cli->repeat;
   if (cli->baseline_path)
     snprintf(path, sizeof path, "%s", cli->baseline_path);
-  else if (t->baseline.file[0] == '/' || !slash)
+  else if (!t->baseline.file[0] || t->baseline.file[0] == '/' || !slash)
     snprintf(path, sizeof path, "%s", t->baseline.file);
   else
     snprintf(path, sizeof path, "%.*s/%s", (int)(slash - t->path), t->path, t->baseline.file);

@@ -70,6 +70,7 @@ struct cb_baseline_cli {
 };
 struct cb_compare_cli {
   const char *old_path, *new_path;
+  double min_slowdown; /* SLOWER: the slowdown's 95% CI above this */
 };
 int cb_cli_wants_baseline(int argc, char **argv);
 int cb_cli_parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, struct cb_error *err);

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "robust.h"
+#include "units.h"
 
 /* --baseline without --accept, --matrix or --report builds one. */
 int cb_cli_wants_baseline(int argc, char **argv) {
@@ -69,11 +71,18 @@ int cb_cli_parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, stru
 
 int cb_cli_parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct cb_error *err) {
   memset(c, 0, sizeof *c);
+  c->min_slowdown = CB_COMPARE_MIN_RATIO;
   const char *files[2];
   int n = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "--compare") == 0)
+    int missing = 0;
+    const char *v = value_of(argc, argv, &i, "--min-slowdown", &missing);
+    if (missing)
+      return cb_fail(err, CB_USAGE, "option '--min-slowdown' needs a value");
+    if (v && cb_parse_double(v, "--min-slowdown", 1.0, 1000, &c->min_slowdown, err))
+      return err->status;
+    if (v || strcmp(a, "--compare") == 0)
       continue;
     if (a[0] == '-' && strcmp(a, "-") != 0)
       return cb_fail(err, CB_USAGE, "option '%s' does not go with --compare OLD NEW", a);

@@ -73,7 +73,7 @@ int cb_compare_main(const struct cb_compare_cli *c) {
     cb_baseline_free(&o);
     return err.status;
   }
-  int common = 0, slower = cb_compare(&o, &n, CB_COMPARE_MIN_RATIO, NULL, &common);
+  int common = 0, slower = cb_compare(&o, &n, c->min_slowdown, NULL, &common);
   if (common == 0) {
     char a[256], b[256];
     cb_baseline_summary(&o, a, sizeof a);
@@ -86,8 +86,8 @@ int cb_compare_main(const struct cb_compare_cli *c) {
   }
   printf("# --compare %s (old) %s (new): %d series and sizes compared; SLOWER when the 95%% CI of "
          "the slowdown lies above x%.2f\n",
-         c->old_path, c->new_path, common, CB_COMPARE_MIN_RATIO);
-  cb_compare(&o, &n, CB_COMPARE_MIN_RATIO, stdout, &common);
+         c->old_path, c->new_path, common, c->min_slowdown);
+  cb_compare(&o, &n, c->min_slowdown, stdout, &common);
   printf("# %d of %d slower\n", slower, common);
   cb_baseline_free(&o), cb_baseline_free(&n);
   return slower ? CB_FAILED : CB_OK;
