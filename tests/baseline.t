@@ -1,0 +1,73 @@
+#!/bin/bash
+# Fleet baselines with real runs: a baseline from five short 2-rank runs,
+# a healthy --accept judged against it (no FAIL), the same against a
+# baseline doctored to a much faster fleet (FAIL, naming the check), and
+# --compare quiet between two healthy baselines, loud on a slowdown.
+. tests/lib.sh
+plan 12
+
+run() { # run N: one short healthy run into $TMP/hN.jsonl
+  mpirun -np 2 ./collbench --op allreduce -b 1K -e 4K -f 4 --max-time 0.02 \
+    --no-progress --json "$TMP/h$1.jsonl" >/dev/null 2>&1
+}
+for i in 1 2 3 4 5 6 7 8 9 10; do run $i || break; done
+ok $? "ten short healthy runs"
+
+./collbench --baseline "$TMP"/h{1,2,3,4,5}.jsonl --out "$TMP/a.json" >"$TMP/out" 2>&1
+ok $? "--baseline of five runs exits 0"
+jq -e '.format == "collbench-baseline" and .version == 1 and (.runs | length) == 5 and
+       ([.entries[] | select(.kind == "result")] | length) == 4 and
+       all(.entries[]; .time_us.n == 5 and .time_us.mad >= 0 and .time_us.p10 <= .time_us.median
+           and (.runs | length) == 5)' "$TMP/a.json" >/dev/null
+ok $? "the baseline: 4 result entries of 5 figures each, quantiles in order, its runs named"
+./collbench --baseline "$TMP"/h{6,7,8,9,10}.jsonl --out "$TMP/b.json" >/dev/null 2>&1
+
+cat >"$TMP/acc.conf" <<CONF
+[system]
+name = baseline test
+[check ar4k]
+op = allreduce
+backend = mpi
+size = 4K
+metric = busbw
+fail = 0.0001 GB/s
+[baseline]
+file = a.json
+repeat = 3
+CONF
+mpi 2 --accept "$TMP/acc.conf" --max-time 0.02 --no-progress --json "$TMP/acc.jsonl"
+ok $((STATUS != 0)) "a healthy run judged against the fleet ([baseline] file) exits 0"
+grep -q "PASS    fleet ar4k .*fleet median .*5 figures: z .*fails under z -5" "$TMP/out"
+ok $? "its verdict says measured, median, spread, figures and the rule"
+[ "$STATUS" -eq 0 ] || diag "$TMP/out"
+
+# the fleet doctored to 100 times faster: the same machine is now slow
+jq '(.entries[] | select(.kind == "result") | .busbw_GBps.median) |= . * 100' "$TMP/a.json" \
+  >"$TMP/fast.json"
+mpi 2 --accept "$TMP/acc.conf" --baseline "$TMP/fast.json" --repeat 1 --max-time 0.02 \
+  --no-progress --junit "$TMP/j.xml"
+ok $((STATUS != 1)) "against a much faster fleet: exit 1"
+grep -q "FAIL    fleet ar4k" "$TMP/out" && grep -q "measured again (1 of 1)" "$TMP/out"
+ok $? "it names the check, after measuring it again (--repeat 1)"
+grep -A1 'name="fleet ar4k"' "$TMP/j.xml" | grep -q "<failure"
+ok $? "the fleet verdict reaches JUnit as a failure"
+
+# too few runs: cannot judge, neither PASS nor FAIL
+./collbench --baseline "$TMP"/h{1,2}.jsonl --out "$TMP/two.json" >/dev/null 2>&1
+mpi 2 --accept "$TMP/acc.conf" --baseline "$TMP/two.json" --max-time 0.02 --no-progress
+grep -q "WARN    fleet ar4k .*cannot judge: the baseline has 2 figures of it, fewer than 5" \
+  "$TMP/out"
+ok $? "a baseline of 2 runs says it cannot judge"
+
+# --compare: two healthy baselines (of 5 runs each: on this shared 2-core
+# machine single runs differ by up to 4x), then a slowdown of 4x
+./collbench --compare "$TMP/a.json" "$TMP/b.json" --min-slowdown 2 >"$TMP/cmp" 2>&1
+s=$?
+ok $s "--compare is quiet on two healthy baselines (exit 0)"
+[ $s -eq 0 ] || diag "$TMP/cmp"
+jq -c 'if .type == "result" then .time_us *= 4 else . end' "$TMP/h6.jsonl" >"$TMP/slow.jsonl"
+./collbench --compare "$TMP/a.json" "$TMP/slow.jsonl" --min-slowdown 2 >"$TMP/cmp" 2>&1
+ok $((${?} != 1)) "--compare exits 1 on a 4x slowdown"
+[ "$(grep -c '^SLOWER  allreduce mpi host shm float sum .*slowdown x[3-5]\..*95% CI' "$TMP/cmp")" -eq 4 ]
+ok $? "it names all 4 series and sizes, with the ratio and its CI"
+finish
