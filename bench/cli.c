@@ -238,6 +238,8 @@ void cb_cli_usage(FILE *out) {
         "                           and --tune --trials files; several files are drawn\n"
         "                           on the same charts to compare them\n"
         "      --out DIR            where --report writes (created if missing)\n"
+        "      --baseline FILE      with --report: each run's series against the fleet\n"
+        "                           band per size, outliers marked and listed first\n"
         "      --topology FILE      with --report: link tiers the inputs lack, for the\n"
         "                           capacity and step charts\n"
         "      --import-nccl-tests FILE\n"
@@ -919,6 +921,12 @@ int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
       if (i + 1 >= argc)
         return cb_fail(err, CB_USAGE, "option '--out' needs a value");
       rep->out = argv[++i];
+    } else if (strncmp(a, "--baseline=", 11) == 0)
+      rep->baseline = a + 11;
+    else if (strcmp(a, "--baseline") == 0) {
+      if (i + 1 >= argc)
+        return cb_fail(err, CB_USAGE, "option '--baseline' needs a value");
+      rep->baseline = argv[++i];
     } else if (strncmp(a, "--topology=", 11) == 0)
       rep->topology = a + 11;
     else if (strcmp(a, "--topology") == 0) {

@@ -34,6 +34,7 @@ struct cb_cli {
 struct cb_report_cli {
   const char *out;
   const char *topology; /* tiers the capacity charts need and the inputs lack */
+  const char *baseline; /* --baseline B.json: draw each run against the fleet */
   const char *inputs[CB_MAX_REPORT_INPUTS];
   int ninputs;
 };
