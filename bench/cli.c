@@ -40,6 +40,8 @@ enum {
   OPT_MATRIX,
   OPT_PROBE,
   OPT_STAT,
+  OPT_BASELINE,
+  OPT_REPEAT,
   /* --tune and its options */
   OPT_TUNE,
   OPT_MODEL,
@@ -79,6 +81,8 @@ static const struct option long_options[] = {
     {"junit", required_argument, 0, OPT_JUNIT},
     {"matrix", optional_argument, 0, OPT_MATRIX},
     {"probe", no_argument, 0, OPT_PROBE},
+    {"baseline", required_argument, 0, OPT_BASELINE},
+    {"repeat", required_argument, 0, OPT_REPEAT},
     {"op", required_argument, 0, OPT_OP},
     {"backend", required_argument, 0, OPT_BACKEND},
     {"mem", required_argument, 0, OPT_MEM},
@@ -198,6 +202,11 @@ void cb_cli_usage(FILE *out) {
         "      --matrix[=SIZE]      all-pairs bandwidth (SIZE messages, default 1M) and\n"
         "                           latency in N-1 shift rounds; names slow links and nodes\n"
         "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
+        "      --baseline FILE      with --accept: judge each check, and the [matrix]'s\n"
+        "                           nodes and links, against a fleet baseline too\n"
+        "                           (robust z-score under -5 fails; README: Baselines)\n"
+        "      --repeat N           measure a check the fleet finds slow again, up to N\n"
+        "                           times, before it fails (default 1)\n"
         "Tuning (mpirun; GPU: cuBLAS step, NCCL all-reduce on a stream of its own;\n"
         "host: OpenBLAS step, MPI all-reduce on a thread per rank):\n"
         "      --tune               find the all-reduce settings and gradient bucket size\n"
@@ -235,6 +244,8 @@ void cb_cli_usage(FILE *out) {
         "                           and --tune --trials files; several files are drawn\n"
         "                           on the same charts to compare them\n"
         "      --out DIR            where --report writes (created if missing)\n"
+        "      --baseline FILE      with --report: each run's series against the fleet\n"
+        "                           band per size, outliers marked and listed first\n"
         "      --topology FILE      with --report: link tiers the inputs lack, for the\n"
         "                           capacity and step charts\n"
         "      --import-nccl-tests FILE\n"
@@ -242,6 +253,15 @@ void cb_cli_usage(FILE *out) {
         "                           collbench's records, written with --json FILE\n"
         "                           and/or --csv FILE; --op NAME when the file does not\n"
         "                           say which collective ran\n"
+        "Fleet baselines (no mpirun needed; README: Baselines):\n"
+        "      --baseline FILE... --out B.json\n"
+        "                           a baseline from --json runs: per series, size, rank\n"
+        "                           and node count, pair and node: n, median, MAD,\n"
+        "                           quantiles and the runs it came from\n"
+        "      --compare OLD NEW    series and sizes slower beyond their noise between\n"
+        "                           two --json runs or baselines; exit 1 when any\n"
+        "      --min-slowdown X     with --compare: slower means the 95% CI of the\n"
+        "                           slowdown lies above X (default 1.1)\n"
         "Performance model (no mpirun needed; README: Capacity planning):\n"
         "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
         "                           tier (intra-node, inter-node) from --json files\n"
@@ -429,6 +449,52 @@ static int validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   return CB_OK;
 }
 
+/* The baseline --accept judges against: --baseline, else the file's
+ * [baseline] file (relative to the topology file's folder). It must share
+ * something with the checks, or it is the wrong baseline. */
+static int cb_fleet_load(struct cb_cli *cli, struct cb_error *err) {
+  struct cb_topology *t = &cli->topology;
+  char path[2 * CB_TOPO_TEXT_MAX];
+  const char *slash = strrchr(t->path, '/');
+  if (cli->repeat >= 0)
+    t->baseline.repeat = cli->repeat;
+  if (cli->baseline_path)
+    snprintf(path, sizeof path, "%s", cli->baseline_path);
+  else if (!t->baseline.file[0] || t->baseline.file[0] == '/' || !slash)
+    snprintf(path, sizeof path, "%s", t->baseline.file);
+  else
+    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - t->path), t->path, t->baseline.file);
+  if (!path[0])
+    return cli->repeat >= 0 ? cb_fail(err, CB_USAGE,
+                                      "--repeat %ld goes with a baseline (--baseline FILE, or "
+                                      "[baseline] in %s)",
+                                      cli->repeat, t->path)
+                            : CB_OK;
+  const char *opt = cli->baseline_path ? "--baseline" : "[baseline] file";
+  if (cb_baseline_load(opt, path, &cli->baseline, err))
+    return err->status;
+  int shared = 0;
+  for (int i = 0; i < cli->baseline.nentries; i++) {
+    const struct cb_bl_entry *e = &cli->baseline.entries[i];
+    shared |= e->kind != CB_BL_RESULT && t->matrix.set;
+    for (int c = 0; c < t->nchecks && e->kind == CB_BL_RESULT; c++)
+      shared |= !strcmp(e->op, cb_ops[t->checks[c].op]->name) &&
+                !strcmp(e->backend, t->checks[c].backend_name) &&
+                !strcmp(e->mem, cb_mem_names[t->checks[c].mem]) &&
+                !strcmp(e->dtype, cb_dtypes[t->checks[c].dtype].name);
+  }
+  if (!shared) {
+    char has[512];
+    cb_baseline_summary(&cli->baseline, has, sizeof has);
+    cb_baseline_free(&cli->baseline);
+    return cb_fail(err, CB_USAGE,
+                   "%s %s: nothing in it for the checks of %s (it holds %s): a baseline of "
+                   "another op set?",
+                   opt, path, t->path, has);
+  }
+  return CB_OK;
+}
+
 /* Loads the acceptance file now, before MPI starts, so a bad file costs
  * nothing; every check's transport must be settable in one process. */
 static int accept_file(struct cb_cli *cli, struct cb_error *err) {
@@ -437,6 +503,8 @@ static int accept_file(struct cb_cli *cli, struct cb_error *err) {
     return err->status;
   if (!cli->matrix_bytes)
     cli->matrix_bytes = t->matrix.bytes;
+  if (cb_fleet_load(cli, err))
+    return err->status;
   for (int i = 0; i < t->nchecks; i++) {
     const struct cb_check *c = &t->checks[i];
     int b = cb_backend_lookup(c->backend_name);
@@ -618,6 +686,8 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_PROM: cli->prom_path = arg; return CB_OK;
   case OPT_JUNIT: cli->junit_path = arg; return CB_OK;
   case OPT_ACCEPT: cli->accept_path = arg; return CB_OK;
+  case OPT_BASELINE: cli->baseline_path = arg; return CB_OK;
+  case OPT_REPEAT: return cb_parse_long(arg, "--repeat", 0, 100, &cli->repeat, err);
   case OPT_MATRIX:
     cli->matrix = 1;
     return arg ? cb_parse_size(arg, "--matrix", &cli->matrix_bytes, err) : CB_OK;
@@ -650,6 +720,7 @@ static int unknown_option(const char *bad, struct cb_error *err) {
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
   memset(cli, 0, sizeof *cli);
   cli->progress = -1;
+  cli->repeat = -1;
   cb_settings_defaults(&cli->settings);
   cb_tune_options_defaults(&cli->tune);
   struct cb_settings *s = &cli->settings;
@@ -721,9 +792,17 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      "file makes --accept run the matrix too)");
     if (cli->accept_path && accept_file(cli, err))
       return err->status;
+    if (cli->matrix && (cli->baseline_path || cli->repeat >= 0))
+      return cb_fail(err, CB_USAGE,
+                     "--%s goes with --accept FILE (a [matrix] section there judges the pairs "
+                     "against the baseline)",
+                     cli->baseline_path ? "baseline" : "repeat");
   } else if (cli->junit_path)
     return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
                    cli->junit_path);
+  else if (cli->repeat >= 0)
+    return cb_fail(err, CB_USAGE, "--repeat %ld goes with --accept FILE --baseline FILE",
+                   cli->repeat);
   if (validate_tune(&cli->tune, tune_only, model_config, &cli->tune, err))
     return err->status;
   if (cli->tune.enabled && op_given)
@@ -853,6 +932,12 @@ int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
       if (i + 1 >= argc)
         return cb_fail(err, CB_USAGE, "option '--out' needs a value");
       rep->out = argv[++i];
+    } else if (strncmp(a, "--baseline=", 11) == 0)
+      rep->baseline = a + 11;
+    else if (strcmp(a, "--baseline") == 0) {
+      if (i + 1 >= argc)
+        return cb_fail(err, CB_USAGE, "option '--baseline' needs a value");
+      rep->baseline = argv[++i];
     } else if (strncmp(a, "--topology=", 11) == 0)
       rep->topology = a + 11;
     else if (strcmp(a, "--topology") == 0) {

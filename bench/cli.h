@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "baseline.h"
 #include "error.h"
 #include "settings.h"
 #include "topology.h"
@@ -17,6 +18,9 @@ struct cb_cli {
   int help, version, list, sweep;
   const char *accept_path;     /* --accept FILE: run the topology file's checks */
   struct cb_topology topology; /* loaded from accept_path while parsing */
+  const char *baseline_path;   /* --baseline FILE (else the file's [baseline] file) */
+  long repeat;                 /* --repeat N; -1: the file's, or the default */
+  struct cb_baseline baseline; /* loaded while parsing; nentries 0: none */
   int matrix;                  /* --matrix: all-pairs bandwidth and latency */
   uint64_t matrix_bytes;       /* --matrix=SIZE (default 1 MiB) */
   int probe;                   /* --probe: what every node is made of */
@@ -30,6 +34,7 @@ struct cb_cli {
 struct cb_report_cli {
   const char *out;
   const char *topology; /* tiers the capacity charts need and the inputs lack */
+  const char *baseline; /* --baseline B.json: draw each run against the fleet */
   const char *inputs[CB_MAX_REPORT_INPUTS];
   int ninputs;
 };
@@ -60,6 +65,20 @@ struct cb_import_cli {
   const char *input, *json_path, *csv_path;
   const char *op; /* when the file does not say which collective ran */
 };
+
+/* --baseline FILE... --out FILE and --compare OLD NEW (bench/cli_fleet.c). */
+struct cb_baseline_cli {
+  const char *inputs[CB_MAX_REPORT_INPUTS], *out;
+  int ninputs;
+};
+struct cb_compare_cli {
+  const char *old_path, *new_path;
+  double min_slowdown; /* SLOWER: the slowdown's 95% CI above this */
+};
+int cb_cli_wants_baseline(int argc, char **argv);
+int cb_cli_parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, struct cb_error *err);
+int cb_cli_wants_compare(int argc, char **argv);
+int cb_cli_parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct cb_error *err);
 
 int cb_cli_wants_import(int argc, char **argv);
 int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err);

@@ -9,6 +9,7 @@
 #include "accept/accept.h"
 #include "backends/nccl_env.h"
 #include "cli.h"
+#include "compare.h"
 #include "config.h"
 #include "copy/copy.h"
 #include "engine.h"
@@ -123,8 +124,12 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     struct cb_accept_result res;
     struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
     cb_matrix_rules_defaults(&rules);
-    rc = cli->accept_path ? cb_accept_run(&cl, &cli->topology, s, &ri, sinks, nsinks, &res, err)
-                          : cb_matrix_run(&cl, s, &rules, &ri, sinks, nsinks, &res, err);
+    struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL,
+                             cli->topology.baseline.k, cli->topology.baseline.min_runs,
+                             cli->topology.baseline.repeat};
+    rc = cli->accept_path
+             ? cb_accept_run(&cl, &cli->topology, &fleet, s, &ri, sinks, nsinks, &res, err)
+             : cb_matrix_run(&cl, s, &rules, &ri, sinks, nsinks, &res, err);
     if (rc == CB_OK && res.fail > 0)
       rc = cb_fail(err, CB_FAILED, "FAILED: %d of %d acceptance verdicts", res.fail,
                    res.pass + res.warn + res.fail);
@@ -221,6 +226,22 @@ int main(int argc, char **argv) {
       return err.status;
     }
     return cb_model_run(&model);
+  }
+  if (cb_cli_wants_compare(argc, argv)) { /* two files: no MPI */
+    struct cb_compare_cli cmp;
+    if (cb_cli_parse_compare(argc, argv, &cmp, &err)) {
+      fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
+      return err.status;
+    }
+    return cb_compare_main(&cmp);
+  }
+  if (cb_cli_wants_baseline(argc, argv)) { /* --json runs to a baseline: no MPI */
+    struct cb_baseline_cli bl;
+    if (cb_cli_parse_baseline(argc, argv, &bl, &err)) {
+      fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
+      return err.status;
+    }
+    return cb_baseline_main(&bl);
   }
   if (cb_cli_parse(argc, argv, &cli, &err)) {
     if (printer)

@@ -12,6 +12,7 @@
 #include "dtype.h"
 #include "op.h"
 #include "overhead.h"
+#include "robust.h"
 #include "units.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
@@ -251,13 +252,39 @@ static int step_key(struct parse_state *ps, const char *key, const char *value) 
   return 1;
 }
 
-/* A new section: [system], [tier NAME], [check NAME], [step NAME] or [matrix]. */
+static int baseline_key(struct parse_state *ps, const char *key, const char *value) {
+  struct cb_baseline_rules *b = &ps->t->baseline;
+  struct cb_error e = {0};
+  char *end;
+  if (strcmp(key, "file") == 0) {
+    if (!*value || strlen(value) >= sizeof b->file)
+      return bad(ps, key, "'%s': expected a file name", value);
+    copy_text(b->file, sizeof b->file, value);
+  } else if (strcmp(key, "k") == 0) {
+    b->k = strtod(value, &end);
+    if (end == value || *end || !(b->k >= 1 && b->k <= 100))
+      return bad(ps, key, "'%s': expected a z-score limit between 1 and 100, e.g. 5", value);
+  } else if (strcmp(key, "min_runs") == 0) {
+    if (cb_parse_long(value, "min_runs", 2, 1000000, &b->min_runs, &e))
+      return bad(ps, key, "'%s': expected a count of 2 or more", value);
+  } else if (strcmp(key, "repeat") == 0) {
+    if (cb_parse_long(value, "repeat", 0, 100, &b->repeat, &e))
+      return bad(ps, key, "'%s': expected 0 to 100 re-measures", value);
+  } else
+    return bad(ps, key, "unknown key '%s' (file, k, min_runs, repeat)", key);
+  return 1;
+}
+
+/* A new section: [system], [tier NAME], [check NAME], [step NAME], [matrix] or
+ * [baseline]. */
 static int begin_section(struct parse_state *ps, const char *section) {
   struct cb_topology *t = ps->t;
   const char *name = strchr(section, ' ');
   name = name ? name + 1 : "";
-  if (strcmp(section, "system") == 0 || strcmp(section, "matrix") == 0) {
+  if (strcmp(section, "system") == 0 || strcmp(section, "matrix") == 0 ||
+      strcmp(section, "baseline") == 0) {
     t->matrix.set |= strcmp(section, "matrix") == 0;
+    t->baseline.set |= strcmp(section, "baseline") == 0;
     return 1;
   }
   if (strcmp(section, "step") == 0)
@@ -266,7 +293,8 @@ static int begin_section(struct parse_state *ps, const char *section) {
   int is_step = strcmp(section, "step") == 0 || strncmp(section, "step ", 5) == 0;
   if (!is_tier && !is_check && !is_step)
     return bad(ps, "section",
-               "'%s': expected [system], [tier NAME], [check NAME], [step NAME] or [matrix]",
+               "'%s': expected [system], [tier NAME], [check NAME], [step NAME], [matrix] "
+               "or [baseline]",
                section);
   if (!*name || strlen(name) >= CB_TOPO_NAME_MAX ||
       strspn(name, "abcdefghijklmnopqrstuvwxyz"
@@ -326,6 +354,8 @@ static int on_key(void *user, const char *section, const char *key, const char *
     return system_key(ps, key, value);
   if (strcmp(section, "matrix") == 0)
     return matrix_key(ps, key, value);
+  if (strcmp(section, "baseline") == 0)
+    return baseline_key(ps, key, value);
   if (strncmp(section, "tier ", 5) == 0)
     return tier_key(ps, key, value);
   if (strcmp(section, "step") == 0 || strncmp(section, "step ", 5) == 0)
@@ -409,6 +439,9 @@ static int validate(struct parse_state *ps) {
                      c->name, missing);
   }
   cb_matrix_rules_defaults(&t->matrix);
+  if (t->baseline.set && !t->baseline.file[0])
+    return cb_fail(ps->err, CB_USAGE, "%s: [baseline] needs file = BASELINE.json", ps->file);
+  cb_baseline_rules_defaults(&t->baseline);
   if (cb_topology_uses(t, CB_REF_PAIRBW) && !t->matrix.set)
     return cb_fail(ps->err, CB_USAGE,
                    "%s: a threshold is relative to pairbw, the matrix's median pair bandwidth, "
@@ -420,6 +453,7 @@ static int validate(struct parse_state *ps) {
 int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
+  t->baseline.repeat = -1; /* not given */
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);
@@ -486,6 +520,15 @@ int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *e
   int rc = cb_topology_parse(text, path, t, err);
   free(text);
   return rc;
+}
+
+void cb_baseline_rules_defaults(struct cb_baseline_rules *b) {
+  if (!(b->k > 0))
+    b->k = CB_BASELINE_K;
+  if (!b->min_runs)
+    b->min_runs = CB_BASELINE_MIN_N;
+  if (b->repeat < 0)
+    b->repeat = CB_BASELINE_REPEAT;
 }
 
 void cb_matrix_rules_defaults(struct cb_matrix_rules *m) {

@@ -79,6 +79,17 @@ struct cb_step_check {
   double limit;          /* a share of the step, 0 < limit < 1 */
 };
 
+/* [baseline]: judge the checks (and the matrix's pairs and nodes) against a
+ * fleet baseline too (--baseline FILE and --repeat N override). */
+struct cb_baseline_rules {
+  int set;
+  char file[CB_TOPO_TEXT_MAX]; /* relative to the topology file's folder */
+  double k;                    /* robust z under -k FAILs (default CB_BASELINE_K) */
+  long min_runs;               /* fewer figures than this: cannot judge */
+  long repeat;                 /* re-measures of a suspect check before it FAILs (-1: default) */
+};
+void cb_baseline_rules_defaults(struct cb_baseline_rules *b);
+
 struct cb_topology {
   char path[CB_TOPO_TEXT_MAX];
   char name[CB_TOPO_TEXT_MAX];   /* [system] name */
@@ -93,6 +104,7 @@ struct cb_topology {
   struct cb_matrix_rules matrix;
   struct cb_step_check steps[CB_TOPO_MAX_STEPS];
   int nsteps;
+  struct cb_baseline_rules baseline;
 };
 
 /* Reads and validates a file; a bad file is CB_USAGE with a message naming

@@ -16,7 +16,9 @@
 #
 # usage: scripts/compare-loops.sh [REPEATS] [COLLBENCH-ARGS...]
 #   (from the repository root; REPEATS default 20; KEEP=FILE keeps the raw
-#   figures; COLLBENCH=path picks another binary, e.g. an older build)
+#   figures; COLLBENCH=path picks another binary, e.g. an older build;
+#   OPS and SIZES pick cells, e.g. OPS=p2p_bw SIZES=16777216; CB_FIRST=1
+#   runs collbench before the loop in each cell, to see an order effect)
 set -eu
 repeats=${1:-20}
 [ $# -gt 0 ] && shift
@@ -35,18 +37,23 @@ iters() { case $1 in 8) echo 20000 ;; 1048576) echo 400 ;; *) echo 40 ;; esac; }
 # collbench's window at a size: --window 64, capped at 64 MiB in flight
 window() { w=$((67108864 / $1)); [ "$w" -gt 64 ] && w=64; [ "$w" -lt 1 ] && w=1; echo "$w"; }
 
+run_cb() { # collbench at $op and $size, one line into $tmp/all
+  $np "$cb" --op "$op" -b "$size" -e "$size" --json "$tmp/c.jsonl" "$@" >/dev/null 2>&1
+  jq -r --arg c "$cell" 'select(.type == "result" and .inplace == false) |
+    "\($c) cb \(.time_us_mean // 0) \(.time_us) \(.iters) \(.samples // 0)"' "$tmp/c.jsonl" >>"$tmp/all"
+}
+
 for i in $(seq "$repeats"); do
-  for op in allreduce p2p_lat p2p_bw; do
-    for size in 8 1048576 16777216; do
+  for op in ${OPS:-allreduce p2p_lat p2p_bw}; do
+    for size in ${SIZES:-8 1048576 16777216}; do
       cell="$op-$size"
+      [ "${CB_FIRST:-0}" = 1 ] && run_cb "$@"
       case $op in
       allreduce) $np "$tmp/ar" "$size" "$(iters "$size")" ;;
       p2p_lat) $np "$tmp/p2p" lat "$size" "$(iters "$size")" ;;
       p2p_bw) $np "$tmp/p2p" bw "$size" "$(($(iters "$size") / 4 + 1))" "$(window "$size")" ;;
       esac | awk -v c="$cell" '{print c, "loop", $1, $2}' >>"$tmp/all"
-      $np "$cb" --op "$op" -b "$size" -e "$size" --json "$tmp/c.jsonl" "$@" >/dev/null 2>&1
-      jq -r --arg c "$cell" 'select(.type == "result" and .inplace == false) |
-        "\($c) cb \(.time_us_mean // 0) \(.time_us) \(.iters) \(.samples // 0)"' "$tmp/c.jsonl" >>"$tmp/all"
+      [ "${CB_FIRST:-0}" = 1 ] || run_cb "$@"
     done
   done
 done

@@ -14,6 +14,14 @@ plan "$(grep -cv '^#' "$table")"
 : >"$TMP/empty.conf"
 : >"$TMP/empty.jsonl"
 printf '[system]\nname = x\nthis is not ini\n' >"$TMP/bad.conf"
+# fleet baselines: another format version, another op set, a topology naming them
+printf '{"format": "collbench-baseline", "version": 2, "runs": [], "entries": []}\n' >"$TMP/v2.json"
+dist='{"n": 9, "median": 1, "mad": 0, "p5": 1, "p10": 1, "p90": 1, "p95": 1, "min": 1, "max": 1, "ci95": 0}'
+printf '{"format": "collbench-baseline", "version": 1, "runs": [{}], "entries": [{"kind": "result", "op": "broadcast", "backend": "nccl", "mem": "device", "transport": "auto", "dtype": "half", "redop": "sum", "inplace": false, "nranks": 8, "nnodes": 1, "bytes": 8, "time_us": %s, "runs": [0]}]}\n' "$dist" >"$TMP/otherops.json"
+check='[check a]\nop = allreduce\nbackend = mpi\nsize = 1K\nmetric = time\nfail = 1 s\n'
+printf "[system]\nname = x\n$check[baseline]\nfile = nothere.json\n" >"$TMP/blmissing.conf"
+printf "[system]\nname = x\n$check[baseline]\nk = 3\n" >"$TMP/blnofile.conf"
+printf "[system]\nname = x\n$check[baseline]\nfile = x.json\nk = 0\n" >"$TMP/blbadk.conf"
 head -c 1100000 /dev/zero | tr '\0' '#' >"$TMP/huge.conf"
 printf 'not json\n{"no":"type"}\n\x01\x02\n' >"$TMP/garbage.jsonl"
 printf '{"type":"run","keep":"me"}\n{"type":"result","op":"allreduce"}\n' >"$TMP/keep.ref.jsonl"

@@ -5,6 +5,7 @@
 #ifndef CB_ACCEPT_H
 #define CB_ACCEPT_H
 
+#include "../baseline.h"
 #include "../cluster.h"
 #include "../output/sink.h"
 #include "../runinfo.h"
@@ -31,10 +32,43 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
 /* Runs every check of `t` with `base` as the template settings (timing
  * options from the command line); sinks get the run record once, each
  * check's series, then the verdicts. */
+struct cb_fleet;
 int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
-                  const struct cb_settings *base, const struct cb_run_info *ri,
-                  struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
-                  struct cb_error *err);
+                  const struct cb_fleet *fleet, const struct cb_settings *base,
+                  const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                  struct cb_accept_result *res, struct cb_error *err);
+
+/* Judging against a fleet baseline (bench/accept/baseline.c): a figure
+ * whose robust z-score (measured - median) / (1.4826 MAD), signed so that
+ * slower is negative, lies under -k FAILs; fewer than min_runs figures in
+ * the baseline cannot judge (WARN, saying so). */
+struct cb_fleet {
+  const struct cb_baseline *b; /* NULL: no fleet judging */
+  double k;
+  long min_runs, repeat;
+};
+
+/* One figure against a distribution: status, the fail level (where z = -k)
+ * and margin in v, the reasons appended to v->what. Pure. */
+void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int metric,
+                      double measured, struct cb_verdict *v);
+
+/* A check's record (NULL: not measured) against its baseline entry; name
+ * is storage for the verdict's name ("fleet NAME"). */
+void cb_fleet_judge_check(const struct cb_fleet *f, const struct cb_check *c,
+                          const struct cb_record *rec, char *name, size_t name_size,
+                          struct cb_verdict *v);
+
+/* Whether a check's record is slower than the rule allows (to re-measure). */
+int cb_fleet_suspect(const struct cb_fleet *f, const struct cb_check *c,
+                     const struct cb_record *rec);
+
+/* The matrix's pairs (rank 0 captured them) and the nodes' median pair
+ * bandwidth against the fleet's pooled pair and node entries: a verdict per
+ * node, one per slow link, or one PASS for all links. */
+int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
+                         const struct cb_pair *pairs, int npairs, struct cb_sink *sinks, int nsinks,
+                         struct cb_accept_result *res, struct cb_error *err);
 
 /* --matrix on its own: run record, the matrix and its verdicts, summary. */
 int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,

@@ -107,6 +107,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
         "td,th{border:1px solid #bbb;padding:2px 6px}td.n{text-align:right}\n"
         "img{max-width:100%}\n</style>\n</head>\n<body>\n<h1>collbench report</h1>\n",
         f);
+  cb_rep_fleet_html(f, d); /* outliers first */
   runs_table(f, d);
   if (d->nseries)
     figures_table(f, d);

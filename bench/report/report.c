@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../baseline.h"
 #include "../cli.h"
 #include "report.h"
 
@@ -19,12 +20,15 @@ int cb_report(const struct cb_report_cli *rep) {
   struct cb_error err = {0};
   struct cb_rep_data d = {0};
   struct cb_topology topo;
+  struct cb_baseline fleet = {0};
   const char *dir = rep->out;
   d.runs = calloc(rep->ninputs, sizeof *d.runs);
   d.nruns = rep->ninputs;
   int rc = CB_OK;
   if (rep->topology && !(rc = cb_topology_load(rep->topology, &topo, &err)))
     d.topo = &topo;
+  if (!rc && rep->baseline && !(rc = cb_baseline_load("--baseline", rep->baseline, &fleet, &err)))
+    d.fleet = &fleet;
   for (int i = 0; i < rep->ninputs && !rc; i++)
     rc = cb_rep_read(rep->inputs[i], i, &d, &err);
   if (!rc && d.nseries == 0 && d.npairs == 0 && d.nverdicts == 0 && !has_tuning(&d))
@@ -37,11 +41,14 @@ int cb_report(const struct cb_report_cli *rep) {
     rc = cb_rep_plot(&d, dir, &err);
   }
   if (!rc)
+    rc = cb_rep_plot_fleet(&d, dir, &err);
+  if (!rc)
     rc = cb_rep_html(&d, dir, &err);
   if (rc)
     fprintf(stderr, "collbench: %s\n", err.msg);
   else
     printf("collbench: report in %s/index.html\n", dir);
   cb_rep_free(&d);
+  cb_baseline_free(&fleet);
   return rc;
 }

@@ -87,8 +87,9 @@ struct cb_rep_data {
   int npairs, pairs_cap;
   struct cb_rep_verdict *verdicts;
   int nverdicts, verdicts_cap;
-  struct cb_rep_tune *tunes;      /* [nruns], present where a file is a trials file */
-  const struct cb_topology *topo; /* --topology: tiers the fit lacks; NULL */
+  struct cb_rep_tune *tunes;       /* [nruns], present where a file is a trials file */
+  const struct cb_topology *topo;  /* --topology: tiers the fit lacks; NULL */
+  const struct cb_baseline *fleet; /* --baseline: the fleet to draw against; NULL */
 };
 
 /* Largest rank number a pair line may name: the heatmap holds N x N cells. */
@@ -136,6 +137,10 @@ void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d);
  * the other files' measurements predicted from them (bench/report/model.c). */
 void cb_rep_model_html(FILE *f, const struct cb_rep_data *d);
 int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+/* --baseline (bench/report/fleet.c): fleetN.png/.svg, series N+1 against
+ * the fleet band per size, and index.html's section, outliers first. */
+int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+void cb_rep_fleet_html(FILE *f, const struct cb_rep_data *d);
 
 /* The model drawn with the measurements (bench/report/predict.c). The fit
  * uses the first file, or every file but the last when there are three or

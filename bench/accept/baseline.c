@@ -1,0 +1,181 @@
+/* Acceptance against a fleet baseline (accept.h, struct cb_fleet): each
+ * check, node and link judged by its robust z-score among healthy runs. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../op.h"
+#include "../units.h"
+#include "accept.h"
+
+static void append(struct cb_verdict *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void append(struct cb_verdict *v, const char *fmt, ...) {
+  size_t len = strlen(v->what);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(v->what + len, sizeof v->what - len, fmt, ap);
+  va_end(ap);
+}
+
+void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int metric,
+                      double measured, struct cb_verdict *v) {
+  const struct cb_bl_metric_info *mi = &cb_bl_metrics[metric];
+  v->unit = mi->unit;
+  v->measured = measured;
+  v->warn = NAN;
+  if (!d || d->n < f->min_runs) {
+    v->status = CB_WARN;
+    v->fail = v->margin = NAN;
+    append(v, ": cannot judge: the baseline has %d figure%s of it, fewer than %ld", d ? d->n : 0,
+           d && d->n == 1 ? "" : "s", f->min_runs);
+    return;
+  }
+  if (isnan(measured)) {
+    v->status = CB_FAIL;
+    v->fail = v->margin = NAN;
+    append(v, ": not measured");
+    return;
+  }
+  double sigma = cb_dist_sigma(d, CB_BASELINE_FLOOR);
+  v->fail = mi->higher_better ? d->median - f->k * sigma : d->median + f->k * sigma;
+  if (!(v->fail > 0)) /* a spread wider than the median: nothing but 0 fails */
+    v->fail = mi->higher_better ? 1e-300 : v->fail;
+  cb_verdict_judge(v, !mi->higher_better);
+  double z = cb_robust_z(d, measured, mi->higher_better, CB_BASELINE_FLOOR);
+  append(v,
+         ": %.4g %s, fleet median %.4g, spread %.3g (1.4826 MAD, >= %g%% of median), %d "
+         "figures: z %+.2f, fails under z -%g",
+         measured, mi->unit, d->median, sigma, CB_BASELINE_FLOOR * 100, d->n, z, f->k);
+}
+
+static int check_metric(const struct cb_check *c) {
+  return c->metric == CB_METRIC_TIME    ? CB_BLM_TIME
+         : c->metric == CB_METRIC_ALGBW ? CB_BLM_ALGBW
+                                        : CB_BLM_BUSBW;
+}
+
+static double record_value(const struct cb_record *r, int metric) {
+  return metric == CB_BLM_TIME    ? r->time_us
+         : metric == CB_BLM_ALGBW ? r->algbw_GBps
+                                  : r->busbw_GBps;
+}
+
+void cb_fleet_judge_check(const struct cb_fleet *f, const struct cb_check *c,
+                          const struct cb_record *rec, char *name, size_t name_size,
+                          struct cb_verdict *v) {
+  char size[32];
+  memset(v, 0, sizeof *v);
+  snprintf(name, name_size, "fleet %s", c->name);
+  v->name = name;
+  v->line = c->line;
+  v->record = rec;
+  int m = check_metric(c);
+  snprintf(v->what, sizeof v->what, "%s %s %s %s %s", cb_ops[c->op]->name, c->backend_name,
+           cb_mem_names[c->mem], cb_format_size(c->bytes, size, sizeof size),
+           cb_bl_metrics[m].name);
+  const struct cb_bl_entry *e = rec ? cb_baseline_find(f->b, rec) : NULL;
+  cb_fleet_verdict(f, e ? &e->d[m] : NULL, m, rec ? record_value(rec, m) : NAN, v);
+}
+
+int cb_fleet_suspect(const struct cb_fleet *f, const struct cb_check *c,
+                     const struct cb_record *rec) {
+  struct cb_verdict v;
+  char name[96];
+  cb_fleet_judge_check(f, c, rec, name, sizeof name, &v);
+  return rec && v.status == CB_FAIL;
+}
+
+/* ---- the matrix ---- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static const struct cb_dist *fleet_dist(const struct cb_fleet *f, int kind, uint64_t bytes) {
+  struct cb_bl_entry key = {.kind = kind, .bytes = bytes};
+  snprintf(key.src, sizeof key.src, "*");
+  snprintf(key.dst, sizeof key.dst, "%s", kind == CB_BL_PAIR ? "*" : "");
+  const struct cb_bl_entry *e = cb_baseline_find_entry(f->b, &key);
+  return e ? &e->d[CB_BLM_BW] : NULL;
+}
+
+static int emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err) {
+  return cb_accept_emit(cl, sinks, nsinks, v, res, err);
+}
+
+int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
+                         const struct cb_pair *pairs, int npairs, struct cb_sink *sinks, int nsinks,
+                         struct cb_accept_result *res, struct cb_error *err) {
+  if (cl->rank != 0 || npairs == 0)
+    return CB_OK;
+  char names[2][192];
+  struct cb_verdict v;
+  int slow = 0, judged = 0;
+  uint64_t bytes = 0;
+  for (int i = 0; i < npairs; i++) { /* links: only the slow ones named */
+    const struct cb_pair *p = &pairs[i];
+    if (p->round <= 0 || isnan(p->bw_GBps))
+      continue;
+    bytes = p->bytes;
+    memset(&v, 0, sizeof v);
+    snprintf(names[0], sizeof names[0], "fleet link %s->%s", p->src_host, p->dst_host);
+    v.name = names[0];
+    snprintf(v.what, sizeof v.what, "rank %d -> %d bandwidth", p->src, p->dst);
+    cb_fleet_verdict(f, fleet_dist(f, CB_BL_PAIR, p->bytes), CB_BLM_BW, p->bw_GBps, &v);
+    judged++;
+    if (v.status == CB_PASS)
+      continue;
+    slow += v.status == CB_FAIL;
+    if (emit(cl, sinks, nsinks, &v, res, err))
+      return err->status;
+    if (v.status == CB_WARN) /* cannot judge: said once */
+      return CB_OK;
+  }
+  if (judged && !slow) {
+    memset(&v, 0, sizeof v);
+    v.name = "fleet links";
+    snprintf(v.what, sizeof v.what, "%d pairs, none slower than the fleet allows", judged);
+    v.status = CB_PASS;
+    v.unit = "GB/s";
+    v.measured = v.fail = v.warn = v.margin = NAN;
+    if (emit(cl, sinks, nsinks, &v, res, err))
+      return err->status;
+  }
+  /* nodes: each host's median pair bandwidth, as the baseline computed it */
+  double *bw = malloc((npairs + 1) * sizeof *bw);
+  for (int i = 0; i < npairs; i++) {
+    const char *hosts[2] = {pairs[i].src_host, pairs[i].dst_host};
+    for (int h = 0; h < 2; h++) {
+      int seen = 0, n = 0;
+      for (int j = 0; j < npairs && !seen; j++)
+        seen =
+            j < i && (!strcmp(pairs[j].src_host, hosts[h]) || !strcmp(pairs[j].dst_host, hosts[h]));
+      if (seen || (h == 1 && !strcmp(hosts[0], hosts[1])))
+        continue;
+      for (int j = 0; j < npairs; j++)
+        if (pairs[j].round > 0 && !isnan(pairs[j].bw_GBps) &&
+            (!strcmp(pairs[j].src_host, hosts[h]) || !strcmp(pairs[j].dst_host, hosts[h])))
+          bw[n++] = pairs[j].bw_GBps;
+      if (!n)
+        continue;
+      qsort(bw, n, sizeof *bw, cmp_double);
+      memset(&v, 0, sizeof v);
+      snprintf(names[1], sizeof names[1], "fleet node %s", hosts[h]);
+      v.name = names[1];
+      snprintf(v.what, sizeof v.what, "median bandwidth of its %d pairs", n);
+      cb_fleet_verdict(f, fleet_dist(f, CB_BL_NODE, bytes), CB_BLM_BW,
+                       n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2, &v);
+      if (emit(cl, sinks, nsinks, &v, res, err)) {
+        free(bw);
+        return err->status;
+      }
+    }
+  }
+  free(bw);
+  return CB_OK;
+}

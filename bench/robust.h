@@ -1,0 +1,45 @@
+/* Robust statistics for fleet baselines (--baseline, --compare): the
+ * median and MAD resist the one bad node a fleet sample holds, where a mean
+ * and standard deviation would follow it. Pure functions, unit-tested. */
+#ifndef CB_ROBUST_H
+#define CB_ROBUST_H
+
+#include <stddef.h>
+
+/* A sample's distribution: n, median, MAD (raw, not scaled), quantiles. */
+struct cb_dist {
+  int n;
+  double median, mad, p5, p10, p90, p95, min, max;
+  /* Half-width of the 95% CI of the median: from the MAD when n >= 2,
+   * else what the single measurement said of itself (0: unknown). */
+  double ci95;
+};
+
+/* Sorts v in place and fills d (n == 0: all zeros). ci95_one is the
+ * measurement's own CI half-width, used when n == 1. */
+void cb_dist_compute(double *v, int n, double ci95_one, struct cb_dist *d);
+
+/* The spread a z-score divides by: 1.4826 x MAD (the standard deviation of
+ * a normal sample with that MAD), but never under `floor_rel` of the median,
+ * so a fleet of identical figures does not make every jitter an outlier. */
+double cb_dist_sigma(const struct cb_dist *d, double floor_rel);
+
+/* Robust z-score of x, signed so that negative is worse: higher_better
+ * for bandwidths, not for times. */
+double cb_robust_z(const struct cb_dist *d, double x, int higher_better, double floor_rel);
+
+/* The ratio new/old of two medians with a 95% CI from their CI
+ * half-widths (delta method on the logarithm). */
+struct cb_ratio {
+  double ratio, lo, hi;
+};
+struct cb_ratio cb_ratio_ci(double old_v, double old_ci95, double new_v, double new_ci95);
+
+/* Defaults of the verdict rule (README, "Baselines"). */
+#define CB_BASELINE_K 5.0        /* z under -K fails */
+#define CB_BASELINE_MIN_N 5      /* fewer runs: cannot judge */
+#define CB_BASELINE_FLOOR 0.02   /* spread floor: 2% of the median */
+#define CB_BASELINE_REPEAT 1     /* re-measures of a suspect before it fails */
+#define CB_COMPARE_MIN_RATIO 1.1 /* --compare: slower means CI above 10% slower */
+
+#endif

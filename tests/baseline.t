@@ -1,0 +1,93 @@
+#!/bin/bash
+# Fleet baselines with real runs: a baseline from five short 2-rank runs,
+# a healthy --accept judged against it (no FAIL), the same against a
+# baseline doctored to a much faster fleet (FAIL, naming the check), and
+# --compare quiet between two healthy baselines, loud on a slowdown.
+. tests/lib.sh
+plan 15
+
+run() { # run N: one short healthy run into $TMP/hN.jsonl
+  mpirun -np 2 ./collbench --op allreduce -b 1K -e 4K -f 4 --max-time 0.02 \
+    --no-progress --json "$TMP/h$1.jsonl" >/dev/null 2>&1
+}
+for i in 1 2 3 4 5 6 7 8 9 10; do run $i || break; done
+ok $? "ten short healthy runs"
+
+# odd and even runs: load from other work on the machine comes and goes over
+# seconds, and would make consecutive runs a slow group
+./collbench --baseline "$TMP"/h{1,3,5,7,9}.jsonl --out "$TMP/a.json" >"$TMP/out" 2>&1
+ok $? "--baseline of five runs exits 0"
+jq -e '.format == "collbench-baseline" and .version == 1 and (.runs | length) == 5 and
+       ([.entries[] | select(.kind == "result")] | length) == 4 and
+       all(.entries[]; .time_us.n == 5 and .time_us.mad >= 0 and .time_us.p10 <= .time_us.median
+           and (.runs | length) == 5)' "$TMP/a.json" >/dev/null
+ok $? "the baseline: 4 result entries of 5 figures each, quantiles in order, its runs named"
+./collbench --baseline "$TMP"/h{2,4,6,8,10}.jsonl --out "$TMP/b.json" >/dev/null 2>&1
+
+cat >"$TMP/acc.conf" <<CONF
+[system]
+name = baseline test
+[check ar4k]
+op = allreduce
+backend = mpi
+size = 4K
+metric = busbw
+fail = 0.0001 GB/s
+[baseline]
+file = a.json
+repeat = 3
+# k 30, not the default 5: this test checks the verdict's mechanics on a
+# shared 2-core machine whose load comes in spells that halve a run (z near
+# -25 at the 2% spread floor); the 100x faster fleet below still sits at z
+# about -50
+k = 30
+CONF
+mpi 2 --accept "$TMP/acc.conf" --max-time 0.02 --no-progress --json "$TMP/acc.jsonl"
+ok $((STATUS != 0)) "a healthy run judged against the fleet ([baseline] file) exits 0"
+grep -q "PASS    fleet ar4k .*fleet median .*5 figures: z .*fails under z -30" "$TMP/out"
+ok $? "its verdict says measured, median, spread, figures and the rule"
+[ "$STATUS" -eq 0 ] || diag "$TMP/out"
+
+# the fleet doctored to 100 times faster: the same machine is now slow
+jq '(.entries[] | select(.kind == "result") | .busbw_GBps.median) |= . * 100' "$TMP/a.json" \
+  >"$TMP/fast.json"
+mpi 2 --accept "$TMP/acc.conf" --baseline "$TMP/fast.json" --repeat 1 --max-time 0.02 \
+  --no-progress --junit "$TMP/j.xml"
+ok $((STATUS != 1)) "against a much faster fleet: exit 1"
+grep -q "FAIL    fleet ar4k" "$TMP/out" && grep -q "measured again (1 of 1)" "$TMP/out"
+ok $? "it names the check, after measuring it again (--repeat 1)"
+grep -A1 'name="fleet ar4k"' "$TMP/j.xml" | grep -q "<failure"
+ok $? "the fleet verdict reaches JUnit as a failure"
+
+# too few runs: cannot judge, neither PASS nor FAIL
+./collbench --baseline "$TMP"/h{1,2}.jsonl --out "$TMP/two.json" >/dev/null 2>&1
+mpi 2 --accept "$TMP/acc.conf" --baseline "$TMP/two.json" --max-time 0.02 --no-progress
+grep -q "WARN    fleet ar4k .*cannot judge: the baseline has 2 figures of it, fewer than 5" \
+  "$TMP/out"
+ok $? "a baseline of 2 runs says it cannot judge"
+
+# --compare: two healthy baselines (of 5 runs each: on this shared 2-core
+# machine single runs differ by up to 4x), then a slowdown of 10x
+./collbench --compare "$TMP/a.json" "$TMP/b.json" --min-slowdown 2 >"$TMP/cmp" 2>&1
+s=$?
+ok $s "--compare is quiet on two healthy baselines (exit 0)"
+[ $s -eq 0 ] || diag "$TMP/cmp"
+jq -c 'if .type == "result" then .time_us *= 10 else . end' "$TMP/h2.jsonl" >"$TMP/slow.jsonl"
+./collbench --compare "$TMP/a.json" "$TMP/slow.jsonl" --min-slowdown 2 >"$TMP/cmp" 2>&1
+s=$?
+ok $((s != 1)) "--compare exits 1 on a 10x slowdown"
+[ "$(grep -c '^SLOWER  allreduce mpi host shm float sum .*slowdown x[0-9.]* (95% CI' "$TMP/cmp")" -eq 4 ]
+ok $? "it names all 4 series and sizes, with the ratio and its CI"
+[ $s -eq 1 ] || diag "$TMP/cmp"
+
+# --report against the fleet: the slowed run's points are outliers, first
+./collbench --report "$TMP/slow.jsonl" "$TMP/h4.jsonl" --baseline "$TMP/a.json" --out "$TMP/rep" \
+  >/dev/null 2>&1
+ok $? "--report --baseline exits 0"
+png_ok "$TMP/rep/fleet1.png" && [ -s "$TMP/rep/fleet1.svg" ]
+ok $? "each series drawn against the fleet band (fleet1.png, .svg)"
+# the outlier rows come before the healthy ones, and all four slowed points are there
+awk '/outliers<\/th>/ { on = 1; next } /within the fleet/ { on = 0 } on' "$TMP/rep/index.html" |
+  grep -c '^<tr><td>[^<]*slow.jsonl' | grep -qx 4
+ok $? "index.html lists the 4 slowed points first, as outliers"
+finish

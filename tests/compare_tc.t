@@ -1,0 +1,43 @@
+#!/bin/sh
+# --compare against a real slowdown: two simulated nodes (network namespaces,
+# scripts/simcluster.sh), baselines of three healthy runs each compare quiet;
+# with one node's incoming link throttled by tc, a run compares loud, naming
+# the series and sizes. Needs root; skips visibly otherwise. Kept short for CI.
+cd "$(dirname "$0")/.." || exit 1
+SIM_NAME=compare_tc SIM_TOOLS="tc"
+. tests/simlib.sh
+
+echo 1..5
+check "simulated 2-node cluster up" simcluster_up 2 || { echo "Bail out! no simulated cluster"; exit 1; }
+set -- $SIMCLUSTER_NODES
+node2=$2
+
+run() { # run JSON-FILE: a short allreduce across both nodes
+    sim_mpirun -np 2 ./collbench --op allreduce -b 64K -e 256K -f 4 --max-time 0.05 \
+        --no-progress --json "$1" && return 0
+    diag "$tmp/out"; return 1
+}
+healthy() {
+    for i in 1 2 3 4 5 6; do run "$tmp/h$i.jsonl" || return 1; done
+    # odd and even runs: other load on the machine would slow a consecutive group
+    ./collbench --baseline "$tmp/h1.jsonl" "$tmp/h3.jsonl" "$tmp/h5.jsonl" --out "$tmp/a.json" &&
+    ./collbench --baseline "$tmp/h2.jsonl" "$tmp/h4.jsonl" "$tmp/h6.jsonl" --out "$tmp/b.json"
+} >/dev/null
+check "six healthy runs, two baselines of three" healthy
+
+quiet() {
+    ./collbench --compare "$tmp/a.json" "$tmp/b.json" --min-slowdown 2 >"$tmp/cmp" 2>&1 && return 0
+    diag "$tmp/cmp"; return 1
+}
+check "--compare: two healthy baselines, exit 0" quiet
+
+simcluster_throttle "$node2" 100mbit
+check "a run with node 2's link throttled to 100 Mbit/s" run "$tmp/slow.jsonl"
+loud() {
+    ./collbench --compare "$tmp/a.json" "$tmp/slow.jsonl" --min-slowdown 2 >"$tmp/cmp" 2>&1
+    s=$?
+    [ "$s" -eq 1 ] && [ "$(grep -c '^SLOWER  allreduce mpi host tcp float sum .*95% CI' "$tmp/cmp")" -eq 4 ] &&
+        return 0
+    echo "exit $s" | diag; diag "$tmp/cmp"; return 1
+}
+check "--compare: exit 1, all 4 series and sizes named SLOWER" loud

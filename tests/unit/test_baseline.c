@@ -1,0 +1,187 @@
+/* Fleet baselines: the robust statistics, the verdict rule, --compare's
+ * ratio, and the baseline file written, read back and refused when bad. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accept/accept.h"
+#include "baseline.h"
+#include "compare.h"
+#include "robust.h"
+#include "tap.h"
+
+#define TOL 1e-9
+
+static void test_dist(void) {
+  /* one wild value among nine: the median and MAD do not follow it */
+  double v[] = {10, 11, 9, 10, 12, 8, 10, 1000, 10};
+  struct cb_dist d;
+  cb_dist_compute(v, 9, 0, &d);
+  is_long(d.n, 9, "dist: n");
+  is_double(d.median, 10, TOL, "dist: median ignores the outlier");
+  is_double(d.mad, 1, TOL, "dist: MAD is the median absolute deviation (0 0 0 0 1 1 2 2 990)");
+  is_double(d.min, 8, TOL, "dist: min");
+  is_double(d.max, 1000, TOL, "dist: max");
+  is_double(d.p10, 8.8, TOL, "dist: p10 interpolates (8 + 0.8 x (9 - 8))");
+  is_double(d.ci95, 1.96 * 1.2533 * 1.4826 / 3, 1e-12, "dist: ci95 from the MAD / sqrt(n)");
+  double one[] = {5};
+  cb_dist_compute(one, 1, 0.25, &d);
+  is_double(d.ci95, 0.25, TOL, "dist: one figure keeps its own CI");
+  cb_dist_compute(NULL, 0, 0, &d);
+  is_long(d.n, 0, "dist: empty is n 0");
+}
+
+static void test_z(void) {
+  struct cb_dist d = {.n = 10, .median = 100, .mad = 10};
+  is_double(cb_dist_sigma(&d, 0.02), 14.826, 1e-9, "sigma: 1.4826 x MAD");
+  is_double(cb_robust_z(&d, 70.348, 1, 0.02), -2, 1e-9, "z: a bandwidth 2 sigma low is -2");
+  is_double(cb_robust_z(&d, 129.652, 0, 0.02), -2, 1e-9, "z: a time 2 sigma high is -2");
+  struct cb_dist flat = {.n = 10, .median = 100, .mad = 0};
+  is_double(cb_dist_sigma(&flat, 0.02), 2, TOL, "sigma: floored at 2%% of the median");
+  is_double(cb_robust_z(&flat, 99, 1, 0.02), -0.5, TOL, "z: 1%% low of a flat fleet is -0.5");
+}
+
+static void test_ratio(void) {
+  struct cb_ratio r = cb_ratio_ci(10, 0, 20, 0);
+  is_double(r.ratio, 2, TOL, "ratio: new over old");
+  is_double(r.lo, 2, TOL, "ratio: no CI without spread");
+  r = cb_ratio_ci(10, 1.96 * 0.5, 10, 1.96 * 0.5); /* 5% relative se each */
+  double se = sqrt(2) * 0.05;
+  is_double(r.lo, exp(-1.96 * se), 1e-12, "ratio: CI low end from both CIs (log scale)");
+  is_double(r.hi, exp(1.96 * se), 1e-12, "ratio: CI high end");
+}
+
+static void test_verdict(void) {
+  struct cb_fleet f = {.k = 5, .min_runs = 5};
+  struct cb_dist d = {.n = 10, .median = 10, .mad = 0.2}; /* sigma 0.29652 */
+  struct cb_verdict v;
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &d, CB_BLM_BUSBW, 9.0, &v);
+  is_long(v.status, CB_PASS, "verdict: z -3.4 passes at k 5");
+  is_double(v.fail, 10 - 5 * 0.29652, 1e-9, "verdict: fail level at z = -k");
+  ok(strstr(v.what, "fleet median 10") && strstr(v.what, "10 figures") &&
+         strstr(v.what, "fails under z -5"),
+     "verdict: says median, n and the rule (%s)", v.what);
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &d, CB_BLM_BUSBW, 8.0, &v);
+  is_long(v.status, CB_FAIL, "verdict: z -6.7 fails");
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &d, CB_BLM_TIME, 12.0, &v);
+  is_long(v.status, CB_FAIL, "verdict: a time 6.7 sigma high fails");
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &d, CB_BLM_TIME, 8.0, &v);
+  is_long(v.status, CB_PASS, "verdict: a faster time passes");
+  struct cb_dist few = {.n = 4, .median = 10, .mad = 0.2};
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &few, CB_BLM_BUSBW, 1.0, &v);
+  is_long(v.status, CB_WARN, "verdict: 4 figures cannot judge (neither pass nor fail)");
+  ok(strstr(v.what, "cannot judge") != NULL, "verdict: says it cannot judge (%s)", v.what);
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, NULL, CB_BLM_BUSBW, 1.0, &v);
+  is_long(v.status, CB_WARN, "verdict: no entry cannot judge");
+}
+
+static struct cb_bl_entry entry(uint64_t bytes, double median, double mad, int n) {
+  struct cb_bl_entry e = {
+      .kind = CB_BL_RESULT, .inplace = 0, .bytes = bytes, .nranks = 2, .nnodes = 1};
+  strcpy(e.op, "allreduce"), strcpy(e.backend, "mpi"), strcpy(e.mem, "host");
+  strcpy(e.transport, "shm"), strcpy(e.dtype, "float"), strcpy(e.redop, "sum");
+  e.d[CB_BLM_TIME] = (struct cb_dist){.n = n, .median = median, .mad = mad};
+  e.d[CB_BLM_TIME].ci95 = 1.96 * 1.2533 * 1.4826 * mad / sqrt(n);
+  return e;
+}
+
+static void test_compare(void) {
+  struct cb_bl_entry a[2] = {entry(1024, 10, 0.5, 10), entry(65536, 100, 2, 10)};
+  struct cb_bl_entry b[2] = {entry(1024, 10.2, 0.5, 10), entry(65536, 300, 2, 10)};
+  struct cb_baseline old_b = {.entries = a, .nentries = 2}, new_b = {.entries = b, .nentries = 2};
+  int common = 0;
+  is_long(cb_compare(&old_b, &new_b, 1.1, NULL, &common), 1, "compare: one key got slower");
+  is_long(common, 2, "compare: two keys in common");
+  struct cb_ratio r = cb_compare_metric(&a[1], &b[1], CB_BLM_TIME);
+  is_double(r.ratio, 3, TOL, "compare: 100 us -> 300 us is x3");
+  ok(r.lo > 2.9 && r.hi < 3.1, "compare: its CI is narrow (%.3f to %.3f)", r.lo, r.hi);
+  is_long(cb_compare(&old_b, &old_b, 1.1, NULL, &common), 0,
+          "compare: a baseline with itself: none");
+  b[0].bytes = b[1].bytes = 8;
+  is_long(cb_compare(&old_b, &new_b, 1.1, NULL, &common), 0, "compare: nothing in common...");
+  is_long(common, 0, "compare: ...counts 0 keys");
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_file(void) {
+  char dir[] = "/tmp/cb-test-baseline.XXXXXX", path[128];
+  if (!mkdtemp(dir))
+    return;
+  snprintf(path, sizeof path, "%s/b.json", dir);
+  struct cb_bl_entry e = entry(4096, 20, 1, 7);
+  int runs[] = {0};
+  e.runs = runs, e.nruns = 1;
+  struct cb_bl_run run = {.file = "r.jsonl", .nranks = 2, .nnodes = 1};
+  struct cb_baseline b = {.runs = &run, .nruns = 1, .entries = &e, .nentries = 1}, back;
+  strcpy(b.collbench_version, "x");
+  struct cb_error err = {0};
+  ok(cb_baseline_write(&b, path, &err) == CB_OK, "file: written (%s)", err.msg);
+  ok(cb_baseline_sniff(path), "file: sniffed as a baseline");
+  ok(cb_baseline_load("--baseline", path, &back, &err) == CB_OK, "file: read back (%s)", err.msg);
+  ok(back.nentries == 1 && cb_bl_same_key(&back.entries[0], &e) &&
+         back.entries[0].d[CB_BLM_TIME].n == 7 &&
+         fabs(back.entries[0].d[CB_BLM_TIME].median - 20) < 1e-6,
+     "file: the entry survives the round trip");
+  cb_baseline_free(&back);
+  static const struct {
+    const char *text, *want;
+  } bad[] = {
+      {"", "an empty file"},
+      {"{\"format\": \"collbench-baseline\", \"version\": 2, \"runs\": [], \"entries\": []}",
+       "format version 2"},
+      {"{\"format\": \"other\", \"version\": 1}", "not a collbench baseline"},
+      {"{\"format\": \"collbench-baseline\", \"version\": 1, \"runs\": [], \"entries\": []}",
+       "an empty baseline"},
+      {"{\"format\": \"collbench-baseline\", \"version\": 1, \"runs\": [], \"entries\": "
+       "[{\"kind\": "
+       "\"pair\", \"bytes\": 8, \"src_host\": \"a\", \"dst_host\": \"b\", \"bw_GBps\": {\"n\": 3}, "
+       "\"runs\": []}]}",
+       "distribution field missing"},
+      {"{\"format\": \"collbench-baseline\", \"version\": 1, \"runs\": [], \"entries\": "
+       "[{\"kind\": "
+       "\"node\", \"bytes\": 8, \"host\": \"a\", \"bw_GBps\": {\"n\": 1, \"median\": 1, \"mad\": "
+       "0, "
+       "\"p5\": 1, \"p10\": 1, \"p90\": 1, \"p95\": 1, \"min\": 1, \"max\": 1, \"ci95\": 0}, "
+       "\"runs\": [3]}]}",
+       "names a run the baseline does not list"},
+      {"{\"format\": \"collbench-baseline\", ", "not a baseline: line"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    write_file(path, bad[i].text);
+    memset(&err, 0, sizeof err);
+    int rc = cb_baseline_load("--baseline", path, &back, &err);
+    ok(rc == CB_USAGE && strstr(err.msg, bad[i].want) && strstr(err.msg, path),
+       "file: bad %zu refused naming the file: %s", i, err.msg);
+  }
+  memset(&err, 0, sizeof err);
+  ok(cb_baseline_load("--baseline", dir, &back, &err) == CB_USAGE && strstr(err.msg, "folder"),
+     "file: a folder is refused (%s)", err.msg);
+  memset(&err, 0, sizeof err);
+  ok(cb_baseline_write(&b, dir, &err) == CB_USAGE, "file: --out a folder is refused (%s)", err.msg);
+  unlink(path);
+  rmdir(dir);
+}
+
+int main(void) {
+  test_dist();
+  test_z();
+  test_ratio();
+  test_verdict();
+  test_compare();
+  test_file();
+  done_testing();
+  return exit_status();
+}
