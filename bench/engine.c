@@ -227,10 +227,13 @@ static void progress(struct series_ctx *sc, uint64_t bytes, int inplace) {
           cb_now() - sc->started);
 }
 
-/* Measures one variant at one size; *skipped when buffers do not fit. */
+/* Measures one variant at one size; *skipped when buffers do not fit.
+ * --max-time is the size's wall-clock budget: this variant gets an equal
+ * share of what is left of it since size_start, among variants_left, so
+ * the first one's buffers and check come out of it too. */
 static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int inplace,
-                           double budget, struct cb_record *rec, int *skipped,
-                           struct cb_error *err) {
+                           double size_start, int variants_left, struct cb_record *rec,
+                           int *skipped, struct cb_error *err) {
   const struct cb_cluster *cl = sc->cl;
   size_t esize = cb_dtypes[sc->dtype].size;
   char size[32];
@@ -240,6 +243,12 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name, size,
            inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
   cb_watchdog_arm(what);
+
+  /* Ranks agree on the time spent (the stop rule compares it with the
+   * budget on every rank); armed, as a stopped rank hangs it too. */
+  double spent = cb_now() - size_start;
+  MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, cl->comm);
+  double budget = (sc->s->max_time - spent) / variants_left;
 
   struct cb_error alloc_err = {0};
   int rc = inplace
@@ -415,19 +424,12 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
     struct cb_record rec[2];
     struct cb_row row = {NULL, NULL};
     int skipped = 0;
-    /* --max-time is the size's wall-clock budget: each variant gets an
-     * equal share of what is left, so the first one's buffers and check
-     * come out of it too. Ranks agree on the time spent (the stop rule
-     * compares it with the budget on every rank). */
     double size_start = cb_now();
     int variants_left = !why[0] + !why[1];
     for (int ip = 0; ip < 2 && !skipped; ip++) {
       if (why[ip])
         continue;
-      double spent = cb_now() - size_start;
-      MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, cl->comm);
-      double budget = (sc->s->max_time - spent) / variants_left--;
-      if (measure_variant(sc, &sh, ip, budget, &rec[ip], &skipped, err))
+      if (measure_variant(sc, &sh, ip, size_start, variants_left--, &rec[ip], &skipped, err))
         return err->status;
       if (!skipped)
         *(ip ? &row.inplace : &row.outofplace) = &rec[ip];
