@@ -111,7 +111,7 @@ build/tests/%.t: tests/unit/%.c tests/unit/tap.h build/libcollbench.a
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libcollbench.a $(LIBS)
 
 check: collbench $(UNIT_BIN)
-	prove --exec '' $(UNIT_BIN) tests/*.t
+	prove --timer --exec '' $(UNIT_BIN) tests/*.t
 
 # libFuzzer harnesses for the file readers (tests/fuzz/fuzz_READER.c, seeds
 # in tests/fuzz/corpus/READER): the library again, built by clang through

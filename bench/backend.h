@@ -71,6 +71,15 @@ struct cb_backend {
    * last run (nccl: from its TUNING log); "" and 0 when unknown. May be NULL. */
   void (*algorithm)(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
                     size_t plen, int *channels);
+  /* --matrix on this backend: enqueue one group of `window` receives of
+   * `bytes` into recv (window x bytes) from rank `from` and `window` sends of
+   * send to rank `to`, either -1 for none; sync() waits for it. NULL: the
+   * matrix runs over MPI on host memory only. */
+  int (*shift)(void *ctx, const void *send, void *recv, size_t bytes, int window, int from, int to,
+               struct cb_error *err);
+  /* The GPU this rank drives (its CUDA device index), -1 for none: how the
+   * matrix names a pair's ends. May be NULL. */
+  int (*device_index)(void *ctx);
   /* Where an in-place result starts, if not the op's convention. May be NULL. */
   size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
   void (*finalize)(void *ctx);

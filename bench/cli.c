@@ -201,6 +201,7 @@ void cb_cli_usage(FILE *out) {
         "                           per check with its margin; exit 1 when any fails\n"
         "      --matrix[=SIZE]      all-pairs bandwidth (SIZE messages, default 1M) and\n"
         "                           latency in N-1 shift rounds; names slow links and nodes\n"
+        "                           (--backend nccl: GPU to GPU, one rank per GPU)\n"
         "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
         "      --baseline FILE      with --accept: judge each check, and the [matrix]'s\n"
         "                           nodes and links, against a fleet baseline too\n"
@@ -775,9 +776,23 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      cli->csv_path ? "csv" : "prom",
                      cli->csv_path ? cli->csv_path : cli->prom_path);
   }
+  /* --matrix --backend nccl: the GPU all-pairs matrix, device memory only */
+  int gpu_matrix = cli->matrix && !cli->accept_path && backend_given && s->nbackends == 1 &&
+                   cb_backends[s->backends[0]]->shift;
+  if (gpu_matrix && mem_given && (s->nmems != 1 || s->mems[0] != CB_MEM_DEVICE))
+    return cb_fail(err, CB_USAGE,
+                   "--matrix --backend %s --mem %s: the %s matrix moves device memory "
+                   "(--mem device, or no --mem)",
+                   cb_backends[s->backends[0]]->name, cb_mem_names[s->mems[0]],
+                   cb_backends[s->backends[0]]->name);
   if (cli->accept_path || cli->matrix) {
     const char *mode = cli->accept_path ? "--accept" : "--matrix";
-    if (cli->sweep || op_given || backend_given || mem_given)
+    if (cli->matrix && backend_given && !gpu_matrix)
+      return cb_fail(err, CB_USAGE,
+                     "--matrix --backend %s%s: the matrix runs over MPI (no --backend) or over "
+                     "NCCL (--backend nccl, one rank per GPU), one of them",
+                     cb_backends[s->backends[0]]->name, s->nbackends > 1 ? ",..." : "");
+    if (cli->sweep || op_given || (backend_given && !gpu_matrix) || (mem_given && !gpu_matrix))
       return cb_fail(err, CB_USAGE, "%s chooses what to measure itself: --%s does not go with it",
                      mode,
                      cli->sweep      ? "sweep"

@@ -14,7 +14,8 @@ set logscale x 2
 set format y '%g'
 set yrange [0:*]
 set grid
-set key below
+# the key under the axis label, samples first; its blank title keeps it off the label
+set key below left Left reverse title ' '
 plot for [i=1:nseries] datafile index (i-1) using 1:3 with linespoints linecolor i pointtype 7 pointsize 0.6 title titles[i], \
      for [k=1:nmodel] modelfile index (k-1) using 1:3 with lines linecolor model_of[k] dashtype 2 notitle, \
      for [k=1:(nmodel > 0)] NaN with lines linecolor rgb 'black' dashtype 2 title model_title

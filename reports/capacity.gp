@@ -19,7 +19,8 @@ set xtics ('2' 2, '8' 8, '32' 32, '128' 128, '512' 512, '2048' 2048, '8192' 8192
 set format y '%g'
 set autoscale y
 set grid
-set key below
+# the key under the axis label, samples first; its blank title keeps it off the label
+set key below left Left reverse title ' '
 # gnuplot opens the file even for an empty loop: no points, no clause
 lines = 'for [k=1:nlines] capfile index (k-1) using 1:2 with linespoints linecolor cap_lc[k] dashtype cap_dt[k] pointtype 7 pointsize 0.5 title cap_titles[k]'
 if (npoints > 0) {

@@ -11,7 +11,8 @@ set logscale y 10
 set format y '%g'
 set autoscale y
 set grid
-set key below
+# the key under the axis label, samples first; its blank title keeps it off the label
+set key below left Left reverse title ' '
 plot for [i=1:nseries] datafile index (i-1) using 1:2 with linespoints linecolor i pointtype 7 pointsize 0.6 title titles[i], \
      for [k=1:nmodel] modelfile index (k-1) using 1:2 with lines linecolor model_of[k] dashtype 2 notitle, \
      for [k=1:(nmodel > 0)] NaN with lines linecolor rgb 'black' dashtype 2 title model_title

@@ -20,7 +20,7 @@ set size ratio -1
 if (nranks <= 32) { set xtics 1; set ytics 1 } else { set xtics autofreq; set ytics autofreq }
 set format x '%g'
 set format y '%g'
-set cblabel value_label
+set cblabel value_label offset 1.5,0  # clear of the colour bar's numbers
 set cbrange [cb_low:cb_high]
 if (high_is_good) {
   set palette defined (0 '#f46d43', 0.5 '#fee08b', 1 '#66bd63')

@@ -12,6 +12,7 @@ set logscale x 2
 set format y '%g'
 set yrange [0:*]
 set grid
-set key below
+# the key under the axis label, samples first; its blank title keeps it off the label
+set key below left Left reverse title ' '
 plot for [i=1:nratio] ratiofile index (i-1) using 1:2 with linespoints pointtype 7 pointsize 0.6 title ratio_titles[i], \
      1 with lines dashtype 2 linecolor rgb 'gray' notitle

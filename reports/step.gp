@@ -18,7 +18,8 @@ set xtics ('2' 2, '8' 8, '32' 32, '128' 128, '512' 512, '2048' 2048, '8192' 8192
 set format y '%g'
 set autoscale y
 set grid
-set key below
+# the key under the axis label, samples first; its blank title keeps it off the label
+set key below left Left reverse title ' '
 plot for [k=1:nlines] datafile index (k-1) using 1:2 with linespoints linecolor k pointtype 7 pointsize 0.5 title step_titles[k], \
      datafile index nlines using 1:2:3 with yerrorbars linecolor rgb 'gray30' pointtype 4 pointsize 1.5 title default_title, \
      datafile index (nlines + 1) using 1:2:3 with yerrorbars linecolor rgb 'red' pointtype 8 pointsize 1.5 title tuned_title

@@ -16,7 +16,8 @@ set logscale x 2
 set format y '%g'
 set autoscale y
 set grid
-set key below
+# the key under the axis label, samples first; its blank title keeps it off the label
+set key below left Left reverse title ' '
 chosen = nconfigs
 measured = nconfigs + has_chosen
 # gnuplot opens the file even for an empty loop: absent parts get no clause

@@ -9,8 +9,10 @@
 # Slurm and munge run a one-node test cluster (tests/slurm.t; Slurm's PMIx
 # plugin is in slurm-wlm-basic-plugins), prometheus brings promtool to validate
 # --prom files, chromium renders --report in a browser test, and help2man
-# writes the manual page. chromium is the big one (about 360 MB installed;
-# its apt-get install took 24 s here with prometheus).
+# writes the manual page; python3-yaml and python3-jsonschema check the
+# Kubernetes MPIJob against the MPI Operator's schema (tests/k8s.t).
+# chromium is the big one (about 360 MB installed; its apt-get install took
+# 24 s here with prometheus).
 set -eu
 
 packages="
@@ -30,6 +32,7 @@ packages="
   prometheus
   chromium chromium-driver
   help2man man-db
+  python3-yaml python3-jsonschema
 "
 
 SUDO=""

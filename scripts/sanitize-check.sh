@@ -69,9 +69,9 @@ for u in $units; do
   src=tests/unit/$(basename "$u" .t).c
   if grep -q 'MPI_Init' "$src"; then mpi_units="$mpi_units $u"; else plain_units="$plain_units $u"; fi
 done
-ASAN_OPTIONS="$common:detect_leaks=1" prove -f --exec '' $plain_units || rc=1
-[ -z "$mpi_units" ] || ASAN_OPTIONS="$common:detect_leaks=0" prove -f --exec '' $mpi_units || rc=1
-ASAN_OPTIONS="$common:detect_leaks=0" prove -f --exec '' "${tests[@]}" || rc=1
+ASAN_OPTIONS="$common:detect_leaks=1" prove -f --timer --exec '' $plain_units || rc=1
+[ -z "$mpi_units" ] || ASAN_OPTIONS="$common:detect_leaks=0" prove -f --timer --exec '' $mpi_units || rc=1
+ASAN_OPTIONS="$common:detect_leaks=0" prove -f --timer --exec '' "${tests[@]}" || rc=1
 end=$(date +%s)
 
 if compgen -G "$logs/report.*" >/dev/null; then

@@ -23,8 +23,14 @@ S=$TMP/slurm
 mkdir -p "$S/state" "$S/spool" "$S/munge" "$S/job"
 chmod 700 "$S/munge"
 stop_all() {
+  pids=
   for p in slurmd slurmctld munged; do
-    [ -s "$S/$p.pid" ] && kill "$(cat "$S/$p.pid")" 2>/dev/null
+    [ -s "$S/$p.pid" ] && pid=$(cat "$S/$p.pid") && kill "$pid" 2>/dev/null && pids="$pids $pid"
+  done
+  # slurmctld saves its state as it stops: wait (bounded) until each is
+  # gone, or the temp dir is removed under it ("Directory not empty")
+  for pid in $pids; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
   rm -rf "$TMP"
 }

@@ -91,6 +91,20 @@ int cb_matrix_retests(int nranks);
 void cb_matrix_reference(int nranks, int src, int dst, const int *sus_out, const int *sus_in,
                          int *ref_src, int *ref_dst);
 
+/* Round d (1..N-1) of the matrix: this rank receives from src = rank-d and
+ * sends to dst = rank+d, mod N, so the N-1 rounds cover every ordered pair
+ * once. */
+void cb_matrix_peers(int rank, int d, int nranks, int *src, int *dst);
+
+/* A pair's end: "HOST", or "HOST:GPU3" where the rank drives a GPU (gpu >= 0;
+ * the nccl matrix). A rank at fault: "node HOST" or "gpu HOST:GPU3"; a pair
+ * at fault: "link A->B". Each returns buf. */
+#define CB_MATRIX_END_MAX (CB_HOSTNAME_MAX + 16)
+const char *cb_matrix_end(char *buf, size_t len, const char *host, int gpu);
+const char *cb_matrix_fault_name(char *buf, size_t len, const char *host, int gpu);
+const char *cb_matrix_link_name(char *buf, size_t len, const char *src_host, int src_gpu,
+                                const char *dst_host, int dst_gpu);
+
 /* Names ranks that reach collectives consistently late (WARN verdicts),
  * or gives one PASS verdict; nothing with a single rank. */
 int cb_stragglers_measure(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,

@@ -12,12 +12,17 @@
  * probability at most 2^-K; K is chosen so that N(N-1) 2^-K <= MATRIX_ALPHA
  * (Bonferroni over all pairs). A pair slow only in company was contention;
  * a pair confirmed slow is a bad link, and a rank most of whose pairs are
- * slow in one direction is a bad node. */
+ * slow in one direction is a bad node.
+ * With --backend nccl the same rounds move device memory by ncclSend/ncclRecv
+ * (one rank per GPU, the backend's shift()), timed by the host clock around
+ * each round's group until the stream is done; the ends are then named as a
+ * GPU on a host, so a bad GPU, NVLink or NIC rail is told from its node. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend.h"
 #include "../stats.h"
 #include "../timer.h"
 #include "../units.h"
@@ -52,6 +57,14 @@ struct matrix {
   int nsinks;
   int window;
   char *sendbuf, *recvbuf;
+  /* nccl: the backend moving the messages (NULL: MPI on host memory); its
+   * first failure on this rank, after which the rank only keeps step with
+   * the others' MPI calls until the round's agreement ends the matrix */
+  const struct cb_backend *be;
+  void *bctx;
+  int dev_failed;
+  struct cb_error dev_err;
+  int *gpu; /* [N]: each rank's GPU, -1 for none */
   /* rank 0 only */
   struct suspect *suspects;
   int nsuspects, max_suspects, dropped;
@@ -70,6 +83,65 @@ static const char *host_of(const struct cb_cluster *cl, int rank) {
   return cl->node_names[cl->node_of_rank[rank]];
 }
 
+/* "HOST" or "HOST:GPU3" for rank's end of a pair */
+static const char *end_of(const struct matrix *m, int rank, char *buf, size_t len) {
+  return cb_matrix_end(buf, len, host_of(m->cl, rank), m->gpu[rank]);
+}
+
+/* One device round (backend shift + sync) unless this rank failed already;
+ * a failure is kept with the pair in its message. */
+static void dev_shift(struct matrix *m, size_t bytes, int window, int from, int to) {
+  if (m->dev_failed || (from < 0 && to < 0))
+    return;
+  struct cb_error *e = &m->dev_err;
+  if (m->be->shift(m->bctx, m->sendbuf, m->recvbuf, bytes, window, from, to, e) ||
+      m->be->sync(m->bctx, e)) {
+    m->dev_failed = 1;
+    char pre[96]; /* the pair, in front of the backend's own message (cut at the end) */
+    snprintf(pre, sizeof pre, "--matrix: receiving %zu B from rank %d, sending to rank %d: ",
+             bytes, from, to);
+    size_t pl = strlen(pre), ml = strlen(e->msg);
+    if (pl + ml >= sizeof e->msg)
+      ml = sizeof e->msg - pl - 1;
+    memmove(e->msg + pl, e->msg, ml);
+    memcpy(e->msg, pre, pl);
+    e->msg[pl + ml] = '\0';
+  }
+}
+
+/* measure_bw on the backend: the round's whole group, host-timed. */
+static double measure_bw_dev(struct matrix *m, int src, int dst, uint64_t bytes, int reps) {
+  double best = INFINITY;
+  for (int rep = 0; rep < reps; rep++) {
+    MPI_Barrier(m->cl->comm);
+    double t0 = cb_now();
+    dev_shift(m, bytes, m->window, src, dst);
+    double t = cb_now() - t0;
+    if (t < best)
+      best = t;
+  }
+  return src >= 0 && !m->dev_failed ? (double)m->window * (double)bytes / best * 1e-9 : NAN;
+}
+
+/* measure_lat on the backend: a round trip is two groups, the pings (from
+ * src, to dst) and then the pongs (from dst, to src). */
+static double measure_lat_dev(struct matrix *m, int src, int dst) {
+  double rtt[MATRIX_PINGS];
+  MPI_Barrier(m->cl->comm);
+  for (int i = -MATRIX_WARMUP_PINGS; i < MATRIX_PINGS; i++) {
+    double t0 = cb_now();
+    dev_shift(m, MATRIX_LAT_BYTES, 1, src, dst);
+    dev_shift(m, MATRIX_LAT_BYTES, 1, dst, src);
+    if (i >= 0)
+      rtt[i] = cb_now() - t0;
+  }
+  if (dst < 0 || m->dev_failed)
+    return NAN;
+  struct cb_stats st;
+  cb_stats_compute(rtt, MATRIX_PINGS, &st);
+  return st.median / 2 * 1e6;
+}
+
 /* Bandwidth src -> this rank while this rank sends to dst: time until the
  * whole window from src has arrived, best of MATRIX_REPEATS. src or dst
  * may be -1 (a retest, where one rank only sends and one only receives). */
@@ -84,6 +156,8 @@ static void wait_all(int n, MPI_Request *reqs) {
 }
 
 static double measure_bw(struct matrix *m, int src, int dst, uint64_t bytes, int reps) {
+  if (m->be)
+    return measure_bw_dev(m, src, dst, bytes, reps);
   const struct cb_cluster *cl = m->cl;
   MPI_Request reqs[2 * MATRIX_WINDOW];
   double best = INFINITY;
@@ -111,6 +185,8 @@ static double measure_bw(struct matrix *m, int src, int dst, uint64_t bytes, int
 /* Latency this rank -> dst (half the round trip), answering src's pings
  * meanwhile; every rank pings first, so no rank waits on a silent peer. */
 static double measure_lat(struct matrix *m, int src, int dst) {
+  if (m->be)
+    return measure_lat_dev(m, src, dst);
   const struct cb_cluster *cl = m->cl;
   char ping_in[MATRIX_LAT_BYTES], pong_in[MATRIX_LAT_BYTES], out[MATRIX_LAT_BYTES] = {0};
   double rtt[MATRIX_PINGS];
@@ -145,8 +221,16 @@ static double measure_lat(struct matrix *m, int src, int dst) {
 
 static int emit_pair(struct matrix *m, int src, int dst, uint64_t bytes, double bw, double lat,
                      int round, struct cb_error *err) {
-  struct cb_pair p = {src,  dst, host_of(m->cl, src), host_of(m->cl, dst), bytes, bw, lat, round,
-                      NULL, NULL};
+  struct cb_pair p = {.src = src,
+                      .dst = dst,
+                      .src_host = host_of(m->cl, src),
+                      .dst_host = host_of(m->cl, dst),
+                      .bytes = bytes,
+                      .bw_GBps = bw,
+                      .lat_us = lat,
+                      .round = round,
+                      .src_gpu = m->gpu[src],
+                      .dst_gpu = m->gpu[dst]};
   for (int i = 0; i < m->nsinks; i++)
     if (m->sinks[i].pair && m->sinks[i].pair(m->sinks[i].state, &p, err))
       return err->status;
@@ -193,7 +277,8 @@ static int take_round(struct matrix *m, int d, uint64_t bytes, struct cb_error *
   m->round_bw_median[d - 1] = bw_median;
   m->best_lat = fmin(m->best_lat, lat_best);
   for (int r = 0; r < n; r++) {
-    int src = (r - d + n) % n, dst = (r + d) % n;
+    int src, dst;
+    cb_matrix_peers(r, d, n, &src, &dst);
     double bw_in = m->round[2 * r], lat_out = m->round[2 * r + 1];
     /* each pair appears once as a bandwidth and once as a latency figure */
     if (emit_pair(m, src, r, bytes, bw_in, NAN, d, err) ||
@@ -326,13 +411,14 @@ static int retest(struct matrix *m, uint64_t bytes, struct cb_error *err) {
     }
     if (rc == CB_OK) /* on a sink's error the others still expect every retest */
       rc = emit_pair(m, s->src, s->dst, bytes, s->rt_bw, s->rt_lat, 0, err);
-    char text[512];
+    char text[1024], e[4][CB_MATRIX_END_MAX];
     snprintf(text, sizeof text,
              "retest alone %s (rank %d) -> %s (rank %d), %d time%s interleaved with %s (rank %d) "
              "-> %s (rank %d): median %.3g GB/s, %.3g us against %.3g GB/s, %.3g us: %s",
-             host_of(cl, s->src), s->src, host_of(cl, s->dst), s->dst, k, k == 1 ? "" : "s",
-             host_of(cl, s->ref_src), s->ref_src, host_of(cl, s->ref_dst), s->ref_dst, s->rt_bw,
-             s->rt_lat, s->rt_bw_ref, s->rt_lat_ref,
+             end_of(m, s->src, e[0], sizeof e[0]), s->src, end_of(m, s->dst, e[1], sizeof e[1]),
+             s->dst, k, k == 1 ? "" : "s", end_of(m, s->ref_src, e[2], sizeof e[2]), s->ref_src,
+             end_of(m, s->ref_dst, e[3], sizeof e[3]), s->ref_dst, s->rt_bw, s->rt_lat,
+             s->rt_bw_ref, s->rt_lat_ref,
              s->slow_bw || s->slow_lat ? "slow in every retest"
                                        : "normal against its reference (contention or noise)");
     if (rc == CB_OK && cb_sinks_note(m->sinks, m->nsinks, text, err))
@@ -354,14 +440,14 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
                  struct cb_error *err) {
   const struct cb_cluster *cl = m->cl;
   int n = cl->nranks, faults = 0;
-  char names[2][CB_HOSTNAME_MAX + 32];
+  char names[2][2 * CB_MATRIX_END_MAX + 8];
   for (int r = 0; r < n; r++)
     for (int dir = 0; dir < 2; dir++) {
       int slow = dir ? m->slow_out[r] : m->slow_in[r];
       if (!node_at_fault(slow, n))
         continue;
       struct cb_verdict v = {.name = names[0], .warn = NAN};
-      snprintf(names[0], sizeof names[0], "node %s", host_of(cl, r));
+      cb_matrix_fault_name(names[0], sizeof names[0], host_of(cl, r), m->gpu[r]);
       int at = dir * n + r;
       if (!isinf(m->worst_bw[at])) { /* its worst pair, against that pair's reference */
         v.unit = "GB/s";
@@ -389,7 +475,8 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
     if (!(s->slow_bw || s->slow_lat) || node_at_fault(m->slow_out[s->src], n) ||
         node_at_fault(m->slow_in[s->dst], n))
       continue;
-    snprintf(names[1], sizeof names[1], "link %s->%s", host_of(cl, s->src), host_of(cl, s->dst));
+    cb_matrix_link_name(names[1], sizeof names[1], host_of(cl, s->src), m->gpu[s->src],
+                        host_of(cl, s->dst), m->gpu[s->dst]);
     struct cb_verdict v = {.name = names[1], .status = CB_FAIL, .warn = NAN};
     if (s->slow_bw) { /* median of the retests against its reference's */
       v.unit = "GB/s";
@@ -427,8 +514,17 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
 }
 
 static void matrix_free(struct matrix *m) {
-  free(m->sendbuf);
-  free(m->recvbuf);
+  if (m->be) {
+    if (m->sendbuf)
+      m->be->free(m->bctx, CB_MEM_DEVICE, m->sendbuf);
+    if (m->recvbuf)
+      m->be->free(m->bctx, CB_MEM_DEVICE, m->recvbuf);
+    m->be->finalize(m->bctx);
+  } else {
+    free(m->sendbuf);
+    free(m->recvbuf);
+  }
+  free(m->gpu);
   free(m->suspects);
   free(m->round_bw_median);
   free(m->slow_in);
@@ -445,6 +541,37 @@ static int note_all(struct matrix *m, const char *text, struct cb_error *err) {
   return m->cl->rank == 0 ? cb_sinks_note(m->sinks, m->nsinks, text, err) : CB_OK;
 }
 
+/* Every rank: a step's outcome, this rank's device failure included, agreed
+ * on; a rank that saw nothing wrong says where the failure was. */
+static int agree(struct matrix *m, int rc, struct cb_error *err) {
+  if (rc == CB_OK && m->dev_failed) {
+    *err = m->dev_err;
+    rc = err->status;
+  }
+  if (!cb_cluster_agree(m->cl, rc))
+    return CB_OK;
+  return rc ? rc : cb_fail(err, CB_RUNTIME, "--matrix failed on another rank");
+}
+
+/* The buffers: host memory for MPI, the backend's device memory for nccl
+ * (their contents do not matter: nothing is checked). */
+static int alloc_buffers(struct matrix *m, uint64_t bytes, struct cb_error *err) {
+  if (!m->be) {
+    m->sendbuf = cb_host_alloc(bytes);
+    m->recvbuf = cb_host_alloc((size_t)m->window * bytes);
+    if (m->sendbuf && m->recvbuf)
+      memset(m->sendbuf, 0x5a, bytes);
+    return m->sendbuf && m->recvbuf ? CB_OK
+                                    : cb_fail(err, CB_RUNTIME, "--matrix: out of host memory");
+  }
+  void *send = NULL, *recv = NULL;
+  int rc = m->be->alloc(m->bctx, CB_MEM_DEVICE, bytes, &send, err);
+  if (rc == CB_OK)
+    rc = m->be->alloc(m->bctx, CB_MEM_DEVICE, (size_t)m->window * bytes, &recv, err);
+  m->sendbuf = send, m->recvbuf = recv;
+  return rc;
+}
+
 int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
                       const struct cb_matrix_rules *rules, struct cb_sink *sinks, int nsinks,
                       struct cb_accept_result *res, struct cb_error *err) {
@@ -457,9 +584,21 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
   struct matrix m = {.cl = cl, .rules = rules, .sinks = sinks, .nsinks = nsinks};
   m.window =
       cb_settings_window(s, bytes) < MATRIX_WINDOW ? cb_settings_window(s, bytes) : MATRIX_WINDOW;
-  m.sendbuf = cb_host_alloc(bytes);
-  m.recvbuf = cb_host_alloc((size_t)m.window * bytes);
-  int failed = !m.sendbuf || !m.recvbuf;
+  /* --backend nccl: the backend that can run the rounds (the CLI let only
+   * such a backend through); every other run: MPI on host memory */
+  if (s->nbackends == 1 && cb_backends[s->backends[0]]->shift) {
+    m.be = cb_backends[s->backends[0]];
+    const char *transport = s->ntransports ? s->transports[0] : m.be->transports[0];
+    if (m.be->init(cl, s, transport, &m.bctx, err)) /* collective: agreed inside */
+      return err->status;
+  }
+  int rc = alloc_buffers(&m, bytes, err);
+  if (agree(&m, rc, err)) {
+    matrix_free(&m);
+    return err->status;
+  }
+  m.gpu = malloc(sizeof(int) * (size_t)n);
+  int failed = !m.gpu;
   if (cl->rank == 0) {
     m.max_suspects = 4 * n + 16; /* O(N): a cluster worse than this is reported as such */
     m.suspects = calloc((size_t)m.max_suspects, sizeof *m.suspects);
@@ -482,20 +621,23 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     matrix_free(&m);
     return cb_fail(err, CB_RUNTIME, "--matrix: out of memory for %d ranks", n);
   }
-  memset(m.sendbuf, 0x5a, bytes);
-  char text[256], size[32];
+  int my_gpu = m.be && m.be->device_index ? m.be->device_index(m.bctx) : -1;
+  MPI_Allgather(&my_gpu, 1, MPI_INT, m.gpu, 1, MPI_INT, cl->comm);
+  char text[320], size[32];
   snprintf(text, sizeof text,
            "matrix: %d ranks, %d rounds of every rank sending %d x %s to rank+d while receiving "
-           "from rank-d",
-           n, n - 1, m.window, cb_format_size(bytes, size, sizeof size));
-  int rc = note_all(&m, text, err);
+           "from rank-d%s",
+           n, n - 1, m.window, cb_format_size(bytes, size, sizeof size),
+           m.be ? "; nccl: device memory, ncclSend/ncclRecv, one GPU per rank" : "");
+  rc = note_all(&m, text, err);
   for (int d = 1; d < n && rc == CB_OK; d++) {
-    int src = (cl->rank - d + n) % n, dst = (cl->rank + d) % n;
+    int src, dst;
+    cb_matrix_peers(cl->rank, d, n, &src, &dst);
     double mine[2] = {measure_bw(&m, src, dst, bytes, MATRIX_REPEATS), measure_lat(&m, src, dst)};
     MPI_Gather(mine, 2, MPI_DOUBLE, m.round, 2, MPI_DOUBLE, 0, cl->comm);
     if (cl->rank == 0)
       rc = take_round(&m, d, bytes, err);
-    rc = cb_cluster_agree(cl, rc) ? (rc ? rc : CB_RUNTIME) : CB_OK;
+    rc = agree(&m, rc, err);
   }
   double bw_ref = 0;
   if (rc == CB_OK && cl->rank == 0) {
@@ -509,7 +651,7 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
   MPI_Bcast(&bw_ref, 1, MPI_DOUBLE, 0, cl->comm);
   res->reference_Bps[CB_REF_PAIRBW] = bw_ref * 1e9;
   if (rc == CB_OK)
-    rc = retest(&m, bytes, err);
+    rc = agree(&m, retest(&m, bytes, err), err);
   if (rc == CB_OK && cl->rank == 0)
     rc = judge(&m, bw_ref, res, err);
   matrix_free(&m);

@@ -619,6 +619,29 @@ static const char *nccl_unsupported(void *ctx, const struct cb_op *op, int mem, 
   return NULL;
 }
 
+/* --matrix: one round's traffic for this rank as one group, so the receive
+ * from `from` and the send to `to` are in flight together, as in the MPI
+ * matrix's rounds. */
+static int nccl_shift(void *ctx, const void *send, void *recv, size_t bytes, int window, int from,
+                      int to, struct cb_error *err) {
+  struct nccl_ctx *c = ctx;
+  c->last = (struct cb_op_args){0};
+  TRY_NCCL(ncclGroupStart());
+  for (int w = 0; w < window; w++) {
+    if (from >= 0)
+      TRY_GROUP(
+          ncclRecv((char *)recv + (size_t)w * bytes, bytes, ncclInt8, from, c->comm, c->stream));
+    if (to >= 0)
+      TRY_GROUP(ncclSend(send, bytes, ncclInt8, to, c->comm, c->stream));
+  }
+  TRY_NCCL(ncclGroupEnd());
+  return CB_OK;
+}
+
+static int nccl_device_index(void *ctx) {
+  return ((struct nccl_ctx *)ctx)->device;
+}
+
 static int nccl_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct nccl_ctx *c = ctx;
   return cb_gpu_alloc(c->cl, "nccl", mem, bytes, ptr, err);
@@ -652,6 +675,8 @@ const struct cb_backend cb_backend_nccl = {
     .device_seconds = nccl_device_seconds,
     .transport_label = nccl_transport_label,
     .algorithm = nccl_algorithm,
+    .shift = nccl_shift,
+    .device_index = nccl_device_index,
     .inplace_result_offset = NULL,
     .finalize = nccl_finalize,
 };

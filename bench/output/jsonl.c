@@ -174,6 +174,10 @@ static int jsonl_pair(void *state, const struct cb_pair *p, struct cb_error *err
     json_object_set_new(o, "matrix", json_string(p->matrix));
   if (p->link)
     json_object_set_new(o, "link", json_string(p->link));
+  if (!p->matrix && p->src_gpu >= 0)
+    json_object_set_new(o, "src_gpu", json_integer(p->src_gpu));
+  if (!p->matrix && p->dst_gpu >= 0)
+    json_object_set_new(o, "dst_gpu", json_integer(p->dst_gpu));
   return put_line(state, o, err);
 }
 

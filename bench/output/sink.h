@@ -32,6 +32,9 @@ struct cb_pair {
    * indices on src_host, -1 for pinned host memory; lat_us is NaN. */
   const char *matrix;
   const char *link; /* "NVLink", "PCIe", "host", "local" (one GPU); NULL for MPI */
+  /* the all-pairs matrix over nccl: the GPU each end drives; -1 over MPI
+   * (unused for the copy matrix, whose src and dst are GPUs already) */
+  int src_gpu, dst_gpu;
 };
 
 struct cb_sink {

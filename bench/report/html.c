@@ -14,6 +14,20 @@ static void cell(FILE *f, const char *s) {
   fputs("</td>", f);
 }
 
+/* A file path: it may break after each '/', so a long temporary path wraps
+ * in its column instead of widening the table past the window. */
+static void path_cell(FILE *f, const char *s) {
+  fputs("<td>", f);
+  char part[2] = "";
+  for (; s && *s; s++) {
+    part[0] = *s;
+    cb_html_put(f, part);
+    if (*s == '/')
+      fputs("<wbr>", f);
+  }
+  fputs("</td>", f);
+}
+
 static void size_cell(FILE *f, unsigned long long b) {
   static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
@@ -30,7 +44,8 @@ static void runs_table(FILE *f, const struct cb_rep_data *d) {
   for (int i = 0; i < d->nruns; i++) {
     const struct cb_rep_run *r = &d->runs[i];
     fputs("<tr>", f);
-    cell(f, r->path), cell(f, r->start_time), cell(f, r->command_line), cell(f, r->hostnames);
+    path_cell(f, r->path), cell(f, r->start_time), cell(f, r->command_line);
+    cell(f, r->hostnames);
     fprintf(f, "<td class=n>%ld</td><td class=n>%ld</td>", r->nranks, r->nnodes);
     cell(f, r->mpi_library), cell(f, r->version), cell(f, r->git_commit);
     fputs("</tr>\n", f);
@@ -41,8 +56,8 @@ static void runs_table(FILE *f, const struct cb_rep_data *d) {
 static void figures_table(FILE *f, const struct cb_rep_data *d) {
   fputs("<h2>Key figures</h2>\n<table>\n<tr><th>op</th><th>file</th><th>backend</th>"
         "<th>memory</th><th>transport</th><th>dtype</th><th>redop</th><th>placement</th>"
-        "<th>sizes</th><th>peak busbw (GB/s)</th><th>at</th><th>smallest time (us)</th>"
-        "<th>at</th></tr>\n",
+        "<th>sizes</th><th>peak busbw (GB/s)</th><th>at size</th><th>smallest time (us)</th>"
+        "<th>at size</th></tr>\n",
         f);
   for (int i = 0; i < d->nseries; i++) {
     const struct cb_rep_series *s = &d->series[i];
@@ -52,7 +67,7 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
       fast = s->pts[p].time_us < s->pts[fast].time_us ? p : fast;
     }
     fputs("<tr>", f);
-    cell(f, s->op), cell(f, d->runs[s->file].path), cell(f, s->backend), cell(f, s->mem);
+    cell(f, s->op), path_cell(f, d->runs[s->file].path), cell(f, s->backend), cell(f, s->mem);
     cell(f, s->transport), cell(f, s->dtype), cell(f, s->redop);
     cell(f, s->inplace ? "in-place" : "out-of-place");
     fprintf(f, "<td class=n>%d</td><td class=n>%.3f</td>", s->npts, s->pts[peak].busbw_GBps);
@@ -104,15 +119,19 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
   fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
         "<title>collbench report</title>\n<style>\n"
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}\n"
-        "td,th{border:1px solid #bbb;padding:2px 6px}td.n{text-align:right}\n"
-        "img{max-width:100%}\n</style>\n</head>\n<body>\n<h1>collbench report</h1>\n",
+        "td,th{border:1px solid #bbb;padding:2px 6px}td.n{text-align:right;white-space:nowrap}\n"
+        "td{overflow-wrap:break-word}img{max-width:100%}\n</style>\n</head>\n<body>\n"
+        "<h1>collbench report</h1>\n",
         f);
-  cb_rep_fleet_html(f, d); /* outliers first */
-  runs_table(f, d);
-  if (d->nseries)
-    figures_table(f, d);
-  cb_rep_model_html(f, d);
+  /* What a reader asks first: did it pass, what are the figures, what do
+   * they look like; how they were modelled and where they came from last. */
+  cb_rep_verdicts_html(f, d);
+  cb_rep_fleet_html(f, d); /* the points and nodes against a baseline, outliers first */
   cb_rep_matrix_html(f, d);
+  if (d->nseries) {
+    figures_table(f, d);
+    fputs("<p>Charts per op below; click a chart for its SVG.</p>\n", f);
+  }
   for (int first = 0, n; first < d->nseries; first += n) {
     n = cb_rep_op_span(d, first);
     const char *op = d->series[first].op;
@@ -134,9 +153,9 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
       chart(f, op, "capacity");
     }
   }
+  cb_rep_model_html(f, d);
   cb_rep_tuning_html(f, d);
-  if (d->nseries || d->npairs)
-    fputs("<p>Click a chart for its SVG.</p>\n", f);
+  runs_table(f, d);
   fputs("</body>\n</html>\n", f);
   if (fclose(f) != 0)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);

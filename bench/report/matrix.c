@@ -344,10 +344,13 @@ static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const ch
   grid_free(&g);
 }
 
-void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d) {
-  const char *names[MAX_MATRICES];
+void cb_rep_verdicts_html(FILE *f, const struct cb_rep_data *d) {
   if (d->nverdicts)
     verdicts_table(f, d);
+}
+
+void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d) {
+  const char *names[MAX_MATRICES];
   for (int file = 0; file < d->nruns; file++) {
     int n = matrix_names(d, file, names);
     for (int k = 0; k < n; k++)

@@ -82,9 +82,24 @@ int cb_rep_held_out(const struct cb_rep_data *d, const struct cb_fit_groups *gs,
   return errors(d, gs, op, cb_rep_nfit(d), d->nruns, median, max);
 }
 
-/* One row per held-out file and op: its points predicted from the fit. */
+/* One row per held-out file and op: its points predicted from the fit; a
+ * sentence instead of a table with no rows (held-out files of other ops, or
+ * of a matrix only). */
 static void validation_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
-  fputs("<h2>Model: prediction error</h2>\n<p>Each held-out file's measurements predicted from "
+  fputs("<h2>Model: prediction error</h2>\n", f);
+  int rows = 0;
+  for (int file = cb_rep_nfit(d); file < d->nruns; file++)
+    for (int op = 0; op < CB_NMOPS; op++) {
+      double med, max;
+      rows += errors(d, gs, op, file, file + 1, &med, &max) > 0;
+    }
+  if (!rows) {
+    fputs("<p>No held-out file has measurements of a fitted op: the model's error beyond the "
+          "fitted points is unknown.</p>\n",
+          f);
+    return;
+  }
+  fputs("<p>Each held-out file's measurements predicted from "
         "the fit above at their own rank and node counts; error = predicted / measured "
         "&minus; 1.</p>\n<table>\n<tr><th>file</th><th>op</th><th>points</th>"
         "<th>median |error|</th><th>max |error|</th></tr>\n",

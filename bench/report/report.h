@@ -130,9 +130,11 @@ int cb_rep_run_gnuplot(const char *dir, const char *script, struct cb_error *err
  * matrixN_bw and matrixN_lat (N counts input files from 1). */
 int cb_rep_has_matrix(const struct cb_rep_data *d, int file);
 int cb_rep_plot_matrices(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
-/* index.html's matrix section: heatmaps, hosts per rank, and the FAIL and
- * WARN verdicts of every file. */
+/* index.html's matrix section: heatmaps and hosts per rank. */
 void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d);
+/* index.html's verdicts, the page's first section when there are any: the
+ * count, and the FAIL and WARN verdicts of every file in full. */
+void cb_rep_verdicts_html(FILE *f, const struct cb_rep_data *d);
 /* The model section of index.html: alpha-beta fits of the first file and
  * the other files' measurements predicted from them (bench/report/model.c). */
 void cb_rep_model_html(FILE *f, const struct cb_rep_data *d);
