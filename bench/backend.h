@@ -71,6 +71,11 @@ struct cb_backend {
    * last run (nccl: from its TUNING log); "" and 0 when unknown. May be NULL. */
   void (*algorithm)(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
                     size_t plen, int *channels);
+  /* The algorithm the library runs for args' op and size, named as the
+   * library names it, and by = "forced" or "rules" (struct cb_record's
+   * algo, algo_by); "" when it does not say. May be NULL. */
+  void (*coll_algo)(void *ctx, const struct cb_op_args *args, char *name, size_t len, char *by,
+                    size_t blen);
   /* Where an in-place result starts, if not the op's convention. May be NULL. */
   size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
   void (*finalize)(void *ctx);
