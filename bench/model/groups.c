@@ -29,10 +29,15 @@ static int same_labels(const struct cb_fit_group *g, const struct cb_rep_series 
          strcmp(g->dtype, s->dtype) == 0 && strcmp(g->redop, s->redop) == 0;
 }
 
+static int same_group(const struct cb_fit_group *g, int op, const struct cb_rep_series *s, int tier,
+                      const char *algo) {
+  return g->op == op && g->tier == tier && strcmp(g->algo, algo) == 0 && same_labels(g, s);
+}
+
 static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
-                                      const struct cb_rep_series *s, int tier) {
+                                      const struct cb_rep_series *s, int tier, const char *algo) {
   for (int i = 0; i < gs->n; i++)
-    if (gs->g[i].op == op && gs->g[i].tier == tier && same_labels(&gs->g[i], s))
+    if (same_group(&gs->g[i], op, s, tier, algo))
       return &gs->g[i];
   if (gs->n == gs->cap) {
     gs->cap = gs->cap ? 2 * gs->cap : 16;
@@ -46,7 +51,9 @@ static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
                              .mem = s->mem,
                              .transport = s->transport,
                              .dtype = s->dtype,
-                             .redop = s->redop};
+                             .redop = s->redop,
+                             .shape = cb_model_shape_of(op, algo)};
+  snprintf(g->algo, sizeof g->algo, "%s", algo);
   return g;
 }
 
@@ -55,8 +62,8 @@ static void add_point(struct cb_fit_group *g, const struct cb_record *r) {
     g->cap = g->cap ? 2 * g->cap : 32;
     g->pts = realloc(g->pts, g->cap * sizeof *g->pts);
   }
-  g->pts[g->npts++] =
-      (struct cb_fit_point){r->nranks, r->nnodes, (double)r->bytes, r->time_us * 1e-6};
+  g->pts[g->npts++] = (struct cb_fit_point){r->nranks, r->nnodes, (double)r->bytes,
+                                            r->time_us * 1e-6, g->shape < 0 ? 0 : g->shape};
   int seen = 0;
   for (int i = 0; i < g->nranks; i++)
     seen |= g->ranks[i] == r->nranks;
@@ -73,7 +80,8 @@ void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, co
       continue;
     for (int k = 0; k < s->npts; k++)
       if (s->pts[k].time_us > 0 && s->pts[k].nranks > 1)
-        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k])), &s->pts[k]);
+        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k]), cb_point_algo(&s->pts[k])),
+                  &s->pts[k]);
   }
 }
 
@@ -83,12 +91,18 @@ void cb_fit_groups_fit(struct cb_fit_groups *gs) {
 }
 
 const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
-                                               const struct cb_rep_series *s, int tier) {
+                                               const struct cb_rep_series *s,
+                                               const struct cb_record *r) {
   int op = cb_mop_find(s->op);
   for (int i = 0; i < gs->n; i++)
-    if (gs->g[i].fitted && gs->g[i].op == op && gs->g[i].tier == tier && same_labels(&gs->g[i], s))
+    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), cb_point_algo(r)))
       return &gs->g[i];
   return NULL;
+}
+
+double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r) {
+  return cb_model_time(g->op, g->shape < 0 ? 0 : g->shape, r->nranks, r->nnodes, (double)r->bytes,
+                       &g->fit.link);
 }
 
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier) {

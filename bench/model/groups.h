@@ -1,5 +1,6 @@
-/* Measured points grouped for fitting: one group per op, labels and link
- * tier. Shared by the model's front end and the report. */
+/* Measured points grouped for fitting: one group per op, labels, link
+ * tier and recorded algorithm (results that record none form one group
+ * with the ring's shape). Shared by the model's front end and the report. */
 #ifndef CB_MODEL_GROUPS_H
 #define CB_MODEL_GROUPS_H
 
@@ -9,6 +10,8 @@
 struct cb_fit_group {
   int op, tier, inplace;
   const char *backend, *mem, *transport, *dtype, *redop; /* owned by the cb_rep_data */
+  char algo[32]; /* the algorithm the results recorded; "" none */
+  int shape;     /* its enum cb_cost_shape, or -1 (fitted with the ring's) */
   struct cb_fit_point *pts;
   int npts, cap;
   int ranks[16], nranks; /* the rank counts seen, for the tables */
@@ -26,9 +29,13 @@ struct cb_fit_groups {
 void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
                        int file);
 void cb_fit_groups_fit(struct cb_fit_groups *gs);
-/* The fitted group with the labels of series s at a tier, or NULL. */
+/* The fitted group with the labels of series s, the tier and algorithm
+ * of its result r, or NULL. */
 const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
-                                               const struct cb_rep_series *s, int tier);
+                                               const struct cb_rep_series *s,
+                                               const struct cb_record *r);
+/* The group's predicted time of result r, seconds. */
+double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r);
 /* The group predictions use for op at tier: out of place first, then the
  * most points; NULL when none was fitted. */
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier);
@@ -41,6 +48,11 @@ void cb_fit_system(const struct cb_fit_groups *gs, const struct cb_topology *top
 
 static inline int cb_point_tier(const struct cb_record *r) {
   return r->nnodes > 1 ? CB_TIER_INTER : CB_TIER_INTRA;
+}
+
+/* The algorithm a result recorded: the library's (mpi), else NCCL's. */
+static inline const char *cb_point_algo(const struct cb_record *r) {
+  return r->algo[0] ? r->algo : r->nccl_algo;
 }
 
 #endif

@@ -139,12 +139,12 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
       continue;
     for (int k = 0; k < s->npts; k++) {
       const struct cb_record *r = &s->pts[k];
-      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
+      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, r);
       if (!g || r->nranks < 2 || !(r->time_us > 0)) {
         unmatched++;
         continue;
       }
-      double pred = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6;
+      double pred = cb_fit_group_time(g, r) * 1e6;
       double e = (pred - r->time_us) / r->time_us;
       v[n++] = (struct verr){e, cb_mop_names[op], r->nranks, r->bytes};
       printf("%-14s %-10s %-24s %-12s %6d %6d %10s %12.2f %12.2f %7.1f%%\n", cb_mop_names[op],

@@ -61,11 +61,9 @@ static int errors(const struct cb_rep_data *d, const struct cb_fit_groups *gs, i
       continue;
     for (int k = 0; k < s->npts; k++) {
       const struct cb_record *r = &s->pts[k];
-      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
+      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, r);
       if (g && r->nranks > 1 && r->time_us > 0)
-        e[n++] = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6 /
-                     r->time_us -
-                 1;
+        e[n++] = cb_fit_group_time(g, r) * 1e6 / r->time_us - 1;
     }
   }
   if (n) {
