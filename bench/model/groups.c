@@ -85,23 +85,84 @@ void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, co
   }
 }
 
+/* Open MPI's rules switch algorithm by size and rank count, so an
+ * algorithm may have too few sizes to be fitted alone, or appear only in
+ * the held-out run. The link is the same whatever the algorithm: a group
+ * "*" per op, labels and tier fits it on every algorithm's points, each
+ * through its own shape; algorithms without a fit of their own use it. */
+static int same_link(const struct cb_fit_group *a, const struct cb_fit_group *b) {
+  return a->op == b->op && a->tier == b->tier && a->inplace == b->inplace &&
+         strcmp(a->backend, b->backend) == 0 && strcmp(a->mem, b->mem) == 0 &&
+         strcmp(a->transport, b->transport) == 0 && strcmp(a->dtype, b->dtype) == 0 &&
+         strcmp(a->redop, b->redop) == 0;
+}
+
+static int find_pool(const struct cb_fit_groups *gs, const struct cb_fit_group *g) {
+  for (int i = 0; i < gs->n; i++)
+    if (same_link(&gs->g[i], g) && strcmp(gs->g[i].algo, CB_ALL_ALGOS) == 0)
+      return i;
+  return -1;
+}
+
+static void add_pools(struct cb_fit_groups *gs) {
+  int n = gs->n;
+  for (int i = 0; i < n; i++) {
+    if (!gs->g[i].algo[0] || find_pool(gs, &gs->g[i]) >= 0)
+      continue;
+    struct cb_fit_group pool = gs->g[i];
+    snprintf(pool.algo, sizeof pool.algo, "%s", CB_ALL_ALGOS);
+    pool.pts = NULL, pool.npts = pool.cap = pool.nranks = 0, pool.shape = -1;
+    for (int j = 0; j < n; j++)
+      for (int k = 0; same_link(&gs->g[j], &pool) && k < gs->g[j].npts; k++) {
+        if (pool.npts == pool.cap)
+          pool.cap = pool.cap ? 2 * pool.cap : 32,
+          pool.pts = realloc(pool.pts, pool.cap * sizeof *pool.pts);
+        pool.pts[pool.npts++] = gs->g[j].pts[k];
+      }
+    for (int j = 0; j < n; j++)
+      for (int k = 0; same_link(&gs->g[j], &pool) && k < gs->g[j].nranks; k++) {
+        int seen = 0;
+        for (int m = 0; m < pool.nranks; m++)
+          seen |= pool.ranks[m] == gs->g[j].ranks[k];
+        if (!seen && pool.nranks < (int)(sizeof pool.ranks / sizeof pool.ranks[0]))
+          pool.ranks[pool.nranks++] = gs->g[j].ranks[k];
+      }
+    if (gs->n == gs->cap)
+      gs->cap = 2 * gs->cap, gs->g = realloc(gs->g, gs->cap * sizeof *gs->g);
+    gs->g[gs->n++] = pool;
+  }
+}
+
 void cb_fit_groups_fit(struct cb_fit_groups *gs) {
+  add_pools(gs);
   for (int i = 0; i < gs->n; i++)
     gs->g[i].fitted = cb_model_fit(gs->g[i].op, gs->g[i].pts, gs->g[i].npts, &gs->g[i].fit) == 0;
+  for (int i = 0; i < gs->n; i++) {
+    int p = gs->g[i].algo[0] ? find_pool(gs, &gs->g[i]) : -1;
+    if (!gs->g[i].fitted && p >= 0 && gs->g[p].fitted)
+      gs->g[i].fit = gs->g[p].fit, gs->g[i].fitted = 1, gs->g[i].pooled = 1;
+  }
 }
 
 const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
                                                const struct cb_rep_series *s,
                                                const struct cb_record *r) {
   int op = cb_mop_find(s->op);
+  const char *algo = cb_point_algo(r);
   for (int i = 0; i < gs->n; i++)
-    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), cb_point_algo(r)))
+    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), algo))
+      return &gs->g[i];
+  /* an algorithm the fit never saw: the link's pooled fit, through its shape */
+  for (int i = 0; algo[0] && cb_model_shape_of(op, algo) >= 0 && i < gs->n; i++)
+    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), CB_ALL_ALGOS))
       return &gs->g[i];
   return NULL;
 }
 
 double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r) {
-  return cb_model_time(g->op, g->shape < 0 ? 0 : g->shape, r->nranks, r->nnodes, (double)r->bytes,
+  int shape =
+      strcmp(g->algo, CB_ALL_ALGOS) == 0 ? cb_model_shape_of(g->op, cb_point_algo(r)) : g->shape;
+  return cb_model_time(g->op, shape < 0 ? 0 : shape, r->nranks, r->nnodes, (double)r->bytes,
                        &g->fit.link);
 }
 

@@ -16,8 +16,12 @@ struct cb_fit_group {
   int npts, cap;
   int ranks[16], nranks; /* the rank counts seen, for the tables */
   int fitted;            /* 0: the points could not separate alpha from beta */
+  int pooled;            /* 1: the "*" group's fit (too few points of its own) */
   struct cb_fit fit;
 };
+
+/* The algorithm name of a group fitted on all algorithms of one link. */
+#define CB_ALL_ALGOS "*"
 
 struct cb_fit_groups {
   struct cb_fit_group *g;
@@ -49,6 +53,23 @@ void cb_fit_system(const struct cb_fit_groups *gs, const struct cb_topology *top
 static inline int cb_point_tier(const struct cb_record *r) {
   return r->nnodes > 1 ? CB_TIER_INTER : CB_TIER_INTRA;
 }
+
+/* Prediction errors (predicted / measured - 1) summarised per op and
+ * size, for --validate's and index.html's held-out tables. */
+struct cb_err_point {
+  int op;
+  uint64_t bytes;
+  double err;
+};
+struct cb_err_row {
+  int op;
+  uint64_t bytes;
+  int points;
+  double median_abs, max_abs, median; /* median: signed, says which way */
+};
+/* Sorts pts[0..n) by op, size and |error|, and writes one row per op and
+ * size into rows (room for n); returns the number of rows. */
+int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows);
 
 /* The algorithm a result recorded: the library's (mpi), else NCCL's. */
 static inline const char *cb_point_algo(const struct cb_record *r) {

@@ -245,7 +245,9 @@ static void test_fit_per_algo(void) {
   struct cb_fit_groups gs = {0};
   cb_fit_groups_add(&gs, &d, NULL, 0);
   cb_fit_groups_fit(&gs);
-  ok(gs.n == 2 && gs.g[0].fitted && gs.g[1].fitted, "two recorded algorithms: two fitted groups");
+  ok(gs.n == 3 && gs.g[0].fitted && gs.g[1].fitted && gs.g[2].fitted &&
+         strcmp(gs.g[2].algo, CB_ALL_ALGOS) == 0,
+     "two recorded algorithms: two fitted groups, and the link's pooled one (*)");
   for (int i = 0; i < gs.n; i++)
     ok(fabs(gs.g[i].fit.link.alpha / 20e-6 - 1) < 1e-9 &&
            fabs(gs.g[i].fit.link.beta / 2e-9 - 1) < 1e-9,
@@ -264,13 +266,58 @@ static void test_fit_per_algo(void) {
          "8 ranks, 1 KiB by recursive doubling: 66.1 us");
   struct cb_record other = *large;
   snprintf(other.algo, sizeof other.algo, "ring");
-  ok(!cb_fit_groups_match(&gs, &series[1], &other), "no ring fit: a ring result is not matched");
+  g = cb_fit_groups_match(&gs, &series[1], &other);
+  ok(g && strcmp(g->algo, CB_ALL_ALGOS) == 0, "ring, never fitted: the link's pooled fit");
+  /* 8 ranks, 8 MiB by ring: 14 steps x 20 us + 1.75 x 8388608 B x 2 ns */
+  if (g)
+    near(cb_fit_group_time(g, &other), 14 * 20e-6 + 1.75 * 8388608 * 2e-9,
+         "... through the ring's shape: 280 us + 29.36 ms");
+  snprintf(other.algo, sizeof other.algo, "NVLS");
+  ok(!cb_fit_groups_match(&gs, &series[1], &other), "NVLS (no shape, no fit): not predicted");
   cb_fit_groups_free(&gs);
   free(series[0].pts), free(series[1].pts);
 }
 
+/* One size per algorithm (2 ranks, as Open MPI's rules switch): no group
+ * can be fitted alone, each borrows the link fitted on all of them
+ * through their own shapes, which exact data gives back exactly. */
+static void test_pooled(void) {
+  static const char *const algos[] = {"recursive_doubling", "ring", "rabenseifner"};
+  struct cb_rep_series s = {.op = "allreduce",
+                            .backend = "mpi",
+                            .mem = "host",
+                            .transport = "shm",
+                            .dtype = "float",
+                            .redop = "sum",
+                            .pts = calloc(3, sizeof *s.pts)};
+  struct cb_rep_data d = {.series = &s, .nseries = 1};
+  struct cb_link l = {1, 3e-6, 5e-10};
+  for (int k = 0; k < 3; k++) {
+    struct cb_record *r = &s.pts[s.npts++];
+    *r = (struct cb_record){.nranks = 2, .nnodes = 1, .bytes = 1024u << (6 * k)};
+    snprintf(r->algo, sizeof r->algo, "%s", algos[k]);
+    r->time_us =
+        1e6 * cb_model_time(CB_MOP_ALLREDUCE, cb_model_shape_of(CB_MOP_ALLREDUCE, algos[k]), 2, 1,
+                            r->bytes, &l);
+  }
+  struct cb_fit_groups gs = {0};
+  cb_fit_groups_add(&gs, &d, NULL, -1);
+  cb_fit_groups_fit(&gs);
+  int pooled = 0;
+  for (int i = 0; i < gs.n; i++)
+    pooled += gs.g[i].fitted && gs.g[i].pooled && fabs(gs.g[i].fit.link.alpha / 3e-6 - 1) < 1e-9 &&
+              fabs(gs.g[i].fit.link.beta / 5e-10 - 1) < 1e-9;
+  ok(gs.n == 4 && pooled == 3, "three algorithms of one size each: all pooled, link fitted back");
+  const struct cb_fit_group *g = cb_fit_groups_match(&gs, &s, &s.pts[0]);
+  if (g) /* 1 KiB by recursive doubling, 2 ranks: 1 step, the whole buffer once */
+    near(cb_fit_group_time(g, &s.pts[0]), 3e-6 + 1024 * 5e-10, "... and predicts 1 KiB: 3.51 us");
+  cb_fit_groups_free(&gs);
+  free(s.pts);
+}
+
 int main(void) {
   test_terms();
+  test_pooled();
   test_shapes();
   test_fit_per_algo();
   test_groups();
