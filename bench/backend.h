@@ -80,6 +80,11 @@ struct cb_backend {
   /* The GPU this rank drives (its CUDA device index), -1 for none: how the
    * matrix names a pair's ends. May be NULL. */
   int (*device_index)(void *ctx);
+  /* The algorithm the library runs for args' op and size, named as the
+   * library names it, and by = "forced" or "rules" (struct cb_record's
+   * algo, algo_by); "" when it does not say. May be NULL. */
+  void (*coll_algo)(void *ctx, const struct cb_op_args *args, char *name, size_t len, char *by,
+                    size_t blen);
   /* Where an in-place result starts, if not the op's convention. May be NULL. */
   size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
   void (*finalize)(void *ctx);

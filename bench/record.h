@@ -41,6 +41,11 @@ struct cb_record {
    * written to JSON. */
   char nccl_algo[32], nccl_proto[16];
   int nccl_channels; /* the channels it ran on (the most, if it varied); 0 unknown */
+  /* The algorithm the library ran (mpi: Open MPI coll/tuned's name,
+   * "ring") and how it was chosen: "forced" (the run set it) or "rules"
+   * (the library's fixed decision rules, as collbench transcribed them);
+   * "" when unknown, and then not written to JSON. */
+  char algo[32], algo_by[8];
 };
 
 /* Makes time_us the statistic `stat` (enum cb_stat) names, and algbw and

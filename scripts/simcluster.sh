@@ -152,6 +152,19 @@ simcluster_throttle() {
     tc qdisc replace dev "${SIMCLUSTER_ID}v$_sc_node" root tbf rate "$_sc_rate" burst 64kb latency 50ms
 }
 
+# simcluster_shape_egress NODE RATE [BURST]: token-bucket limit on everything NODE sends
+# (its own eth0, inside the namespace): the node's "NIC" rate, as the model's inter-node
+# tier assumes. BURST defaults to 32kb: a small bucket, so the rate holds from the first
+# packets of a message on.
+simcluster_shape_egress() {
+    _sc_node=${1:?usage: simcluster_shape_egress NODE RATE [BURST]}
+    _sc_rate=${2:?usage: simcluster_shape_egress NODE RATE [BURST]}
+    _sc_node=${_sc_node##*.}
+    _sc_node=${_sc_node##*n}
+    ip netns exec "${SIMCLUSTER_ID}n$_sc_node" \
+        tc qdisc replace dev eth0 root tbf rate "$_sc_rate" burst "${3:-32kb}" latency 100ms
+}
+
 # simcluster_throttle_link FROM TO RATE: limits only the traffic from node FROM to node
 # TO (names or addresses): an HTB class at RATE for packets from FROM's address on TO's
 # bridge-side veth, everything else unlimited. A bad link, not a bad node.

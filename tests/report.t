@@ -52,7 +52,7 @@ awk '{ print $1 }' "$TMP/rep/allreduce.dat" >"$TMP/sizes"
 awk '{ print $1 }' "$TMP/rep/allreduce_model.dat" >"$TMP/msizes"
 check "model sizes are the measured sizes" cmp "$TMP/sizes" "$TMP/msizes"
 check "the chart's key names the model and its held-out error" \
-  grep -q "^model_title = 'dashed: model (ring) fit on a.jsonl; held-out error median [0-9]*%" "$TMP/rep/allreduce.gp"
+  grep -q "^model_title = 'dashed: model fit on a.jsonl; held-out error median [0-9]*%" "$TMP/rep/allreduce.gp"
 check "p2p_lat (no model) has no model lines" grep -q '^nmodel = 0$' "$TMP/rep/p2p_lat.gp"
 check "allreduce_capacity.png is a PNG" png_ok "$TMP/rep/allreduce_capacity.png"
 check "index.html shows the capacity chart with the held-out error" sh -c \
@@ -135,7 +135,7 @@ check "no raw <b> or <script> from input" \
   sh -c "! grep -q '<b>\|<script' '$TMP/evil/index.html'"
 check "gnuplot title doubles the quote" grep -q "it''s \`touch" "$TMP/evil/allreduce.gp"
 check "hostnames never reach gnuplot" sh -c "! grep -q evil '$TMP/evil/'*.gp"
-check "the model's key quotes the file name" grep -q "^model_title = 'dashed: model (ring) fit on o''q\`touch" "$TMP/evil/allreduce.gp"
+check "the model's key quotes the file name" grep -q "^model_title = 'dashed: model fit on o''q\`touch" "$TMP/evil/allreduce.gp"
 cp "$TMP/trials.jsonl" "$evil_file.trials"
 ./collbench --report "$evil_file" "$evil_file.trials" --out "$TMP/evil2" >"$TMP/out" 2>"$TMP/err"
 ok $? "--report on a hostile trials file name exits 0"

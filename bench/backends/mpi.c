@@ -12,6 +12,7 @@
 #include "../dtype.h"
 #include "../gpu.h"
 #include "../settings.h"
+#include "ompi_algo.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};
 
@@ -25,6 +26,12 @@ struct mpi_ctx {
   MPI_Status *statuses; /* not MPI_STATUSES_IGNORE: MPICH's headers make gcc warn */
   int nrequests;
   char intra[16], inter[16]; /* path labels within and between nodes */
+  /* Open MPI coll/tuned: whether it serves the collectives with rules
+   * collbench knows (no rules file, not displaced by coll/han), and the
+   * algorithm the run forced per op (0: the fixed rules decide). */
+  int tuned;
+  int forced[CB_NOPS];
+  int segsize; /* coll_tuned_allreduce_algorithm_segmentsize */
 };
 
 #define ACK_TAG 7
@@ -229,33 +236,74 @@ static int admits(const char *list, const char *component) {
   return exclude ? !named : named;
 }
 
-/* The effective value of an MCA parameter, wherever it was set. */
-static void read_cvar(const char *name, char *buf, size_t len) {
-  buf[0] = '\0';
-  int provided, ncvars;
+/* The effective value of an MCA parameter, wherever it was set: a string
+ * into buf (type MPI_CHAR), or an int or bool into *num. Returns 0 when
+ * the library has no such variable. */
+static int read_cvar_as(const char *name, MPI_Datatype want, char *buf, size_t len, int *num) {
+  int provided, ncvars, found = 0;
+  if (buf)
+    buf[0] = '\0';
   if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-    return;
+    return 0;
   MPI_T_cvar_get_num(&ncvars);
-  for (int i = 0; i < ncvars; i++) {
+  for (int i = 0; i < ncvars && !found; i++) {
     char cname[256], desc[8];
     int nlen = sizeof cname, dlen = sizeof desc, verbosity, bind, scope, count;
     MPI_Datatype type;
     MPI_T_enum en;
     if (MPI_T_cvar_get_info(i, cname, &nlen, &verbosity, &type, &en, desc, &dlen, &bind, &scope) !=
             MPI_SUCCESS ||
-        strcmp(cname, name) != 0 || type != MPI_CHAR)
+        strcmp(cname, name) != 0 || type != want)
       continue;
     MPI_T_cvar_handle h;
-    if (MPI_T_cvar_handle_alloc(i, NULL, &h, &count) == MPI_SUCCESS) {
+    if (MPI_T_cvar_handle_alloc(i, NULL, &h, &count) != MPI_SUCCESS)
+      break;
+    if (want == MPI_CHAR) {
       char *value = calloc((size_t)count + 1, 1); /* count: the string's capacity */
       if (value && MPI_T_cvar_read(h, value) == MPI_SUCCESS)
-        snprintf(buf, len, "%s", value);
+        snprintf(buf, len, "%s", value), found = 1;
       free(value);
-      MPI_T_cvar_handle_free(&h);
+    } else {
+      int v = 0; /* a bool fills its first byte only */
+      if (MPI_T_cvar_read(h, &v) == MPI_SUCCESS)
+        *num = want == MPI_C_BOOL ? (v & 0xff) != 0 : v, found = 1;
     }
-    break;
+    MPI_T_cvar_handle_free(&h);
   }
   MPI_T_finalize();
+  return found;
+}
+
+static void read_cvar(const char *name, char *buf, size_t len) {
+  read_cvar_as(name, MPI_CHAR, buf, len, NULL);
+}
+
+static int read_cvar_int(const char *name, MPI_Datatype type, int fallback) {
+  int v = fallback;
+  return read_cvar_as(name, type, NULL, 0, &v) ? v : fallback;
+}
+
+/* What coll/tuned will run (REFERENCE.md section 4): an algorithm is
+ * forced only with use_dynamic_rules and coll_tuned_<coll>_algorithm set;
+ * a dynamic rules file decides by rules collbench cannot see. */
+static void read_tuned(struct mpi_ctx *c) {
+  char coll[256], file[512];
+  read_cvar("coll", coll, sizeof coll);
+  read_cvar("coll_tuned_dynamic_rules_filename", file, sizeof file);
+  int dynamic = read_cvar_int("coll_tuned_use_dynamic_rules", MPI_C_BOOL, 0);
+  int tuned_prio = read_cvar_int("coll_tuned_priority", MPI_INT, 30);
+  int han_prio = read_cvar_int("coll_han_priority", MPI_INT, 0);
+  c->tuned = admits(coll, "tuned") && !(dynamic && file[0]) &&
+             !(admits(coll, "han") && han_prio >= tuned_prio);
+  c->segsize = read_cvar_int("coll_tuned_allreduce_algorithm_segmentsize", MPI_INT, 0);
+  for (int op = 0; op < CB_NOPS && dynamic; op++) {
+    const char *coll_name = cb_ompi_coll_name(op);
+    char name[96];
+    if (!coll_name)
+      continue;
+    snprintf(name, sizeof name, "coll_tuned_%s_algorithm", coll_name);
+    c->forced[op] = read_cvar_int(name, MPI_INT, 0);
+  }
 }
 
 /* Open MPI has no call that says which BTL carried a message, so the
@@ -281,6 +329,10 @@ static void derive_labels(struct mpi_ctx *c) {
   strcpy(c->intra, "mpi");
   strcpy(c->inter, "mpi");
 }
+
+static void read_tuned(struct mpi_ctx *c) {
+  c->tuned = 0; /* only Open MPI's coll/tuned is known */
+}
 #endif
 
 static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,
@@ -302,6 +354,7 @@ static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s, co
   MPI_Comm_dup(cl->comm, &c->comm);
   MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
   derive_labels(c);
+  read_tuned(c);
   *ctx = c;
   return CB_OK;
 }
@@ -378,6 +431,26 @@ static void mpi_transport_label(void *ctx, const struct cb_op *op, int mem, char
     snprintf(buf, len, "%s", inter ? c->inter : c->intra);
 }
 
+/* Forced: the run's algorithm after the fall-backs inside it; else what
+ * the fixed rules pick for this size and rank count. */
+static void mpi_coll_algo(void *ctx, const struct cb_op_args *a, char *name, size_t len, char *by,
+                          size_t blen) {
+  struct mpi_ctx *c = ctx;
+  int op = a->op->id, p = c->cl->nranks;
+  name[0] = by[0] = '\0';
+  if (!c->tuned || p < 2 || !cb_ompi_coll_name(op))
+    return;
+  size_t tsize = cb_dtypes[a->dtype].size;
+  int forced = c->forced[op] > 0;
+  int alg = forced ? c->forced[op] : cb_ompi_rules(op, p, a->count * tsize);
+  alg = cb_ompi_effective(op, alg, p, a->count, tsize, forced ? (size_t)c->segsize : 0);
+  const char *n = cb_ompi_algo_name(op, alg);
+  if (!n || alg == 0)
+    return;
+  snprintf(name, len, "%s", n);
+  snprintf(by, blen, "%s", forced ? "forced" : "rules");
+}
+
 /* MPI_IN_PLACE reduce-scatter leaves the result at the buffer's start. */
 static size_t mpi_inplace_result_offset(const struct cb_op *op, size_t count, int rank) {
   if (op->id == CB_OP_REDUCESCATTER)
@@ -410,6 +483,7 @@ const struct cb_backend cb_backend_mpi = {
     .run = mpi_run,
     .sync = mpi_sync,
     .transport_label = mpi_transport_label,
+    .coll_algo = mpi_coll_algo,
     .inplace_result_offset = mpi_inplace_result_offset,
     .finalize = mpi_finalize,
 };

@@ -1,5 +1,5 @@
 /* Least-squares alpha and beta of one tier from measured times, through
- * the op's flat cost shape so that the figures carry over to other rank
+ * the cost shape of the algorithm each point ran, so that the figures carry over to other rank
  * counts. Residuals are taken relative to the measured time: an absolute
  * fit would let the largest sizes decide everything and leave alpha to
  * chance. */
@@ -20,7 +20,8 @@ static void quality(int op, const struct cb_fit_point *pts, int n, struct cb_fit
   fit->max_rel = 0;
   for (int i = 0; i < n; i++) {
     double t = pts[i].time_s;
-    double pred = cb_model_flat_time(op, pts[i].nranks, pts[i].nnodes, pts[i].bytes, &fit->link);
+    double pred =
+        cb_model_time(op, pts[i].shape, pts[i].nranks, pts[i].nnodes, pts[i].bytes, &fit->link);
     rel[i] = fabs(pred - t) / t;
     fit->max_rel = fmax(fit->max_rel, rel[i]);
     ss_res += (pred - t) * (pred - t);
@@ -36,7 +37,7 @@ int cb_model_fit(int op, const struct cb_fit_point *pts, int n, struct cb_fit *f
   /* time = a*alpha + b*beta; divided by time: (a/t)*alpha + (b/t)*beta = 1 */
   double suu = 0, suv = 0, svv = 0, su = 0, sv = 0;
   for (int i = 0; i < n; i++) {
-    struct cb_terms t = cb_model_flat_terms(op, pts[i].nranks, pts[i].nnodes);
+    struct cb_terms t = cb_model_terms(op, pts[i].shape, pts[i].nranks, pts[i].nnodes);
     double u = t.steps / pts[i].time_s, v = t.share * pts[i].bytes / pts[i].time_s;
     suu += u * u, suv += u * v, svv += v * v, su += u, sv += v;
   }

@@ -29,10 +29,15 @@ static int same_labels(const struct cb_fit_group *g, const struct cb_rep_series 
          strcmp(g->dtype, s->dtype) == 0 && strcmp(g->redop, s->redop) == 0;
 }
 
+static int same_group(const struct cb_fit_group *g, int op, const struct cb_rep_series *s, int tier,
+                      const char *algo) {
+  return g->op == op && g->tier == tier && strcmp(g->algo, algo) == 0 && same_labels(g, s);
+}
+
 static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
-                                      const struct cb_rep_series *s, int tier) {
+                                      const struct cb_rep_series *s, int tier, const char *algo) {
   for (int i = 0; i < gs->n; i++)
-    if (gs->g[i].op == op && gs->g[i].tier == tier && same_labels(&gs->g[i], s))
+    if (same_group(&gs->g[i], op, s, tier, algo))
       return &gs->g[i];
   if (gs->n == gs->cap) {
     gs->cap = gs->cap ? 2 * gs->cap : 16;
@@ -46,7 +51,9 @@ static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
                              .mem = s->mem,
                              .transport = s->transport,
                              .dtype = s->dtype,
-                             .redop = s->redop};
+                             .redop = s->redop,
+                             .shape = cb_model_shape_of(op, algo)};
+  snprintf(g->algo, sizeof g->algo, "%s", algo);
   return g;
 }
 
@@ -55,8 +62,8 @@ static void add_point(struct cb_fit_group *g, const struct cb_record *r) {
     g->cap = g->cap ? 2 * g->cap : 32;
     g->pts = realloc(g->pts, g->cap * sizeof *g->pts);
   }
-  g->pts[g->npts++] =
-      (struct cb_fit_point){r->nranks, r->nnodes, (double)r->bytes, r->time_us * 1e-6};
+  g->pts[g->npts++] = (struct cb_fit_point){r->nranks, r->nnodes, (double)r->bytes,
+                                            r->time_us * 1e-6, g->shape < 0 ? 0 : g->shape};
   int seen = 0;
   for (int i = 0; i < g->nranks; i++)
     seen |= g->ranks[i] == r->nranks;
@@ -73,22 +80,90 @@ void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, co
       continue;
     for (int k = 0; k < s->npts; k++)
       if (s->pts[k].time_us > 0 && s->pts[k].nranks > 1)
-        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k])), &s->pts[k]);
+        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k]), cb_point_algo(&s->pts[k])),
+                  &s->pts[k]);
+  }
+}
+
+/* Open MPI's rules switch algorithm by size and rank count, so an
+ * algorithm may have too few sizes to be fitted alone, or appear only in
+ * the held-out run. The link is the same whatever the algorithm: a group
+ * "*" per op, labels and tier fits it on every algorithm's points, each
+ * through its own shape; algorithms without a fit of their own use it. */
+static int same_link(const struct cb_fit_group *a, const struct cb_fit_group *b) {
+  return a->op == b->op && a->tier == b->tier && a->inplace == b->inplace &&
+         strcmp(a->backend, b->backend) == 0 && strcmp(a->mem, b->mem) == 0 &&
+         strcmp(a->transport, b->transport) == 0 && strcmp(a->dtype, b->dtype) == 0 &&
+         strcmp(a->redop, b->redop) == 0;
+}
+
+static int find_pool(const struct cb_fit_groups *gs, const struct cb_fit_group *g) {
+  for (int i = 0; i < gs->n; i++)
+    if (same_link(&gs->g[i], g) && strcmp(gs->g[i].algo, CB_ALL_ALGOS) == 0)
+      return i;
+  return -1;
+}
+
+static void add_pools(struct cb_fit_groups *gs) {
+  int n = gs->n;
+  for (int i = 0; i < n; i++) {
+    if (!gs->g[i].algo[0] || find_pool(gs, &gs->g[i]) >= 0)
+      continue;
+    struct cb_fit_group pool = gs->g[i];
+    snprintf(pool.algo, sizeof pool.algo, "%s", CB_ALL_ALGOS);
+    pool.pts = NULL, pool.npts = pool.cap = pool.nranks = 0, pool.shape = -1;
+    for (int j = 0; j < n; j++)
+      for (int k = 0; same_link(&gs->g[j], &pool) && k < gs->g[j].npts; k++) {
+        if (pool.npts == pool.cap)
+          pool.cap = pool.cap ? 2 * pool.cap : 32,
+          pool.pts = realloc(pool.pts, pool.cap * sizeof *pool.pts);
+        pool.pts[pool.npts++] = gs->g[j].pts[k];
+      }
+    for (int j = 0; j < n; j++)
+      for (int k = 0; same_link(&gs->g[j], &pool) && k < gs->g[j].nranks; k++) {
+        int seen = 0;
+        for (int m = 0; m < pool.nranks; m++)
+          seen |= pool.ranks[m] == gs->g[j].ranks[k];
+        if (!seen && pool.nranks < (int)(sizeof pool.ranks / sizeof pool.ranks[0]))
+          pool.ranks[pool.nranks++] = gs->g[j].ranks[k];
+      }
+    if (gs->n == gs->cap)
+      gs->cap = 2 * gs->cap, gs->g = realloc(gs->g, gs->cap * sizeof *gs->g);
+    gs->g[gs->n++] = pool;
   }
 }
 
 void cb_fit_groups_fit(struct cb_fit_groups *gs) {
+  add_pools(gs);
   for (int i = 0; i < gs->n; i++)
     gs->g[i].fitted = cb_model_fit(gs->g[i].op, gs->g[i].pts, gs->g[i].npts, &gs->g[i].fit) == 0;
+  for (int i = 0; i < gs->n; i++) {
+    int p = gs->g[i].algo[0] ? find_pool(gs, &gs->g[i]) : -1;
+    if (!gs->g[i].fitted && p >= 0 && gs->g[p].fitted)
+      gs->g[i].fit = gs->g[p].fit, gs->g[i].fitted = 1, gs->g[i].pooled = 1;
+  }
 }
 
 const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
-                                               const struct cb_rep_series *s, int tier) {
+                                               const struct cb_rep_series *s,
+                                               const struct cb_record *r) {
   int op = cb_mop_find(s->op);
+  const char *algo = cb_point_algo(r);
   for (int i = 0; i < gs->n; i++)
-    if (gs->g[i].fitted && gs->g[i].op == op && gs->g[i].tier == tier && same_labels(&gs->g[i], s))
+    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), algo))
+      return &gs->g[i];
+  /* an algorithm the fit never saw: the link's pooled fit, through its shape */
+  for (int i = 0; algo[0] && cb_model_shape_of(op, algo) >= 0 && i < gs->n; i++)
+    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), CB_ALL_ALGOS))
       return &gs->g[i];
   return NULL;
+}
+
+double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r) {
+  int shape =
+      strcmp(g->algo, CB_ALL_ALGOS) == 0 ? cb_model_shape_of(g->op, cb_point_algo(r)) : g->shape;
+  return cb_model_time(g->op, shape < 0 ? 0 : shape, r->nranks, r->nnodes, (double)r->bytes,
+                       &g->fit.link);
 }
 
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier) {

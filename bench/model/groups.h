@@ -1,5 +1,6 @@
-/* Measured points grouped for fitting: one group per op, labels and link
- * tier. Shared by the model's front end and the report. */
+/* Measured points grouped for fitting: one group per op, labels, link
+ * tier and recorded algorithm (results that record none form one group
+ * with the ring's shape). Shared by the model's front end and the report. */
 #ifndef CB_MODEL_GROUPS_H
 #define CB_MODEL_GROUPS_H
 
@@ -9,12 +10,18 @@
 struct cb_fit_group {
   int op, tier, inplace;
   const char *backend, *mem, *transport, *dtype, *redop; /* owned by the cb_rep_data */
+  char algo[32]; /* the algorithm the results recorded; "" none */
+  int shape;     /* its enum cb_cost_shape, or -1 (fitted with the ring's) */
   struct cb_fit_point *pts;
   int npts, cap;
   int ranks[16], nranks; /* the rank counts seen, for the tables */
   int fitted;            /* 0: the points could not separate alpha from beta */
+  int pooled;            /* 1: the "*" group's fit (too few points of its own) */
   struct cb_fit fit;
 };
+
+/* The algorithm name of a group fitted on all algorithms of one link. */
+#define CB_ALL_ALGOS "*"
 
 struct cb_fit_groups {
   struct cb_fit_group *g;
@@ -26,9 +33,13 @@ struct cb_fit_groups {
 void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
                        int file);
 void cb_fit_groups_fit(struct cb_fit_groups *gs);
-/* The fitted group with the labels of series s at a tier, or NULL. */
+/* The fitted group with the labels of series s, the tier and algorithm
+ * of its result r, or NULL. */
 const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
-                                               const struct cb_rep_series *s, int tier);
+                                               const struct cb_rep_series *s,
+                                               const struct cb_record *r);
+/* The group's predicted time of result r, seconds. */
+double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r);
 /* The group predictions use for op at tier: out of place first, then the
  * most points; NULL when none was fitted. */
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier);
@@ -41,6 +52,28 @@ void cb_fit_system(const struct cb_fit_groups *gs, const struct cb_topology *top
 
 static inline int cb_point_tier(const struct cb_record *r) {
   return r->nnodes > 1 ? CB_TIER_INTER : CB_TIER_INTRA;
+}
+
+/* Prediction errors (predicted / measured - 1) summarised per op and
+ * size, for --validate's and index.html's held-out tables. */
+struct cb_err_point {
+  int op;
+  uint64_t bytes;
+  double err;
+};
+struct cb_err_row {
+  int op;
+  uint64_t bytes;
+  int points;
+  double median_abs, max_abs, median; /* median: signed, says which way */
+};
+/* Sorts pts[0..n) by op, size and |error|, and writes one row per op and
+ * size into rows (room for n); returns the number of rows. */
+int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows);
+
+/* The algorithm a result recorded: the library's (mpi), else NCCL's. */
+static inline const char *cb_point_algo(const struct cb_record *r) {
+  return r->algo[0] ? r->algo : r->nccl_algo;
 }
 
 #endif

@@ -43,6 +43,35 @@ struct cb_terms {
 struct cb_terms cb_model_flat_terms(int op, int p, int nodes);
 double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct cb_link *l);
 
+/* The cost shape of the algorithm a result records, so that a fit and its
+ * predictions follow what the library ran (README.md, "Capacity
+ * planning"). L = ceil(log2 p):
+ *   ring     the flat terms above (ring, segmented ring, neighbor
+ *            exchange, pairwise, chain and pipeline broadcast);
+ *   log      L steps moving the ring's volume: recursive halving /
+ *            doubling of the data (rabenseifner: 2L steps), bruck,
+ *            butterfly, two_proc, PAT;
+ *   doubling allreduce by recursive doubling: L steps, the whole buffer
+ *            each step;
+ *   tree     a pipelined tree (NCCL Tree, binomial and binary trees):
+ *            allreduce 2L steps and the buffer up and down (2x);
+ *   linear   through one root: 2(p-1) steps, the root moving p-1 buffers. */
+enum cb_cost_shape {
+  CB_SHAPE_RING,
+  CB_SHAPE_LOG,
+  CB_SHAPE_DOUBLING,
+  CB_SHAPE_TREE,
+  CB_SHAPE_LINEAR,
+  CB_NSHAPES
+};
+extern const char *const cb_shape_names[CB_NSHAPES];
+/* The shape of a recorded algorithm name (Open MPI's "rabenseifner",
+ * NCCL's "Tree"); -1 for a name the model has no shape for (NVLS...),
+ * which is fitted apart with the ring's shape. "" (none recorded): ring. */
+int cb_model_shape_of(int op, const char *algo);
+struct cb_terms cb_model_terms(int op, int shape, int p, int nodes);
+double cb_model_time(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l);
+
 /* nccl-tests' bus bandwidth (bytes/s) for a time, and its factor. */
 double cb_model_busbw_factor(int op, int p);
 double cb_model_busbw(int op, int p, double bytes, double time_s);
@@ -51,6 +80,7 @@ double cb_model_busbw(int op, int p, double bytes, double time_s);
 struct cb_fit_point {
   int nranks, nnodes;
   double bytes, time_s;
+  int shape; /* enum cb_cost_shape of the algorithm that ran; 0: ring */
 };
 struct cb_fit {
   struct cb_link link;
@@ -59,8 +89,8 @@ struct cb_fit {
   double median_rel, max_rel; /* |predicted - measured| / measured */
 };
 /* Weighted least squares on relative residuals (small and large sizes
- * count alike), alpha and beta kept >= 0. Returns 0, or -1 when the
- * points cannot separate alpha from beta (fewer than two distinct sizes). */
+ * count alike), through each point's cost shape; alpha and beta kept >= 0. Returns 0, or -1 when
+ * the points cannot separate alpha from beta (fewer than two distinct sizes). */
 int cb_model_fit(int op, const struct cb_fit_point *pts, int n, struct cb_fit *fit);
 
 /* --- predict.c --- */

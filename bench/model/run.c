@@ -25,6 +25,10 @@ static const char *inplace_name(int inplace) {
   return inplace ? "in-place" : "out-of-place";
 }
 
+static const char *algo_label(const struct cb_fit_group *g) {
+  return g->algo[0] ? g->algo : "-";
+}
+
 static const char *labels(const struct cb_fit_group *g, char *buf, size_t len) {
   snprintf(buf, len, "%s/%s/%s/%s", g->backend, g->mem, g->transport, g->dtype);
   return buf;
@@ -58,25 +62,28 @@ static int read_all(const char *opt, const char *const *paths, int n, struct cb_
 static json_t *print_fits(const struct cb_fit_groups *gs) {
   json_t *arr = json_array();
   char lb[160], rk[96];
-  printf("# fit: time = steps * alpha + share * bytes * beta, flat ring shapes "
-         "(README.md, \"Capacity planning\")\n");
-  printf("%-14s %-10s %-24s %-12s %-8s %6s %9s %9s %8s %8s %8s\n", "# op", "tier",
-         "backend/mem/transport", "variant", "ranks", "points", "alpha_us", "bw_GB/s", "R^2",
-         "med_err", "max_err");
+  printf("# fit: time = steps * alpha + share * bytes * beta, per recorded algorithm "
+         "through its cost shape (ring where none is recorded; README.md, \"Capacity "
+         "planning\")\n");
+  printf("%-14s %-10s %-24s %-12s %-18s %-8s %6s %9s %9s %8s %8s %8s\n", "# op", "tier",
+         "backend/mem/transport", "variant", "algorithm", "ranks", "points", "alpha_us", "bw_GB/s",
+         "R^2", "med_err", "max_err");
   for (int i = 0; i < gs->n; i++) {
     const struct cb_fit_group *g = &gs->g[i];
     labels(g, lb, sizeof lb), rank_list(g, rk, sizeof rk);
     if (!g->fitted) {
-      printf("%-14s %-10s %-24s %-12s %-8s %6d  (one size only: alpha and beta not separable)\n",
-             cb_mop_names[g->op], cb_tier_kind_names[g->tier], lb, inplace_name(g->inplace), rk,
-             g->npts);
+      printf("%-14s %-10s %-24s %-12s %-18s %-8s %6d  (one size only: alpha and beta not "
+             "separable)\n",
+             cb_mop_names[g->op], cb_tier_kind_names[g->tier], lb, inplace_name(g->inplace),
+             algo_label(g), rk, g->npts);
       continue;
     }
     const struct cb_fit *f = &g->fit;
     double bw = f->link.beta > 0 ? 1e-9 / f->link.beta : INFINITY;
-    printf("%-14s %-10s %-24s %-12s %-8s %6d %9.3f %9.3f %8.4f %7.1f%% %7.1f%%\n",
-           cb_mop_names[g->op], cb_tier_kind_names[g->tier], lb, inplace_name(g->inplace), rk,
-           f->npoints, f->link.alpha * 1e6, bw, f->r2, 100 * f->median_rel, 100 * f->max_rel);
+    printf("%-14s %-10s %-24s %-12s %-18s %-8s %6d %9.3f %9.3f %8.4f %7.1f%% %7.1f%%%s\n",
+           cb_mop_names[g->op], cb_tier_kind_names[g->tier], lb, inplace_name(g->inplace),
+           algo_label(g), rk, f->npoints, f->link.alpha * 1e6, bw, f->r2, 100 * f->median_rel,
+           100 * f->max_rel, g->pooled ? "  (pooled: the link fitted on all its algorithms)" : "");
     json_t *ranks = json_array();
     for (int k = 0; k < g->nranks; k++)
       json_array_append_new(ranks, json_integer(g->ranks[k]));
@@ -89,6 +96,13 @@ static json_t *print_fits(const struct cb_fit_groups *gs) {
                   g->redop, "inplace", g->inplace, "nranks", ranks, "points", f->npoints, "alpha_s",
                   f->link.alpha, "beta_s_per_byte", f->link.beta, "bandwidth_GBps", num(bw), "r2",
                   f->r2, "median_rel_error", f->median_rel, "max_rel_error", f->max_rel));
+    if (g->algo[0]) { /* the algorithm the results recorded, and the shape it was fitted with */
+      json_t *o = json_array_get(arr, json_array_size(arr) - 1);
+      json_object_set_new(o, "pooled", json_boolean(g->pooled));
+      json_object_set_new(o, "algo", json_string(g->algo));
+      json_object_set_new(o, "shape",
+                          json_string(g->shape >= 0 ? cb_shape_names[g->shape] : "ring (assumed)"));
+    }
   }
   return arr;
 }
@@ -121,17 +135,41 @@ static json_t *summary(const char *what, struct verr *v, int n) {
                    worst->nranks, "bytes", (json_int_t)worst->bytes);
 }
 
+/* The held-out error per op and size: where the model is right and where not. */
+static json_t *per_size(struct cb_err_point *ep, int n) {
+  struct cb_err_row *rows = malloc(n * sizeof *rows);
+  int nrows = cb_err_rows(ep, n, rows);
+  json_t *arr = json_array();
+  char sz[32];
+  printf("# validation per op and size (error = predicted / measured - 1)\n");
+  printf("%-14s %10s %6s %12s %12s %12s\n", "# op", "size", "points", "median_err", "median_|err|",
+         "max_|err|");
+  for (int i = 0; i < nrows; i++) {
+    const struct cb_err_row *r = &rows[i];
+    printf("%-14s %10s %6d %11.1f%% %11.1f%% %11.1f%%\n", cb_mop_names[r->op],
+           cb_format_size(r->bytes, sz, sizeof sz), r->points, 100 * r->median, 100 * r->median_abs,
+           100 * r->max_abs);
+    json_array_append_new(
+        arr, json_pack("{s:s, s:I, s:i, s:f, s:f, s:f}", "op", cb_mop_names[r->op], "bytes",
+                       (json_int_t)r->bytes, "points", r->points, "median_rel_error", r->median,
+                       "median_abs_rel_error", r->median_abs, "max_abs_rel_error", r->max_abs));
+  }
+  free(rows);
+  return arr;
+}
+
 static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
                     json_t **out, struct cb_error *err) {
   int cap = 0, n = 0, unmatched = 0;
   for (int i = 0; i < d->nseries; i++)
     cap += d->series[i].npts;
   struct verr *v = malloc((cap ? cap : 1) * sizeof *v);
+  struct cb_err_point *ep = malloc((cap ? cap : 1) * sizeof *ep);
   json_t *pts = json_array();
   char lb[160], sz[32];
   printf("# validation: measured points predicted from the fit above\n");
-  printf("%-14s %-10s %-24s %-12s %6s %6s %10s %12s %12s %8s\n", "# op", "tier",
-         "backend/mem/transport", "variant", "ranks", "nodes", "size", "measured_us",
+  printf("%-14s %-10s %-24s %-12s %-18s %6s %6s %10s %12s %12s %8s\n", "# op", "tier",
+         "backend/mem/transport", "variant", "algorithm", "ranks", "nodes", "size", "measured_us",
          "predicted_us", "error");
   for (int i = 0; i < d->nseries; i++) {
     const struct cb_rep_series *s = &d->series[i];
@@ -140,18 +178,19 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
       continue;
     for (int k = 0; k < s->npts; k++) {
       const struct cb_record *r = &s->pts[k];
-      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
+      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, r);
       if (!g || r->nranks < 2 || !(r->time_us > 0)) {
         unmatched++;
         continue;
       }
-      double pred = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6;
+      double pred = cb_fit_group_time(g, r) * 1e6;
       double e = (pred - r->time_us) / r->time_us;
+      ep[n] = (struct cb_err_point){op, r->bytes, e};
       v[n++] = (struct verr){e, cb_mop_names[op], r->nranks, r->bytes};
-      printf("%-14s %-10s %-24s %-12s %6d %6d %10s %12.2f %12.2f %7.1f%%\n", cb_mop_names[op],
+      printf("%-14s %-10s %-24s %-12s %-18s %6d %6d %10s %12.2f %12.2f %7.1f%%\n", cb_mop_names[op],
              cb_tier_kind_names[g->tier], labels(g, lb, sizeof lb), inplace_name(s->inplace),
-             r->nranks, r->nnodes, cb_format_size(r->bytes, sz, sizeof sz), r->time_us, pred,
-             100 * e);
+             algo_label(g), r->nranks, r->nnodes, cb_format_size(r->bytes, sz, sizeof sz),
+             r->time_us, pred, 100 * e);
       json_array_append_new(
           pts, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:I, s:f, s:f, s:f}", "op",
                          cb_mop_names[op], "tier", cb_tier_kind_names[g->tier], "backend",
@@ -159,10 +198,14 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
                          "inplace", s->inplace, "nranks", r->nranks, "nnodes", r->nnodes, "bytes",
                          (json_int_t)r->bytes, "measured_us", r->time_us, "predicted_us", pred,
                          "rel_error", e));
+      if (g->algo[0])
+        json_object_set_new(json_array_get(pts, json_array_size(pts) - 1), "algo",
+                            json_string(g->algo));
     }
   }
   if (n == 0) {
     free(v);
+    free(ep);
     json_decref(pts);
     return cb_fail(err, CB_USAGE,
                    "--validate: no measured point matches a fit (same op, backend, memory, "
@@ -182,6 +225,8 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
   }
   json_t *all = summary("all ops", v, n);
   json_object_set_new(all, "per_op", per_op);
+  json_object_set_new(all, "per_op_size", per_size(ep, n));
+  free(ep);
   *out = json_pack("{s:o, s:o}", "summary", all, "points", pts);
   free(one);
   free(v);
@@ -215,6 +260,11 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
   printf("# %s, %ld ranks per node\n", cb_mop_names[op], (long)s->ranks_per_node);
   for (int k = 0; k < CB_NTIERS; k++)
     print_tier(src, op, k);
+  if (s->tier[CB_TIER_INTER].set && s->tier[CB_TIER_INTER].beta > 0)
+    printf("#   across nodes no algorithm here exceeds %.1f GB/s busbw (the inter-node tier); "
+           "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can, and are not "
+           "modelled\n",
+           1e-9 / s->tier[CB_TIER_INTER].beta);
   printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %s\n", "#  gpus", "nodes", "size", "ring_us",
          "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best");
   for (int z = 0; z < m->nsizes; z++)

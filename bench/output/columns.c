@@ -124,6 +124,10 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
   const char *proto = json_string_value(json_object_get(o, "nccl_proto"));
   snprintf(r->nccl_algo, sizeof r->nccl_algo, "%s", algo ? algo : "");
   snprintf(r->nccl_proto, sizeof r->nccl_proto, "%s", proto ? proto : "");
+  const char *calgo = json_string_value(json_object_get(o, "algo"));
+  const char *by = json_string_value(json_object_get(o, "algo_by"));
+  snprintf(r->algo, sizeof r->algo, "%s", calgo ? calgo : "");
+  snprintf(r->algo_by, sizeof r->algo_by, "%s", calgo && by ? by : "");
   json_t *channels = json_object_get(o, "nccl_channels");
   r->nccl_channels = json_is_integer(channels) ? (int)json_integer_value(channels) : 0;
   return NULL;

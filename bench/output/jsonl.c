@@ -128,6 +128,10 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
     json_object_set_new(o, "nccl_algo", json_string(r->nccl_algo));
   if (r->nccl_proto[0])
     json_object_set_new(o, "nccl_proto", json_string(r->nccl_proto));
+  if (r->algo[0]) { /* where the library says, or its rules do */
+    json_object_set_new(o, "algo", json_string(r->algo));
+    json_object_set_new(o, "algo_by", json_string(r->algo_by));
+  }
   return put_line(f, o, err);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../model/groups.h"
+#include "../units.h"
 #include "escape.h"
 #include "report.h"
 
@@ -24,9 +25,11 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
     fputs(file ? " and " : "", f);
     cb_html_put(f, d->runs[file].path);
   }
-  fputs(" with the flat (ring) cost shapes; see README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
+  fputs(" through the cost shape of the algorithm each result recorded (ring where none is); see "
+        "README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
         "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
-        "<th>placement</th><th>points</th><th>alpha (us)</th><th>1/beta (GB/s)</th><th>R^2</th>"
+        "<th>placement</th><th>algorithm</th><th>points</th><th>alpha (us)</th><th>1/beta "
+        "(GB/s)</th><th>R^2</th>"
         "<th>median residual</th><th>max residual</th></tr>\n",
         f);
   for (int i = 0; i < gs->n; i++) {
@@ -37,6 +40,7 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
     text(f, "td", cb_mop_names[g->op]), text(f, "td", cb_tier_kind_names[g->tier]);
     text(f, "td", g->backend), text(f, "td", g->mem), text(f, "td", g->transport);
     text(f, "td", g->inplace ? "in-place" : "out-of-place");
+    text(f, "td", g->algo[0] ? g->algo : "-");
     fprintf(f,
             "<td class=n>%d</td><td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.4f</td>"
             "<td class=n>%.1f%%</td><td class=n>%.1f%%</td></tr>\n",
@@ -61,11 +65,9 @@ static int errors(const struct cb_rep_data *d, const struct cb_fit_groups *gs, i
       continue;
     for (int k = 0; k < s->npts; k++) {
       const struct cb_record *r = &s->pts[k];
-      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, cb_point_tier(r));
+      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, r);
       if (g && r->nranks > 1 && r->time_us > 0)
-        e[n++] = cb_model_flat_time(op, r->nranks, r->nnodes, r->bytes, &g->fit.link) * 1e6 /
-                     r->time_us -
-                 1;
+        e[n++] = cb_fit_group_time(g, r) * 1e6 / r->time_us - 1;
     }
   }
   if (n) {
@@ -118,6 +120,48 @@ static void validation_table(FILE *f, const struct cb_rep_data *d, const struct 
   fputs("</table>\n", f);
 }
 
+/* The held-out files' error per op and size (the same rows as
+ * --validate's "per op and size" table). */
+static void size_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
+  int n = 0, cap = 0;
+  for (int i = 0; i < d->nseries; i++)
+    cap += d->series[i].npts;
+  struct cb_err_point *e = malloc((cap ? cap : 1) * sizeof *e);
+  for (int i = 0; i < d->nseries; i++) {
+    const struct cb_rep_series *s = &d->series[i];
+    int op = cb_mop_find(s->op);
+    if (s->file < cb_rep_nfit(d) || op < 0)
+      continue;
+    for (int k = 0; k < s->npts; k++) {
+      const struct cb_record *r = &s->pts[k];
+      const struct cb_fit_group *g = cb_fit_groups_match(gs, s, r);
+      if (g && r->nranks > 1 && r->time_us > 0)
+        e[n++] =
+            (struct cb_err_point){op, r->bytes, cb_fit_group_time(g, r) * 1e6 / r->time_us - 1};
+    }
+  }
+  struct cb_err_row *rows = malloc((n ? n : 1) * sizeof *rows);
+  int nrows = cb_err_rows(e, n, rows);
+  char sz[32];
+  if (nrows)
+    fputs("<h3>Held-out error per op and size</h3>\n<table>\n<tr><th>op</th><th>size</th>"
+          "<th>points</th><th>median error</th><th>median |error|</th><th>max |error|</th></tr>\n",
+          f);
+  for (int i = 0; i < nrows; i++) {
+    fputs("<tr>", f);
+    text(f, "td", cb_mop_names[rows[i].op]);
+    text(f, "td", cb_format_size(rows[i].bytes, sz, sizeof sz));
+    fprintf(f,
+            "<td class=n>%d</td><td class=n>%+.1f%%</td><td class=n>%.1f%%</td>"
+            "<td class=n>%.1f%%</td></tr>\n",
+            rows[i].points, 100 * rows[i].median, 100 * rows[i].median_abs, 100 * rows[i].max_abs);
+  }
+  if (nrows)
+    fputs("</table>\n", f);
+  free(rows);
+  free(e);
+}
+
 void cb_rep_model_html(FILE *f, const struct cb_rep_data *d) {
   struct cb_fit_groups gs;
   cb_rep_fit(d, &gs);
@@ -126,8 +170,10 @@ void cb_rep_model_html(FILE *f, const struct cb_rep_data *d) {
     fitted += gs.g[i].fitted;
   if (fitted) {
     fits_table(f, d, &gs);
-    if (d->nruns > cb_rep_nfit(d))
+    if (d->nruns > cb_rep_nfit(d)) {
       validation_table(f, d, &gs);
+      size_table(f, d, &gs);
+    }
   }
   cb_fit_groups_free(&gs);
 }

@@ -58,12 +58,11 @@ static void put_model_title(FILE *gp, const struct cb_rep_data *d, const struct 
     g = cb_fit_groups_pick(gs, op, CB_TIER_INTER);
   /* short: gnuplot drops the whole key when a title does not fit */
   if (n)
-    snprintf(t, sizeof t,
-             "dashed: model (ring) fit on %.40s; held-out error median %.0f%%, max %.0f%%", names,
-             100 * med, 100 * max);
+    snprintf(t, sizeof t, "dashed: model fit on %.40s; held-out error median %.0f%%, max %.0f%%",
+             names, 100 * med, 100 * max);
   else
-    snprintf(t, sizeof t, "dashed: model (ring) fit on %.40s; its own points: median error %.0f%%",
-             names, g ? 100 * g->fit.median_rel : NAN);
+    snprintf(t, sizeof t, "dashed: model fit on %.40s; its own points: median error %.0f%%", names,
+             g ? 100 * g->fit.median_rel : NAN);
   fputs("model_title = ", gp);
   cb_gp_put_string(gp, t);
   fputc('\n', gp);
@@ -90,10 +89,10 @@ int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, 
     int wrote = 0;
     for (int k = 0; k < s->npts; k++) {
       const struct cb_record *r = &s->pts[k];
-      const struct cb_fit_group *g = cb_fit_groups_match(&gs, s, cb_point_tier(r));
+      const struct cb_fit_group *g = cb_fit_groups_match(&gs, s, r);
       if (!g || r->nranks < 2)
         continue;
-      double t = cb_model_flat_time(op, r->nranks, r->nnodes, (double)r->bytes, &g->fit.link);
+      double t = cb_fit_group_time(g, r);
       if (!wrote)
         fputs(nmodel ? "\n\n" : "", f);
       fprintf(f, "%llu %.9g %.9g\n", (unsigned long long)r->bytes, t * 1e6,

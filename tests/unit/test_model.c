@@ -36,7 +36,7 @@ static int synth(int op, double alpha, double beta, int nodes, struct cb_fit_poi
   int n = 0;
   for (int p = 2; p <= 4; p += 2)
     for (double b = 8; b <= 64 * 1048576.0; b *= 4)
-      pts[n] = (struct cb_fit_point){p * nodes, nodes, b, 0},
+      pts[n] = (struct cb_fit_point){p * nodes, nodes, b, 0, CB_SHAPE_RING},
       pts[n].time_s = cb_model_flat_time(op, p * nodes, nodes, b, &l), n++;
   return n;
 }
@@ -65,11 +65,12 @@ static void test_fit(void) {
   ok(f.max_rel > 0.05 && f.max_rel < 0.2, "noisy data: max residual %.3f reported", f.max_rel);
 
   /* time growing faster than the size: alpha would come out negative; kept at 0 */
-  struct cb_fit_point bw[] = {{2, 1, 1000, 1e-6}, {2, 1, 2000, 2.2e-6}, {2, 1, 4000, 4.6e-6}};
+  struct cb_fit_point bw[] = {
+      {2, 1, 1000, 1e-6, 0}, {2, 1, 2000, 2.2e-6, 0}, {2, 1, 4000, 4.6e-6, 0}};
   ok(cb_model_fit(CB_MOP_BROADCAST, bw, 3, &f) == 0 && f.link.alpha == 0 && f.link.beta > 0,
      "alpha never negative (alpha %g, beta %g)", f.link.alpha, f.link.beta);
 
-  struct cb_fit_point one[] = {{2, 1, 1000, 1e-6}, {2, 1, 1000, 1.1e-6}};
+  struct cb_fit_point one[] = {{2, 1, 1000, 1e-6, 0}, {2, 1, 1000, 1.1e-6, 0}};
   ok(cb_model_fit(CB_MOP_ALLREDUCE, one, 2, &f) == -1, "one size cannot separate alpha and beta");
 }
 
@@ -171,11 +172,13 @@ static void test_groups(void) {
   cb_fit_groups_fit(&gs);
   ok(gs.n == 2, "one node and two nodes: two groups (intra shm, inter tcp)");
   add_series(&d, "shm+tcp", 4, 2); /* 2 ranks on each of 2 nodes */
-  const struct cb_fit_group *inter = cb_fit_groups_match(&gs, &series[2], CB_TIER_INTER);
+  struct cb_record across = series[2].pts[0], inside = across, shm_across = series[0].pts[0];
+  inside.nnodes = 1, shm_across.nnodes = 2;
+  const struct cb_fit_group *inter = cb_fit_groups_match(&gs, &series[2], &across);
   ok(inter && strcmp(inter->transport, "tcp") == 0, "shm+tcp at the inter-node tier matches tcp");
-  const struct cb_fit_group *intra = cb_fit_groups_match(&gs, &series[2], CB_TIER_INTRA);
+  const struct cb_fit_group *intra = cb_fit_groups_match(&gs, &series[2], &inside);
   ok(intra && strcmp(intra->transport, "shm") == 0, "shm+tcp at the intra-node tier matches shm");
-  ok(!cb_fit_groups_match(&gs, &series[0], CB_TIER_INTER), "shm alone has no inter-node match");
+  ok(!cb_fit_groups_match(&gs, &series[0], &shm_across), "shm alone has no inter-node match");
   if (inter)
     near(inter->fit.link.beta, 1e-9, "the tcp tier's beta is fitted back: 1 ns/B");
   cb_fit_groups_free(&gs);
@@ -183,8 +186,140 @@ static void test_groups(void) {
     free(series[i].pts);
 }
 
+/* Cost shapes per algorithm, worked by hand with alpha 10 us, beta 1 ns/B
+ * (1 GB/s), 1 MB: L = ceil(log2 p). */
+static void test_shapes(void) {
+  struct cb_link l = {1, 10e-6, 1e-9};
+  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_LOG, 8, 1, 1e6, &l), 6 * 10e-6 + 1.75e-3,
+       "rabenseifner, 8 ranks: 2L = 6 steps, 2(p-1)/p = 1.75 MB: 1.81 ms");
+  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_DOUBLING, 4, 1, 1e6, &l), 2 * 10e-6 + 2e-3,
+       "recursive doubling, 4 ranks: L = 2 steps of the whole buffer: 2.02 ms");
+  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_DOUBLING, 6, 1, 1e6, &l), 5 * 10e-6 + 5e-3,
+       "recursive doubling, 6 ranks: L = 3, +2 folding steps: 5.05 ms");
+  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_TREE, 8, 1, 1e6, &l), 6 * 10e-6 + 2e-3,
+       "tree, 8 ranks: 2L = 6 steps, the buffer up and down: 2.06 ms");
+  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_LINEAR, 4, 1, 1e6, &l), 6 * 10e-6 + 6e-3,
+       "basic linear, 4 ranks: root takes 3 and sends 3 buffers: 6.06 ms");
+  near(cb_model_time(CB_MOP_ALLGATHER, CB_SHAPE_LOG, 8, 1, 1e6, &l), 3 * 10e-6 + 0.875e-3,
+       "recursive doubling allgather, 8 ranks: 3 steps, 7/8 of the buffer");
+  near(cb_model_time(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 2, 1, 1e6, &l), 2 * 10e-6 + 1.5e-3,
+       "basic linear reduce-scatter, 2 ranks: reduce 1 MB, scatter 0.5 MB");
+  near(cb_model_time(CB_MOP_ALLGATHER, CB_SHAPE_RING, 8, 1, 1e6, &l),
+       cb_model_flat_time(CB_MOP_ALLGATHER, 8, 1, 1e6, &l), "ring is the flat shape");
+  ok(cb_model_shape_of(CB_MOP_ALLREDUCE, "recursive_doubling") == CB_SHAPE_DOUBLING &&
+         cb_model_shape_of(CB_MOP_ALLGATHER, "recursive_doubling") == CB_SHAPE_LOG &&
+         cb_model_shape_of(CB_MOP_ALLREDUCE, "Tree") == CB_SHAPE_TREE &&
+         cb_model_shape_of(CB_MOP_ALLREDUCE, "") == CB_SHAPE_RING &&
+         cb_model_shape_of(CB_MOP_ALLREDUCE, "NVLS") == -1,
+     "recorded names map to shapes (NVLS: none)");
+}
+
+/* Results recording two algorithms (as Open MPI's rules switch by size)
+ * are fitted apart, each through its own shape, and a held-out run at 8
+ * ranks is predicted with the algorithm it recorded. */
+static void test_fit_per_algo(void) {
+  struct cb_rep_series series[2];
+  struct cb_rep_data d = {.series = series};
+  struct cb_link l = {1, 20e-6, 2e-9};
+  for (int f = 0; f < 2; f++) /* file 0: 2 and 4 ranks, fitted; file 1: 8 ranks, held out */
+    series[f] = (struct cb_rep_series){.op = "allreduce",
+                                       .backend = "mpi",
+                                       .mem = "host",
+                                       .transport = "tcp",
+                                       .dtype = "float",
+                                       .redop = "sum",
+                                       .file = f,
+                                       .pts = calloc(8, sizeof(struct cb_record))};
+  d.nseries = 2;
+  for (int p = 2; p <= 8; p *= 2)
+    for (int k = 0; k < 4; k++) {
+      struct cb_rep_series *s = &series[p == 8];
+      struct cb_record *r = &s->pts[s->npts++];
+      int small = k < 2;
+      *r = (struct cb_record){
+          .nranks = p, .nnodes = p, .bytes = small ? 1024u << k : 1u << (20 + k)};
+      snprintf(r->algo, sizeof r->algo, "%s", small ? "recursive_doubling" : "rabenseifner");
+      r->time_us = 1e6 * cb_model_time(CB_MOP_ALLREDUCE, small ? CB_SHAPE_DOUBLING : CB_SHAPE_LOG,
+                                       p, p, r->bytes, &l);
+    }
+  struct cb_fit_groups gs = {0};
+  cb_fit_groups_add(&gs, &d, NULL, 0);
+  cb_fit_groups_fit(&gs);
+  ok(gs.n == 3 && gs.g[0].fitted && gs.g[1].fitted && gs.g[2].fitted &&
+         strcmp(gs.g[2].algo, CB_ALL_ALGOS) == 0,
+     "two recorded algorithms: two fitted groups, and the link's pooled one (*)");
+  for (int i = 0; i < gs.n; i++)
+    ok(fabs(gs.g[i].fit.link.alpha / 20e-6 - 1) < 1e-9 &&
+           fabs(gs.g[i].fit.link.beta / 2e-9 - 1) < 1e-9,
+       "%s: alpha and beta fitted back through its shape", gs.g[i].algo);
+  const struct cb_record *small = &series[1].pts[0], *large = &series[1].pts[3];
+  const struct cb_fit_group *g = cb_fit_groups_match(&gs, &series[1], large);
+  ok(g && strcmp(g->algo, "rabenseifner") == 0, "8 ranks, 8 MiB matches the rabenseifner fit");
+  /* 8 ranks, 8 MiB rabenseifner: 6 steps x 20 us + 1.75 x 8388608 B x 2 ns */
+  if (g)
+    near(cb_fit_group_time(g, large), 6 * 20e-6 + 1.75 * 8388608 * 2e-9,
+         "... predicted: 120 us + 29.36 ms");
+  g = cb_fit_groups_match(&gs, &series[1], small);
+  /* 8 ranks, 1 KiB recursive doubling: 3 steps x 20 us + 3 x 1024 B x 2 ns */
+  if (g)
+    near(cb_fit_group_time(g, small), 3 * 20e-6 + 3 * 1024 * 2e-9,
+         "8 ranks, 1 KiB by recursive doubling: 66.1 us");
+  struct cb_record other = *large;
+  snprintf(other.algo, sizeof other.algo, "ring");
+  g = cb_fit_groups_match(&gs, &series[1], &other);
+  ok(g && strcmp(g->algo, CB_ALL_ALGOS) == 0, "ring, never fitted: the link's pooled fit");
+  /* 8 ranks, 8 MiB by ring: 14 steps x 20 us + 1.75 x 8388608 B x 2 ns */
+  if (g)
+    near(cb_fit_group_time(g, &other), 14 * 20e-6 + 1.75 * 8388608 * 2e-9,
+         "... through the ring's shape: 280 us + 29.36 ms");
+  snprintf(other.algo, sizeof other.algo, "NVLS");
+  ok(!cb_fit_groups_match(&gs, &series[1], &other), "NVLS (no shape, no fit): not predicted");
+  cb_fit_groups_free(&gs);
+  free(series[0].pts), free(series[1].pts);
+}
+
+/* One size per algorithm (2 ranks, as Open MPI's rules switch): no group
+ * can be fitted alone, each borrows the link fitted on all of them
+ * through their own shapes, which exact data gives back exactly. */
+static void test_pooled(void) {
+  static const char *const algos[] = {"recursive_doubling", "ring", "rabenseifner"};
+  struct cb_rep_series s = {.op = "allreduce",
+                            .backend = "mpi",
+                            .mem = "host",
+                            .transport = "shm",
+                            .dtype = "float",
+                            .redop = "sum",
+                            .pts = calloc(3, sizeof *s.pts)};
+  struct cb_rep_data d = {.series = &s, .nseries = 1};
+  struct cb_link l = {1, 3e-6, 5e-10};
+  for (int k = 0; k < 3; k++) {
+    struct cb_record *r = &s.pts[s.npts++];
+    *r = (struct cb_record){.nranks = 2, .nnodes = 1, .bytes = 1024u << (6 * k)};
+    snprintf(r->algo, sizeof r->algo, "%s", algos[k]);
+    r->time_us =
+        1e6 * cb_model_time(CB_MOP_ALLREDUCE, cb_model_shape_of(CB_MOP_ALLREDUCE, algos[k]), 2, 1,
+                            r->bytes, &l);
+  }
+  struct cb_fit_groups gs = {0};
+  cb_fit_groups_add(&gs, &d, NULL, -1);
+  cb_fit_groups_fit(&gs);
+  int pooled = 0;
+  for (int i = 0; i < gs.n; i++)
+    pooled += gs.g[i].fitted && gs.g[i].pooled && fabs(gs.g[i].fit.link.alpha / 3e-6 - 1) < 1e-9 &&
+              fabs(gs.g[i].fit.link.beta / 5e-10 - 1) < 1e-9;
+  ok(gs.n == 4 && pooled == 3, "three algorithms of one size each: all pooled, link fitted back");
+  const struct cb_fit_group *g = cb_fit_groups_match(&gs, &s, &s.pts[0]);
+  if (g) /* 1 KiB by recursive doubling, 2 ranks: 1 step, the whole buffer once */
+    near(cb_fit_group_time(g, &s.pts[0]), 3e-6 + 1024 * 5e-10, "... and predicts 1 KiB: 3.51 us");
+  cb_fit_groups_free(&gs);
+  free(s.pts);
+}
+
 int main(void) {
   test_terms();
+  test_pooled();
+  test_shapes();
+  test_fit_per_algo();
   test_groups();
   test_fit();
   test_predict();

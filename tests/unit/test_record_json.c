@@ -102,6 +102,23 @@ int main(void) {
   is_str(json_string_value(json_object_get(line, "nccl_algo")), "Ring", "nccl_algo written");
   is_str(in.nccl_algo, "Ring", "nccl_algo read back");
   is_str(in.nccl_proto, "LL128", "nccl_proto read back");
+  ok(!json_object_get(line, "algo") && in.algo[0] == '\0' && in.algo_by[0] == '\0',
+     "no library algorithm known: no algo key (older files), read back empty");
+  json_decref(line);
+
+  /* the library's algorithm (mpi: Open MPI coll/tuned) and how it was chosen */
+  snprintf(out.algo, sizeof out.algo, "rabenseifner");
+  snprintf(out.algo_by, sizeof out.algo_by, "rules");
+  ok(cb_sink_jsonl(path, &sink, &err) == CB_OK && sink.start(sink.state, &err) == CB_OK,
+     "reopen the JSON Lines sink");
+  sink.row(sink.state, &row, &err);
+  sink.close(sink.state, &err);
+  line = json_load_file(path, JSON_DISABLE_EOF_CHECK, &jerr);
+  ok(line && cb_record_from_json(line, &in) == NULL, "the line with the algorithm reads back");
+  is_str(json_string_value(json_object_get(line, "algo")), "rabenseifner", "algo written");
+  is_str(json_string_value(json_object_get(line, "algo_by")), "rules", "algo_by written");
+  is_str(in.algo, "rabenseifner", "algo read back");
+  is_str(in.algo_by, "rules", "algo_by read back");
   json_decref(line);
 
   /* issue 17's keys: a file from before them reads as what it holds

@@ -1,0 +1,47 @@
+/* Held-out error per op and size: the table that says where the model is
+ * right and where not (a summary over all sizes hides that the error
+ * lives at a few sizes). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "groups.h"
+
+static int by_op_size_err(const void *a, const void *b) {
+  const struct cb_err_point *x = a, *y = b;
+  if (x->op != y->op)
+    return x->op - y->op;
+  if (x->bytes != y->bytes)
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+  return (fabs(x->err) > fabs(y->err)) - (fabs(x->err) < fabs(y->err));
+}
+
+static int by_signed(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_of(const double *v, int n) {
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows) {
+  qsort(pts, n, sizeof *pts, by_op_size_err);
+  double *v = malloc((n ? n : 1) * sizeof *v);
+  int nrows = 0;
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j < n && pts[j].op == pts[i].op && pts[j].bytes == pts[i].bytes)
+      j++;
+    for (int k = i; k < j; k++)
+      v[k - i] = fabs(pts[k].err);
+    struct cb_err_row *r = &rows[nrows++];
+    *r = (struct cb_err_row){pts[i].op, pts[i].bytes, j - i, median_of(v, j - i), v[j - i - 1], 0};
+    for (int k = i; k < j; k++)
+      v[k - i] = pts[k].err;
+    qsort(v, j - i, sizeof *v, by_signed);
+    r->median = median_of(v, j - i);
+    i = j;
+  }
+  free(v);
+  return nrows;
+}

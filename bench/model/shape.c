@@ -1,0 +1,100 @@
+/* Cost shapes per algorithm: which shape a recorded algorithm name has,
+ * and its steps and bytes. The shapes are the textbook alpha-beta costs
+ * (Thakur, Rabenseifner and Gropp 2005; NCCL's tuning.cc for Tree);
+ * constant factors a shape gets wrong are absorbed by beta, since every
+ * algorithm is fitted apart; what must be right is how each grows with p. */
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+
+const char *const cb_shape_names[CB_NSHAPES] = {"ring", "log", "doubling", "tree", "linear"};
+
+/* Recorded names: Open MPI 4.1 coll/tuned's (bench/backends/ompi_algo.c)
+ * and NCCL's (its TUNING log). recursive_doubling is the whole-buffer
+ * kind only for allreduce. */
+static const struct {
+  const char *name;
+  int shape;
+} names[] = {
+    {"ring", CB_SHAPE_RING},
+    {"segmented_ring", CB_SHAPE_RING},
+    {"neighbor", CB_SHAPE_RING},
+    {"pairwise", CB_SHAPE_RING},
+    {"chain", CB_SHAPE_RING},
+    {"pipeline", CB_SHAPE_RING},
+    {"scatter_allgather_ring", CB_SHAPE_RING},
+    {"Ring", CB_SHAPE_RING},
+    {"rabenseifner", CB_SHAPE_LOG},
+    {"recursive_halving", CB_SHAPE_LOG},
+    {"recursive_doubling", CB_SHAPE_LOG},
+    {"butterfly", CB_SHAPE_LOG},
+    {"bruck", CB_SHAPE_LOG},
+    {"modified_bruck", CB_SHAPE_LOG},
+    {"two_proc", CB_SHAPE_LOG},
+    {"scatter_allgather", CB_SHAPE_LOG},
+    {"PAT", CB_SHAPE_LOG},
+    {"Tree", CB_SHAPE_TREE},
+    {"binomial", CB_SHAPE_TREE},
+    {"binary_tree", CB_SHAPE_TREE},
+    {"split_binary_tree", CB_SHAPE_TREE},
+    {"knomial", CB_SHAPE_TREE},
+    {"nonoverlapping", CB_SHAPE_TREE},
+    {"basic_linear", CB_SHAPE_LINEAR},
+    {"linear", CB_SHAPE_LINEAR},
+    {"linear_sync", CB_SHAPE_LINEAR},
+};
+
+int cb_model_shape_of(int op, const char *algo) {
+  if (!algo || !*algo)
+    return CB_SHAPE_RING;
+  if (op == CB_MOP_ALLREDUCE && strcmp(algo, "recursive_doubling") == 0)
+    return CB_SHAPE_DOUBLING;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(algo, names[i].name) == 0)
+      return names[i].shape;
+  return -1;
+}
+
+static double log2_ceil(int p) {
+  return p > 1 ? ceil(log2((double)p)) : 0;
+}
+
+struct cb_terms cb_model_terms(int op, int shape, int p, int nodes) {
+  double q = p, L = log2_ceil(p), ring = (q - 1) / q;
+  /* a non-power-of-two folds the extra ranks in and out: 2 more steps */
+  double fold = (p & (p - 1)) ? 2 : 0;
+  if (p <= 1)
+    return (struct cb_terms){0, 0};
+  switch (shape) {
+  case CB_SHAPE_LOG:
+    if (op == CB_MOP_ALLREDUCE) /* reduce-scatter by halving, all-gather by doubling */
+      return (struct cb_terms){2 * L + fold, 2 * ring};
+    if (op == CB_MOP_BROADCAST) /* scatter, then all-gather by doubling */
+      return (struct cb_terms){2 * L, 2 * ring};
+    if (op == CB_MOP_ALLTOALL) /* bruck: half the data in each of L steps */
+      return (struct cb_terms){L, L / 2};
+    return (struct cb_terms){L + fold, ring};
+  case CB_SHAPE_DOUBLING: return (struct cb_terms){L + fold, L + fold};
+  case CB_SHAPE_TREE:
+    if (op == CB_MOP_ALLREDUCE)
+      return (struct cb_terms){2 * L, 2};
+    if (op == CB_MOP_BROADCAST)
+      return (struct cb_terms){L, 1};
+    return (struct cb_terms){L, ring};
+  case CB_SHAPE_LINEAR:
+    switch (op) {
+    case CB_MOP_ALLREDUCE: return (struct cb_terms){2 * (q - 1), 2 * (q - 1)};
+    case CB_MOP_BROADCAST: return (struct cb_terms){q - 1, q - 1};
+    case CB_MOP_ALLTOALL: return cb_model_flat_terms(op, p, nodes);
+    default: /* gather or reduce to the root, then broadcast or scatter */
+      return (struct cb_terms){2 * (q - 1), (q - 1) + ring};
+    }
+  default: return cb_model_flat_terms(op, p, nodes);
+  }
+}
+
+double cb_model_time(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l) {
+  struct cb_terms t = cb_model_terms(op, shape, p, nodes);
+  return t.steps * l->alpha + t.share * bytes * l->beta;
+}
