@@ -6,13 +6,17 @@
 #    with exit 1 naming the all-gather check, and the matrix names that node and
 #    nothing else;
 #  - one direction of one pair throttled (tc htb + u32 filter): --matrix names
-#    exactly that link, and no node.
+#    exactly that link, and no node;
+#  - a fleet baseline (--baseline) from four healthy runs' matrices: a further
+#    healthy run judged against it gets no fleet FAIL, and the run with node 3
+#    throttled gets exactly one, naming node 3 (scripts/baseline-simcluster.sh
+#    is the long version: 10 + 20 + 10 runs).
 # Needs root; skips visibly otherwise. Run from the repo root after make.
 cd "$(dirname "$0")/.." || exit 1
 SIM_NAME=cluster4 SIM_TOOLS=tc
 . tests/simlib.sh
 
-echo 1..10
+echo 1..15
 check "simulated 4-node cluster up" simcluster_up 4 || { echo "Bail out! no simulated cluster"; exit 1; }
 set -- $SIMCLUSTER_NODES
 node1=$1 node3=$3 node4=$4
@@ -44,8 +48,43 @@ check "healthy: every check and the matrix PASS (or WARN)" all_pass
 four_nodes() { head -n 1 "$tmp/healthy.jsonl" | jq -e '.nnodes == 4' >/dev/null; }
 check "the run saw 4 nodes" four_nodes
 
+# A fleet baseline: the healthy run above and three runs of the matrix alone.
+# k 4, not the default 5: four runs make the fleet's spread itself noisy (10-17%
+# of the median here, from 16 figures), and node 3 throttled to 4% of the fleet
+# sits at z = -0.96 / spread; a healthy node would have to be 40% slow to fail.
+cat >"$tmp/matrix.conf" <<CONF
+[system]
+name = matrix only
+ranks_per_node = 1
+[matrix]
+size = 1M
+bw_fraction = 0.5
+lat_factor = 10
+CONF
+baseline_k4() { printf '[baseline]\nfile = baseline.json\nk = 4\n'; }
+{ cat "$tmp/matrix.conf"; baseline_k4; } >"$tmp/fleet.conf"
+{ cat topologies/localhost.conf; baseline_k4; } >"$tmp/node.conf"
+healthy_matrices() {
+    for i in 2 3 4; do run 0 "$tmp/healthy$i.jsonl" --accept "$tmp/matrix.conf" || return 1; done
+}
+check "three more healthy runs of the matrix alone" healthy_matrices
+./collbench --baseline "$tmp"/healthy*.jsonl --out "$tmp/baseline.json" >"$tmp/out" 2>&1
+check "a baseline of the four healthy runs" [ $? -eq 0 ]
+# fleet FILE: "STATUS check" of each fleet verdict, sorted, on one line
+fleet() { jq -r 'select(.type == "verdict" and (.check | startswith("fleet "))) | "\(.status) \(.check)"' \
+            "$1" | sort | tr '\n' ';'; }
+check "a healthy run judged against the fleet exits 0" run 0 "$tmp/judged.jsonl" --accept "$tmp/fleet.conf"
+show
+no_fleet_fail() {
+    v=$(fleet "$tmp/judged.jsonl")
+    want="PASS fleet links;PASS fleet node $1;PASS fleet node $2;PASS fleet node $3;PASS fleet node $4;"
+    [ "$v" = "$want" ] && return 0
+    echo "fleet verdicts: $v (want $want)" | diag; return 1
+}
+check "its fleet verdicts: every node and the links PASS" no_fleet_fail $SIMCLUSTER_NODES
+
 simcluster_throttle "$node3" 200mbit
-check "node 3 throttled: --accept exits 1" run 1 "$tmp/node.jsonl" --accept topologies/localhost.conf
+check "node 3 throttled: --accept exits 1" run 1 "$tmp/node.jsonl" --accept "$tmp/node.conf"
 show
 allreduce_fails() {
     jq -e -s '[.[] | select(.type == "verdict" and .check == "allgather-busbw")][0]
@@ -61,6 +100,13 @@ only_node3() {
     echo "matrix verdicts: $v (want node $node3)" | diag; return 1
 }
 check "the matrix names exactly node 3 ($node3)" only_node3
+fleet_node3() { # node 3 FAILs; any other FAIL is a link into node 3 (its retests slow too)
+    v=$(fleet "$tmp/node.jsonl" | tr ';' '\n' | grep '^FAIL' | grep -v "^FAIL fleet link [^ ]*->$node3\$" |
+        tr '\n' ';')
+    [ "$v" = "FAIL fleet node $node3;" ] && return 0
+    echo "fleet FAILs: $v (want FAIL fleet node $node3, and links into it)" | diag; return 1
+}
+check "against the fleet, node 3 FAILs and nothing healthy" fleet_node3
 
 tc qdisc del dev "${SIMCLUSTER_ID}v3" root
 simcluster_throttle_link "$node1" "$node4" 200mbit 2>/dev/null

@@ -175,6 +175,57 @@ static void test_file(void) {
   rmdir(dir);
 }
 
+/* Verdicts the sinks receive: "STATUS name" lines, in order. */
+static char seen[2048];
+static int keep_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  (void)state, (void)err;
+  size_t n = strlen(seen);
+  snprintf(seen + n, sizeof seen - n, "%s %s;", v->status == CB_FAIL ? "FAIL" : "PASS", v->name);
+  return CB_OK;
+}
+
+/* Links judged against the fleet: a pair slow in its round but normal when
+ * the matrix retested it alone is contention, not the link (its retest is
+ * judged); a pair slow in its retests too fails. */
+static void test_fleet_links(void) {
+  struct cb_bl_entry e[2] = {{.kind = CB_BL_PAIR, .bytes = 1 << 20},
+                             {.kind = CB_BL_NODE, .bytes = 1 << 20}};
+  strcpy(e[0].src, "*"), strcpy(e[0].dst, "*"), strcpy(e[1].src, "*");
+  for (int i = 0; i < 2; i++)
+    e[i].d[CB_BLM_BW] = (struct cb_dist){.n = 40, .median = 1.0, .mad = 0.05};
+  struct cb_baseline b = {.entries = e, .nentries = 2};
+  struct cb_fleet f = {.b = &b, .k = 5, .min_runs = 5};
+  struct cb_cluster cl = {.rank = 0, .nranks = 3};
+  const char *h[3] = {"a", "b", "c"};
+  struct cb_pair p[] = {
+      /* round 1: a->b slow, c->a slow; the rest normal */
+      {.src = 0, .dst = 1, .bw_GBps = 0.05, .round = 1},
+      {.src = 1, .dst = 2, .bw_GBps = 1.0, .round = 1},
+      {.src = 2, .dst = 0, .bw_GBps = 0.04, .round = 1},
+      {.src = 0, .dst = 2, .bw_GBps = 1.0, .round = 2},
+      {.src = 1, .dst = 0, .bw_GBps = 1.1, .round = 2},
+      {.src = 2, .dst = 1, .bw_GBps = 0.9, .round = 2},
+      /* the retests alone: a->b normal (contention), c->a slow again */
+      {.src = 0, .dst = 1, .bw_GBps = 0.98, .round = 0},
+      {.src = 2, .dst = 0, .bw_GBps = 0.05, .round = 0},
+  };
+  int n = sizeof p / sizeof *p;
+  for (int i = 0; i < n; i++)
+    p[i].bytes = 1 << 20, p[i].src_host = h[p[i].src], p[i].dst_host = h[p[i].dst],
+    p[i].lat_us = NAN;
+  struct cb_sink sink = {.verdict = keep_verdict};
+  struct cb_accept_result res = {0};
+  struct cb_error err = {0};
+  seen[0] = 0;
+  is_long(cb_fleet_judge_pairs(&cl, &f, p, n, &sink, 1, &res, &err), CB_OK, "fleet links: judged");
+  ok(strstr(seen, "FAIL fleet link c->a;") != NULL, "fleet links: slow in its retests fails (%s)",
+     seen);
+  ok(strstr(seen, "fleet link a->b") == NULL,
+     "fleet links: slow in its round only, normal alone: not named (%s)", seen);
+  ok(strstr(seen, "PASS fleet node b;") && strstr(seen, "PASS fleet node c;"),
+     "fleet links: the nodes whose pairs are normal pass (%s)", seen);
+}
+
 int main(void) {
   test_dist();
   test_z();
@@ -182,6 +233,7 @@ int main(void) {
   test_verdict();
   test_compare();
   test_file();
+  test_fleet_links();
   done_testing();
   return exit_status();
 }
