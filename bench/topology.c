@@ -192,13 +192,22 @@ static int check_key(struct parse_state *ps, const char *key, const char *value)
           ps, key,
           bandwidth
               ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s) or a fraction of "
-                "the measured memory or pair bandwidth (5% membw, 40% pairbw); metric comes first"
+                "the measured memory or pair bandwidth (5%% membw, 40%% pairbw); metric comes first"
               : "'%s': expected a time such as 4.2 us",
           value);
+  } else if (strcmp(key, "ceiling") == 0) {
+    if (!*value || strlen(value) >= sizeof c->ceiling)
+      return bad(ps, key, "'%s' is not a tier name", value);
+    copy_text(c->ceiling, sizeof c->ceiling, value);
+  } else if (strcmp(key, "ceiling_fraction") == 0) {
+    char *end;
+    c->ceiling_fraction = strtod(value, &end);
+    if (end == value || *end || !(c->ceiling_fraction > 0 && c->ceiling_fraction <= 1))
+      return bad(ps, key, "'%s' is not a fraction over 0, at most 1", value);
   } else
     return bad(ps, key,
                "unknown key '%s' (op, backend, mem, dtype, transport, size, metric, variant, "
-               "warn, fail)",
+               "warn, fail, ceiling, ceiling_fraction)",
                key);
   return 1;
 }
@@ -246,7 +255,7 @@ static int step_key(struct parse_state *ps, const char *key, const char *value) 
       return bad(ps, key, "'%s' is not a repetition count (2 to 10000)", value);
   } else if (strcmp(key, "limit") == 0) {
     if (cb_overhead_parse(value, "limit", &c->limit, &e))
-      return bad(ps, key, "'%s': expected a share of the step such as 20% or 0.2", value);
+      return bad(ps, key, "'%s': expected a share of the step such as 20%% or 0.2", value);
   } else
     return bad(ps, key, "unknown key '%s' (model, model_config, bucket, ranks, reps, limit)", key);
   return 1;
@@ -396,6 +405,13 @@ static char *read_line(char *buf, int size, void *stream) {
   return buf;
 }
 
+static int find_tier(const struct cb_topology *t, const char *name) {
+  for (int i = 0; i < t->ntiers; i++)
+    if (strcmp(t->tiers[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
 static int validate(struct parse_state *ps) {
   struct cb_topology *t = ps->t;
   if (!t->name[0])
@@ -423,6 +439,19 @@ static int validate(struct parse_state *ps) {
     if (missing)
       return cb_fail(ps->err, CB_USAGE, "%s:%d: [check %s]: key '%s' is missing", ps->file, c->line,
                      c->name, missing);
+    if (c->ceiling[0] && (c->ceiling_tier = find_tier(t, c->ceiling)) < 0)
+      return cb_fail(ps->err, CB_USAGE,
+                     "%s:%d: [check %s]: ceiling '%s' names no [tier] of the file", ps->file,
+                     c->line, c->name, c->ceiling);
+    if (c->ceiling[0] && c->metric == CB_METRIC_TIME)
+      return cb_fail(ps->err, CB_USAGE,
+                     "%s:%d: [check %s]: a ceiling is a bandwidth, and the metric is time",
+                     ps->file, c->line, c->name);
+    if (!c->ceiling[0] && c->ceiling_fraction > 0)
+      return cb_fail(ps->err, CB_USAGE, "%s:%d: [check %s]: ceiling_fraction without a ceiling",
+                     ps->file, c->line, c->name);
+    if (!(c->ceiling_fraction > 0))
+      c->ceiling_fraction = CB_CEILING_FRACTION;
     /* A warn level must be the stricter one, or it could never fire. */
     if (c->warn.set && c->warn.reference == c->fail.reference &&
         (c->metric == CB_METRIC_TIME ? c->warn.value > c->fail.value

@@ -52,7 +52,19 @@ struct cb_check {
   int metric;  /* enum cb_metric */
   int inplace; /* which variant is judged (default out of place) */
   struct cb_threshold warn, fail;
+  /* `ceiling = TIER`: the physical limit the figure is judged against too,
+   * that tier's bandwidth; under ceiling_fraction of it fails (a whole fleet
+   * degraded alike looks normal to a fleet baseline), over it warns. */
+  char ceiling[CB_TOPO_NAME_MAX]; /* "" when none */
+  int ceiling_tier;               /* its index in tiers[], when ceiling is set */
+  double ceiling_fraction;
 };
+
+/* ceiling_fraction when the file gives none: a healthy link measures well
+ * over 0.6 of its nominal rate (nccl-tests: 0.82 of NVLink 4 with Ring, 0.92-0.98
+ * of NDR 400 per NIC; REFERENCE.md section 7), a PCIe link trained a generation
+ * down measures 0.5. */
+#define CB_CEILING_FRACTION 0.6
 
 /* Outlier rules for the all-pairs matrix (section [matrix]; ClusterKit's
  * defaults when absent: 0.9 of the median bandwidth, 2.1x the best latency). */

@@ -3,7 +3,7 @@
 # all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
 # The simulated-cluster cases (throttled node and link) are in cluster4.t.
 . tests/lib.sh
-plan 21
+plan 26
 
 # localhost.conf on a healthy host: every check and the matrix pass.
 mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
@@ -92,6 +92,56 @@ ok $? "--accept with --op is a usage error"
 mpi 2 -e 8 --junit "$TMP/j.xml"
 [ $STATUS -eq 2 ] && grep -q -- "--junit" "$TMP/err" && [ ! -e "$TMP/j.xml" ]
 ok $? "--junit without --accept or --matrix is a usage error"
+
+# Ceilings: a tier no host reaches (10 TB/s) fails the check's ceiling verdict,
+# a tier every host beats (1 MB/s) warns that the figure is over the hardware's
+# limit; the checks' own levels pass.
+cat >"$TMP/ceiling.conf" <<'EOF'
+[system]
+name = ceilings
+[tier fast]
+scope = intra-node
+bandwidth = 10 TB/s
+latency = 1 us
+[tier slow]
+scope = intra-node
+bandwidth = 1 MB/s
+latency = 1 us
+[check under]
+op = allreduce
+backend = mpi
+size = 64K
+metric = busbw
+fail = 1 MB/s
+ceiling = fast
+[check over]
+op = allreduce
+backend = mpi
+size = 64K
+metric = algbw
+fail = 1 MB/s
+ceiling = slow
+EOF
+mpi 2 --accept "$TMP/ceiling.conf" --max-time 0.05 --json "$TMP/c.jsonl"
+[ $STATUS -eq 1 ] && grep -q '^  PASS    under ' "$TMP/out" && grep -q '^  PASS    over ' "$TMP/out"
+ok $? "a ceiling under the measured figure fails the run (exit $STATUS); the checks' levels pass"
+grep -q '^  FAIL    ceiling under .* 6000 .*busbw against \[tier fast\]: 1e+04 GB/s .*fails under 0.6 (line 11)$' "$TMP/out" &&
+  grep -q "^  WARN    ceiling over .*algbw against \[tier slow\].*over the hardware's limit" "$TMP/out"
+ok $? "the verdicts name the tier, the share measured and the rule"
+[ $STATUS -eq 1 ] || diag "$TMP/out"
+sed 's/^ceiling = slow$/ceiling = nvlink/' "$TMP/ceiling.conf" >"$TMP/bad1.conf"
+mpi 2 --accept "$TMP/bad1.conf"
+[ $STATUS -eq 2 ] && grep -q "bad1.conf:18: \[check over\]: ceiling 'nvlink' names no \[tier\]" "$TMP/err"
+ok $? "a ceiling naming no tier exits 2 naming it"
+sed '/^\[check over\]/,$ { s/^metric = algbw$/metric = time/; s/^fail = 1 MB.s$/fail = 1 s/; }' \
+  "$TMP/ceiling.conf" >"$TMP/bad2.conf"
+mpi 2 --accept "$TMP/bad2.conf"
+[ $STATUS -eq 2 ] && grep -q "\[check over\]: a ceiling is a bandwidth, and the metric is time" "$TMP/err"
+ok $? "a ceiling on a time check exits 2"
+sed 's/^fail = 1 MB.s$/fail = 1 s/' "$TMP/ceiling.conf" >"$TMP/bad3.conf"
+mpi 2 --accept "$TMP/bad3.conf"
+[ $STATUS -eq 2 ] && grep -q "fail: '1 s': expected a bandwidth .*(5% membw, 40% pairbw); metric comes first" "$TMP/err"
+ok $? "a time where a bandwidth belongs exits 2, its message printed as written"
 
 # --matrix alone on one host: both pairs in the table, and the exit status
 # agrees with the verdicts (this VM's shared memory is noisy enough that a

@@ -300,9 +300,10 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   int rc = t->matrix.set ? run_matrix(cl, t, fleet, base, sinks, nsinks, res, err) : 0;
   if (cb_cluster_agree(cl, rc))
     return rc ? rc : cb_fail(err, CB_RUNTIME, "the matrix failed on another rank");
-  struct cb_verdict verdicts[2 * CB_TOPO_MAX_CHECKS];
+  struct cb_verdict verdicts[3 * CB_TOPO_MAX_CHECKS];
   static struct relay relays[CB_TOPO_MAX_CHECKS];
   static char names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
+  static char ceiling_names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
   int nverdicts = 0;
   for (int i = 0; i < t->nchecks; i++) {
     struct relay *r = &relays[i];
@@ -317,6 +318,9 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     if (fleet && fleet->b)
       cb_fleet_judge_check(fleet, r->check, r->have ? &r->rec : NULL, names[i], sizeof names[i],
                            &verdicts[nverdicts++]);
+    if (r->check->ceiling[0])
+      cb_ceiling_judge(t, r->check, r->have ? &r->rec : NULL, ceiling_names[i],
+                       sizeof ceiling_names[i], &verdicts[nverdicts++]);
   }
   struct cb_verdict steps[CB_TOPO_MAX_STEPS];
   if (cb_accept_steps_run(cl, t, base, steps, err))

@@ -70,6 +70,13 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
                          const struct cb_pair *pairs, int npairs, struct cb_sink *sinks, int nsinks,
                          struct cb_accept_result *res, struct cb_error *err);
 
+/* A check with a `ceiling` (its tier's bandwidth) judged against it: FAIL
+ * under its ceiling_fraction, WARN over the ceiling, else PASS; the verdict
+ * says the share of the ceiling measured. rec NULL: not measured. Pure. */
+void cb_ceiling_judge(const struct cb_topology *t, const struct cb_check *c,
+                      const struct cb_record *rec, char *name, size_t name_size,
+                      struct cb_verdict *v);
+
 /* --matrix on its own: run record, the matrix and its verdicts, summary. */
 int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   const struct cb_matrix_rules *rules, const struct cb_run_info *ri,

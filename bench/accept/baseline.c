@@ -41,8 +41,15 @@ void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int met
   }
   double sigma = cb_dist_sigma(d, CB_BASELINE_FLOOR);
   v->fail = mi->higher_better ? d->median - f->k * sigma : d->median + f->k * sigma;
-  if (!(v->fail > 0)) /* a spread wider than the median: nothing but 0 fails */
-    v->fail = mi->higher_better ? 1e-300 : v->fail;
+  if (mi->higher_better && !(v->fail > 0)) { /* no bandwidth could fail: no verdict either */
+    v->status = CB_WARN;
+    v->fail = v->margin = NAN;
+    append(v,
+           ": cannot judge: the fleet's spread %.3g is over 1/%g of its median %.4g (its runs "
+           "differ too much), so no figure could fail",
+           sigma, f->k, d->median);
+    return;
+  }
   cb_verdict_judge(v, !mi->higher_better);
   double z = cb_robust_z(d, measured, mi->higher_better, CB_BASELINE_FLOOR);
   append(v,
@@ -125,7 +132,7 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
     return CB_OK;
   char names[2][192];
   struct cb_verdict v;
-  int slow = 0, judged = 0;
+  int slow = 0, judged = 0, cannot = 0;
   uint64_t bytes = 0;
   for (int i = 0; i < npairs; i++) { /* links: only the slow ones named */
     const struct cb_pair *p = &pairs[i];
@@ -147,13 +154,17 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
     judged++;
     if (v.status == CB_PASS)
       continue;
+    if (v.status == CB_WARN) { /* cannot judge any link: said once, for all */
+      v.name = "fleet links";
+      cannot = 1;
+    }
     slow += v.status == CB_FAIL;
     if (emit(cl, sinks, nsinks, &v, res, err))
       return err->status;
-    if (v.status == CB_WARN) /* cannot judge: said once */
-      return CB_OK;
+    if (cannot)
+      break;
   }
-  if (judged && !slow) {
+  if (judged && !slow && !cannot) {
     memset(&v, 0, sizeof v);
     v.name = "fleet links";
     snprintf(v.what, sizeof v.what, "%d pairs, none slower than the fleet allows", judged);

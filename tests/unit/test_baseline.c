@@ -81,6 +81,13 @@ static void test_verdict(void) {
   memset(&v, 0, sizeof v);
   cb_fleet_verdict(&f, NULL, CB_BLM_BUSBW, 1.0, &v);
   is_long(v.status, CB_WARN, "verdict: no entry cannot judge");
+  /* a fleet whose runs differ 2x (a machine's slow spells): median - k sigma
+   * under 0, so even a dead link would pass; it says it cannot judge */
+  struct cb_dist wide = {.n = 16, .median = 1.0, .mad = 0.32};
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &wide, CB_BLM_BW, 0.02, &v);
+  ok(v.status == CB_WARN && isnan(v.fail) && strstr(v.what, "cannot judge: the fleet's spread"),
+     "verdict: a spread over 1/k of the median cannot judge (%s)", v.what);
 }
 
 static struct cb_bl_entry entry(uint64_t bytes, double median, double mad, int n) {
@@ -180,7 +187,11 @@ static char seen[2048];
 static int keep_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
   (void)state, (void)err;
   size_t n = strlen(seen);
-  snprintf(seen + n, sizeof seen - n, "%s %s;", v->status == CB_FAIL ? "FAIL" : "PASS", v->name);
+  snprintf(seen + n, sizeof seen - n, "%s %s;",
+           v->status == CB_FAIL   ? "FAIL"
+           : v->status == CB_WARN ? "WARN"
+                                  : "PASS",
+           v->name);
   return CB_OK;
 }
 
@@ -224,6 +235,13 @@ static void test_fleet_links(void) {
      "fleet links: slow in its round only, normal alone: not named (%s)", seen);
   ok(strstr(seen, "PASS fleet node b;") && strstr(seen, "PASS fleet node c;"),
      "fleet links: the nodes whose pairs are normal pass (%s)", seen);
+  /* pairs too few in the baseline to judge: said once, and the nodes are
+   * still judged (they once went unjudged) */
+  e[0].d[CB_BLM_BW].n = 3;
+  seen[0] = 0;
+  cb_fleet_judge_pairs(&cl, &f, p, n, &sink, 1, &res, &err);
+  ok(!strcmp(seen, "WARN fleet links;FAIL fleet node a;PASS fleet node b;PASS fleet node c;"),
+     "fleet links: cannot judge said once as 'fleet links', nodes judged (%s)", seen);
 }
 
 int main(void) {

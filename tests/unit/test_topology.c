@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "accept/accept.h"
 #include "op.h"
 #include "tap.h"
 #include "topology.h"
@@ -208,8 +209,68 @@ static void test_verdicts(void) {
   ok(v.status == CB_FAIL, "5 us over 4.2 us: FAIL");
 }
 
+/* `ceiling = TIER`: parsed and resolved, refused when wrong; judged as a
+ * share of the tier's bandwidth (FAIL under the fraction, WARN over 1.05). */
+static void test_ceiling(void) {
+  const char *file = "[system]\nname = x\n[tier nv]\nscope = intra-node\nkind = nvlink4\n"
+                     "bandwidth = 400 GB/s\nlatency = 3 us\n[check c]\nop = allreduce\n"
+                     "backend = mpi\nsize = 1M\nmetric = busbw\nfail = 1 GB/s\nceiling = nv\n%s";
+  char text[1024];
+  struct cb_topology t;
+  struct cb_error err = {0};
+  snprintf(text, sizeof text, file, "");
+  int rc = cb_topology_parse(text, "c.conf", &t, &err);
+  ok(rc == CB_OK && t.checks[0].ceiling_tier == 0 && t.checks[0].ceiling_fraction == 0.6,
+     "ceiling: resolved to its tier, fraction 0.6 by default (%s)", err.msg);
+  struct cb_record rec = {.busbw_GBps = 320, .algbw_GBps = 1};
+  struct cb_verdict v;
+  char name[96];
+  cb_ceiling_judge(&t, &t.checks[0], &rec, name, sizeof name, &v);
+  ok(v.status == CB_PASS && !strcmp(name, "ceiling c") && v.fail == 240 &&
+         strstr(v.what, "[tier nv] (nvlink4): 400 GB/s per GPU or rank; measured 0.8 of it"),
+     "ceiling: 320 of 400 GB/s passes, fail level 240 (%s)", v.what);
+  rec.busbw_GBps = 200;
+  cb_ceiling_judge(&t, &t.checks[0], &rec, name, sizeof name, &v);
+  ok(v.status == CB_FAIL && v.margin < 0 && strstr(v.what, "measured 0.5 of it, fails under 0.6"),
+     "ceiling: 200 of 400 GB/s fails (%s)", v.what);
+  rec.busbw_GBps = 480; /* NVLS on NVLink 4: over the per-GPU link rate */
+  cb_ceiling_judge(&t, &t.checks[0], &rec, name, sizeof name, &v);
+  ok(v.status == CB_WARN && strstr(v.what, "over the hardware's limit"),
+     "ceiling: 480 of 400 GB/s warns (%s)", v.what);
+  rec.busbw_GBps = 415; /* within 5%: noise, not a wrong figure */
+  cb_ceiling_judge(&t, &t.checks[0], &rec, name, sizeof name, &v);
+  ok(v.status == CB_PASS, "ceiling: 415 of 400 GB/s passes (%s)", v.what);
+  cb_ceiling_judge(&t, &t.checks[0], NULL, name, sizeof name, &v);
+  ok(v.status == CB_FAIL && strstr(v.what, "not measured"), "ceiling: not measured fails");
+
+  const char *wrong[][2] = {{"ceiling_fraction = 1.5\n", "'1.5' is not a fraction"},
+                            {"ceiling_fraction = 0\n", "'0' is not a fraction"},
+                            {"ceiling = ib\n", "ceiling 'ib' names no [tier]"}};
+  for (int i = 0; i < 3; i++) {
+    memset(&err, 0, sizeof err);
+    snprintf(text, sizeof text, file, wrong[i][0]);
+    rc = cb_topology_parse(text, "c.conf", &t, &err);
+    ok(rc == CB_USAGE && strstr(err.msg, wrong[i][1]), "ceiling: refused: %s", err.msg);
+  }
+  memset(&err, 0, sizeof err);
+  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                         "size = 1M\nmetric = busbw\nfail = 1 GB/s\nceiling_fraction = 0.5\n",
+                         "c.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "ceiling_fraction without a ceiling"), "%s", err.msg);
+  /* messages with a literal % once went through printf as the format */
+  memset(&err, 0, sizeof err);
+  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                         "size = 1M\nmetric = busbw\nfail = 1 s\n",
+                         "c.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "(5% membw, 40% pairbw)"), "%% in a message: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  rc = cb_topology_parse("[system]\nname = x\n[step s]\nlimit = lots\n", "c.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "such as 20% or 0.2"), "%% in a message: %s", err.msg);
+}
+
 int main(void) {
   test_good();
+  test_ceiling();
   test_bad();
   test_presets();
   test_verdicts();
