@@ -1,13 +1,13 @@
 /* Topology files: a good file gives the right figures in base units, every
  * kind of mistake names file, line and key, every preset in topologies/
  * parses, and verdicts judge thresholds the right way round. */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "accept/accept.h"
 #include "op.h"
+#include "presets.h"
 #include "tap.h"
 #include "topology.h"
 #include "verdict.h"
@@ -214,27 +214,19 @@ static void test_section_room(void) {
 
 /* Every shipped preset parses, names itself and cites a source. */
 static void test_presets(void) {
-  DIR *d = opendir("topologies");
-  if (!d) {
+  char paths[MAX_PRESETS][512];
+  int n = preset_paths(paths);
+  if (n < 0) {
     ok(0, "topologies/ readable (run from the repository root)");
     return;
   }
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
-      continue;
-    char path[512];
-    snprintf(path, sizeof path, "topologies/%s", e->d_name);
+  for (int i = 0; i < n; i++) {
     struct cb_topology t;
     struct cb_error err = {0};
-    int rc = cb_topology_load(path, &t, &err);
+    int rc = cb_topology_load(paths[i], &t, &err);
     ok(rc == CB_OK && t.source[0] && t.ntiers > 0 && t.nchecks > 0,
-       "%s parses, cites a source, has tiers and checks (%s)", path, err.msg);
-    n++;
+       "%s parses, cites a source, has tiers and checks (%s)", paths[i], err.msg);
   }
-  closedir(d);
   ok(n >= 6, "at least six presets (found %d)", n);
 }
 
