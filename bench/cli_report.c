@@ -5,33 +5,42 @@
 
 #include "cli_internal.h"
 
-int cb_cli_wants_import(int argc, char **argv) {
+/* An option whose value is a string field of the parser's struct. */
+struct string_option {
+  const char *name;
+  size_t offset;
+};
+#define NOPTS(table) (sizeof table / sizeof table[0])
+
+/* Whether argv holds `name` or `name`=VALUE. */
+static int given(int argc, char **argv, const char *name) {
+  size_t n = strlen(name);
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--import-nccl-tests") == 0 ||
-        strncmp(argv[i], "--import-nccl-tests=", 20) == 0)
+    if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
       return 1;
   return 0;
 }
 
+int cb_cli_wants_import(int argc, char **argv) {
+  return given(argc, argv, "--import-nccl-tests");
+}
+
 /* Its own small parser, like --report's: no measuring option applies. */
 int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err) {
-  static const struct {
-    const char *name;
-    size_t offset;
-  } opts[] = {{"--import-nccl-tests", offsetof(struct cb_import_cli, input)},
-              {"--json", offsetof(struct cb_import_cli, json_path)},
-              {"-J", offsetof(struct cb_import_cli, json_path)},
-              {"--csv", offsetof(struct cb_import_cli, csv_path)},
-              {"--op", offsetof(struct cb_import_cli, op)}};
+  static const struct string_option opts[] = {
+      {"--import-nccl-tests", offsetof(struct cb_import_cli, input)},
+      {"--json", offsetof(struct cb_import_cli, json_path)},
+      {"-J", offsetof(struct cb_import_cli, json_path)},
+      {"--csv", offsetof(struct cb_import_cli, csv_path)},
+      {"--op", offsetof(struct cb_import_cli, op)}};
   memset(im, 0, sizeof *im);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
     size_t len = eq && a[1] == '-' ? (size_t)(eq - a) : strlen(a);
     size_t k = 0;
-    while (k < sizeof opts / sizeof opts[0] &&
-           !(strlen(opts[k].name) == len && strncmp(a, opts[k].name, len) == 0))
+    while (k < NOPTS(opts) && !(strlen(opts[k].name) == len && strncmp(a, opts[k].name, len) == 0))
       k++;
-    if (k == sizeof opts / sizeof opts[0])
+    if (k == NOPTS(opts))
       return cb_fail(err, CB_USAGE, "%s '%s' does not go with --import-nccl-tests",
                      a[0] == '-' ? "option" : "argument", a);
     if (eq && a[1] == '-')
@@ -58,22 +67,16 @@ int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct 
 }
 
 int cb_cli_wants_report(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--report") == 0 || strncmp(argv[i], "--report=", 9) == 0)
-      return 1;
-  return 0;
+  return given(argc, argv, "--report");
 }
 
 /* Its own small parser: --report takes any number of files, which
  * getopt_long cannot express, and no measuring option applies. */
 int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct cb_error *err) {
-  static const struct {
-    const char *name;
-    size_t offset;
-  } values[] = {{"--out", offsetof(struct cb_report_cli, out)},
-                {"--baseline", offsetof(struct cb_report_cli, baseline)},
-                {"--topology", offsetof(struct cb_report_cli, topology)}};
-  enum { NVALUES = sizeof values / sizeof values[0] };
+  static const struct string_option values[] = {
+      {"--out", offsetof(struct cb_report_cli, out)},
+      {"--baseline", offsetof(struct cb_report_cli, baseline)},
+      {"--topology", offsetof(struct cb_report_cli, topology)}};
   memset(rep, 0, sizeof *rep);
   int only_files = 0;
   for (int i = 1; i < argc; i++) {
@@ -90,12 +93,12 @@ int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
       size_t k = 0;
       int missing = 0;
       const char *v = NULL;
-      while (k < NVALUES && !(v = cb_cli_value_of(argc, argv, &i, values[k].name, &missing)) &&
-             !missing)
+      while (k < NOPTS(values) &&
+             !(v = cb_cli_value_of(argc, argv, &i, values[k].name, &missing)) && !missing)
         k++;
       if (missing)
         return cb_fail(err, CB_USAGE, "option '%s' needs a value", values[k].name);
-      if (k == NVALUES)
+      if (k == NOPTS(values))
         return cb_fail(err, CB_USAGE, "option '%s' does not go with --report", a);
       *(const char **)((char *)rep + values[k].offset) = v;
     }
