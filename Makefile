@@ -106,7 +106,7 @@ build/gitversion.h: FORCE
 	 line="#define CB_GIT_COMMIT \"$$c\""; \
 	 [ "$$(cat $@ 2>/dev/null)" = "$$line" ] || echo "$$line" > $@
 
-build/tests/%.t: tests/unit/%.c tests/unit/tap.h build/libcollbench.a
+build/tests/%.t: tests/unit/%.c $(wildcard tests/unit/*.h) build/libcollbench.a
 	@mkdir -p $(@D)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libcollbench.a $(LIBS)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli_internal.h"
 #include "robust.h"
 #include "units.h"
 
@@ -26,9 +26,8 @@ int cb_cli_wants_compare(int argc, char **argv) {
   return 0;
 }
 
-/* A value option `name` at argv[*i] (--name V or --name=V): its value, or
- * NULL when argv[*i] is not that option. */
-static const char *value_of(int argc, char **argv, int *i, const char *name, int *missing) {
+/* Shared with cli_report.c (cli_internal.h). */
+const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int *missing) {
   size_t n = strlen(name);
   if (strncmp(argv[*i], name, n) != 0)
     return NULL;
@@ -48,7 +47,7 @@ int cb_cli_parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, stru
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     int missing = 0;
-    if ((v = value_of(argc, argv, &i, "--out", &missing)))
+    if ((v = cb_cli_value_of(argc, argv, &i, "--out", &missing)))
       b->out = v;
     else if (missing)
       return cb_fail(err, CB_USAGE, "option '--out' needs a value");
@@ -77,7 +76,7 @@ int cb_cli_parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int missing = 0;
-    const char *v = value_of(argc, argv, &i, "--min-slowdown", &missing);
+    const char *v = cb_cli_value_of(argc, argv, &i, "--min-slowdown", &missing);
     if (missing)
       return cb_fail(err, CB_USAGE, "option '--min-slowdown' needs a value");
     if (v && cb_parse_double(v, "--min-slowdown", 1.0, 1000, &c->min_slowdown, err))

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,31 @@ static int baseline_key(struct parse_state *ps, const char *key, const char *val
   return 1;
 }
 
+/* A new [check NAME] or [step NAME] (kind) in its table of *n entries of
+ * `size` bytes: the name not taken, room left; the entry zeroed, with its
+ * name (which each kind's struct begins with). NULL after saying why. */
+_Static_assert(offsetof(struct cb_check, name) == 0 && offsetof(struct cb_step_check, name) == 0,
+               "new_named writes the name at the entry's start");
+static void *new_named(struct parse_state *ps, const char *kind, const char *name, void *table,
+                       size_t size, int *n, int max) {
+  char fmt[64];
+  for (int i = 0; i < *n; i++)
+    if (strcmp((const char *)table + i * size, name) == 0) {
+      snprintf(fmt, sizeof fmt, "%s '%%s' is defined twice", kind);
+      bad(ps, "section", fmt, name);
+      return NULL;
+    }
+  if (*n == max) {
+    snprintf(fmt, sizeof fmt, "'%%s': too many %ss", kind);
+    bad(ps, "section", fmt, name);
+    return NULL;
+  }
+  char *e = (char *)table + (size_t)(*n)++ * size;
+  memset(e, 0, size);
+  copy_text(e, CB_TOPO_NAME_MAX, name);
+  return e;
+}
+
 /* A new section: [system], [tier NAME], [check NAME], [step NAME], [matrix] or
  * [baseline]. */
 static int begin_section(struct parse_state *ps, const char *section) {
@@ -311,14 +337,10 @@ static int begin_section(struct parse_state *ps, const char *section) {
                    "0123456789-_.") != strlen(name))
     return bad(ps, "section", "'%s': the name must be letters, digits, '-', '_' or '.'", name);
   if (is_step) {
-    for (int i = 0; i < t->nsteps; i++)
-      if (strcmp(t->steps[i].name, name) == 0)
-        return bad(ps, "section", "step '%s' is defined twice", name);
-    if (t->nsteps == CB_TOPO_MAX_STEPS)
-      return bad(ps, "section", "'%s': too many steps", name);
-    struct cb_step_check *c = &t->steps[t->nsteps++];
-    memset(c, 0, sizeof *c);
-    copy_text(c->name, sizeof c->name, name);
+    struct cb_step_check *c =
+        new_named(ps, "step", name, t->steps, sizeof *t->steps, &t->nsteps, CB_TOPO_MAX_STEPS);
+    if (!c)
+      return 0;
     c->line = ps->line;
     c->bucket_bytes = 25u << 20; /* PyTorch DDP's bucket_cap_mb default */
     c->reps = 10;
@@ -331,14 +353,10 @@ static int begin_section(struct parse_state *ps, const char *section) {
     tier->scope = -1;
     tier->nics_per_node = 1;
   } else {
-    for (int i = 0; i < t->nchecks; i++)
-      if (strcmp(t->checks[i].name, name) == 0)
-        return bad(ps, "section", "check '%s' is defined twice", name);
-    if (t->nchecks == CB_TOPO_MAX_CHECKS)
-      return bad(ps, "section", "'%s': too many checks", name);
-    struct cb_check *c = &t->checks[t->nchecks++];
-    memset(c, 0, sizeof *c);
-    copy_text(c->name, sizeof c->name, name);
+    struct cb_check *c =
+        new_named(ps, "check", name, t->checks, sizeof *t->checks, &t->nchecks, CB_TOPO_MAX_CHECKS);
+    if (!c)
+      return 0;
     c->line = ps->line;
     c->op = c->metric = -1;
     c->mem = cb_mem_lookup("host");

@@ -179,16 +179,30 @@ int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb
 int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d);
 /* tuning.c's helpers for a chart of a trials file: STEM.dat and STEM.gp
- * opened with the header written, then closed and drawn with a template;
- * the step charts' bucket sizes (at most 34). */
+ * opened with the header written, then closed and drawn with a template. */
 int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
                      struct cb_error *err);
 int cb_rep_close_pair(const char *dir, const char *stem, const char *template_name,
                       const char *title, FILE *dat, FILE *gp, struct cb_error *err);
-int cb_rep_step_buckets(const struct cb_rep_tune *t, uint64_t *b);
+/* A step chart of a trials file, tuneN_NAME.dat/.gp drawn by NAME.gp: per
+ * bucket size (the search's and the two compared), value(rho) of the
+ * model's step on 2 to 16384 GPUs, a titled line each; then the file's
+ * measured default and tuned points. tuning.c draws rho, overhead.c the
+ * overhead. */
+struct cb_fit_groups;
+struct cb_rep_step_chart {
+  const char *name;            /* "step" or "overhead" */
+  double compute_s;            /* the T_compute the model's step computes for */
+  double (*value)(double rho); /* what the chart shows of the model's rho */
+  /* the measured points after the model's lines, and gp's own variables */
+  void (*measured)(FILE *dat, FILE *gp, const struct cb_rep_tune *t);
+  const char *title;
+};
+int cb_rep_plot_step_chart(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int file,
+                           const char *dir, const struct cb_rep_step_chart *c,
+                           struct cb_error *err);
 /* overhead.c: predicted overhead against cluster size per bucket size, the
  * target line and the file's measured points (tuneN_overhead). */
-struct cb_fit_groups;
 int cb_rep_plot_overhead(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int file,
                          const char *dir, struct cb_error *err);
 /* The whole of --report; returns the exit status. */

@@ -191,7 +191,7 @@ static int has_step(const struct cb_rep_data *d, const struct cb_fit_groups *gs,
 
 /* Bucket sizes for the step chart: the search space's (capped at the
  * gradients) and the two the run compared, each once, ascending. */
-int cb_rep_step_buckets(const struct cb_rep_tune *t, uint64_t *b) {
+static int step_buckets(const struct cb_rep_tune *t, uint64_t *b) {
   int n = 0;
   uint64_t all[34];
   for (int i = 0; i < t->nbuckets; i++)
@@ -205,47 +205,67 @@ int cb_rep_step_buckets(const struct cb_rep_tune *t, uint64_t *b) {
   return m;
 }
 
-static int plot_step(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int file,
-                     const char *dir, struct cb_error *err) {
+int cb_rep_plot_step_chart(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int file,
+                           const char *dir, const struct cb_rep_step_chart *c,
+                           struct cb_error *err) {
   const struct cb_rep_tune *t = &d->tunes[file];
   struct cb_system s;
-  char from[CB_NTIERS][200], stem[64], sz[32], gb[32], title[256];
+  char from[CB_NTIERS][200], stem[64], sz[32], template_name[64];
   cb_rep_system(d, gs, CB_MOP_ALLREDUCE, &s, from);
-  snprintf(stem, sizeof stem, "tune%d_step", file + 1);
+  snprintf(stem, sizeof stem, "tune%d_%s", file + 1, c->name);
   FILE *f, *gp;
   if (cb_rep_open_pair(dir, stem, &f, &gp, err))
     return err->status;
   uint64_t b[34];
-  int nb = cb_rep_step_buckets(t, b), nlines = 0;
+  int nb = step_buckets(t, b), nlines = 0;
   fprintf(gp, "array step_titles[%d]\n", nb);
   for (int k = 0; k < nb; k++) {
     int rows = 0;
     for (int p = 2; p <= MAX_GPUS; p *= 2) {
       struct cb_step_result r;
-      if (cb_model_step(&s, p, t->def.t_compute_us * 1e-6, (double)t->grad_bytes, (double)b[k],
-                        &r) == 0)
-        fprintf(f, "%s%d %.6g\n", nlines && !rows ? "\n\n" : "", p, r.rho), rows++;
+      if (cb_model_step(&s, p, c->compute_s, (double)t->grad_bytes, (double)b[k], &r) == 0)
+        fprintf(f, "%s%d %.6g\n", nlines && !rows ? "\n\n" : "", p, c->value(r.rho)), rows++;
     }
     if (rows)
       fprintf(gp, "step_titles[%d] = 'model, bucket %s'\n", ++nlines,
               cb_format_size(b[k], sz, sizeof sz));
   }
-  /* the measured rho of the closing re-measure at the run's rank count */
-  /* the tuned point a little to the right, so both error bars show */
-  fprintf(f, "%s%ld %.6g %.6g\n\n\n%g %.6g %.6g\n", nlines ? "\n\n" : "", t->nranks, t->def.rho,
-          t->def.rho_ci95, t->nranks * 1.1, t->tuned.rho, t->tuned.rho_ci95);
+  fputs(nlines ? "\n\n" : "", f);
   fprintf(gp, "nlines = %d\n", nlines);
+  c->measured(f, gp, t);
   fprintf(gp, "default_title = 'measured, default (bucket %s)'\n",
           cb_format_size(t->def.bucket_bytes, sz, sizeof sz));
   fprintf(gp, "tuned_title = 'measured, tuned (bucket %s)'\n",
           cb_format_size(t->tuned.bucket_bytes, sz, sizeof sz));
   cb_rep_put_tiers_note(gp, &s, from);
+  snprintf(template_name, sizeof template_name, "%s.gp", c->name);
+  return cb_rep_close_pair(dir, stem, template_name, c->title, f, gp, err);
+}
+
+static double rho_itself(double rho) {
+  return rho;
+}
+
+/* the measured rho of the closing re-measure at the run's rank count;
+ * the tuned point a little to the right, so both error bars show */
+static void measured_rho(FILE *f, FILE *gp, const struct cb_rep_tune *t) {
+  (void)gp;
+  fprintf(f, "%ld %.6g %.6g\n\n\n%g %.6g %.6g\n", t->nranks, t->def.rho, t->def.rho_ci95,
+          t->nranks * 1.1, t->tuned.rho, t->tuned.rho_ci95);
+}
+
+static int plot_step(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int file,
+                     const char *dir, struct cb_error *err) {
+  const struct cb_rep_tune *t = &d->tunes[file];
+  char gb[32], title[256];
   /* the file name comes from the command line: a quoted string */
   snprintf(title, sizeof title,
            "%s: step communication ratio, T_compute %.2f ms, %s of gradients, predicted",
            base_name(d->runs[file].path), t->def.t_compute_us * 1e-3,
            cb_format_size(t->grad_bytes, gb, sizeof gb));
-  return cb_rep_close_pair(dir, stem, "step.gp", title, f, gp, err);
+  const struct cb_rep_step_chart c = {"step", t->def.t_compute_us * 1e-6, rho_itself, measured_rho,
+                                      title};
+  return cb_rep_plot_step_chart(d, gs, file, dir, &c, err);
 }
 
 int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {

@@ -1,10 +1,10 @@
 /* The command line: defaults, a full option set, --sweep, and usage
  * errors that name the bad value. No MPI is started: parsing is pure. */
-#include <dirent.h>
 #include <string.h>
 
 #include "cli.h"
 #include "gpu.h"
+#include "presets.h"
 #include "tap.h"
 
 /* getopt_long may permute argv, so each case gets a fresh mutable copy. */
@@ -223,21 +223,16 @@ static void test_tune(void) {
  * transport per backend and run, transports the backend has), not only the
  * parser: a preset a user cannot run is a broken promise. */
 static void test_presets_accept(void) {
-  DIR *d = opendir("topologies");
-  if (!ok(d != NULL, "topologies/ readable (run from the repository root)"))
+  char paths[MAX_PRESETS][512];
+  int n = preset_paths(paths);
+  if (!ok(n >= 0, "topologies/ readable (run from the repository root)"))
     return;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
-      continue;
-    char path[512];
-    snprintf(path, sizeof path, "topologies/%s", e->d_name);
+  for (int i = 0; i < n; i++) {
     struct cb_cli cli;
     struct cb_error err;
-    ok(PARSE(&cli, &err, "--accept", path) == CB_OK, "--accept %s is accepted (%s)", path, err.msg);
+    ok(PARSE(&cli, &err, "--accept", paths[i]) == CB_OK, "--accept %s is accepted (%s)", paths[i],
+       err.msg);
   }
-  closedir(d);
 }
 
 int main(void) {

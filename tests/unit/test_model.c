@@ -190,22 +190,31 @@ static void test_groups(void) {
  * (1 GB/s), 1 MB: L = ceil(log2 p). */
 static void test_shapes(void) {
   struct cb_link l = {1, 10e-6, 1e-9};
-  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_LOG, 8, 1, 1e6, &l), 6 * 10e-6 + 1.75e-3,
-       "rabenseifner, 8 ranks: 2L = 6 steps, 2(p-1)/p = 1.75 MB: 1.81 ms");
-  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_DOUBLING, 4, 1, 1e6, &l), 2 * 10e-6 + 2e-3,
-       "recursive doubling, 4 ranks: L = 2 steps of the whole buffer: 2.02 ms");
-  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_DOUBLING, 6, 1, 1e6, &l), 5 * 10e-6 + 5e-3,
-       "recursive doubling, 6 ranks: L = 3, +2 folding steps: 5.05 ms");
-  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_TREE, 8, 1, 1e6, &l), 6 * 10e-6 + 2e-3,
-       "tree, 8 ranks: 2L = 6 steps, the buffer up and down: 2.06 ms");
-  near(cb_model_time(CB_MOP_ALLREDUCE, CB_SHAPE_LINEAR, 4, 1, 1e6, &l), 6 * 10e-6 + 6e-3,
-       "basic linear, 4 ranks: root takes 3 and sends 3 buffers: 6.06 ms");
-  near(cb_model_time(CB_MOP_ALLGATHER, CB_SHAPE_LOG, 8, 1, 1e6, &l), 3 * 10e-6 + 0.875e-3,
-       "recursive doubling allgather, 8 ranks: 3 steps, 7/8 of the buffer");
-  near(cb_model_time(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 2, 1, 1e6, &l), 2 * 10e-6 + 1.5e-3,
-       "basic linear reduce-scatter, 2 ranks: reduce 1 MB, scatter 0.5 MB");
-  near(cb_model_time(CB_MOP_ALLGATHER, CB_SHAPE_RING, 8, 1, 1e6, &l),
-       cb_model_flat_time(CB_MOP_ALLGATHER, 8, 1, 1e6, &l), "ring is the flat shape");
+  const struct {
+    int op, shape, p;
+    double want;
+    const char *what;
+  } cases[] = {
+      {CB_MOP_ALLREDUCE, CB_SHAPE_LOG, 8, 6 * 10e-6 + 1.75e-3,
+       "rabenseifner, 8 ranks: 2L = 6 steps, 2(p-1)/p = 1.75 MB: 1.81 ms"},
+      {CB_MOP_ALLREDUCE, CB_SHAPE_DOUBLING, 4, 2 * 10e-6 + 2e-3,
+       "recursive doubling, 4 ranks: L = 2 steps of the whole buffer: 2.02 ms"},
+      {CB_MOP_ALLREDUCE, CB_SHAPE_DOUBLING, 6, 5 * 10e-6 + 5e-3,
+       "recursive doubling, 6 ranks: L = 3, +2 folding steps: 5.05 ms"},
+      {CB_MOP_ALLREDUCE, CB_SHAPE_TREE, 8, 6 * 10e-6 + 2e-3,
+       "tree, 8 ranks: 2L = 6 steps, the buffer up and down: 2.06 ms"},
+      {CB_MOP_ALLREDUCE, CB_SHAPE_LINEAR, 4, 6 * 10e-6 + 6e-3,
+       "basic linear, 4 ranks: root takes 3 and sends 3 buffers: 6.06 ms"},
+      {CB_MOP_ALLGATHER, CB_SHAPE_LOG, 8, 3 * 10e-6 + 0.875e-3,
+       "recursive doubling allgather, 8 ranks: 3 steps, 7/8 of the buffer"},
+      {CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 2, 2 * 10e-6 + 1.5e-3,
+       "basic linear reduce-scatter, 2 ranks: reduce 1 MB, scatter 0.5 MB"},
+      {CB_MOP_ALLGATHER, CB_SHAPE_RING, 8, cb_model_flat_time(CB_MOP_ALLGATHER, 8, 1, 1e6, &l),
+       "ring is the flat shape"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    near(cb_model_time(cases[i].op, cases[i].shape, cases[i].p, 1, 1e6, &l), cases[i].want,
+         cases[i].what);
   ok(cb_model_shape_of(CB_MOP_ALLREDUCE, "recursive_doubling") == CB_SHAPE_DOUBLING &&
          cb_model_shape_of(CB_MOP_ALLGATHER, "recursive_doubling") == CB_SHAPE_LOG &&
          cb_model_shape_of(CB_MOP_ALLREDUCE, "Tree") == CB_SHAPE_TREE &&

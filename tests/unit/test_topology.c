@@ -1,13 +1,13 @@
 /* Topology files: a good file gives the right figures in base units, every
  * kind of mistake names file, line and key, every preset in topologies/
  * parses, and verdicts judge thresholds the right way round. */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "accept/accept.h"
 #include "op.h"
+#include "presets.h"
 #include "tap.h"
 #include "topology.h"
 #include "verdict.h"
@@ -165,29 +165,68 @@ static void test_bad(void) {
   ok(rc == CB_USAGE && strstr(err.msg, "/nonexistent/x.conf"), "missing file named: %s", err.msg);
 }
 
+/* [system], a check named c, then n sections [KIND xI]: the tables' room
+ * and a step named twice (the same name every time) are checked by name. */
+static int sections(const char *kind, int n, int same, struct cb_topology *t,
+                    struct cb_error *err) {
+  static char text[16384];
+  int len = snprintf(text, sizeof text,
+                     "[system]\nname = x\n[check c]\nop = allreduce\n"
+                     "backend = mpi\nsize = 1K\nmetric = time\nfail = 1 s\n");
+  for (int i = 1; i <= n; i++)
+    len += snprintf(text + len, sizeof text - len,
+                    strcmp(kind, "step") == 0 ? "[step x%d]\nmodel = tiny\nlimit = 20%%\n"
+                                              : "[check x%d]\nop = allreduce\nbackend = mpi\n"
+                                                "size = 1K\nmetric = time\nfail = 1 s\n",
+                    same ? 1 : i);
+  memset(err, 0, sizeof *err);
+  return cb_topology_parse(text, "room.conf", t, err);
+}
+
+static void test_section_room(void) {
+  static const struct {
+    const char *kind;
+    int n, same;
+    const char *want; /* NULL: parses */
+  } cases[] = {
+      {"check", CB_TOPO_MAX_CHECKS - 1, 0, NULL},
+      {"check", CB_TOPO_MAX_CHECKS, 0, "[check x32] section: 'x32': too many checks"},
+      {"step", CB_TOPO_MAX_STEPS, 0, NULL},
+      {"step", CB_TOPO_MAX_STEPS + 1, 0, "[step x9] section: 'x9': too many steps"},
+      {"step", 2, 1, "[step x1] section: step 'x1' is defined twice"},
+      {"check", 2, 1, "[check x1] section: check 'x1' is defined twice"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct cb_topology t;
+    struct cb_error err;
+    int rc = sections(cases[i].kind, cases[i].n, cases[i].same, &t, &err);
+    if (cases[i].want)
+      ok(rc == CB_USAGE && strstr(err.msg, cases[i].want), "%d %s sections%s: '%s' (%s)",
+         cases[i].n, cases[i].kind, cases[i].same ? " of one name" : "", cases[i].want, err.msg);
+    else
+      ok(rc == CB_OK && t.nchecks + t.nsteps == cases[i].n + 1 &&
+             strcmp(cases[i].kind[0] == 's' ? t.steps[cases[i].n - 1].name
+                                            : t.checks[cases[i].n].name,
+                    cases[i].kind[0] == 's' ? "x8" : "x31") == 0,
+         "%d %s sections fit, the last one named (%s)", cases[i].n, cases[i].kind, err.msg);
+  }
+}
+
 /* Every shipped preset parses, names itself and cites a source. */
 static void test_presets(void) {
-  DIR *d = opendir("topologies");
-  if (!d) {
+  char paths[MAX_PRESETS][512];
+  int n = preset_paths(paths);
+  if (n < 0) {
     ok(0, "topologies/ readable (run from the repository root)");
     return;
   }
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 6 || strcmp(e->d_name + len - 5, ".conf") != 0)
-      continue;
-    char path[512];
-    snprintf(path, sizeof path, "topologies/%s", e->d_name);
+  for (int i = 0; i < n; i++) {
     struct cb_topology t;
     struct cb_error err = {0};
-    int rc = cb_topology_load(path, &t, &err);
+    int rc = cb_topology_load(paths[i], &t, &err);
     ok(rc == CB_OK && t.source[0] && t.ntiers > 0 && t.nchecks > 0,
-       "%s parses, cites a source, has tiers and checks (%s)", path, err.msg);
-    n++;
+       "%s parses, cites a source, has tiers and checks (%s)", paths[i], err.msg);
   }
-  closedir(d);
   ok(n >= 6, "at least six presets (found %d)", n);
 }
 
@@ -273,6 +312,7 @@ int main(void) {
   test_ceiling();
   test_bad();
   test_presets();
+  test_section_room();
   test_verdicts();
   done_testing();
   return exit_status();
