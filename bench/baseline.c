@@ -14,10 +14,19 @@
 #include "units.h"
 
 const char *const cb_bl_kind_names[] = {"result", "pair", "node"};
+static int cmp_double(const void *a, const void *b);
+
 const struct cb_bl_metric_info cb_bl_metrics[CB_BL_NMETRICS] = {
     {"time_us", "us", 0},   {"algbw_GBps", "GB/s", 1}, {"busbw_GBps", "GB/s", 1},
-    {"bw_GBps", "GB/s", 1}, {"lat_us", "us", 0},
+    {"bw_GBps", "GB/s", 1}, {"lat_us", "us", 0},       {"share_of_run", "x", 1},
 };
+
+double cb_bl_median(double *v, int n) {
+  if (n <= 0)
+    return NAN;
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 int cb_bl_same_key(const struct cb_bl_entry *a, const struct cb_bl_entry *b) {
   if (a->kind != b->kind || a->bytes != b->bytes)
@@ -190,20 +199,28 @@ static void add_nodes(struct builder *bd, const struct cb_rep_data *d, int file)
       }
       if (seen || (h == 1 && !strcmp(hosts[0], hosts[1])))
         continue;
-      int n = 0;
+      int n = 0, all = 0;
+      for (int j = 0; j < d->npairs; j++) {
+        const struct cb_rep_pair *q = &d->pairs[j];
+        if (q->file == file && !q->matrix[0] && !isnan(q->bw_GBps) && q->bytes == p->bytes)
+          v[all++] = q->bw_GBps;
+      }
+      double run = cb_bl_median(v, all);
       for (int j = 0; j < d->npairs; j++) {
         const struct cb_rep_pair *q = &d->pairs[j];
         if (q->file == file && !q->matrix[0] && !isnan(q->bw_GBps) && q->bytes == p->bytes &&
             (!strcmp(q->src_host, hosts[h]) || !strcmp(q->dst_host, hosts[h])))
           v[n++] = q->bw_GBps;
       }
-      qsort(v, n, sizeof *v, cmp_double);
-      double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+      double med = cb_bl_median(v, n);
       struct cb_bl_entry k;
-      pair_key(&k, CB_BL_NODE, hosts[h], "", p->bytes);
-      acc_add(acc_of(bd, &k), CB_BLM_BW, med, 0, file);
-      pair_key(&k, CB_BL_NODE, "*", "", p->bytes);
-      acc_add(acc_of(bd, &k), CB_BLM_BW, med, 0, file);
+      for (int fleet = 0; fleet < 2; fleet++) {
+        pair_key(&k, CB_BL_NODE, fleet ? "*" : hosts[h], "", p->bytes);
+        struct acc *a = acc_of(bd, &k);
+        acc_add(a, CB_BLM_BW, med, 0, file);
+        if (run > 0)
+          acc_add(a, CB_BLM_SHARE, med / run, 0, file);
+      }
     }
   }
   free(v);

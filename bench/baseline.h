@@ -25,6 +25,9 @@ enum cb_bl_metric {
   CB_BLM_BUSBW, /* results: busbw_GBps */
   CB_BLM_BW,    /* pairs and nodes: bw_GBps */
   CB_BLM_LAT,   /* pairs: lat_us (lower is better) */
+  /* nodes: bw_GBps over the run's median pair bandwidth, which a whole run's
+   * slow spell (a busy fabric, a busy host) leaves alone */
+  CB_BLM_SHARE,
   CB_BL_NMETRICS
 };
 struct cb_bl_metric_info {
@@ -33,10 +36,13 @@ struct cb_bl_metric_info {
 };
 extern const struct cb_bl_metric_info cb_bl_metrics[CB_BL_NMETRICS];
 
+/* The median of v[0..n) (sorts v); NAN when n is 0. */
+double cb_bl_median(double *v, int n);
+
 /* One key and its distributions. Results: op ... nnodes. Pairs: src, dst
  * are host names, "*" for the fleet (every pair pooled); nodes: src is the
  * host ("*": every node), its figure the median bandwidth of the pairs it
- * sent or received in a run. */
+ * sent or received in a run, and that over the run's median pair bandwidth. */
 struct cb_bl_entry {
   int kind;
   char op[32], backend[16], mem[16], transport[32], dtype[16], redop[16];

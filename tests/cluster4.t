@@ -49,9 +49,9 @@ four_nodes() { head -n 1 "$tmp/healthy.jsonl" | jq -e '.nnodes == 4' >/dev/null;
 check "the run saw 4 nodes" four_nodes
 
 # A fleet baseline: the healthy run above and three runs of the matrix alone.
-# k 4, not the default 5: four runs make the fleet's spread itself noisy (10-17%
-# of the median here, from 16 figures), and node 3 throttled to 4% of the fleet
-# sits at z = -0.96 / spread; a healthy node would have to be 40% slow to fail.
+# Nodes are judged by their share of their run's median pair (0.83 and up for
+# a healthy node in 80 runs' figures here, 0.06 for node 3 throttled), so a
+# run this VM slows as a whole names no node; default k (5).
 cat >"$tmp/matrix.conf" <<CONF
 [system]
 name = matrix only
@@ -61,9 +61,9 @@ size = 1M
 bw_fraction = 0.5
 lat_factor = 10
 CONF
-baseline_k4() { printf '[baseline]\nfile = baseline.json\nk = 4\n'; }
-{ cat "$tmp/matrix.conf"; baseline_k4; } >"$tmp/fleet.conf"
-{ cat topologies/localhost.conf; baseline_k4; } >"$tmp/node.conf"
+fleet_section() { printf '[baseline]\nfile = baseline.json\n'; }
+{ cat "$tmp/matrix.conf"; fleet_section; } >"$tmp/fleet.conf"
+{ cat topologies/localhost.conf; fleet_section; } >"$tmp/node.conf"
 healthy_matrices() {
     for i in 2 3 4; do run 0 "$tmp/healthy$i.jsonl" --accept "$tmp/matrix.conf" || return 1; done
 }
@@ -76,9 +76,10 @@ fleet() { jq -r 'select(.type == "verdict" and (.check | startswith("fleet "))) 
 check "a healthy run judged against the fleet exits 0" run 0 "$tmp/judged.jsonl" --accept "$tmp/fleet.conf"
 show
 no_fleet_fail() { # a verdict for every node and the links, none a FAIL
-    v=$(fleet "$tmp/judged.jsonl" | sed 's/^\(PASS\|WARN\) //; s/;\(PASS\|WARN\) /;/g')
+    v=$(jq -r 'select(.type == "verdict" and (.check | startswith("fleet "))) | .check' "$tmp/judged.jsonl" |
+        sort | tr '\n' ';')
     want="fleet links;fleet node $1;fleet node $2;fleet node $3;fleet node $4;"
-    [ "$v" = "$want" ] && return 0
+    [ "$v" = "$want" ] && ! fleet "$tmp/judged.jsonl" | grep -q FAIL && return 0
     echo "fleet verdicts: $(fleet "$tmp/judged.jsonl") (want $want, none a FAIL)" | diag; return 1
 }
 check "its fleet verdicts: every node and the links, none FAILs" no_fleet_fail $SIMCLUSTER_NODES
@@ -100,10 +101,10 @@ only_node3() {
     echo "matrix verdicts: $v (want node $node3)" | diag; return 1
 }
 check "the matrix names exactly node 3 ($node3)" only_node3
-# Node 3 FAILs and nothing healthy does. When this machine changed state
-# between the baseline's runs (it has slow spells that halve a run), the fleet
-# is too wide to fail anything and says so (WARN, cannot judge): then only
-# "nothing healthy" is checked, and the line says why.
+# Node 3 FAILs and nothing healthy does. Should the baseline's shares still
+# differ too much (over 1/5 of their median), the fleet cannot fail anything and
+# says so (WARN, cannot judge): then only "nothing healthy" is checked, and the
+# line says why.
 fleet_node3() {
     v=$(fleet "$tmp/node.jsonl" | tr ';' '\n' | grep '^FAIL' | grep -v "^FAIL fleet link [^ ]*->$node3\$" |
         tr '\n' ';')

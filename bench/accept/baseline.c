@@ -97,16 +97,16 @@ int cb_fleet_suspect(const struct cb_fleet *f, const struct cb_check *c,
 
 /* ---- the matrix ---- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static const struct cb_dist *fleet_dist(const struct cb_fleet *f, int kind, uint64_t bytes) {
+/* The fleet's pooled entry ("*") of pairs or nodes at a size. */
+static const struct cb_bl_entry *fleet_entry(const struct cb_fleet *f, int kind, uint64_t bytes) {
   struct cb_bl_entry key = {.kind = kind, .bytes = bytes};
   snprintf(key.src, sizeof key.src, "*");
   snprintf(key.dst, sizeof key.dst, "%s", kind == CB_BL_PAIR ? "*" : "");
-  const struct cb_bl_entry *e = cb_baseline_find_entry(f->b, &key);
+  return cb_baseline_find_entry(f->b, &key);
+}
+
+static const struct cb_dist *fleet_dist(const struct cb_fleet *f, int kind, uint64_t bytes) {
+  const struct cb_bl_entry *e = fleet_entry(f, kind, bytes);
   return e ? &e->d[CB_BLM_BW] : NULL;
 }
 
@@ -174,8 +174,18 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
     if (emit(cl, sinks, nsinks, &v, res, err))
       return err->status;
   }
-  /* nodes: each host's median pair bandwidth, as the baseline computed it */
+  /* nodes: each host's median pair bandwidth, as the baseline computed it;
+   * judged as a share of the run's median pair where the baseline has those
+   * shares (a run slow as a whole is a slow machine or fabric, for the links
+   * and the checks to judge, not a slow node) */
   double *bw = malloc((npairs + 1) * sizeof *bw);
+  int nall = 0;
+  for (int i = 0; i < npairs; i++)
+    if (pairs[i].round > 0 && !isnan(pairs[i].bw_GBps))
+      bw[nall++] = pairs[i].bw_GBps;
+  double run = cb_bl_median(bw, nall);
+  const struct cb_bl_entry *nodes = fleet_entry(f, CB_BL_NODE, bytes);
+  int by_share = nodes && nodes->d[CB_BLM_SHARE].n > 0 && run > 0;
   for (int i = 0; i < npairs; i++) {
     const char *hosts[2] = {pairs[i].src_host, pairs[i].dst_host};
     for (int h = 0; h < 2; h++) {
@@ -191,13 +201,19 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
           bw[n++] = pairs[j].bw_GBps;
       if (!n)
         continue;
-      qsort(bw, n, sizeof *bw, cmp_double);
+      double med = cb_bl_median(bw, n);
       memset(&v, 0, sizeof v);
       snprintf(names[1], sizeof names[1], "fleet node %s", hosts[h]);
       v.name = names[1];
-      snprintf(v.what, sizeof v.what, "median bandwidth of its %d pairs", n);
-      cb_fleet_verdict(f, fleet_dist(f, CB_BL_NODE, bytes), CB_BLM_BW,
-                       n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2, &v);
+      if (by_share) {
+        snprintf(v.what, sizeof v.what,
+                 "median bandwidth of its %d pairs %.4g GB/s over the run's median pair %.4g", n,
+                 med, run);
+        cb_fleet_verdict(f, &nodes->d[CB_BLM_SHARE], CB_BLM_SHARE, med / run, &v);
+      } else {
+        snprintf(v.what, sizeof v.what, "median bandwidth of its %d pairs", n);
+        cb_fleet_verdict(f, nodes ? &nodes->d[CB_BLM_BW] : NULL, CB_BLM_BW, med, &v);
+      }
       if (emit(cl, sinks, nsinks, &v, res, err)) {
         free(bw);
         return err->status;

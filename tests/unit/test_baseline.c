@@ -244,6 +244,58 @@ static void test_fleet_links(void) {
      "fleet links: cannot judge said once as 'fleet links', nodes judged (%s)", seen);
 }
 
+/* Nodes judged by their share of the run's median pair, where the baseline
+ * has shares: a run at half speed throughout is no slow node (the absolute
+ * figure would fail all four), a node whose pairs crawl is. */
+static void test_fleet_node_share(void) {
+  struct cb_bl_entry e = {.kind = CB_BL_NODE, .bytes = 1 << 20};
+  strcpy(e.src, "*");
+  e.d[CB_BLM_BW] = (struct cb_dist){.n = 40, .median = 1.0, .mad = 0.05};
+  e.d[CB_BLM_SHARE] = (struct cb_dist){.n = 40, .median = 1.0, .mad = 0.05};
+  struct cb_baseline b = {.entries = &e, .nentries = 1};
+  struct cb_fleet f = {.b = &b, .k = 5, .min_runs = 5};
+  struct cb_cluster cl = {.rank = 0, .nranks = 4};
+  const char *h[4] = {"a", "b", "c", "d"};
+  struct cb_pair p[12];
+  for (int slow_c = 0; slow_c < 2; slow_c++) {
+    int n = 0;
+    for (int s = 0; s < 4; s++)
+      for (int d = 0; d < 4; d++)
+        if (s != d)
+          p[n++] = (struct cb_pair){.src = s,
+                                    .dst = d,
+                                    .src_host = h[s],
+                                    .dst_host = h[d],
+                                    .bytes = 1 << 20,
+                                    .round = (d - s + 4) % 4,
+                                    .lat_us = NAN,
+                                    .bw_GBps = slow_c && (s == 2 || d == 2) ? 0.01 : 0.5};
+    struct cb_sink sink = {.verdict = keep_verdict};
+    struct cb_accept_result res = {0};
+    struct cb_error err = {0};
+    seen[0] = 0;
+    cb_fleet_judge_pairs(&cl, &f, p, n, &sink, 1, &res, &err);
+    if (!slow_c)
+      ok(strstr(seen, "PASS fleet node a;PASS fleet node b;PASS fleet node c;PASS fleet node d;") !=
+             NULL,
+         "fleet nodes: a run at half speed throughout names no node (%s)", seen);
+    else
+      ok(strstr(seen, "PASS fleet node a;PASS fleet node b;FAIL fleet node c;PASS fleet node d;") !=
+             NULL,
+         "fleet nodes: the node whose pairs crawl fails (%s)", seen);
+  }
+  e.d[CB_BLM_SHARE].n = 0; /* a baseline without shares (older): absolute figures */
+  seen[0] = 0;
+  struct cb_sink sink = {.verdict = keep_verdict};
+  struct cb_accept_result res = {0};
+  struct cb_error err = {0};
+  for (int i = 0; i < 12; i++)
+    p[i].bw_GBps = 0.5;
+  cb_fleet_judge_pairs(&cl, &f, p, 12, &sink, 1, &res, &err);
+  ok(strstr(seen, "FAIL fleet node a;") != NULL,
+     "fleet nodes: without shares, half speed is judged absolutely (%s)", seen);
+}
+
 int main(void) {
   test_dist();
   test_z();
@@ -252,6 +304,7 @@ int main(void) {
   test_compare();
   test_file();
   test_fleet_links();
+  test_fleet_node_share();
   done_testing();
   return exit_status();
 }
