@@ -11,7 +11,8 @@
 # and at the end the per op and size held-out error of every repeat side by side.
 #   usage: sudo scripts/model-simcluster.sh [--nodes 2,4,8] [--rate 200mbit]
 #          [--burst 32kb] [--ops LIST] [-b 64K] [-e 8M] [--modes forced,auto]
-#          [--repeat N] [--ppn N] [--lock FILE] [OUTDIR]   (default ./model-simcluster)
+#          [--repeat N] [--ppn N] [--lock FILE] [--latency T] [--sysctl K=V]
+#          [OUTDIR]   (default ./model-simcluster)
 # --lock FILE takes FILE (flock) around each node count's sweeps only, so that a
 # shared machine's other jobs run between them. A measuring tool, not a test: its
 # figures go into notes, not into assertions.
@@ -19,7 +20,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 usage() { sed -n '/^#   usage:/,/^# --lock/p' "$0" | sed '$d; s/^# \{0,3\}//' >&2; exit 2; }
 nodes=2,4,8 rate=200mbit burst=32kb ops=allreduce,allgather,reducescatter
-minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 lock= out=model-simcluster
+minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 lock= out=model-simcluster latency= sysctls=
 while [ $# -gt 0 ]; do
     case $1 in
     --nodes) nodes=${2:?}; shift ;;
@@ -32,6 +33,8 @@ while [ $# -gt 0 ]; do
     --repeat) repeat=${2:?}; shift ;;
     --ppn) ppn=${2:?}; shift ;;
     --lock) lock=${2:?}; shift ;;
+    --latency) latency=${2:?}; shift ;;
+    --sysctl) sysctls="$sysctls ${2:?}"; shift ;;
     -h|--help) usage ;;
     -*) echo "model-simcluster: unknown option '$1'" >&2; usage ;;
     *) out=$1 ;;
@@ -89,13 +92,24 @@ sweep() {
         tee "$dir/$mode-$n.cpu"
 }
 
+# shape NODE: the node's egress at --rate (tbf); --latency sets how long its queue may
+# grow (default simcluster_shape_egress's 100ms); --sysctl settings inside the node.
+shape() {
+    simcluster_shape_egress "$1" "$rate" "$burst" || return 1
+    if [ -n "$latency" ]; then
+        ip netns exec "$1" tc qdisc replace dev eth0 root tbf rate "$rate" burst "$burst" \
+            latency "$latency" || return 1
+    fi
+    for kv in $sysctls; do ip netns exec "$1" sysctl -qw "$kv" || return 1; done
+}
+
 # on_cluster DIR N: a cluster of N shaped nodes for the sweeps of every mode, then down.
 on_cluster() {
     # checked under the lock: another job's cluster may hold the subnet until then
     reason=$(simcluster_can_run) || { echo "model-simcluster: $reason" >&2; return 1; }
     simcluster_up "$2" "$ppn" || return 1
     for node in $SIMCLUSTER_NODES; do
-        simcluster_shape_egress "$node" "$rate" "$burst" || { simcluster_down; return 1; }
+        shape "$node" || { simcluster_down; return 1; }
     done
     for mode in $(echo "$modes" | tr , ' '); do sweep "$1" "$mode" "$2" || { simcluster_down; return 1; }; done
     simcluster_down
