@@ -12,7 +12,9 @@
 #   usage: sudo scripts/model-simcluster.sh [--nodes 2,4,8] [--rate 200mbit]
 #          [--burst 32kb] [--ops LIST] [-b 64K] [-e 8M] [--modes forced,auto]
 #          [--repeat N] [--ppn N] [--lock FILE] [--latency T] [--sysctl K=V]
+#          [--mca K=V] [--refit]
 #          [OUTDIR]   (default ./model-simcluster)
+# --refit measures nothing: it fits and validates OUTDIR's sweeps again (a new model).
 # --lock FILE takes FILE (flock) around each node count's sweeps only, so that a
 # shared machine's other jobs run between them. A measuring tool, not a test: its
 # figures go into notes, not into assertions.
@@ -20,7 +22,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 usage() { sed -n '/^#   usage:/,/^# --lock/p' "$0" | sed '$d; s/^# \{0,3\}//' >&2; exit 2; }
 nodes=2,4,8 rate=200mbit burst=32kb ops=allreduce,allgather,reducescatter
-minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 lock= out=model-simcluster latency= sysctls=
+minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 lock= out=model-simcluster latency= sysctls= mcas= refit=no
 while [ $# -gt 0 ]; do
     case $1 in
     --nodes) nodes=${2:?}; shift ;;
@@ -35,6 +37,8 @@ while [ $# -gt 0 ]; do
     --lock) lock=${2:?}; shift ;;
     --latency) latency=${2:?}; shift ;;
     --sysctl) sysctls="$sysctls ${2:?}"; shift ;;
+    --refit) refit=yes ;;
+    --mca) mcas="$mcas --mca ${2%%=*} ${2#*=}"; shift ;;
     -h|--help) usage ;;
     -*) echo "model-simcluster: unknown option '$1'" >&2; usage ;;
     *) out=$1 ;;
@@ -84,7 +88,7 @@ sweep() {
     for kv in $env; do xs="$xs -x ${kv%%=*}"; done
     before=$(cpu_ticks) t0=$(date +%s)
     # shellcheck disable=SC2086 # args, env and xs are lists of words
-    env $env mpirun $args $xs -np $((n * ppn)) --map-by "ppr:$ppn:node" ./collbench --op "$ops" \
+    env $env mpirun $args $mcas $xs -np $((n * ppn)) --map-by "ppr:$ppn:node" ./collbench --op "$ops" \
         -b "$minb" -e "$maxb" -n 8 -w 2 --json "$dir/$mode-$n.jsonl" >"$dir/$mode-$n.txt" 2>&1 ||
         { echo "model-simcluster: the $mode sweep on $n nodes failed:" >&2
           tail -n 20 "$dir/$mode-$n.txt" >&2; return 1; }
@@ -116,10 +120,17 @@ on_cluster() {
 }
 
 largest=$(echo "$counts" | tr ' ' '\n' | sort -n | tail -n 1)
+fit_validate() { # fit_validate DIR MODE: fit on the smaller counts, validate the largest
+    fit=
+    for n in $counts; do [ "$n" = "$largest" ] || fit="$fit $1/$2-$n.jsonl"; done
+    # shellcheck disable=SC2086 # fit is a list of files
+    ./collbench --fit $fit --validate "$1/$2-$largest.jsonl" --op "$ops" \
+        --json "$1/$2.json" >"$1/$2.txt" 2>&1
+}
 echo "model-simcluster: nodes $nodes ($ppn rank(s) each), egress $rate burst $burst," \
      "$ops $minb..$maxb, modes $modes, $repeat repeat(s)"
 r=1
-while [ "$r" -le "$repeat" ]; do
+while [ "$refit" = no ] && [ "$r" -le "$repeat" ]; do
     dir=$out/r$r
     mkdir -p "$dir" || exit 2
     for n in $counts; do
@@ -131,26 +142,36 @@ while [ "$r" -le "$repeat" ]; do
         [ -n "$lock" ] && exec 9>&-
         [ $rc -eq 0 ] || exit 3
     done
-    for mode in $(echo "$modes" | tr , ' '); do
-        fit=
-        for n in $counts; do [ "$n" = "$largest" ] || fit="$fit $dir/$mode-$n.jsonl"; done
-        # shellcheck disable=SC2086 # fit is a list of files
-        ./collbench --fit $fit --validate "$dir/$mode-$largest.jsonl" --op "$ops" \
-            --json "$dir/$mode.json" >"$dir/$mode.txt" 2>&1
-        echo "== repeat $r, $mode: fitted on nodes other than $largest, validated on $largest"
-        sed -n '/per op and size/,$p' "$dir/$mode.txt"
-    done
     r=$((r + 1))
 done
 
-# Per op and size, each repeat's median signed error (out-of-place and in-place), and
-# over the repeats the median |error| and its range.
+# Every repeat's fit and validation (again with --refit: the sweeps kept, the model new).
+for dir in "$out"/r*/; do
+    for mode in $(echo "$modes" | tr , ' '); do
+        [ -f "$dir/$mode-$largest.jsonl" ] || continue
+        fit_validate "${dir%/}" "$mode" ||
+            { echo "model-simcluster: --fit/--validate failed in $dir:" >&2; tail -n 5 "$dir/$mode.txt" >&2; }
+    done
+done
+# Per op and size over the repeats: each repeat's median signed error (of the
+# out-of-place and in-place results), then the median and largest |error| of all
+# points; per op, the same over every size.
 for mode in $(echo "$modes" | tr , ' '); do
-    echo "== $mode, $repeat repeat(s): median signed error per repeat; |error| median [min, max]"
-    # shellcheck disable=SC2012 # names are ours
-    jq -s -r '[.[] | .validation.summary.per_op_size] | transpose[] |
-        [.[0].op, (.[0].bytes | tostring), (map(.median_rel_error * 100 | round | tostring) | join(" ")),
-         (map(.median_abs_rel_error * 100) | sort | "\(.[length / 2 | floor] | round)% [\(.[0] | round), \(.[-1] | round)]")] |
-        @tsv' "$out"/r*/"$mode".json | column -t
+    set -- "$out"/r*/"$mode.json"
+    [ -f "$1" ] || continue
+    echo "== $mode: fitted on nodes $(echo "$counts" | tr ' ' '\n' | grep -vx "$largest" | paste -sd,)," \
+         "validated on $largest; $# repeat(s)"
+    jq -s -r '(map(.validation.points) | add) as $all |
+        ["op", "size", "per-repeat median error", "median |error|", "max |error|"],
+        ((map(.validation.summary.per_op_size) | transpose[]) as $rows |
+         ($all | map(select(.op == $rows[0].op and .bytes == $rows[0].bytes) | .rel_error | fabs) | sort) as $e |
+         [$rows[0].op, ($rows[0].bytes | tostring),
+          ($rows | map(.median_rel_error * 100 | round | tostring + "%") | join(" ")),
+          (($e[($e | length - 1) / 2 | floor] + $e[($e | length) / 2 | floor]) / 2 * 100 | round | tostring + "%"),
+          ($e[-1] * 100 | round | tostring + "%")]),
+        (($all | map(.op) | unique[]) as $op |
+         ($all | map(select(.op == $op) | .rel_error | fabs) | sort) as $e |
+         [$op, "all", "-", (($e[($e | length - 1) / 2 | floor] + $e[($e | length) / 2 | floor]) / 2 * 100 | round | tostring + "%"),
+          ($e[-1] * 100 | round | tostring + "%")]) | @tsv' "$@" | column -t -s "$(printf '\t')"
 done
 echo "model-simcluster: sweeps, fits and validations in $out/"
