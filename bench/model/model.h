@@ -60,7 +60,9 @@ double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct c
  *            each step;
  *   tree     a pipelined tree (NCCL Tree, binomial and binary trees):
  *            allreduce 2L steps and the buffer up and down (2x);
- *   linear   through one root: 2(p-1) steps, the root moving p-1 buffers. */
+ *   linear   through one root: 2(p-1) steps, the root moving p-1 buffers
+ *            (reducescatter: the library's reduce and scatter, 2L steps,
+ *            1 + (p-1)/p of the buffer). */
 enum cb_cost_shape {
   CB_SHAPE_RING,
   CB_SHAPE_LOG,

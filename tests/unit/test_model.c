@@ -204,6 +204,9 @@ static void test_shapes(void) {
        "recursive doubling allgather, 8 ranks: 3 steps, 7/8 of the buffer");
   near(cb_model_time(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 2, 1, 1e6, &l), 2 * 10e-6 + 1.5e-3,
        "basic linear reduce-scatter, 2 ranks: reduce 1 MB, scatter 0.5 MB");
+  near(cb_model_time(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 8, 8, 1e6, &l), 6 * 10e-6 + 1.875e-3,
+       "basic linear reduce-scatter, 8 ranks: a pipelined reduce (1 MB a link) and a scatter "
+       "(7/8 MB) in 2L = 6 steps");
   near(cb_model_time(CB_MOP_ALLGATHER, CB_SHAPE_RING, 8, 1, 1e6, &l),
        cb_model_flat_time(CB_MOP_ALLGATHER, 8, 1, 1e6, &l), "ring is the flat shape");
   ok(cb_model_shape_of(CB_MOP_ALLREDUCE, "recursive_doubling") == CB_SHAPE_DOUBLING &&
