@@ -22,7 +22,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 usage() { sed -n '/^#   usage:/,/^# --lock/p' "$0" | sed '$d; s/^# \{0,3\}//' >&2; exit 2; }
 nodes=2,4,8 rate=200mbit burst=32kb ops=allreduce,allgather,reducescatter
-minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 lock= out=model-simcluster latency= sysctls= mcas= refit=no
+minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 lock='' out=model-simcluster latency='' sysctls='' mcas='' refit=no
 while [ $# -gt 0 ]; do
     case $1 in
     --nodes) nodes=${2:?}; shift ;;
