@@ -33,6 +33,11 @@ struct cb_link {
   int set;      /* 0: nothing known about this tier */
   double alpha; /* seconds per step */
   double beta;  /* seconds per byte; for inter-node: through one node's NICs */
+  /* The rendezvous wait (README.md, "Capacity planning"): a step whose
+   * message is at least `rndv` bytes waits for the receiver's go-ahead,
+   * which queues behind up to `queue` bytes of the receiver's own sending:
+   * gamma * min(message, queue) more. gamma 0: no wait (the plain model). */
+  double gamma, rndv, queue;
 };
 
 /* Flat algorithm: time = steps * alpha + share * bytes * beta, for p ranks
@@ -55,7 +60,9 @@ double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct c
  *            each step;
  *   tree     a pipelined tree (NCCL Tree, binomial and binary trees):
  *            allreduce 2L steps and the buffer up and down (2x);
- *   linear   through one root: 2(p-1) steps, the root moving p-1 buffers. */
+ *   linear   through one root: 2(p-1) steps, the root moving p-1 buffers
+ *            (reducescatter: the library's reduce and scatter, 2L steps,
+ *            1 + (p-1)/p of the buffer). */
 enum cb_cost_shape {
   CB_SHAPE_RING,
   CB_SHAPE_LOG,
@@ -70,6 +77,11 @@ extern const char *const cb_shape_names[CB_NSHAPES];
  * which is fitted apart with the ring's shape. "" (none recorded): ring. */
 int cb_model_shape_of(int op, const char *algo);
 struct cb_terms cb_model_terms(int op, int shape, int p, int nodes);
+/* The bytes the rendezvous waits of one run stand for: the sum over its
+ * steps of min(message, queue) for the messages of at least rndv bytes
+ * (time = gamma times this). */
+double cb_model_wait_bytes(int op, int shape, int p, int nodes, double bytes, double rndv,
+                           double queue);
 double cb_model_time(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l);
 
 /* nccl-tests' bus bandwidth (bytes/s) for a time, and its factor. */
@@ -89,7 +101,10 @@ struct cb_fit {
   double median_rel, max_rel; /* |predicted - measured| / measured */
 };
 /* Weighted least squares on relative residuals (small and large sizes
- * count alike), through each point's cost shape; alpha and beta kept >= 0. Returns 0, or -1 when
+ * count alike), through each point's cost shape; alpha and beta kept >= 0.
+ * With enough points it also tries the rendezvous wait (gamma over a grid
+ * of rndv and queue) and keeps it only where it explains the data better
+ * for its three more figures (Akaike's criterion). Returns 0, or -1 when
  * the points cannot separate alpha from beta (fewer than two distinct sizes). */
 int cb_model_fit(int op, const struct cb_fit_point *pts, int n, struct cb_fit *fit);
 

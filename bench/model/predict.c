@@ -40,9 +40,16 @@ struct cb_terms cb_model_flat_terms(int op, int p, int nodes) {
   }
 }
 
+/* a link's rendezvous waits over the flat algorithm's steps (0 without) */
+static double flat_wait(int op, int p, int nodes, double bytes, const struct cb_link *l) {
+  return l->gamma > 0
+             ? l->gamma * cb_model_wait_bytes(op, CB_SHAPE_RING, p, nodes, bytes, l->rndv, l->queue)
+             : 0;
+}
+
 double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct cb_link *l) {
   struct cb_terms t = cb_model_flat_terms(op, p, nodes);
-  return t.steps * l->alpha + t.share * bytes * l->beta;
+  return t.steps * l->alpha + t.share * bytes * l->beta + flat_wait(op, p, nodes, bytes, l);
 }
 
 double cb_model_busbw_factor(int op, int p) {
@@ -86,7 +93,8 @@ static double ring(int op, const struct cb_link *in, const struct cb_link *out, 
   struct cb_terms inside = cb_model_flat_terms(op, n, 1),
                   across = cb_model_flat_terms(op, n, nodes);
   return inside.steps * fmax(in->alpha, out->alpha) +
-         fmax(inside.share * bytes * in->beta, across.share * bytes * out->beta);
+         fmax(inside.share * bytes * in->beta, across.share * bytes * out->beta) +
+         fmax(flat_wait(op, n, 1, bytes, in), flat_wait(op, n, nodes, bytes, out));
 }
 
 static double tree(int op, const struct cb_link *in, const struct cb_link *out, int n, int nodes,

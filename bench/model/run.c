@@ -62,7 +62,8 @@ static int read_all(const char *opt, const char *const *paths, int n, struct cb_
 static json_t *print_fits(const struct cb_fit_groups *gs) {
   json_t *arr = json_array();
   char lb[160], rk[96];
-  printf("# fit: time = steps * alpha + share * bytes * beta, per recorded algorithm "
+  printf("# fit: time = steps * alpha + share * bytes * beta [+ gamma * sum over steps of "
+         "min(message, queue) for messages >= rndv], per recorded algorithm "
          "through its cost shape (ring where none is recorded; README.md, \"Capacity "
          "planning\")\n");
   printf("%-14s %-10s %-24s %-12s %-18s %-8s %6s %9s %9s %8s %8s %8s\n", "# op", "tier",
@@ -84,6 +85,11 @@ static json_t *print_fits(const struct cb_fit_groups *gs) {
            cb_mop_names[g->op], cb_tier_kind_names[g->tier], lb, inplace_name(g->inplace),
            algo_label(g), rk, f->npoints, f->link.alpha * 1e6, bw, f->r2, 100 * f->median_rel,
            100 * f->max_rel, g->pooled ? "  (pooled: the link fitted on all its algorithms)" : "");
+    if (f->link.gamma > 0)
+      printf("%-14s   rendezvous wait: gamma %.3g s/B (%.2f x beta) on messages >= %.0f B, "
+             "up to %.0f B each\n",
+             "", f->link.gamma, f->link.beta > 0 ? f->link.gamma / f->link.beta : INFINITY,
+             f->link.rndv, f->link.queue);
     json_t *ranks = json_array();
     for (int k = 0; k < g->nranks; k++)
       json_array_append_new(ranks, json_integer(g->ranks[k]));
@@ -96,6 +102,12 @@ static json_t *print_fits(const struct cb_fit_groups *gs) {
                   g->redop, "inplace", g->inplace, "nranks", ranks, "points", f->npoints, "alpha_s",
                   f->link.alpha, "beta_s_per_byte", f->link.beta, "bandwidth_GBps", num(bw), "r2",
                   f->r2, "median_rel_error", f->median_rel, "max_rel_error", f->max_rel));
+    if (f->link.gamma > 0) { /* the rendezvous wait, where the fit kept it */
+      json_t *o = json_array_get(arr, json_array_size(arr) - 1);
+      json_object_set_new(o, "gamma_s_per_byte", json_real(f->link.gamma));
+      json_object_set_new(o, "rndv_bytes", json_real(f->link.rndv));
+      json_object_set_new(o, "queue_bytes", json_real(f->link.queue));
+    }
     if (g->algo[0]) { /* the algorithm the results recorded, and the shape it was fitted with */
       json_t *o = json_array_get(arr, json_array_size(arr) - 1);
       json_object_set_new(o, "pooled", json_boolean(g->pooled));
