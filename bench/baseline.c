@@ -181,37 +181,39 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Each node's figure in one run: the median bandwidth of its pairs. */
+/* Whether q is one of a run's MPI matrix pairs at a size, with a bandwidth. */
+static int in_run(const struct cb_rep_pair *q, int file, uint64_t bytes) {
+  return q->file == file && !q->matrix[0] && !isnan(q->bw_GBps) && q->bytes == bytes;
+}
+
+static int names_host(const struct cb_rep_pair *q, const char *host) {
+  return !strcmp(q->src_host, host) || !strcmp(q->dst_host, host);
+}
+
+/* Each node's figure in one run: the median bandwidth of its pairs, and
+ * that over the run's median pair. */
 static void add_nodes(struct builder *bd, const struct cb_rep_data *d, int file) {
   double *v = malloc((d->npairs + 1) * sizeof *v);
   for (int i = 0; i < d->npairs; i++) {
     const struct cb_rep_pair *p = &d->pairs[i];
-    if (p->file != file || p->matrix[0] || isnan(p->bw_GBps))
+    if (!in_run(p, file, p->bytes))
       continue;
     /* once per (host, bytes): the first pair naming it */
     const char *hosts[2] = {p->src_host, p->dst_host};
     for (int h = 0; h < 2; h++) {
       int seen = 0;
-      for (int j = 0; j < i && !seen; j++) {
-        const struct cb_rep_pair *q = &d->pairs[j];
-        seen = q->file == file && !q->matrix[0] && !isnan(q->bw_GBps) && q->bytes == p->bytes &&
-               (!strcmp(q->src_host, hosts[h]) || !strcmp(q->dst_host, hosts[h]));
-      }
+      for (int j = 0; j < i && !seen; j++)
+        seen = in_run(&d->pairs[j], file, p->bytes) && names_host(&d->pairs[j], hosts[h]);
       if (seen || (h == 1 && !strcmp(hosts[0], hosts[1])))
         continue;
       int n = 0, all = 0;
-      for (int j = 0; j < d->npairs; j++) {
-        const struct cb_rep_pair *q = &d->pairs[j];
-        if (q->file == file && !q->matrix[0] && !isnan(q->bw_GBps) && q->bytes == p->bytes)
-          v[all++] = q->bw_GBps;
-      }
+      for (int j = 0; j < d->npairs; j++)
+        if (in_run(&d->pairs[j], file, p->bytes))
+          v[all++] = d->pairs[j].bw_GBps;
       double run = cb_bl_median(v, all);
-      for (int j = 0; j < d->npairs; j++) {
-        const struct cb_rep_pair *q = &d->pairs[j];
-        if (q->file == file && !q->matrix[0] && !isnan(q->bw_GBps) && q->bytes == p->bytes &&
-            (!strcmp(q->src_host, hosts[h]) || !strcmp(q->dst_host, hosts[h])))
-          v[n++] = q->bw_GBps;
-      }
+      for (int j = 0; j < d->npairs; j++)
+        if (in_run(&d->pairs[j], file, p->bytes) && names_host(&d->pairs[j], hosts[h]))
+          v[n++] = d->pairs[j].bw_GBps;
       double med = cb_bl_median(v, n);
       struct cb_bl_entry k;
       for (int fleet = 0; fleet < 2; fleet++) {

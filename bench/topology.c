@@ -85,6 +85,13 @@ static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *
   return -1;
 }
 
+/* A whole value that is a number; its range is the caller's to check. */
+static int parse_real(const char *value, double *out) {
+  char *end;
+  *out = strtod(value, &end);
+  return end == value || *end ? -1 : 0;
+}
+
 static int parse_int(const char *value, int min, int max, int *out) {
   char *end;
   errno = 0;
@@ -201,9 +208,8 @@ static int check_key(struct parse_state *ps, const char *key, const char *value)
       return bad(ps, key, "'%s' is not a tier name", value);
     copy_text(c->ceiling, sizeof c->ceiling, value);
   } else if (strcmp(key, "ceiling_fraction") == 0) {
-    char *end;
-    c->ceiling_fraction = strtod(value, &end);
-    if (end == value || *end || !(c->ceiling_fraction > 0 && c->ceiling_fraction <= 1))
+    if (parse_real(value, &c->ceiling_fraction) ||
+        !(c->ceiling_fraction > 0 && c->ceiling_fraction <= 1))
       return bad(ps, key, "'%s' is not a fraction over 0, at most 1", value);
   } else
     return bad(ps, key,
@@ -215,18 +221,15 @@ static int check_key(struct parse_state *ps, const char *key, const char *value)
 
 static int matrix_key(struct parse_state *ps, const char *key, const char *value) {
   struct cb_matrix_rules *m = &ps->t->matrix;
-  char *end;
   if (strcmp(key, "size") == 0) {
     struct cb_error size_err = {0};
     if (cb_parse_size(value, "size", &m->bytes, &size_err))
       return bad(ps, key, "'%s' is not a size such as 1M", value);
   } else if (strcmp(key, "bw_fraction") == 0) {
-    m->bw_fraction = strtod(value, &end);
-    if (end == value || *end || !(m->bw_fraction > 0 && m->bw_fraction < 1))
+    if (parse_real(value, &m->bw_fraction) || !(m->bw_fraction > 0 && m->bw_fraction < 1))
       return bad(ps, key, "'%s': expected a fraction between 0 and 1, e.g. 0.9", value);
   } else if (strcmp(key, "lat_factor") == 0) {
-    m->lat_factor = strtod(value, &end);
-    if (end == value || *end || !(m->lat_factor > 1 && m->lat_factor < 1000))
+    if (parse_real(value, &m->lat_factor) || !(m->lat_factor > 1 && m->lat_factor < 1000))
       return bad(ps, key, "'%s': expected a factor over 1, e.g. 2.1", value);
   } else
     return bad(ps, key, "unknown key '%s' (size, bw_fraction, lat_factor)", key);
@@ -265,14 +268,12 @@ static int step_key(struct parse_state *ps, const char *key, const char *value) 
 static int baseline_key(struct parse_state *ps, const char *key, const char *value) {
   struct cb_baseline_rules *b = &ps->t->baseline;
   struct cb_error e = {0};
-  char *end;
   if (strcmp(key, "file") == 0) {
     if (!*value || strlen(value) >= sizeof b->file)
       return bad(ps, key, "'%s': expected a file name", value);
     copy_text(b->file, sizeof b->file, value);
   } else if (strcmp(key, "k") == 0) {
-    b->k = strtod(value, &end);
-    if (end == value || *end || !(b->k >= 1 && b->k <= 100))
+    if (parse_real(value, &b->k) || !(b->k >= 1 && b->k <= 100))
       return bad(ps, key, "'%s': expected a z-score limit between 1 and 100, e.g. 5", value);
   } else if (strcmp(key, "min_runs") == 0) {
     if (cb_parse_long(value, "min_runs", 2, 1000000, &b->min_runs, &e))

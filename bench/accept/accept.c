@@ -119,6 +119,12 @@ static void check_settings(const struct cb_check *c, const struct cb_settings *b
     s->check = 1; /* acceptance never judges an unchecked figure */
 }
 
+double cb_check_figure(const struct cb_check *c, const struct cb_record *rec) {
+  return c->metric == CB_METRIC_TIME    ? rec->time_us
+         : c->metric == CB_METRIC_BUSBW ? rec->busbw_GBps
+                                        : rec->algbw_GBps;
+}
+
 static void judge(const struct cb_check *c, const struct relay *r, const double *refs,
                   struct cb_verdict *v) {
   char size[32];
@@ -142,9 +148,7 @@ static void judge(const struct cb_check *c, const struct relay *r, const double 
     return;
   }
   v->record = &r->rec;
-  v->measured = c->metric == CB_METRIC_TIME    ? r->rec.time_us
-                : c->metric == CB_METRIC_BUSBW ? r->rec.busbw_GBps
-                                               : r->rec.algbw_GBps;
+  v->measured = cb_check_figure(c, &r->rec);
   cb_verdict_judge(v, is_time);
   if (r->rec.wrong != 0) { /* a fast wrong answer is no pass */
     v->status = CB_FAIL;

@@ -70,6 +70,9 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
                          const struct cb_pair *pairs, int npairs, struct cb_sink *sinks, int nsinks,
                          struct cb_accept_result *res, struct cb_error *err);
 
+/* The figure a check judges in a record: its metric, in us or GB/s. */
+double cb_check_figure(const struct cb_check *c, const struct cb_record *rec);
+
 /* A check with a `ceiling` (its tier's bandwidth) judged against it: FAIL
  * under its ceiling_fraction, WARN over the ceiling, else PASS; the verdict
  * says the share of the ceiling measured. rec NULL: not measured. Pure. */

@@ -24,7 +24,7 @@ void cb_ceiling_judge(const struct cb_topology *t, const struct cb_check *c,
   v->fail = c->ceiling_fraction * ceiling;
   v->warn = NAN;
   v->record = rec;
-  v->measured = !rec ? NAN : c->metric == CB_METRIC_BUSBW ? rec->busbw_GBps : rec->algbw_GBps;
+  v->measured = rec ? cb_check_figure(c, rec) : NAN;
   int n = snprintf(v->what, sizeof v->what, "%s against [tier %s]%s%s%s: %.4g GB/s per %s",
                    cb_metric_names[c->metric], tier->name, tier->kind[0] ? " (" : "", tier->kind,
                    tier->kind[0] ? ")" : "", ceiling,
