@@ -40,17 +40,24 @@ void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int met
     return;
   }
   double sigma = cb_dist_sigma(d, CB_BASELINE_FLOOR);
-  v->fail = mi->higher_better ? d->median - f->k * sigma : d->median + f->k * sigma;
-  if (mi->higher_better && !(v->fail > 0)) { /* no bandwidth could fail: no verdict either */
+  /* A fleet spread so wide that even the default rule could fail no
+   * bandwidth is the data's fault: no verdict. A looser k of the user's
+   * whose fail level falls under 0 is the rule's: it fails nothing. */
+  if (mi->higher_better && !(d->median - CB_BASELINE_K * sigma > 0)) {
     v->status = CB_WARN;
     v->fail = v->margin = NAN;
     append(v,
            ": cannot judge: the fleet's spread %.3g is over 1/%g of its median %.4g (its runs "
            "differ too much), so no figure could fail",
-           sigma, f->k, d->median);
+           sigma, CB_BASELINE_K, d->median);
     return;
   }
+  v->fail = mi->higher_better ? d->median - f->k * sigma : d->median + f->k * sigma;
+  if (!(v->fail > 0))
+    v->fail = 0;
   cb_verdict_judge(v, !mi->higher_better);
+  if (v->fail == 0)
+    v->margin = NAN; /* no headroom over a level of 0 to speak of */
   double z = cb_robust_z(d, measured, mi->higher_better, CB_BASELINE_FLOOR);
   append(v,
          ": %.4g %s, fleet median %.4g, spread %.3g (1.4826 MAD, >= %g%% of median), %d "

@@ -88,6 +88,14 @@ static void test_verdict(void) {
   cb_fleet_verdict(&f, &wide, CB_BLM_BW, 0.02, &v);
   ok(v.status == CB_WARN && isnan(v.fail) && strstr(v.what, "cannot judge: the fleet's spread"),
      "verdict: a spread over 1/k of the median cannot judge (%s)", v.what);
+  /* the same at k 30 with a spread of 3.7%: the fleet can judge, the loose
+   * rule just fails no bandwidth (tests/baseline.t's k) */
+  struct cb_fleet loose = {.k = 30, .min_runs = 5};
+  struct cb_dist tight = {.n = 5, .median = 3.36, .mad = 0.084};
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&loose, &tight, CB_BLM_BUSBW, 3.2, &v);
+  ok(v.status == CB_PASS && v.fail == 0 && isnan(v.margin) && strstr(v.what, "fails under z -30"),
+     "verdict: a loose k whose level falls under 0 passes, level 0 (%s)", v.what);
 }
 
 static struct cb_bl_entry entry(uint64_t bytes, double median, double mad, int n) {
