@@ -11,9 +11,11 @@
 # and at the end the per op and size held-out error of every repeat side by side.
 #   usage: sudo scripts/model-simcluster.sh [--nodes 2,4,8] [--rate 200mbit]
 #          [--burst 32kb] [--ops LIST] [-b 64K] [-e 8M] [--modes forced,auto]
-#          [--repeat N] [--ppn N] [--lock FILE] [--latency T] [--sysctl K=V]
-#          [--mca K=V] [--refit]
+#          [--repeat N] [--ppn N] [--rs-algo N] [--lock FILE] [--latency T]
+#          [--sysctl K=V] [--mca K=V] [--refit]
 #          [OUTDIR]   (default ./model-simcluster)
+# --rs-algo N forces reduce_scatter_block algorithm N in the forced mode (1 basic_linear,
+# 2 recursive_doubling, 3 recursive_halving, the default, 4 butterfly).
 # --refit measures nothing: it fits and validates OUTDIR's sweeps again (a new model).
 # --lock FILE takes FILE (flock) around each node count's sweeps only, so that a
 # shared machine's other jobs run between them. A measuring tool, not a test: its
@@ -22,7 +24,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 usage() { sed -n '/^#   usage:/,/^# --lock/p' "$0" | sed '$d; s/^# \{0,3\}//' >&2; exit 2; }
 nodes=2,4,8 rate=200mbit burst=32kb ops=allreduce,allgather,reducescatter
-minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 lock='' out=model-simcluster latency='' sysctls='' mcas='' refit=no
+minb=64K maxb=8M modes=forced,auto repeat=1 ppn=1 rs_algo=3 lock='' out=model-simcluster latency='' sysctls='' mcas='' refit=no
 while [ $# -gt 0 ]; do
     case $1 in
     --nodes) nodes=${2:?}; shift ;;
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
     --modes) modes=${2:?}; shift ;;
     --repeat) repeat=${2:?}; shift ;;
     --ppn) ppn=${2:?}; shift ;;
+    --rs-algo) rs_algo=${2:?}; shift ;;
     --lock) lock=${2:?}; shift ;;
     --latency) latency=${2:?}; shift ;;
     --sysctl) sysctls="$sysctls ${2:?}"; shift ;;
@@ -49,6 +52,7 @@ counts=$(echo "$nodes" | tr , ' ')
 for n in $counts $repeat $ppn; do
     case $n in ''|*[!0-9]*|0) echo "model-simcluster: '$n' is not a positive count" >&2; exit 2 ;; esac
 done
+case $rs_algo in [1-4]) ;; *) echo "model-simcluster: --rs-algo '$rs_algo' is not 1 to 4" >&2; exit 2 ;; esac
 [ "$(echo "$counts" | wc -w)" -ge 2 ] || { echo "model-simcluster: --nodes needs two counts or more" >&2; exit 2; }
 for m in $(echo "$modes" | tr , ' '); do
     case $m in forced|auto) ;; *) echo "model-simcluster: mode '$m' is not forced or auto" >&2; exit 2 ;; esac
@@ -62,10 +66,10 @@ trap simcluster_down EXIT
 trap 'exit 130' HUP INT TERM
 
 # coll/tuned's numbers (bench/backends/ompi_algo.c): ring for allreduce and allgather;
-# reduce_scatter_block has no ring in Open MPI 4.1, recursive halving is its
-# bandwidth-optimal one.
+# reduce_scatter_block has no ring in Open MPI 4.1: recursive halving, its
+# bandwidth-optimal one, unless --rs-algo says otherwise.
 forced_env="OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_allreduce_algorithm=4
-OMPI_MCA_coll_tuned_allgather_algorithm=4 OMPI_MCA_coll_tuned_reduce_scatter_block_algorithm=3"
+OMPI_MCA_coll_tuned_allgather_algorithm=4 OMPI_MCA_coll_tuned_reduce_scatter_block_algorithm=$rs_algo"
 
 # CPU time of the whole machine (/proc/stat's first line, in ticks): user nice system
 # idle iowait irq softirq.
@@ -128,7 +132,7 @@ fit_validate() { # fit_validate DIR MODE: fit on the smaller counts, validate th
         --json "$1/$2.json" >"$1/$2.txt" 2>&1
 }
 echo "model-simcluster: nodes $nodes ($ppn rank(s) each), egress $rate burst $burst," \
-     "$ops $minb..$maxb, modes $modes, $repeat repeat(s)"
+     "$ops $minb..$maxb, modes $modes (reduce_scatter_block algorithm $rs_algo), $repeat repeat(s)"
 r=1
 while [ "$refit" = no ] && [ "$r" -le "$repeat" ]; do
     dir=$out/r$r
