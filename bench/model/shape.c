@@ -11,8 +11,9 @@
 const char *const cb_shape_names[CB_NSHAPES] = {"ring", "log", "doubling", "tree", "linear"};
 
 /* Recorded names: Open MPI 4.1 coll/tuned's (bench/backends/ompi_algo.c)
- * and NCCL's (its TUNING log). recursive_doubling is the whole-buffer
- * kind only for allreduce. */
+ * and NCCL's (its TUNING log). recursive_doubling moves more than the
+ * halving kind for allreduce (the whole buffer each step) and for
+ * reduce_scatter_block (all but the partner's blocks each step). */
 static const struct {
   const char *name;
   int shape;
@@ -48,7 +49,8 @@ static const struct {
 int cb_model_shape_of(int op, const char *algo) {
   if (!algo || !*algo)
     return CB_SHAPE_RING;
-  if (op == CB_MOP_ALLREDUCE && strcmp(algo, "recursive_doubling") == 0)
+  if ((op == CB_MOP_ALLREDUCE || op == CB_MOP_REDUCESCATTER) &&
+      strcmp(algo, "recursive_doubling") == 0)
     return CB_SHAPE_DOUBLING;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(algo, names[i].name) == 0)
@@ -75,7 +77,14 @@ struct cb_terms cb_model_terms(int op, int shape, int p, int nodes) {
     if (op == CB_MOP_ALLTOALL) /* bruck: half the data in each of L steps */
       return (struct cb_terms){L, L / 2};
     return (struct cb_terms){L + fold, ring};
-  case CB_SHAPE_DOUBLING: return (struct cb_terms){L + fold, L + fold};
+  case CB_SHAPE_DOUBLING:
+    /* Open MPI's reduce_scatter_block recursive doubling sends p - 2^k of
+     * the p blocks in step k (coll_base_reduce_scatter_block.c: "alpha
+     * log(p) + beta m (log(p) - (p-1)/p)"; the extra sends of a
+     * non-power-of-two are left out, as there) */
+    if (op == CB_MOP_REDUCESCATTER)
+      return (struct cb_terms){L, L - ring};
+    return (struct cb_terms){L + fold, L + fold};
   case CB_SHAPE_TREE:
     if (op == CB_MOP_ALLREDUCE)
       return (struct cb_terms){2 * L, 2};
@@ -106,8 +115,9 @@ static double waited(double msg, double rndv, double queue) {
 
 /* Each step's message: halving and doubling move n/2, n/4 ... n/2^L (twice
  * for allreduce, plus a whole buffer to fold a non-power-of-two in and a
- * block out); every other shape the same message each step, its bytes
- * term spread over its steps (ring: n/p). */
+ * block out); reduce-scatter's recursive doubling n - 2^k n/p in step k;
+ * every other shape the same message each step, its bytes term spread
+ * over its steps (ring: n/p). */
 double cb_model_wait_bytes(int op, int shape, int p, int nodes, double bytes, double rndv,
                            double queue) {
   struct cb_terms t = cb_model_terms(op, shape, p, nodes);
@@ -121,6 +131,12 @@ double cb_model_wait_bytes(int op, int shape, int p, int nodes, double bytes, do
     if (p & (p - 1))
       w += waited(bytes, rndv, queue) +
            waited(op == CB_MOP_ALLREDUCE ? bytes : bytes / p, rndv, queue);
+    return w;
+  }
+  if (shape == CB_SHAPE_DOUBLING && op == CB_MOP_REDUCESCATTER) {
+    double w = 0;
+    for (int k = 0; k < t.steps; k++)
+      w += waited(bytes * (1 - pow(2, k) / p), rndv, queue);
     return w;
   }
   return t.steps * waited(t.share * bytes / t.steps, rndv, queue);

@@ -212,6 +212,16 @@ static void test_shapes(void) {
       {CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 8, 8, 6 * 10e-6 + 1.875e-3,
        "basic linear reduce-scatter, 8 ranks: a pipelined reduce (1 MB a link) and a scatter "
        "(7/8 MB) in 2L = 6 steps"},
+      {CB_MOP_REDUCESCATTER, cb_model_shape_of(CB_MOP_REDUCESCATTER, "recursive_doubling"), 8, 8,
+       3 * 10e-6 + 2.125e-3,
+       "recursive doubling reduce-scatter, 8 ranks: 7, 6 and 4 of the 8 blocks in L = 3 steps "
+       "(L - (p-1)/p = 2.125 MB)"},
+      {CB_MOP_REDUCESCATTER, cb_model_shape_of(CB_MOP_REDUCESCATTER, "recursive_doubling"), 2, 2,
+       10e-6 + 0.5e-3, "recursive doubling reduce-scatter, 2 ranks: one exchange of half"},
+      {CB_MOP_REDUCESCATTER, cb_model_shape_of(CB_MOP_REDUCESCATTER, "butterfly"), 8, 8,
+       3 * 10e-6 + 0.875e-3,
+       "butterfly reduce-scatter, 8 ranks: halves 1/2, 1/4, 1/8 of the buffer like recursive "
+       "halving"},
       {CB_MOP_ALLGATHER, CB_SHAPE_RING, 8, 1, cb_model_flat_time(CB_MOP_ALLGATHER, 8, 1, 1e6, &l),
        "ring is the flat shape"},
   };
@@ -388,6 +398,12 @@ static void test_wait_bytes(void) {
        6 * 131072.0, "ring allreduce, 4 ranks, 1 MiB, queue 128 KiB: 6 x 128 KiB");
   near(cb_model_wait_bytes(CB_MOP_REDUCESCATTER, CB_SHAPE_LOG, 8, 8, 1048576, 200000, 1e9),
        524288 + 262144, "recursive halving, 8 ranks, 1 MiB, rndv 200 KB: 512 + 256 KiB");
+  near(cb_model_wait_bytes(CB_MOP_REDUCESCATTER,
+                           cb_model_shape_of(CB_MOP_REDUCESCATTER, "recursive_doubling"), 8, 8,
+                           1048576, 600000, 1e9),
+       917504 + 786432,
+       "recursive doubling reduce-scatter, 8 ranks, 1 MiB, rndv 600 KB: 7/8 and 6/8 MiB waited, "
+       "not 4/8");
   struct cb_link l = {1, 0, 1e-9, 1e-9, 65536, 131072};
   near(cb_model_flat_time(CB_MOP_ALLGATHER, 4, 4, 1048576, &l), 0.75 * 1048576e-9 + 3 * 131072e-9,
        "flat allgather time carries the wait: 3 steps of 256 KiB, 128 KiB waited each");
