@@ -40,7 +40,8 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
     text(f, "td", cb_mop_names[g->op]), text(f, "td", cb_tier_kind_names[g->tier]);
     text(f, "td", g->backend), text(f, "td", g->mem), text(f, "td", g->transport);
     text(f, "td", g->inplace ? "in-place" : "out-of-place");
-    text(f, "td", g->algo[0] ? g->algo : "-");
+    char ab[48];
+    text(f, "td", cb_fit_group_label(g, ab, sizeof ab));
     fprintf(f,
             "<td class=n>%d</td><td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.4f</td>"
             "<td class=n>%.1f%%</td><td class=n>%.1f%%</td></tr>\n",
