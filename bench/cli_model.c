@@ -89,7 +89,7 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
   if (m->overlap_measured && !m->trials)
     return cb_fail(err, CB_USAGE,
                    "--overlap measured needs --trials FILE (a --tune run's measured efficiency)");
-  if (!overlap_given)
+  if (!overlap_given || m->overlap_measured) /* measured: 1 until the file says otherwise */
     m->overlap = 1;
   if (!m->max_overhead)
     m->max_overhead = CB_OVERHEAD_DEFAULT_TARGET;

@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 56
+plan 57
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -200,6 +200,11 @@ check "--op bogus" bad "bogus" --fit "$A" --op bogus
 check "--predict without a source" bad "--predict needs" --predict
 check "--compute-time without --grad-bytes" bad "go together" --predict --topology "$TMP/topo.conf" --compute-time 1
 check "--bucket 8 for 1 TiB of gradients" bad "--bucket 8" --predict --topology "$TMP/topo.conf" --compute-time 1 --grad-bytes 1T --bucket 8
+sed 's/268435456/1073741824/g' "$TMP/trials_ov.jsonl" >"$TMP/trials_one.jsonl"
+./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --trials "$TMP/trials_one.jsonl" --overlap measured --json "$TMP/ov1.json" >"$TMP/out" 2>&1
+check "--overlap measured, one bucket (nothing overlaps): F 1, said to be assumed" \
+  jq -e '.step.overlap == 1 and (.step.overlap_from | test("assumed 1: .*one bucket"))' "$TMP/ov1.json"
 check "--overlap measured, a summary without the efficiency" bad "overlap_efficiency" --predict --topology "$TMP/topo.conf" --trials "$TMP/trials.jsonl" --overlap measured
 printf '[tier x]\nscope = sideways\n' >"$TMP/bad.conf"
 check "bad topology file named" bad "bad.conf" --predict --topology "$TMP/bad.conf"

@@ -414,11 +414,13 @@ static int overlap_from_trials(const char *path, const struct cb_rep_tune *t, st
     snprintf(step->overlap_from, sizeof step->overlap_from,
              "measured: %s's overlap efficiency %.2f at bucket %s, which this F %s", path,
              c->overlap_efficiency, cb_format_size(c->bucket_bytes, sz, sizeof sz), why);
-  } else /* one bucket: it is full only when compute ends; nothing overlaps */
+  } else { /* one bucket: it is full only when compute ends; nothing overlaps */
+    step->overlap = 1;
     snprintf(step->overlap_from, sizeof step->overlap_from,
-             "assumed: %s's step has one bucket of %s, so its efficiency %.2f says nothing of "
-             "overlap; tune with smaller buckets to measure it",
+             "assumed 1: %s's step has one bucket of %s, so its efficiency %.2f says nothing "
+             "of overlap; tune with smaller buckets to measure it",
              path, cb_format_size(c->bucket_bytes, sz, sizeof sz), c->overlap_efficiency);
+  }
   return CB_OK;
 }
 
