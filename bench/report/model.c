@@ -19,6 +19,23 @@ static void text(FILE *f, const char *tag, const char *s) {
   fprintf(f, "</%s>", tag);
 }
 
+/* The rendezvous wait where the fit kept it (README.md, "Capacity
+ * planning"): gamma as a multiple of beta, the smallest message that
+ * waits and the most bytes a wait queues behind; "-" without. */
+static void wait_cell(FILE *f, const struct cb_link *l) {
+  char rndv[32], queue[32];
+  if (!(l->gamma > 0)) {
+    fputs("<td>-</td>", f);
+    return;
+  }
+  fprintf(f, "<td>gamma %.3g s/B", l->gamma);
+  if (l->beta > 0)
+    fprintf(f, " (%.2f x beta)", l->gamma / l->beta);
+  fprintf(f, " on messages &ge; %s, up to %s each</td>",
+          cb_format_size((uint64_t)l->rndv, rndv, sizeof rndv),
+          cb_format_size((uint64_t)l->queue, queue, sizeof queue));
+}
+
 static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
   fputs("<h2>Model: alpha-beta fit</h2>\n<p>Fitted from ", f);
   for (int file = 0; file < cb_rep_nfit(d); file++) {
@@ -30,7 +47,7 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
         "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
         "<th>placement</th><th>algorithm</th><th>points</th><th>alpha (us)</th><th>1/beta "
         "(GB/s)</th><th>R^2</th>"
-        "<th>median residual</th><th>max residual</th></tr>\n",
+        "<th>median residual</th><th>max residual</th><th>rendezvous wait</th></tr>\n",
         f);
   for (int i = 0; i < gs->n; i++) {
     const struct cb_fit_group *g = &gs->g[i];
@@ -44,10 +61,12 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
     text(f, "td", cb_fit_group_label(g, ab, sizeof ab));
     fprintf(f,
             "<td class=n>%d</td><td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.4f</td>"
-            "<td class=n>%.1f%%</td><td class=n>%.1f%%</td></tr>\n",
+            "<td class=n>%.1f%%</td><td class=n>%.1f%%</td>",
             g->fit.npoints, g->fit.link.alpha * 1e6,
             g->fit.link.beta > 0 ? 1e-9 / g->fit.link.beta : INFINITY, g->fit.r2,
             100 * g->fit.median_rel, 100 * g->fit.max_rel);
+    wait_cell(f, &g->fit.link);
+    fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
 }
