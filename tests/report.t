@@ -186,9 +186,9 @@ jq -c 'select(.type == "run" or (.type == "result" and .op == "allreduce" and .i
   tests/fixtures/model_np2.jsonl >"$TMP/wait.jsonl"
 ./collbench --report "$TMP/wait.jsonl" --out "$TMP/wait" >"$TMP/out" 2>"$TMP/err"
 ok $? "--report on times with a rendezvous wait exits 0"
-check "the fit table has a rendezvous-wait column" grep -q '<th>rendezvous wait</th>' "$TMP/wait/index.html"
-check "... the fit's row: 0.30 x beta on messages from 64 KiB, up to 1 MiB each" \
-  grep -q '<td>gamma 3e-11 s/B (0.30 x beta) on messages &ge; 64 KiB, up to 1 MiB each</td>' \
+check "the fit table has a rendezvous-wait column" grep -q '<th title="rendezvous wait: .*">wait</th>' "$TMP/wait/index.html"
+check "... the fit's row: 0.30 x beta on messages from 64 KiB, queued behind up to 1 MiB" \
+  grep -q '<td title="gamma 3e-11 s/B on every message of 64 KiB or more, queued behind up to 1 MiB">0.30 beta, 64 KiB-1 MiB</td>' \
   "$TMP/wait/index.html"
 
 # Usage errors

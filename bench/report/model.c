@@ -20,20 +20,22 @@ static void text(FILE *f, const char *tag, const char *s) {
 }
 
 /* The rendezvous wait where the fit kept it (README.md, "Capacity
- * planning"): gamma as a multiple of beta, the smallest message that
- * waits and the most bytes a wait queues behind; "-" without. */
+ * planning"): gamma as a multiple of beta and the message sizes it spans
+ * (rndv up to queue), gamma itself in the title; "-" without. Short, so
+ * that the table still fits a laptop's window. */
 static void wait_cell(FILE *f, const struct cb_link *l) {
   char rndv[32], queue[32];
   if (!(l->gamma > 0)) {
     fputs("<td>-</td>", f);
     return;
   }
-  fprintf(f, "<td>gamma %.3g s/B", l->gamma);
+  cb_format_size((uint64_t)l->rndv, rndv, sizeof rndv);
+  cb_format_size((uint64_t)l->queue, queue, sizeof queue);
+  fprintf(f, "<td title=\"gamma %.3g s/B on every message of %s or more, queued behind up to %s\">",
+          l->gamma, rndv, queue);
   if (l->beta > 0)
-    fprintf(f, " (%.2f x beta)", l->gamma / l->beta);
-  fprintf(f, " on messages &ge; %s, up to %s each</td>",
-          cb_format_size((uint64_t)l->rndv, rndv, sizeof rndv),
-          cb_format_size((uint64_t)l->queue, queue, sizeof queue));
+    fprintf(f, "%.2f beta, ", l->gamma / l->beta);
+  fprintf(f, "%s-%s</td>", rndv, queue);
 }
 
 static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
@@ -42,13 +44,15 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
     fputs(file ? " and " : "", f);
     cb_html_put(f, d->runs[file].path);
   }
-  fputs(" through the cost shape of the algorithm each result recorded (ring where none is); see "
-        "README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
-        "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
-        "<th>placement</th><th>algorithm</th><th>points</th><th>alpha (us)</th><th>1/beta "
-        "(GB/s)</th><th>R^2</th>"
-        "<th>median residual</th><th>max residual</th><th>rendezvous wait</th></tr>\n",
-        f);
+  fputs(
+      " through the cost shape of the algorithm each result recorded (ring where none is); see "
+      "README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
+      "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
+      "<th>placement</th><th>algorithm</th><th>points</th><th>alpha (us)</th><th>1/beta "
+      "(GB/s)</th><th>R^2</th>"
+      "<th>median residual</th><th>max residual</th><th title=\"rendezvous wait: gamma as a "
+      "multiple of beta, on messages from rndv, queued behind up to queue bytes\">wait</th></tr>\n",
+      f);
   for (int i = 0; i < gs->n; i++) {
     const struct cb_fit_group *g = &gs->g[i];
     if (!g->fitted)
