@@ -57,6 +57,10 @@ struct cb_model_cli {
   int nbuckets;
   const char *trials;  /* a --tune --trials file whose summary gives the step */
   double max_overhead; /* the planning target (default 20%) */
+  /* --overlap: compute's speed while an allreduce runs, 0..1 (default 1:
+   * free); overlap_measured: derived from --trials' measured efficiency */
+  double overlap;
+  int overlap_measured;
 };
 
 /* --import-nccl-tests FILE --json OUT: nccl-tests' output as collbench's

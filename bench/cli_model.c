@@ -18,7 +18,7 @@ int cb_cli_wants_model(int argc, char **argv) {
 const char *const cb_cli_model_value_options[] = {
     "--json",       "-J",       "--op",     "--topology",     "--gpus",      "--gpus-per-node",
     "--size",       "-b",       "-e",       "--min-bytes",    "--max-bytes", "--compute-time",
-    "--grad-bytes", "--bucket", "--trials", "--max-overhead", NULL};
+    "--grad-bytes", "--bucket", "--trials", "--max-overhead", "--overlap",   NULL};
 
 /* One option with its value; predict_only remembers one that needs --predict. */
 static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
@@ -52,12 +52,18 @@ static int model_option(const char *opt, const char *v, struct cb_model_cli *m, 
     m->trials = v;
   else if (strcmp(opt, "--max-overhead") == 0)
     return cb_overhead_parse(v, "--max-overhead", &m->max_overhead, err);
+  else if (strcmp(opt, "--overlap") == 0) {
+    m->overlap_measured = strcmp(v, "measured") == 0;
+    if (!m->overlap_measured)
+      return cb_parse_double(v, "--overlap (0 to 1, or 'measured')", 0, 1, &m->overlap, err);
+  }
   return CB_OK;
 }
 
 /* Defaults and the rules between options, once everything is read. */
 static int model_check(struct cb_model_cli *m, const uint64_t range[2], const char *predict_only,
-                       int bucket_given, int fit_given, int validate_given, struct cb_error *err) {
+                       int bucket_given, int overlap_given, int fit_given, int validate_given,
+                       struct cb_error *err) {
   if (fit_given && !m->nfit)
     return cb_fail(err, CB_USAGE, "--fit needs at least one JSON Lines file");
   if (validate_given && !m->nvalidate)
@@ -77,6 +83,14 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
                    m->trials);
   if (bucket_given && m->compute_s == 0 && !m->trials)
     return cb_fail(err, CB_USAGE, "--bucket needs --compute-time and --grad-bytes (or --trials)");
+  if (overlap_given && m->compute_s == 0 && !m->trials)
+    return cb_fail(err, CB_USAGE,
+                   "--overlap needs a step: --compute-time and --grad-bytes, or --trials");
+  if (m->overlap_measured && !m->trials)
+    return cb_fail(err, CB_USAGE,
+                   "--overlap measured needs --trials FILE (a --tune run's measured efficiency)");
+  if (!overlap_given || m->overlap_measured) /* measured: 1 until the file says otherwise */
+    m->overlap = 1;
   if (!m->max_overhead)
     m->max_overhead = CB_OVERHEAD_DEFAULT_TARGET;
   if (m->nsizes && (range[0] || range[1]))
@@ -114,7 +128,7 @@ int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_
   memset(m, 0, sizeof *m);
   uint64_t range[2] = {0, 0};
   const char *predict_only = NULL;
-  int bucket_given = 0, fit_given = 0, validate_given = 0;
+  int bucket_given = 0, overlap_given = 0, fit_given = 0, validate_given = 0;
   int files = 0; /* where file names go: 1 --fit, 2 --validate */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -151,9 +165,11 @@ int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_
       else
         return cb_fail(err, CB_USAGE, "option '%s' needs a value", a);
       bucket_given |= strcmp(opt, "--bucket") == 0;
+      overlap_given |= strcmp(opt, "--overlap") == 0;
       if (model_option(opt, v, m, range, &predict_only, err))
         return err->status;
     }
   }
-  return model_check(m, range, predict_only, bucket_given, fit_given, validate_given, err);
+  return model_check(m, range, predict_only, bucket_given, overlap_given, fit_given, validate_given,
+                     err);
 }

@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 46
+plan 57
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -133,6 +133,50 @@ check "--trials: the step is the summary's (10 ms, 1 GiB), its overhead measured
   jq -e '.step.compute_s == 0.01 and .step.grad_bytes == 1073741824 and .step.plan.max_overhead == 0.25
   and (.step.plan.measured | .nranks == 2 and (.overhead - 0.2 | fabs) < 1e-9)' "$TMP/tr.json"
 
+# The step through the algorithm the fit's results recorded (issue 20 item
+# 5): the synthetic np 2 allreduce recorded as ring below 1 MiB and
+# basic_linear from 1 MiB; at 4 GPUs a 4 MiB bucket is then costed as
+# basic_linear (6 alpha + 6 n beta', beta' = beta / 2 fitted at 2 ranks),
+# not as the fastest modelled ring (6 alpha + 1.5 n beta).
+jq -c 'if .type == "result" and .op == "allreduce" then
+  .algo = (if .bytes < 1048576 then "ring" else "basic_linear" end) | .algo_by = "rules" else . end' \
+  "$TMP/sa.jsonl" >"$TMP/sa_algo.jsonl"
+./collbench --predict --fit "$TMP/sa_algo.jsonl" --op allreduce --gpus 4 --size 1M \
+  --compute-time 1 --grad-bytes 8M --bucket 4M,64K --json "$TMP/rec.json" >"$TMP/out" 2>&1
+ok $? "step with recorded algorithms exits 0"
+grep 'algorithm\|basic_linear' "$TMP/out" | diag
+check "4 MiB buckets: basic_linear recorded at 4 MiB on 2 ranks, 2 x (6 alpha + 3 n beta)" jq -e '
+  .step.rows[] | select(.bucket_bytes == 4194304)
+  | .algorithm == "basic_linear" and .algorithm_from == "recorded" and .recorded_bytes == 4194304
+    and .recorded_nranks == 2 and .buckets_recorded == 2
+    and ((.comm_s / (2 * (6 * 5e-6 + 3 * 4194304 * 1e-10)) - 1) | fabs < 1e-6)' "$TMP/rec.json"
+check "64 KiB buckets: ring, recorded at 64 KiB" jq -e '
+  .step.rows[] | select(.bucket_bytes == 65536) | .algorithm == "ring" and .recorded_bytes == 65536' \
+  "$TMP/rec.json"
+check "the table says which algorithm and where it was recorded" grep -q 'basic_linear@4 MiB/2' "$TMP/out"
+./collbench --predict --fit "$TMP/sa.jsonl" --op allreduce --gpus 4 --size 1M \
+  --compute-time 1 --grad-bytes 8M --bucket 4M --json "$TMP/norec.json" >"$TMP/out" 2>&1
+check "nothing recorded: the fastest modelled, said so" jq -e '
+  .step.rows[0] | .algorithm_from == "best" and .algorithm == "ring"' "$TMP/norec.json"
+check "... in the table too" grep -q 'no result recorded the algorithm' "$TMP/out"
+
+# --overlap F: compute runs at F x its speed while an allreduce runs; at 0
+# every allreduce is exposed
+./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --compute-time 0.1 --grad-bytes 1G --bucket 25M --overlap 0 --json "$TMP/ov.json" >"$TMP/out" 2>&1
+ok $? "--overlap 0 exits 0"
+check "--overlap 0: exposed = all communication" jq -e '
+  .step.overlap == 0 and (.step.rows | all((.exposed_s / .comm_s - 1) | fabs < 1e-9))' "$TMP/ov.json"
+# --overlap measured: 4 buckets of 256 MiB, T_compute = T_comm = 1 s,
+# efficiency 0.375: F 0.5 (tests/unit/test_model.c works it by hand)
+printf '%s\n' '{"type":"tune","setup":{"library":"mpi","nranks":2,"buckets":[268435456]}}' \
+  '{"type":"summary","grad_bytes":1073741824,"nranks":2,"default":{"algorithm":0,"segsize":0,"bucket_bytes":268435456,"t_compute_us":1000000,"t_comm_us":1000000,"t_step_us":1625000,"t_step_ci95_us":0,"rho":0.625,"rho_ci95":0,"overlap_efficiency":0.375},"tuned":{"algorithm":0,"segsize":0,"bucket_bytes":268435456,"t_compute_us":1000000,"t_comm_us":1000000,"t_step_us":1625000,"t_step_ci95_us":0,"rho":0.625,"rho_ci95":0,"overlap_efficiency":0.375}}' \
+  >"$TMP/trials_ov.jsonl"
+./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --trials "$TMP/trials_ov.jsonl" --overlap measured --json "$TMP/ovm.json" >"$TMP/out" 2>&1
+check "--overlap measured: F 0.5 from the efficiency 0.375 of 4 buckets" \
+  jq -e '(.step.overlap - 0.5 | fabs) < 1e-6 and (.step.overlap_from | test("measured"))' "$TMP/ovm.json"
+
 # A fit from one node says nothing about inter-node links
 ./collbench --predict --fit "$A" --gpus 8 --size 1M >"$TMP/out" 2>&1
 ok $? "--predict from a one-node fit up to 8 GPUs exits 0"
@@ -156,6 +200,12 @@ check "--op bogus" bad "bogus" --fit "$A" --op bogus
 check "--predict without a source" bad "--predict needs" --predict
 check "--compute-time without --grad-bytes" bad "go together" --predict --topology "$TMP/topo.conf" --compute-time 1
 check "--bucket 8 for 1 TiB of gradients" bad "--bucket 8" --predict --topology "$TMP/topo.conf" --compute-time 1 --grad-bytes 1T --bucket 8
+sed 's/268435456/1073741824/g' "$TMP/trials_ov.jsonl" >"$TMP/trials_one.jsonl"
+./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --trials "$TMP/trials_one.jsonl" --overlap measured --json "$TMP/ov1.json" >"$TMP/out" 2>&1
+check "--overlap measured, one bucket (nothing overlaps): F 1, said to be assumed" \
+  jq -e '.step.overlap == 1 and (.step.overlap_from | test("assumed 1: .*one bucket"))' "$TMP/ov1.json"
+check "--overlap measured, a summary without the efficiency" bad "overlap_efficiency" --predict --topology "$TMP/topo.conf" --trials "$TMP/trials.jsonl" --overlap measured
 printf '[tier x]\nscope = sideways\n' >"$TMP/bad.conf"
 check "bad topology file named" bad "bad.conf" --predict --topology "$TMP/bad.conf"
 ./collbench --fit "$A" --json "$TMP/no/such/dir/x.json" >"$TMP/out" 2>"$TMP/err"

@@ -5,7 +5,7 @@
 # its held-out error, capacity charts, tuner trials and step-ratio charts.
 . tests/lib.sh
 
-plan 85
+plan 88
 
 mpi 2 --op allreduce,p2p_lat -e 64K --max-time 0.05 --json "$TMP/a.jsonl"
 ok $STATUS "run on 2 ranks"
@@ -174,6 +174,22 @@ held_rows() {
 }
 check "... and only the last file is held out (one allreduce row)" held_rows
 check "the chart's key names both fitted files" grep -q 'sim2_intra.jsonl + sim2_inter.jsonl' "$TMP/sim/allreduce.gp"
+
+# The rendezvous wait in the fit table: 2-rank allreduce times made with
+# alpha 5 us, beta 0.1 ns/B and a wait of 0.3 beta on every ring step's
+# message from 64 KiB, queueing behind at most 1 MiB; --fit finds it
+# exactly, and index.html says so in the fit's row.
+jq -c 'select(.type == "run" or (.type == "result" and .op == "allreduce" and .inplace == false))
+  | if .type == "result" then (.bytes / 2) as $m
+    | (if $m >= 65536 then 2 * ([$m, 1048576] | min) else 0 end) as $w
+    | .time_us = (2 * 5e-6 + .bytes * 1e-10 + 3e-11 * $w) * 1e6 else . end' \
+  tests/fixtures/model_np2.jsonl >"$TMP/wait.jsonl"
+./collbench --report "$TMP/wait.jsonl" --out "$TMP/wait" >"$TMP/out" 2>"$TMP/err"
+ok $? "--report on times with a rendezvous wait exits 0"
+check "the fit table has a rendezvous-wait column" grep -q '<th title="rendezvous wait: .*">wait</th>' "$TMP/wait/index.html"
+check "... the fit's row: 0.30 x beta on messages from 64 KiB, queued behind up to 1 MiB" \
+  grep -q '<td title="gamma 3e-11 s/B on every message of 64 KiB or more, queued behind up to 1 MiB">0.30 beta, 64 KiB-1 MiB</td>' \
+  "$TMP/wait/index.html"
 
 # Usage errors
 ./collbench --report "$TMP/a.jsonl" >"$TMP/out" 2>"$TMP/err"

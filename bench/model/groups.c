@@ -30,14 +30,16 @@ static int same_labels(const struct cb_fit_group *g, const struct cb_rep_series 
 }
 
 static int same_group(const struct cb_fit_group *g, int op, const struct cb_rep_series *s, int tier,
-                      const char *algo) {
-  return g->op == op && g->tier == tier && strcmp(g->algo, algo) == 0 && same_labels(g, s);
+                      const char *algo, const char *proto) {
+  return g->op == op && g->tier == tier && strcmp(g->algo, algo) == 0 &&
+         strcmp(g->proto, proto) == 0 && same_labels(g, s);
 }
 
 static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
-                                      const struct cb_rep_series *s, int tier, const char *algo) {
+                                      const struct cb_rep_series *s, int tier, const char *algo,
+                                      const char *proto) {
   for (int i = 0; i < gs->n; i++)
-    if (same_group(&gs->g[i], op, s, tier, algo))
+    if (same_group(&gs->g[i], op, s, tier, algo, proto))
       return &gs->g[i];
   if (gs->n == gs->cap) {
     gs->cap = gs->cap ? 2 * gs->cap : 16;
@@ -54,6 +56,7 @@ static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
                              .redop = s->redop,
                              .shape = cb_model_shape_of(op, algo)};
   snprintf(g->algo, sizeof g->algo, "%s", algo);
+  snprintf(g->proto, sizeof g->proto, "%s", algo[0] ? proto : "");
   return g;
 }
 
@@ -80,7 +83,8 @@ void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, co
       continue;
     for (int k = 0; k < s->npts; k++)
       if (s->pts[k].time_us > 0 && s->pts[k].nranks > 1)
-        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k]), cb_point_algo(&s->pts[k])),
+        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k]), cb_point_algo(&s->pts[k]),
+                            cb_point_algo(&s->pts[k])[0] ? cb_point_proto(&s->pts[k]) : ""),
                   &s->pts[k]);
   }
 }
@@ -111,6 +115,7 @@ static void add_pools(struct cb_fit_groups *gs) {
       continue;
     struct cb_fit_group pool = gs->g[i];
     snprintf(pool.algo, sizeof pool.algo, "%s", CB_ALL_ALGOS);
+    pool.proto[0] = '\0';
     pool.pts = NULL, pool.npts = pool.cap = pool.nranks = 0, pool.shape = -1;
     for (int j = 0; j < n; j++)
       for (int k = 0; same_link(&gs->g[j], &pool) && k < gs->g[j].npts; k++) {
@@ -172,13 +177,13 @@ const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
                                                const struct cb_rep_series *s,
                                                const struct cb_record *r) {
   int op = cb_mop_find(s->op);
-  const char *algo = cb_point_algo(r);
+  const char *algo = cb_point_algo(r), *proto = algo[0] ? cb_point_proto(r) : "";
   for (int i = 0; i < gs->n; i++)
-    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), algo))
+    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), algo, proto))
       return &gs->g[i];
   /* an algorithm the fit never saw: the link's pooled fit, through its shape */
   for (int i = 0; algo[0] && cb_model_shape_of(op, algo) >= 0 && i < gs->n; i++)
-    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), CB_ALL_ALGOS))
+    if (gs->g[i].fitted && same_group(&gs->g[i], op, s, cb_point_tier(r), CB_ALL_ALGOS, ""))
       return &gs->g[i];
   return NULL;
 }
@@ -227,4 +232,45 @@ void cb_fit_system(const struct cb_fit_groups *gs, const struct cb_topology *top
       snprintf(from[k], 200, "topology tier '%s'", tier->name);
     }
   }
+}
+
+const char *cb_fit_group_label(const struct cb_fit_group *g, char *buf, size_t len) {
+  if (!g->algo[0])
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%s%s%s", g->algo, g->proto[0] ? "/" : "", g->proto);
+  return buf;
+}
+
+int cb_fit_groups_recorded(const struct cb_fit_groups *gs, int op, struct cb_recorded **out) {
+  int n = 0, cap = 0;
+  *out = NULL;
+  for (int tier = 0; tier < CB_NTIERS; tier++) {
+    const struct cb_fit_group *pick = cb_fit_groups_pick(gs, op, tier);
+    for (int i = 0; pick && i < gs->n; i++) {
+      const struct cb_fit_group *g = &gs->g[i];
+      if (!g->fitted || !g->algo[0] || strcmp(g->algo, CB_ALL_ALGOS) == 0 || !same_link(g, pick))
+        continue;
+      for (int k = 0; k < g->npts; k++) {
+        int seen = 0; /* one entry per size and rank count (repeats, in-place) */
+        for (int j = 0; j < n; j++)
+          seen |= (*out)[j].tier == tier && (*out)[j].bytes == g->pts[k].bytes &&
+                  (*out)[j].nranks == g->pts[k].nranks && strcmp((*out)[j].algo, g->algo) == 0 &&
+                  strcmp((*out)[j].proto, g->proto) == 0;
+        if (seen)
+          continue;
+        if (n == cap)
+          cap = cap ? 2 * cap : 32, *out = realloc(*out, cap * sizeof **out);
+        struct cb_recorded *e = &(*out)[n++];
+        *e = (struct cb_recorded){.tier = tier,
+                                  .nranks = g->pts[k].nranks,
+                                  .bytes = g->pts[k].bytes,
+                                  .shape = g->shape < 0 ? CB_SHAPE_RING : g->shape,
+                                  .link = g->fit.link};
+        snprintf(e->algo, sizeof e->algo, "%s", g->algo);
+        snprintf(e->proto, sizeof e->proto, "%s", g->proto);
+      }
+    }
+  }
+  return n;
 }

@@ -10,8 +10,9 @@
 struct cb_fit_group {
   int op, tier, inplace;
   const char *backend, *mem, *transport, *dtype, *redop; /* owned by the cb_rep_data */
-  char algo[32]; /* the algorithm the results recorded; "" none */
-  int shape;     /* its enum cb_cost_shape, or -1 (fitted with the ring's) */
+  char algo[32];  /* the algorithm the results recorded; "" none */
+  char proto[16]; /* NCCL's protocol with NCCL's algorithm; "" none */
+  int shape;      /* its enum cb_cost_shape, or -1 (fitted with the ring's) */
   struct cb_fit_point *pts;
   int npts, cap;
   int ranks[16], nranks; /* the rank counts seen, for the tables */
@@ -75,5 +76,21 @@ int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows);
 static inline const char *cb_point_algo(const struct cb_record *r) {
   return r->algo[0] ? r->algo : r->nccl_algo;
 }
+/* NCCL's protocol, where the algorithm is NCCL's: a protocol has its own
+ * latency and bandwidth (LL moves half the bytes per flag), so it is fitted
+ * apart, as an algorithm is. */
+static inline const char *cb_point_proto(const struct cb_record *r) {
+  return r->algo[0] ? "" : r->nccl_proto;
+}
+/* "ring", "Ring/LL128", or "-" when nothing was recorded. */
+const char *cb_fit_group_label(const struct cb_fit_group *g, char *buf, size_t len);
+
+/* What --predict's step costs each bucket with: one entry per measured
+ * size and rank count of each recorded algorithm of op's fitted groups,
+ * with the labels of the groups predictions use (cb_fit_groups_pick), on
+ * each tier; the fit of the algorithm's own group (or its pooled one).
+ * Returns the count (0: nothing recorded; *out NULL) and the array,
+ * which the caller frees. */
+int cb_fit_groups_recorded(const struct cb_fit_groups *gs, int op, struct cb_recorded **out);
 
 #endif

@@ -130,19 +130,60 @@ int cb_model_best(int op, const struct cb_system *s, int ngpus, double bytes,
                   struct cb_prediction *best);
 
 /* --- step.c --- */
+/* An allreduce the fit's results recorded: at `bytes` on `nranks` ranks
+ * (tier: one node or more) the library ran `algo` (NCCL: with `proto`);
+ * cost it through that algorithm's shape on `link`, the fit --validate
+ * would use for such a result. */
+struct cb_recorded {
+  int tier, nranks;
+  double bytes;
+  int shape; /* enum cb_cost_shape (ring for a name without a shape) */
+  struct cb_link link;
+  char algo[32], proto[16];
+};
+/* How a step is played out. overlap F (0..1): while a bucket's allreduce
+ * runs before compute has ended, compute advances at F times its own
+ * speed (1: communication hides for free, the plain model; 0: compute
+ * waits for every allreduce, T_step = compute + all communication). rec
+ * (n entries, may be 0): each bucket's allreduce is costed with the
+ * algorithm recorded at the nearest measured size (then rank count) on the
+ * bucket's tier; with none at that tier, the fastest modelled one. */
+struct cb_step_opts {
+  double overlap;
+  const struct cb_recorded *rec;
+  int nrec;
+};
+#define CB_STEP_DEFAULTS ((struct cb_step_opts){1, NULL, 0})
 struct cb_step_result {
   int nbuckets;
   double comm_s;    /* sum of the buckets' allreduce times */
-  double exposed_s; /* communication running past the end of compute */
+  double exposed_s; /* step time past compute_s (the tail, and compute slowed by overlap < 1) */
   double rho;       /* exposed_s / compute_s */
+  /* the first (full) bucket's algorithm: a recorded one, or best (enum cb_algo) */
+  const struct cb_recorded *rec;
+  int best;
+  int nrecorded; /* buckets costed with a recorded algorithm */
 };
-/* Gradients appear at a steady rate during compute_s (backward) and are
- * allreduced bucket by bucket, one at a time, each as soon as it is full
- * and the previous one is done; the last bucket is full only at the end of
- * compute, so its whole time is exposed. Returns -1 when allreduce cannot
- * be predicted for this system. */
+/* Gradients appear at a steady rate of compute progress during compute_s
+ * (backward) and are allreduced bucket by bucket, one at a time, each as
+ * soon as it is full and the previous one is done; the last bucket is
+ * full only at the end of compute, so its whole time is exposed. opt NULL:
+ * CB_STEP_DEFAULTS. Returns -1 when allreduce cannot be predicted for this
+ * system. */
 int cb_model_step(const struct cb_system *allreduce, int ngpus, double compute_s, double grad_bytes,
-                  double bucket_bytes, struct cb_step_result *r);
+                  double bucket_bytes, const struct cb_step_opts *opt, struct cb_step_result *r);
+/* The recorded entry for a bucket of `bytes` on ngpus ranks at `tier`, or NULL. */
+const struct cb_recorded *cb_model_recorded_for(const struct cb_recorded *rec, int n, int tier,
+                                                int ngpus, double bytes);
+/* The overlap F at which the step a --tune run measured (compute_s,
+ * comm_s for all its buckets, split in proportion to their bytes) has the
+ * measured overlap efficiency 1 - (T_step - T_compute) / T_comm. Returns
+ * 0 (*f in [0,1]), 1 when the efficiency lies outside what F in 0..1 gives
+ * (*f the nearer end: below 0, communication slowed compute by more than
+ * its own time), or -1 when F does not change the step (one bucket:
+ * nothing overlaps; *f left alone). */
+int cb_model_overlap_from_efficiency(double compute_s, double comm_s, double grad_bytes,
+                                     double bucket_bytes, double efficiency, double *f);
 
 /* --- scale.c --- */
 #define CB_MODEL_MAX_GPUS (1L << 24) /* where the search for the largest scale stops */
@@ -157,6 +198,7 @@ struct cb_scale {
  * every cost shape in predict.c, each non-decreasing in n). Returns -1 when
  * the step cannot be predicted on this system. */
 int cb_model_max_gpus(const struct cb_system *allreduce, double compute_s, double grad_bytes,
-                      double bucket_bytes, double target, struct cb_scale *out);
+                      double bucket_bytes, double target, const struct cb_step_opts *opt,
+                      struct cb_scale *out);
 
 #endif

@@ -12,7 +12,8 @@ static json_t *num(double x) {
 }
 
 json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allreduce,
-                      double compute_s, uint64_t grad_bytes, const struct cb_plan_measured *meas) {
+                      double compute_s, uint64_t grad_bytes, const struct cb_step_opts *opt,
+                      const struct cb_plan_measured *meas) {
   char sz[32], v[96];
   json_t *rows = json_array();
   printf("# planning: the most GPUs at which overhead = exposed / (compute + exposed) stays "
@@ -23,7 +24,7 @@ json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allr
     struct cb_scale sc;
     printf("%10s", cb_format_size(m->buckets[b], sz, sizeof sz));
     if (cb_model_max_gpus(allreduce, compute_s, (double)grad_bytes, (double)m->buckets[b],
-                          m->max_overhead, &sc)) {
+                          m->max_overhead, opt, &sc)) {
       printf(" %10s %8s %14s\n", "-", "-", "-");
       continue;
     }

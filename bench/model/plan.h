@@ -23,7 +23,8 @@ struct cb_plan_measured {
 /* Prints the table and returns its JSON ("max_overhead", "rows", and
  * "measured" when set). */
 json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allreduce,
-                      double compute_s, uint64_t grad_bytes, const struct cb_plan_measured *meas);
+                      double compute_s, uint64_t grad_bytes, const struct cb_step_opts *opt,
+                      const struct cb_plan_measured *meas);
 
 #endif
 #endif

@@ -25,9 +25,8 @@ static const char *inplace_name(int inplace) {
   return inplace ? "in-place" : "out-of-place";
 }
 
-static const char *algo_label(const struct cb_fit_group *g) {
-  return g->algo[0] ? g->algo : "-";
-}
+/* the group's recorded algorithm (and NCCL protocol); a buffer per call site */
+#define algo_label(g) cb_fit_group_label((g), (char[48]){0}, 48)
 
 static const char *labels(const struct cb_fit_group *g, char *buf, size_t len) {
   snprintf(buf, len, "%s/%s/%s/%s", g->backend, g->mem, g->transport, g->dtype);
@@ -112,6 +111,8 @@ static json_t *print_fits(const struct cb_fit_groups *gs) {
       json_t *o = json_array_get(arr, json_array_size(arr) - 1);
       json_object_set_new(o, "pooled", json_boolean(g->pooled));
       json_object_set_new(o, "algo", json_string(g->algo));
+      if (g->proto[0])
+        json_object_set_new(o, "proto", json_string(g->proto));
       json_object_set_new(o, "shape",
                           json_string(g->shape >= 0 ? cb_shape_names[g->shape] : "ring (assumed)"));
     }
@@ -310,46 +311,123 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
   return rows;
 }
 
+/* The step to predict: the command line's, or a trials file's, and how
+ * it is played out (overlap, and what it came from). */
+struct step_in {
+  double compute_s;
+  uint64_t grad_bytes;
+  struct cb_plan_measured meas;
+  double overlap;
+  char overlap_from[256];
+};
+
+/* "ring@4M/2" (recorded at 4 MiB on 2 ranks) or "best:hierarchical". */
+static const char *step_algo(const struct cb_step_result *r, char *buf, size_t len) {
+  char sz[32];
+  if (r->rec)
+    snprintf(buf, len, "%s%s%s@%s/%d", r->rec->algo, r->rec->proto[0] ? "/" : "", r->rec->proto,
+             cb_format_size((uint64_t)r->rec->bytes, sz, sizeof sz), r->rec->nranks);
+  else
+    snprintf(buf, len, "best:%s", r->best >= 0 ? cb_algo_names[r->best] : "-");
+  return buf;
+}
+
 /* The training step's communication ratio and overhead against cluster and
  * bucket size, then the planning table. */
 static json_t *predict_step(const struct cb_model_cli *m, const struct source *src,
-                            double compute_s, uint64_t grad_bytes,
-                            const struct cb_plan_measured *meas) {
-  char sz[32], gb[32];
+                            const struct step_in *step, const struct cb_step_opts *opt) {
+  char sz[32], gb[32], ab[96];
   json_t *rows = json_array();
-  printf("# training step: compute %g s, gradients %s, allreduce per bucket with the fastest "
-         "algorithm;\n# buckets overlap the compute as they fill (all but the last can hide); "
-         "rho = exposed communication / compute;\n# overhead = exposed / step = rho / (1 + rho)\n",
-         compute_s, cb_format_size(grad_bytes, gb, sizeof gb));
-  printf("%7s %10s %8s %12s %12s %8s %9s\n", "#  gpus", "bucket", "buckets", "comm_ms",
-         "exposed_ms", "rho", "overhead");
+  printf("# training step: compute %g s, gradients %s; buckets overlap the compute as they fill "
+         "(all but the last can hide);\n# overlap %g: compute runs at %g x its speed while an "
+         "allreduce runs (%s)\n",
+         step->compute_s, cb_format_size(step->grad_bytes, gb, sizeof gb), opt->overlap,
+         opt->overlap, step->overlap_from);
+  if (opt->nrec)
+    printf("# allreduce per bucket with the algorithm the fit's results recorded at the nearest "
+           "measured size (then rank count)\n# on the bucket's tier, ALGO@SIZE/RANKS; best:ALGO, "
+           "the fastest modelled, where none was recorded on that tier\n");
+  else
+    printf("# allreduce per bucket with the fastest modelled algorithm (best:ALGO): no result "
+           "recorded the algorithm it ran\n");
+  printf("# rho = exposed communication / compute; overhead = exposed / step = rho / (1 + rho)\n");
+  printf("%7s %10s %8s %12s %12s %8s %9s  %s\n", "#  gpus", "bucket", "buckets", "comm_ms",
+         "exposed_ms", "rho", "overhead", "algorithm");
   for (int i = 0; i < m->ngpus; i++)
     for (int b = 0; b < m->nbuckets; b++) {
       struct cb_step_result r;
       printf("%7ld %10s", m->gpus[i], cb_format_size(m->buckets[b], sz, sizeof sz));
-      if (cb_model_step(&src->sys[CB_MOP_ALLREDUCE], (int)m->gpus[i], compute_s, (double)grad_bytes,
-                        (double)m->buckets[b], &r)) {
-        printf(" %8s %12s %12s %8s %9s\n", "-", "-", "-", "-", "-");
+      if (cb_model_step(&src->sys[CB_MOP_ALLREDUCE], (int)m->gpus[i], step->compute_s,
+                        (double)step->grad_bytes, (double)m->buckets[b], opt, &r)) {
+        printf(" %8s %12s %12s %8s %9s  %s\n", "-", "-", "-", "-", "-", "-");
         continue;
       }
       double o = cb_overhead_from_rho(r.rho);
-      printf(" %8d %12.3f %12.3f %8.4f %8.1f%%\n", r.nbuckets, r.comm_s * 1e3, r.exposed_s * 1e3,
-             r.rho, 100 * o);
-      json_array_append_new(rows,
-                            json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:f}", "gpus",
-                                      (int)m->gpus[i], "bucket_bytes", (json_int_t)m->buckets[b],
-                                      "buckets", r.nbuckets, "comm_s", r.comm_s, "exposed_s",
-                                      r.exposed_s, "rho", r.rho, "overhead", o));
+      printf(" %8d %12.3f %12.3f %8.4f %8.1f%%  %s%s\n", r.nbuckets, r.comm_s * 1e3,
+             r.exposed_s * 1e3, r.rho, 100 * o, step_algo(&r, ab, sizeof ab),
+             r.rec && r.nrecorded < r.nbuckets ? " (best for the rest)" : "");
+      json_t *row =
+          json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:f, s:s, s:i}", "gpus", (int)m->gpus[i],
+                    "bucket_bytes", (json_int_t)m->buckets[b], "buckets", r.nbuckets, "comm_s",
+                    r.comm_s, "exposed_s", r.exposed_s, "rho", r.rho, "overhead", o, "algorithm",
+                    r.rec ? r.rec->algo : (r.best >= 0 ? cb_algo_names[r.best] : "-"),
+                    "buckets_recorded", r.nrecorded);
+      json_object_set_new(row, "algorithm_from", json_string(r.rec ? "recorded" : "best"));
+      if (r.rec) {
+        if (r.rec->proto[0])
+          json_object_set_new(row, "proto", json_string(r.rec->proto));
+        json_object_set_new(row, "recorded_bytes", json_integer((json_int_t)r.rec->bytes));
+        json_object_set_new(row, "recorded_nranks", json_integer(r.rec->nranks));
+      }
+      json_array_append_new(rows, row);
     }
-  json_t *plan = cb_plan_print(m, &src->sys[CB_MOP_ALLREDUCE], compute_s, grad_bytes, meas);
-  return json_pack("{s:f, s:I, s:o, s:o}", "compute_s", compute_s, "grad_bytes",
-                   (json_int_t)grad_bytes, "rows", rows, "plan", plan);
+  json_t *plan = cb_plan_print(m, &src->sys[CB_MOP_ALLREDUCE], step->compute_s, step->grad_bytes,
+                               opt, &step->meas);
+  return json_pack("{s:f, s:I, s:f, s:s, s:o, s:o}", "compute_s", step->compute_s, "grad_bytes",
+                   (json_int_t)step->grad_bytes, "overlap", opt->overlap, "overlap_from",
+                   step->overlap_from, "rows", rows, "plan", plan);
+}
+
+/* --overlap measured: the F at which the model's step reproduces the
+ * tuned settings' measured overlap efficiency (T_comm split over the
+ * buckets in proportion to their bytes). */
+static int overlap_from_trials(const char *path, const struct cb_rep_tune *t, struct step_in *step,
+                               struct cb_error *err) {
+  const struct cb_rep_tune_cfg *c = &t->tuned;
+  if (isnan(c->overlap_efficiency) || !(c->t_comm_us > 0))
+    return cb_fail(err, CB_USAGE,
+                   "--overlap measured: --trials %s has no overlap_efficiency and t_comm_us in "
+                   "its summary",
+                   path);
+  char sz[32];
+  double f = 1;
+  int rc = cb_model_overlap_from_efficiency(c->t_compute_us * 1e-6, c->t_comm_us * 1e-6,
+                                            (double)t->grad_bytes, (double)c->bucket_bytes,
+                                            c->overlap_efficiency, &f);
+  const char *why = rc == 0   ? "reproduces"
+                    : rc == 1 ? (f == 0 ? "is the nearest to (communication slowed compute by "
+                                          "more than its own time)"
+                                        : "is the nearest to")
+                              : NULL;
+  if (why) {
+    step->overlap = f;
+    snprintf(step->overlap_from, sizeof step->overlap_from,
+             "measured: %s's overlap efficiency %.2f at bucket %s, which this F %s", path,
+             c->overlap_efficiency, cb_format_size(c->bucket_bytes, sz, sizeof sz), why);
+  } else { /* one bucket: it is full only when compute ends; nothing overlaps */
+    step->overlap = 1;
+    snprintf(step->overlap_from, sizeof step->overlap_from,
+             "assumed 1: %s's step has one bucket of %s, so its efficiency %.2f says nothing "
+             "of overlap; tune with smaller buckets to measure it",
+             path, cb_format_size(c->bucket_bytes, sz, sizeof sz), c->overlap_efficiency);
+  }
+  return CB_OK;
 }
 
 /* The step from a --tune --trials file: the tuned settings' T_compute,
  * the gradient bytes, and the measured overhead at the run's rank count. */
-static int step_from_trials(const char *path, double *compute_s, uint64_t *grad_bytes,
-                            struct cb_plan_measured *meas, struct cb_error *err) {
+static int step_from_trials(const char *path, int overlap_measured, struct step_in *step,
+                            struct cb_error *err) {
   struct cb_rep_data d = {0};
   const char *paths[1] = {path};
   int rc = read_all("--trials", paths, 1, &d, err);
@@ -361,23 +439,18 @@ static int step_from_trials(const char *path, double *compute_s, uint64_t *grad_
                  path);
   if (rc == CB_OK) {
     const struct cb_rep_tune_cfg *c = &t->tuned;
-    *compute_s = c->t_compute_us * 1e-6;
-    *grad_bytes = t->grad_bytes;
-    *meas = (struct cb_plan_measured){
+    step->compute_s = c->t_compute_us * 1e-6;
+    step->grad_bytes = t->grad_bytes;
+    step->meas = (struct cb_plan_measured){
         1, t->nranks, c->bucket_bytes,
         cb_overhead_of(c->t_step_us, c->t_step_ci95_us, c->t_compute_us, c->t_compute_ci95_us),
         path};
+    if (overlap_measured)
+      rc = overlap_from_trials(path, t, step, err);
   }
   cb_rep_free(&d);
   return rc;
 }
-
-/* The step to predict: the command line's, or a trials file's. */
-struct step_in {
-  double compute_s;
-  uint64_t grad_bytes;
-  struct cb_plan_measured meas;
-};
 
 static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
                    const struct cb_topology *topo, const struct step_in *step, json_t *doc,
@@ -408,8 +481,11 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
                    m->topology ? "intra-node" : "inter-node");
   if (step->compute_s > 0) {
     src.sys[CB_MOP_ALLREDUCE].ranks_per_node = per_node;
-    json_object_set_new(doc, "step",
-                        predict_step(m, &src, step->compute_s, step->grad_bytes, &step->meas));
+    struct cb_recorded *rec;
+    int nrec = cb_fit_groups_recorded(gs, CB_MOP_ALLREDUCE, &rec);
+    struct cb_step_opts opt = {step->overlap, rec, nrec};
+    json_object_set_new(doc, "step", predict_step(m, &src, step, &opt));
+    free(rec);
   }
   return CB_OK;
 }
@@ -436,9 +512,11 @@ int cb_model_run(const struct cb_model_cli *m) {
     rc = cb_output_check(m->json_path, "--json", CB_OUT_REPLACE, &err);
   if (!rc && m->topology)
     rc = cb_topology_load(m->topology, &topo, &err);
-  struct step_in step = {m->compute_s, m->grad_bytes, {0}};
+  struct step_in step = {m->compute_s, m->grad_bytes, {0}, m->overlap, ""};
+  snprintf(step.overlap_from, sizeof step.overlap_from, "%s",
+           m->overlap == 1 ? "--overlap 1, the default: hidden for free" : "--overlap");
   if (!rc && m->trials) /* read first: a bad file stops everything before any output */
-    rc = step_from_trials(m->trials, &step.compute_s, &step.grad_bytes, &step.meas, &err);
+    rc = step_from_trials(m->trials, m->overlap_measured, &step, &err);
   if (!rc && m->nfit)
     rc = read_all("--fit", m->fit, m->nfit, &fd, &err);
   if (!rc && m->nvalidate)

@@ -211,6 +211,8 @@ static int read_cfg(json_t *o, struct cb_rep_tune_cfg *c) {
     return -1;
   c->algorithm = (int)alg, c->segsize = (long)seg, c->bucket_bytes = (uint64_t)bucket;
   c->protocol = (int)proto;
+  json_t *e = json_object_get(o, "overlap_efficiency");
+  c->overlap_efficiency = json_is_number(e) ? json_number_value(e) : NAN;
   return 0;
 }
 

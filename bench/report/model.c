@@ -19,19 +19,40 @@ static void text(FILE *f, const char *tag, const char *s) {
   fprintf(f, "</%s>", tag);
 }
 
+/* The rendezvous wait where the fit kept it (README.md, "Capacity
+ * planning"): gamma as a multiple of beta and the message sizes it spans
+ * (rndv up to queue), gamma itself in the title; "-" without. Short, so
+ * that the table still fits a laptop's window. */
+static void wait_cell(FILE *f, const struct cb_link *l) {
+  char rndv[32], queue[32];
+  if (!(l->gamma > 0)) {
+    fputs("<td>-</td>", f);
+    return;
+  }
+  cb_format_size((uint64_t)l->rndv, rndv, sizeof rndv);
+  cb_format_size((uint64_t)l->queue, queue, sizeof queue);
+  fprintf(f, "<td title=\"gamma %.3g s/B on every message of %s or more, queued behind up to %s\">",
+          l->gamma, rndv, queue);
+  if (l->beta > 0)
+    fprintf(f, "%.2f beta, ", l->gamma / l->beta);
+  fprintf(f, "%s-%s</td>", rndv, queue);
+}
+
 static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit_groups *gs) {
   fputs("<h2>Model: alpha-beta fit</h2>\n<p>Fitted from ", f);
   for (int file = 0; file < cb_rep_nfit(d); file++) {
     fputs(file ? " and " : "", f);
     cb_html_put(f, d->runs[file].path);
   }
-  fputs(" through the cost shape of the algorithm each result recorded (ring where none is); see "
-        "README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
-        "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
-        "<th>placement</th><th>algorithm</th><th>points</th><th>alpha (us)</th><th>1/beta "
-        "(GB/s)</th><th>R^2</th>"
-        "<th>median residual</th><th>max residual</th></tr>\n",
-        f);
+  fputs(
+      " through the cost shape of the algorithm each result recorded (ring where none is); see "
+      "README.md, &ldquo;Capacity planning&rdquo;.</p>\n"
+      "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
+      "<th>placement</th><th>algorithm</th><th>points</th><th>alpha (us)</th><th>1/beta "
+      "(GB/s)</th><th>R^2</th>"
+      "<th>median residual</th><th>max residual</th><th title=\"rendezvous wait: gamma as a "
+      "multiple of beta, on messages from rndv, queued behind up to queue bytes\">wait</th></tr>\n",
+      f);
   for (int i = 0; i < gs->n; i++) {
     const struct cb_fit_group *g = &gs->g[i];
     if (!g->fitted)
@@ -40,13 +61,16 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
     text(f, "td", cb_mop_names[g->op]), text(f, "td", cb_tier_kind_names[g->tier]);
     text(f, "td", g->backend), text(f, "td", g->mem), text(f, "td", g->transport);
     text(f, "td", g->inplace ? "in-place" : "out-of-place");
-    text(f, "td", g->algo[0] ? g->algo : "-");
+    char ab[48];
+    text(f, "td", cb_fit_group_label(g, ab, sizeof ab));
     fprintf(f,
             "<td class=n>%d</td><td class=n>%.3f</td><td class=n>%.3f</td><td class=n>%.4f</td>"
-            "<td class=n>%.1f%%</td><td class=n>%.1f%%</td></tr>\n",
+            "<td class=n>%.1f%%</td><td class=n>%.1f%%</td>",
             g->fit.npoints, g->fit.link.alpha * 1e6,
             g->fit.link.beta > 0 ? 1e-9 / g->fit.link.beta : INFINITY, g->fit.r2,
             100 * g->fit.median_rel, 100 * g->fit.max_rel);
+    wait_cell(f, &g->fit.link);
+    fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
 }

@@ -49,7 +49,8 @@ struct cb_rep_tune_cfg {
   int protocol; /* nccl: 1 + NCCL_PROTO index, 0 NCCL's */
   uint64_t bucket_bytes;
   double t_compute_us, t_comm_us, t_step_us, t_step_ci95_us, rho, rho_ci95;
-  double t_compute_ci95_us; /* 0 when the summary predates the field */
+  double t_compute_ci95_us;  /* 0 when the summary predates the field */
+  double overlap_efficiency; /* 1 - (T_step - T_compute) / T_comm; NAN when absent */
 };
 struct cb_rep_trial {
   int algorithm;

@@ -223,7 +223,7 @@ int cb_rep_plot_step_chart(const struct cb_rep_data *d, const struct cb_fit_grou
     int rows = 0;
     for (int p = 2; p <= MAX_GPUS; p *= 2) {
       struct cb_step_result r;
-      if (cb_model_step(&s, p, c->compute_s, (double)t->grad_bytes, (double)b[k], &r) == 0)
+      if (cb_model_step(&s, p, c->compute_s, (double)t->grad_bytes, (double)b[k], NULL, &r) == 0)
         fprintf(f, "%s%d %.6g\n", nlines && !rows ? "\n\n" : "", p, c->value(r.rho)), rows++;
     }
     if (rows)

@@ -128,19 +128,139 @@ static void test_step(void) {
   struct cb_step_result r;
   /* 1 GB in 4 buckets of 0.25 s, compute 1 s: ready at .25 .5 .75 1, done at
    * .5 .75 1 1.25: 0.25 s exposed */
-  ok(cb_model_step(&s, 2, 1.0, 1e9, 0.25e9, &r) == 0 && r.nbuckets == 4, "4 buckets");
+  ok(cb_model_step(&s, 2, 1.0, 1e9, 0.25e9, NULL, &r) == 0 && r.nbuckets == 4, "4 buckets");
   near(r.comm_s, 1.0, "... 1 s of communication");
   near(r.exposed_s, 0.25, "... the last bucket exposed: 0.25 s");
   near(r.rho, 0.25, "... rho 0.25");
   /* compute 0.5 s: ready at .125 .25 .375 .5, done at .375 .625 .875 1.125 */
-  cb_model_step(&s, 2, 0.5, 1e9, 0.25e9, &r);
+  cb_model_step(&s, 2, 0.5, 1e9, 0.25e9, NULL, &r);
   near(r.rho, 1.25, "communication longer than compute: rho 1.25");
   /* buckets that do not divide the gradients: 0.4 + 0.4 + 0.2 GB, ready at
    * .4 .8 1, done at .8 1.2 1.4: the second one delays the last */
-  cb_model_step(&s, 2, 1.0, 1e9, 0.4e9, &r);
+  cb_model_step(&s, 2, 1.0, 1e9, 0.4e9, NULL, &r);
   ok(r.nbuckets == 3, "1 GB in buckets of 0.4 GB: 3");
   near(r.exposed_s, 0.4, "... 0.4 s exposed");
-  ok(cb_model_step(&s, 16, 1.0, 1e9, 0.4e9, &r) == -1, "no inter-node tier: no step prediction");
+  ok(cb_model_step(&s, 16, 1.0, 1e9, 0.4e9, NULL, &r) == -1,
+     "no inter-node tier: no step prediction");
+}
+
+/* The overlap F: while an allreduce runs, compute advances at F x its
+ * speed. Same step as test_step (1 GB in 4 buckets of 0.25 s, compute 1 s). */
+static void test_step_overlap(void) {
+  struct cb_system s = {8, {{1, 0, 1e-9, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}};
+  struct cb_step_result r;
+  struct cb_step_opts o = {0, NULL, 0};
+  /* F 0: compute waits for every allreduce: 1 s + 4 x 0.25 s */
+  ok(cb_model_step(&s, 2, 1.0, 1e9, 0.25e9, &o, &r) == 0, "F 0 predicts");
+  near(r.exposed_s, 1.0, "F 0: all communication exposed (1 s)");
+  near(r.rho, 1.0, "... rho 1");
+  /* F 0.5: work .25 at .25, comm to .5 (work .375); ready .5 at .625, comm
+   * to .875 (work .625); ready .75 at 1.0, comm to 1.25 (work .875); ready
+   * 1 at 1.375, the last to 1.625 */
+  o.overlap = 0.5;
+  cb_model_step(&s, 2, 1.0, 1e9, 0.25e9, &o, &r);
+  near(r.exposed_s, 0.625, "F 0.5: 0.625 s exposed, worked by hand");
+  o.overlap = 1;
+  cb_model_step(&s, 2, 1.0, 1e9, 0.25e9, &o, &r);
+  near(r.exposed_s, 0.25, "F 1: the plain model (the last bucket, 0.25 s)");
+  /* backlog: compute 0.5 s, F 0.5: ready .125, comm to .375 (work .25); ready
+   * .25 at once, to .625 (.375); to .875 (.5, compute done at .875); the
+   * last to 1.125 */
+  o.overlap = 0.5;
+  cb_model_step(&s, 2, 0.5, 1e9, 0.25e9, &o, &r);
+  near(r.exposed_s, 0.625, "F 0.5, communication longer than compute: 0.625 s exposed");
+
+  double f = -1;
+  ok(cb_model_overlap_from_efficiency(1.0, 1.0, 1e9, 0.25e9, 0.375, &f) == 0,
+     "efficiency 0.375 (exposed 0.625 of 1 s of communication) inverts");
+  is_double(f, 0.5, 1e-9, "... to F 0.5");
+  ok(cb_model_overlap_from_efficiency(1.0, 1.0, 1e9, 0.25e9, -0.33, &f) == 1 && f == 0,
+     "efficiency -0.33 (slower than serial): F 0, said to be out of reach");
+  ok(cb_model_overlap_from_efficiency(1.0, 1.0, 1e9, 0.25e9, 0.9, &f) == 1 && f == 1,
+     "efficiency 0.9 (above F 1's 0.75): F 1, out of reach");
+  f = 0.3;
+  ok(cb_model_overlap_from_efficiency(1.0, 1.0, 1e9, 1e9, 0.5, &f) == -1 && f == 0.3,
+     "one bucket: nothing overlaps, F cannot be told");
+}
+
+/* The step through the algorithms the results recorded: basic_linear at
+ * 1 MB and ring at 64 MB on 2 ranks, NCCL's Tree with LL128 at 64 MB on 4. */
+static void test_step_recorded(void) {
+  struct cb_link l = {1, 0, 1e-9, 0, 0, 0};
+  struct cb_recorded rec[3] = {{CB_TIER_INTRA, 2, 1e6, CB_SHAPE_LINEAR, l, "basic_linear", ""},
+                               {CB_TIER_INTRA, 2, 64e6, CB_SHAPE_RING, l, "ring", ""},
+                               {CB_TIER_INTRA, 4, 64e6, CB_SHAPE_TREE, l, "Tree", "LL128"}};
+  ok(cb_model_recorded_for(rec, 3, CB_TIER_INTRA, 2, 4e6) == &rec[0],
+     "4 MB: nearest measured size 1 MB (log scale), basic_linear");
+  ok(cb_model_recorded_for(rec, 3, CB_TIER_INTRA, 2, 16e6) == &rec[1],
+     "16 MB on 2 ranks: 64 MB, ring (recorded at 2 ranks)");
+  ok(cb_model_recorded_for(rec, 3, CB_TIER_INTRA, 8, 16e6) == &rec[2],
+     "16 MB on 8 ranks: 64 MB, Tree/LL128 (recorded at 4 ranks, the nearer count)");
+  ok(!cb_model_recorded_for(rec, 3, CB_TIER_INTER, 16, 16e6), "nothing recorded between nodes");
+  struct cb_system s = {8, {l, {1, 0, 1e-9, 0, 0, 0}}};
+  struct cb_step_opts o = {1, rec, 3};
+  struct cb_step_result r;
+  /* 4 ranks, 2 buckets of 1 MB, each linear: 2(p-1) = 6 x 1 MB x 1 ns = 6 ms;
+   * the fastest modelled (ring) would take 1.5 ms */
+  ok(cb_model_step(&s, 4, 1.0, 2e6, 1e6, &o, &r) == 0 && r.rec == &rec[0] && r.nrecorded == 2,
+     "4 ranks, 1 MB buckets: both through the recorded basic_linear");
+  near(r.comm_s, 2 * 6e-3, "... 2 x 6 ms (linear: the root moves 2(p-1) buffers)");
+  cb_model_step(&s, 4, 1.0, 2e6, 1e6, NULL, &r);
+  ok(!r.rec && r.best == CB_ALGO_RING, "without records: the best modelled, ring");
+  near(r.comm_s, 2 * 1.5e-3, "... 2 x 1.5 ms");
+  ok(cb_model_step(&s, 16, 1.0, 2e6, 1e6, &o, &r) == 0 && !r.rec && r.best >= 0 && r.nrecorded == 0,
+     "16 GPUs on 2 nodes: none recorded between nodes, the best modelled");
+}
+
+/* NCCL results: Ring with LL at small sizes, with Simple at large ones, out
+ * of place; an in-place series ran Tree. Each protocol is a group of its
+ * own, and the step's table holds the out-of-place sizes with theirs. */
+static void test_groups_recorded(void) {
+  struct cb_rep_series series[2];
+  struct cb_rep_data d = {.series = series, .nseries = 2};
+  struct cb_link l = {1, 5e-6, 1e-9, 0, 0, 0};
+  for (int in = 0; in < 2; in++) {
+    series[in] = (struct cb_rep_series){.op = "allreduce",
+                                        .backend = "nccl",
+                                        .mem = "device",
+                                        .transport = "nvlink",
+                                        .dtype = "float",
+                                        .redop = "sum",
+                                        .inplace = in,
+                                        .pts = calloc(4, sizeof(struct cb_record))};
+    for (int k = 0; k < 4; k++) {
+      struct cb_record *r = &series[in].pts[series[in].npts++];
+      *r = (struct cb_record){.nranks = 2, .nnodes = 1, .bytes = 1024u << (4 * k)};
+      snprintf(r->nccl_algo, sizeof r->nccl_algo, "%s", in ? "Tree" : "Ring");
+      snprintf(r->nccl_proto, sizeof r->nccl_proto, "%s", k < 2 ? "LL" : "Simple");
+      r->time_us = 1e6 * cb_model_flat_time(CB_MOP_ALLREDUCE, 2, 1, r->bytes, &l);
+    }
+  }
+  struct cb_fit_groups gs = {0};
+  cb_fit_groups_add(&gs, &d, NULL, -1);
+  cb_fit_groups_fit(&gs);
+  char lb[48];
+  int ll = 0, simple = 0;
+  for (int i = 0; i < gs.n; i++) {
+    cb_fit_group_label(&gs.g[i], lb, sizeof lb);
+    ll += strcmp(lb, "Ring/LL") == 0, simple += strcmp(lb, "Ring/Simple") == 0;
+  }
+  ok(ll == 1 && simple == 1, "NCCL's Ring with LL and with Simple: a group each");
+  struct cb_recorded *rec;
+  int n = cb_fit_groups_recorded(&gs, CB_MOP_ALLREDUCE, &rec);
+  ok(n == 4, "the step's table: the 4 out-of-place sizes (got %d)", n);
+  int right = 1;
+  for (int i = 0; i < n; i++)
+    right &= rec[i].tier == CB_TIER_INTRA && rec[i].nranks == 2 &&
+             strcmp(rec[i].algo, "Ring") == 0 &&
+             strcmp(rec[i].proto, rec[i].bytes < 1e5 ? "LL" : "Simple") == 0 &&
+             fabs(rec[i].link.beta / 1e-9 - 1) < 1e-6;
+  ok(right, "... each Ring with the protocol its size ran, beta fitted back (1 ns/B)");
+  const struct cb_recorded *e = cb_model_recorded_for(rec, n, CB_TIER_INTRA, 2, 4e6);
+  ok(e && strcmp(e->proto, "Simple") == 0, "a 4 MB bucket: Ring/Simple (recorded at 4 MiB)");
+  free(rec);
+  cb_fit_groups_free(&gs);
+  free(series[0].pts), free(series[1].pts);
 }
 
 /* Points of a series labelled shm (one node) or tcp / shm+tcp (two nodes):
@@ -418,6 +538,9 @@ int main(void) {
   test_fit();
   test_predict();
   test_step();
+  test_step_overlap();
+  test_step_recorded();
+  test_groups_recorded();
   test_wait();
   test_wait_bytes();
   done_testing();

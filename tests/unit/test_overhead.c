@@ -60,7 +60,7 @@ static void test_scale(void) {
    * ring 2(n-1) alpha, so exposed = 0.02 ceil(log2 n) for n >= 2. Within
    * 20% means exposed <= 0.25 s: ceil(log2 n) <= 12, n <= 4096. */
   struct cb_system alpha = {1 << 30, {{1, 10e-3, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}};
-  ok(cb_model_max_gpus(&alpha, 1.0, 1e6, 1e6, 0.2, &sc) == 0, "alpha case predicts");
+  ok(cb_model_max_gpus(&alpha, 1.0, 1e6, 1e6, 0.2, NULL, &sc) == 0, "alpha case predicts");
   is_long(sc.gpus, 4096, "alpha case: 4096 GPUs (ceil(log2 n) <= 12)");
   ok(!sc.capped, "alpha case: a limit, not the search's end");
   is_double(sc.next, 0.26 / 1.26, 1e-12, "alpha case: 4097 GPUs give 0.26 / 1.26");
@@ -70,19 +70,19 @@ static void test_scale(void) {
    * which is all exposed: overhead t / (1 + t) <= 21% means t <= 0.21/0.79,
    * (n-1)/n <= 0.886: n <= 8 (n = 9 gives 0.2667 / 1.2667 = 21.05%). */
   struct cb_system beta = {1 << 30, {{1, 0, 0.3e-6, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}};
-  ok(cb_model_max_gpus(&beta, 1.0, 1e6, 0.5e6, 0.21, &sc) == 0, "beta case predicts");
+  ok(cb_model_max_gpus(&beta, 1.0, 1e6, 0.5e6, 0.21, NULL, &sc) == 0, "beta case predicts");
   is_long(sc.gpus, 8, "beta case, two buckets: 8 GPUs");
   is_double(sc.next, (0.3 * 8 / 9) / (1 + 0.3 * 8 / 9), 1e-12, "beta case: 9 GPUs over the target");
   /* with one 1 MB bucket nothing hides: t = 0.6 (n-1)/n <= 0.2658 -> n = 1 */
-  ok(cb_model_max_gpus(&beta, 1.0, 1e6, 1e6, 0.21, &sc) == 0 && sc.gpus == 1,
+  ok(cb_model_max_gpus(&beta, 1.0, 1e6, 1e6, 0.21, NULL, &sc) == 0 && sc.gpus == 1,
      "beta case, one bucket: only 1 GPU (got %ld)", sc.gpus);
   /* so little to move that no count reaches the target */
   struct cb_system fast = {1 << 30, {{1, 0, 1e-15, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}};
-  ok(cb_model_max_gpus(&fast, 1.0, 1e6, 1e6, 0.2, &sc) == 0 && sc.capped &&
+  ok(cb_model_max_gpus(&fast, 1.0, 1e6, 1e6, 0.2, NULL, &sc) == 0 && sc.capped &&
          sc.gpus == CB_MODEL_MAX_GPUS,
      "within everywhere: capped at the search's end");
   struct cb_system unknown = {8, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}};
-  ok(cb_model_max_gpus(&unknown, 1.0, 1e6, 1e6, 0.2, &sc) == -1, "no tiers: no answer");
+  ok(cb_model_max_gpus(&unknown, 1.0, 1e6, 1e6, 0.2, NULL, &sc) == -1, "no tiers: no answer");
 }
 
 int main(void) {
