@@ -28,6 +28,46 @@ double cb_bl_median(double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static double upper_median_by(const struct cb_bl_link *l, int n, const char *host, int received,
+                              double *v) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(received ? l[i].dst : l[i].src, host))
+      v[k++] = l[i].bw_GBps;
+  if (!k)
+    return NAN;
+  qsort(v, k, sizeof *v, cmp_double);
+  return v[k / 2];
+}
+
+int cb_bl_nodes(const struct cb_bl_link *l, int n, struct cb_bl_node *out, double *run) {
+  double *v = malloc((n + 1) * sizeof *v);
+  for (int i = 0; i < n; i++)
+    v[i] = l[i].bw_GBps;
+  *run = cb_bl_median(v, n);
+  int nh = 0;
+  for (int i = 0; i < n; i++) {
+    const char *hosts[2] = {l[i].src, l[i].dst};
+    for (int h = 0; h < 2; h++) {
+      int seen = 0;
+      for (int j = 0; j < nh && !seen; j++)
+        seen = !strcmp(out[j].host, hosts[h]);
+      if (seen)
+        continue;
+      struct cb_bl_node *o = &out[nh++];
+      o->host = hosts[h];
+      o->in_GBps = upper_median_by(l, n, hosts[h], 1, v);
+      o->out_GBps = upper_median_by(l, n, hosts[h], 0, v);
+      o->bw_GBps = isnan(o->in_GBps)    ? o->out_GBps
+                   : isnan(o->out_GBps) ? o->in_GBps
+                                        : fmin(o->in_GBps, o->out_GBps);
+      o->share = *run > 0 ? o->bw_GBps / *run : NAN;
+    }
+  }
+  free(v);
+  return nh;
+}
+
 int cb_bl_same_key(const struct cb_bl_entry *a, const struct cb_bl_entry *b) {
   if (a->kind != b->kind || a->bytes != b->bytes)
     return 0;
@@ -186,46 +226,37 @@ static int in_run(const struct cb_rep_pair *q, int file, uint64_t bytes) {
   return q->file == file && !q->matrix[0] && !isnan(q->bw_GBps) && q->bytes == bytes;
 }
 
-static int names_host(const struct cb_rep_pair *q, const char *host) {
-  return !strcmp(q->src_host, host) || !strcmp(q->dst_host, host);
-}
-
-/* Each node's figure in one run: the median bandwidth of its pairs, and
- * that over the run's median pair. */
+/* Each node's figure in one run at each matrix size (cb_bl_nodes). */
 static void add_nodes(struct builder *bd, const struct cb_rep_data *d, int file) {
-  double *v = malloc((d->npairs + 1) * sizeof *v);
+  struct cb_bl_link *links = malloc((d->npairs + 1) * sizeof *links);
+  struct cb_bl_node *nodes = malloc((2 * d->npairs + 1) * sizeof *nodes);
   for (int i = 0; i < d->npairs; i++) {
     const struct cb_rep_pair *p = &d->pairs[i];
-    if (!in_run(p, file, p->bytes))
+    int seen = !in_run(p, file, p->bytes); /* once per size: its first pair */
+    for (int j = 0; j < i && !seen; j++)
+      seen = in_run(&d->pairs[j], file, p->bytes);
+    if (seen)
       continue;
-    /* once per (host, bytes): the first pair naming it */
-    const char *hosts[2] = {p->src_host, p->dst_host};
-    for (int h = 0; h < 2; h++) {
-      int seen = 0;
-      for (int j = 0; j < i && !seen; j++)
-        seen = in_run(&d->pairs[j], file, p->bytes) && names_host(&d->pairs[j], hosts[h]);
-      if (seen || (h == 1 && !strcmp(hosts[0], hosts[1])))
-        continue;
-      int n = 0, all = 0;
-      for (int j = 0; j < d->npairs; j++)
-        if (in_run(&d->pairs[j], file, p->bytes))
-          v[all++] = d->pairs[j].bw_GBps;
-      double run = cb_bl_median(v, all);
-      for (int j = 0; j < d->npairs; j++)
-        if (in_run(&d->pairs[j], file, p->bytes) && names_host(&d->pairs[j], hosts[h]))
-          v[n++] = d->pairs[j].bw_GBps;
-      double med = cb_bl_median(v, n);
-      struct cb_bl_entry k;
+    int n = 0;
+    for (int j = i; j < d->npairs; j++)
+      if (in_run(&d->pairs[j], file, p->bytes))
+        links[n++] =
+            (struct cb_bl_link){d->pairs[j].src_host, d->pairs[j].dst_host, d->pairs[j].bw_GBps};
+    double run;
+    int nn = cb_bl_nodes(links, n, nodes, &run);
+    for (int k = 0; k < nn; k++) {
+      struct cb_bl_entry key;
       for (int fleet = 0; fleet < 2; fleet++) {
-        pair_key(&k, CB_BL_NODE, fleet ? "*" : hosts[h], "", p->bytes);
-        struct acc *a = acc_of(bd, &k);
-        acc_add(a, CB_BLM_BW, med, 0, file);
-        if (run > 0)
-          acc_add(a, CB_BLM_SHARE, med / run, 0, file);
+        pair_key(&key, CB_BL_NODE, fleet ? "*" : nodes[k].host, "", p->bytes);
+        struct acc *a = acc_of(bd, &key);
+        acc_add(a, CB_BLM_BW, nodes[k].bw_GBps, 0, file);
+        if (!isnan(nodes[k].share))
+          acc_add(a, CB_BLM_SHARE, nodes[k].share, 0, file);
       }
     }
   }
-  free(v);
+  free(nodes);
+  free(links);
 }
 
 static void add_pairs(struct builder *bd, const struct cb_rep_data *d) {

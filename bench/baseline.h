@@ -39,10 +39,33 @@ extern const struct cb_bl_metric_info cb_bl_metrics[CB_BL_NMETRICS];
 /* The median of v[0..n) (sorts v); NAN when n is 0. */
 double cb_bl_median(double *v, int n);
 
+/* One pair's bandwidth in one run's matrix (its round figure), for the
+ * node figures below. */
+struct cb_bl_link {
+  const char *src, *dst;
+  double bw_GBps;
+};
+/* A node's figure in one run: the slower of its two directions, each the
+ * upper median of its pairs' bandwidths that way (received, sent), and that
+ * over the run's median pair. So a node fails when most of its pairs one
+ * way are slow: a NIC slow one way. The median of all its pairs once judged
+ * it, and a NIC slow one way slows exactly half of them: that median sat
+ * between slow and healthy and passed or failed by chance (tests/cluster4.t's
+ * throttled node). One slow link, or a pair slowed by another in its round,
+ * is one of a direction's N-1 pairs: the upper median (of 2: the faster)
+ * leaves it to the link verdicts. */
+struct cb_bl_node {
+  const char *host;
+  double in_GBps, out_GBps; /* NAN where it has no such pair */
+  double bw_GBps, share;    /* share NAN when the run's median is not > 0 */
+};
+/* Every host the links name, in order of first mention, into out (room for
+ * 2n); returns how many, and the run's median pair in *run. */
+int cb_bl_nodes(const struct cb_bl_link *links, int n, struct cb_bl_node *out, double *run);
+
 /* One key and its distributions. Results: op ... nnodes. Pairs: src, dst
  * are host names, "*" for the fleet (every pair pooled); nodes: src is the
- * host ("*": every node), its figure the median bandwidth of the pairs it
- * sent or received in a run, and that over the run's median pair bandwidth. */
+ * host ("*": every node), its figure cb_bl_nodes' bw_GBps and share. */
 struct cb_bl_entry {
   int kind;
   char op[32], backend[16], mem[16], transport[32], dtype[16], redop[16];

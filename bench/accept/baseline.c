@@ -135,7 +135,7 @@ static const struct cb_pair *retest_of(const struct cb_pair *pairs, int npairs,
 int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
                          const struct cb_pair *pairs, int npairs, struct cb_sink *sinks, int nsinks,
                          struct cb_accept_result *res, struct cb_error *err) {
-  if (cl->rank != 0 || npairs == 0)
+  if (cl->rank != 0 || npairs <= 0)
     return CB_OK;
   char names[2][192];
   struct cb_verdict v;
@@ -181,52 +181,41 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
     if (emit(cl, sinks, nsinks, &v, res, err))
       return err->status;
   }
-  /* nodes: each host's median pair bandwidth, as the baseline computed it;
-   * judged as a share of the run's median pair where the baseline has those
-   * shares (a run slow as a whole is a slow machine or fabric, for the links
-   * and the checks to judge, not a slow node) */
-  double *bw = malloc((npairs + 1) * sizeof *bw);
-  int nall = 0;
+  /* nodes: as the baseline computed them (cb_bl_nodes); judged as a share
+   * of the run's median pair where the baseline has those shares (a run
+   * slow as a whole is a slow machine or fabric, for the links and the
+   * checks to judge, not a slow node) */
+  struct cb_bl_link *links = malloc((npairs + 1) * sizeof *links);
+  struct cb_bl_node *nodes = malloc((2 * npairs + 1) * sizeof *nodes);
+  int n = 0;
   for (int i = 0; i < npairs; i++)
     if (pairs[i].round > 0 && !isnan(pairs[i].bw_GBps))
-      bw[nall++] = pairs[i].bw_GBps;
-  double run = cb_bl_median(bw, nall);
-  const struct cb_bl_entry *nodes = fleet_entry(f, CB_BL_NODE, bytes);
-  int by_share = nodes && nodes->d[CB_BLM_SHARE].n > 0 && run > 0;
-  for (int i = 0; i < npairs; i++) {
-    const char *hosts[2] = {pairs[i].src_host, pairs[i].dst_host};
-    for (int h = 0; h < 2; h++) {
-      int seen = 0, n = 0;
-      for (int j = 0; j < npairs && !seen; j++)
-        seen =
-            j < i && (!strcmp(pairs[j].src_host, hosts[h]) || !strcmp(pairs[j].dst_host, hosts[h]));
-      if (seen || (h == 1 && !strcmp(hosts[0], hosts[1])))
-        continue;
-      for (int j = 0; j < npairs; j++)
-        if (pairs[j].round > 0 && !isnan(pairs[j].bw_GBps) &&
-            (!strcmp(pairs[j].src_host, hosts[h]) || !strcmp(pairs[j].dst_host, hosts[h])))
-          bw[n++] = pairs[j].bw_GBps;
-      if (!n)
-        continue;
-      double med = cb_bl_median(bw, n);
-      memset(&v, 0, sizeof v);
-      snprintf(names[1], sizeof names[1], "fleet node %s", hosts[h]);
-      v.name = names[1];
-      if (by_share) {
+      links[n++] = (struct cb_bl_link){pairs[i].src_host, pairs[i].dst_host, pairs[i].bw_GBps};
+  double run;
+  int nn = cb_bl_nodes(links, n, nodes, &run);
+  const struct cb_bl_entry *base = fleet_entry(f, CB_BL_NODE, bytes);
+  int by_share = base && base->d[CB_BLM_SHARE].n > 0 && run > 0;
+  int rc = CB_OK;
+  for (int k = 0; k < nn && rc == CB_OK; k++) {
+    const struct cb_bl_node *o = &nodes[k];
+    memset(&v, 0, sizeof v);
+    snprintf(names[1], sizeof names[1], "fleet node %s", o->host);
+    v.name = names[1];
+    int w =
         snprintf(v.what, sizeof v.what,
-                 "median bandwidth of its %d pairs %.4g GB/s over the run's median pair %.4g", n,
-                 med, run);
-        cb_fleet_verdict(f, &nodes->d[CB_BLM_SHARE], CB_BLM_SHARE, med / run, &v);
-      } else {
-        snprintf(v.what, sizeof v.what, "median bandwidth of its %d pairs", n);
-        cb_fleet_verdict(f, nodes ? &nodes->d[CB_BLM_BW] : NULL, CB_BLM_BW, med, &v);
-      }
-      if (emit(cl, sinks, nsinks, &v, res, err)) {
-        free(bw);
-        return err->status;
-      }
+                 "the slower of its directions (upper median pair): received %.4g, sent %.4g GB/s",
+                 o->in_GBps, o->out_GBps);
+    if (by_share) {
+      if (w > 0 && (size_t)w < sizeof v.what)
+        snprintf(v.what + w, sizeof v.what - w, ", over the run's median pair %.4g", run);
+      cb_fleet_verdict(f, &base->d[CB_BLM_SHARE], CB_BLM_SHARE, o->share, &v);
+    } else {
+      cb_fleet_verdict(f, base ? &base->d[CB_BLM_BW] : NULL, CB_BLM_BW, o->bw_GBps, &v);
     }
+    if (emit(cl, sinks, nsinks, &v, res, err))
+      rc = err->status;
   }
-  free(bw);
-  return CB_OK;
+  free(nodes);
+  free(links);
+  return rc;
 }

@@ -248,7 +248,9 @@ static void test_fleet_links(void) {
   e[0].d[CB_BLM_BW].n = 3;
   seen[0] = 0;
   cb_fleet_judge_pairs(&cl, &f, p, n, &sink, 1, &res, &err);
-  ok(!strcmp(seen, "WARN fleet links;FAIL fleet node a;PASS fleet node b;PASS fleet node c;"),
+  /* a's one slow link (c->a) and one pair slowed in its round (a->b) are
+   * one of its two pairs each way: the links' to name, not the node's */
+  ok(!strcmp(seen, "WARN fleet links;PASS fleet node a;PASS fleet node b;PASS fleet node c;"),
      "fleet links: cannot judge said once as 'fleet links', nodes judged (%s)", seen);
 }
 
@@ -304,6 +306,60 @@ static void test_fleet_node_share(void) {
      "fleet nodes: without shares, half speed is judged absolutely (%s)", seen);
 }
 
+/* A node's figure: the slower direction's upper median. A NIC slow one way
+ * (every pair into c slow, its pairs out normal) slows half its pairs: the
+ * median of all six once read 0.52 of the run's median pair, inside a
+ * fleet spread of 10% at k 5 (level 0.50), and passed. */
+static void test_bl_nodes(void) {
+  const char *h[4] = {"a", "b", "c", "d"};
+  struct cb_bl_link l[12];
+  struct cb_bl_node o[24];
+  int n = 0;
+  for (int s = 0; s < 4; s++)
+    for (int d = 0; d < 4; d++)
+      if (s != d)
+        l[n++] = (struct cb_bl_link){h[s], h[d], d == 2 ? 0.02 : 0.5};
+  double run;
+  is_long(cb_bl_nodes(l, n, o, &run), 4, "nodes: four hosts");
+  ok(run == 0.5, "nodes: the run's median pair (%g)", run);
+  ok(!strcmp(o[2].host, "c") && o[2].in_GBps == 0.02 && o[2].out_GBps == 0.5 &&
+         o[2].bw_GBps == 0.02,
+     "nodes: c's figure is its slow direction (%s in %g out %g -> %g)", o[2].host, o[2].in_GBps,
+     o[2].out_GBps, o[2].bw_GBps);
+  ok(o[0].bw_GBps == 0.5 && o[1].bw_GBps == 0.5 && o[3].bw_GBps == 0.5,
+     "nodes: one slow pair (into c) of three sent moves no other node (a %g, b %g, d %g)",
+     o[0].bw_GBps, o[1].bw_GBps, o[3].bw_GBps);
+  struct cb_bl_link two[] = {{"x", "y", 0.1}, {"x", "z", 0.9}, {"y", "x", 1.0}, {"z", "x", 1.0}};
+  cb_bl_nodes(two, 4, o, &run);
+  ok(o[0].out_GBps == 0.9, "nodes: of two pairs the upper median, the faster (%g)", o[0].out_GBps);
+
+  /* judged against a fleet whose shares spread 10%: c fails */
+  struct cb_bl_entry e = {.kind = CB_BL_NODE, .bytes = 1 << 20};
+  strcpy(e.src, "*");
+  e.d[CB_BLM_BW] = e.d[CB_BLM_SHARE] = (struct cb_dist){.n = 40, .median = 1.0, .mad = 0.0675};
+  struct cb_baseline b = {.entries = &e, .nentries = 1};
+  struct cb_fleet f = {.b = &b, .k = 5, .min_runs = 5};
+  struct cb_cluster cl = {.rank = 0, .nranks = 4};
+  struct cb_pair p[12];
+  for (int i = 0; i < n; i++)
+    p[i] = (struct cb_pair){.src = i / 3,
+                            .dst = 0,
+                            .src_host = l[i].src,
+                            .dst_host = l[i].dst,
+                            .bytes = 1 << 20,
+                            .round = 1 + i % 3,
+                            .lat_us = NAN,
+                            .bw_GBps = l[i].bw_GBps};
+  struct cb_sink sink = {.verdict = keep_verdict};
+  struct cb_accept_result res = {0};
+  struct cb_error err = {0};
+  seen[0] = 0;
+  cb_fleet_judge_pairs(&cl, &f, p, n, &sink, 1, &res, &err);
+  ok(strstr(seen, "PASS fleet node a;PASS fleet node b;FAIL fleet node c;PASS fleet node d;") !=
+         NULL,
+     "nodes: the node slow one way fails, no other (%s)", seen);
+}
+
 int main(void) {
   test_dist();
   test_z();
@@ -313,6 +369,7 @@ int main(void) {
   test_file();
   test_fleet_links();
   test_fleet_node_share();
+  test_bl_nodes();
   done_testing();
   return exit_status();
 }
