@@ -1,6 +1,6 @@
 /* Open MPI 4.1's coll/tuned algorithms. The names are those `ompi_info
  * --param coll tuned --level 9` lists for 4.1.4; the rules are
- * ompi_coll_tuned_{allreduce,allgather,reduce_scatter_block}_intra_dec_fixed
+ * ompi_coll_tuned_{allreduce,allgather,reduce_scatter_block,reduce}_intra_dec_fixed
  * of ompi/mca/coll/tuned/coll_tuned_decision_fixed.c at tag v4.1.4
  * (commutative branch; every reduction collbench runs is commutative); the
  * fall-backs are those of ompi/mca/coll/base/coll_base_{allreduce,
@@ -95,6 +95,24 @@ static const struct bracket reduce_scatter_block_rules[] = {
     {0, {{4, 3}, {16, 1}, {65536, 4}, {262144, 1}, {0, 4}}},
 };
 
+/* ompi_coll_tuned_reduce_intra_dec_fixed, commutative branch (the same file
+ * and tag). It passes segment size 0 to every algorithm, so each runs
+ * unsegmented: the whole buffer is one message per tree edge. */
+static const struct bracket reduce_rules[] = {
+    {4, {{8, 7}, {16, 4}, {32, 3}, {262144, 1}, {524288, 3}, {1048576, 2}, {0, 3}}},
+    {8, {{4096, 4}, {65536, 2}, {262144, 5}, {524288, 1}, {1048576, 5}, {0, 1}}},
+    {16, {{8192, 4}, {0, 5}}},
+    {32, {{4096, 4}, {0, 5}}},
+    {256, {{0, 5}}},
+    {512, {{8192, 5}, {16384, 6}, {0, 5}}},
+    {2048, {{0, 5}}},
+    {4096, {{512, 5}, {1024, 6}, {8192, 5}, {16384, 6}, {0, 5}}},
+    {0, {{16, 5}, {32, 6}, {1024, 5}, {2048, 6}, {8192, 5}, {16384, 6}, {0, 5}}},
+};
+
+static const char *const reduce_algs[] = {"ignore", "linear",   "chain",           "pipeline",
+                                          "binary", "binomial", "in-order_binary", "rabenseifner"};
+
 static int decide(const struct bracket *rules, int p, size_t bytes) {
   const struct bracket *b = rules;
   while (b->ranks && p >= b->ranks)
@@ -112,6 +130,15 @@ int cb_ompi_rules(int op, int p, size_t block_bytes) {
   case CB_OP_REDUCESCATTER: return decide(reduce_scatter_block_rules, p, block_bytes);
   default: return 0;
   }
+}
+
+int cb_ompi_reduce_rule(int p, size_t bytes) {
+  return decide(reduce_rules, p, bytes);
+}
+
+const char *cb_ompi_reduce_name(int alg) {
+  int n = (int)(sizeof reduce_algs / sizeof reduce_algs[0]);
+  return alg >= 1 && alg < n ? reduce_algs[alg] : NULL;
 }
 
 static int power_of_two(int p) {

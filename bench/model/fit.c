@@ -37,7 +37,7 @@ static void quality(int op, const struct cb_fit_point *pts, int n, struct cb_fit
  * point's target is 1): steps, bytes through the shape, and the bytes its
  * rendezvous waits stand for. */
 static void row(int op, const struct cb_fit_point *pt, double rndv, double queue, double a[3]) {
-  struct cb_terms t = cb_model_terms(op, pt->shape, pt->nranks, pt->nnodes);
+  struct cb_terms t = cb_model_terms(op, pt->shape, pt->nranks, pt->nnodes, pt->bytes);
   a[0] = t.steps / pt->time_s;
   a[1] = t.share * pt->bytes / pt->time_s;
   a[2] = rndv > 0

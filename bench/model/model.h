@@ -61,8 +61,9 @@ double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct c
  *   tree     a pipelined tree (NCCL Tree, binomial and binary trees):
  *            allreduce 2L steps and the buffer up and down (2x);
  *   linear   through one root: 2(p-1) steps, the root moving p-1 buffers
- *            (reducescatter: the library's reduce and scatter, 2L steps,
- *            1 + (p-1)/p of the buffer). */
+ *            (reducescatter: the library's reduce, the algorithm Open
+ *            MPI 4.1.4's rules pick for p and the buffer, then a linear
+ *            scatter: p-1 more steps, (p-1)/p of the buffer). */
 enum cb_cost_shape {
   CB_SHAPE_RING,
   CB_SHAPE_LOG,
@@ -76,7 +77,9 @@ extern const char *const cb_shape_names[CB_NSHAPES];
  * NCCL's "Tree"); -1 for a name the model has no shape for (NVLS...),
  * which is fitted apart with the ring's shape. "" (none recorded): ring. */
 int cb_model_shape_of(int op, const char *algo);
-struct cb_terms cb_model_terms(int op, int shape, int p, int nodes);
+/* bytes: the record's; it matters where the algorithm runs another one
+ * chosen by size (basic_linear reduce-scatter's reduce). */
+struct cb_terms cb_model_terms(int op, int shape, int p, int nodes, double bytes);
 /* The bytes the rendezvous waits of one run stand for: the sum over its
  * steps of min(message, queue) for the messages of at least rndv bytes
  * (time = gamma times this). */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "backends/ompi_algo.h"
 #include "model.h"
 
 const char *const cb_shape_names[CB_NSHAPES] = {"ring", "log", "doubling", "tree", "linear"};
@@ -62,7 +63,42 @@ static double log2_ceil(int p) {
   return p > 1 ? ceil(log2((double)p)) : 0;
 }
 
-struct cb_terms cb_model_terms(int op, int shape, int p, int nodes) {
+/* Whole-buffer messages on the critical path of Open MPI's binary-tree
+ * reduce run unsegmented, below shifted rank s (coll_base_topo.c's
+ * build_tree, fanout 2: s on level l, delta = 2^l, has children s + delta
+ * and s + 2 delta): a node takes its children's buffers in turn, each once
+ * that child holds its own subtree's. */
+static int binary_messages(int s, int p) {
+  int delta = 1, t = 0;
+  while (2 * delta - 1 <= s)
+    delta *= 2;
+  for (int i = 1; i <= 2 && s + i * delta < p; i++) {
+    int c = binary_messages(s + i * delta, p);
+    t = (c > t ? c : t) + 1;
+  }
+  return t;
+}
+
+/* Open MPI 4.1.4's MPI_Reduce of `bytes` on p ranks, the algorithm its fixed
+ * rules pick (cb_ompi_reduce_rule), unsegmented as those rules run it:
+ * linear receives p-1 buffers at the root in turn, chain (fanout 0 is 1)
+ * and pipeline pass the buffer along p-1 hops, binomial's root takes its L
+ * children's buffers in turn, smallest subtree first, so each child is
+ * done by then (coll_base_topo.c, in-order bmtree), binary per
+ * binary_messages (in-order binary, only at 256 ranks and more at 8-16
+ * KiB, costed as binary), rabenseifner (under 8 B) halves and gathers. */
+static struct cb_terms reduce_terms(int p, double bytes) {
+  double q = p, L = log2_ceil(p), m;
+  switch (cb_ompi_reduce_rule(p, (size_t)bytes)) {
+  case CB_OMPI_REDUCE_BINOMIAL: return (struct cb_terms){L, L};
+  case CB_OMPI_REDUCE_BINARY:
+  case CB_OMPI_REDUCE_IN_ORDER_BINARY: m = binary_messages(0, p); return (struct cb_terms){m, m};
+  case CB_OMPI_REDUCE_RABENSEIFNER: return (struct cb_terms){2 * L, 2 * (q - 1) / q};
+  default: return (struct cb_terms){q - 1, q - 1};
+  }
+}
+
+struct cb_terms cb_model_terms(int op, int shape, int p, int nodes, double bytes) {
   double q = p, L = log2_ceil(p), ring = (q - 1) / q;
   /* a non-power-of-two folds the extra ranks in and out: 2 more steps */
   double fold = (p & (p - 1)) ? 2 : 0;
@@ -96,12 +132,14 @@ struct cb_terms cb_model_terms(int op, int shape, int p, int nodes) {
     case CB_MOP_ALLREDUCE: return (struct cb_terms){2 * (q - 1), 2 * (q - 1)};
     case CB_MOP_BROADCAST: return (struct cb_terms){q - 1, q - 1};
     case CB_MOP_ALLTOALL: return cb_model_flat_terms(op, p, nodes);
-    case CB_MOP_REDUCESCATTER:
-      /* Open MPI's reduce_scatter_block basic_linear calls the library's own
-       * reduce (for large buffers a pipelined tree: the buffer crosses each
-       * link once) and scatter: 4 to 8 shaped nodes, 4 MiB took 634 and 670
-       * ms, not the 2.1 times a root moving p-1 buffers would take */
-      return (struct cb_terms){2 * L, 1 + ring};
+    case CB_MOP_REDUCESCATTER: {
+      /* Open MPI's reduce_scatter_block basic_linear: the library's own
+       * reduce of the whole buffer to rank 0, then a scatter of p-1 blocks
+       * from it (linear: coll/tuned's scatter rules pick binomial for
+       * blocks under 16 KiB at 4-31 ranks, the same bytes in fewer steps) */
+      struct cb_terms r = reduce_terms(p, bytes);
+      return (struct cb_terms){r.steps + q - 1, r.share + ring};
+    }
     default: /* gather or reduce to the root, then broadcast or scatter */
       return (struct cb_terms){2 * (q - 1), (q - 1) + ring};
     }
@@ -120,7 +158,7 @@ static double waited(double msg, double rndv, double queue) {
  * over its steps (ring: n/p). */
 double cb_model_wait_bytes(int op, int shape, int p, int nodes, double bytes, double rndv,
                            double queue) {
-  struct cb_terms t = cb_model_terms(op, shape, p, nodes);
+  struct cb_terms t = cb_model_terms(op, shape, p, nodes, bytes);
   if (t.steps <= 0)
     return 0;
   if (shape == CB_SHAPE_LOG &&
@@ -139,11 +177,17 @@ double cb_model_wait_bytes(int op, int shape, int p, int nodes, double bytes, do
       w += waited(bytes * (1 - pow(2, k) / p), rndv, queue);
     return w;
   }
+  if (shape == CB_SHAPE_LINEAR && op == CB_MOP_REDUCESCATTER) {
+    /* the reduce's messages (the whole buffer, but rabenseifner's), then p-1 blocks */
+    struct cb_terms r = reduce_terms(p, bytes);
+    return r.steps * waited(r.share * bytes / r.steps, rndv, queue) +
+           (p - 1) * waited(bytes / p, rndv, queue);
+  }
   return t.steps * waited(t.share * bytes / t.steps, rndv, queue);
 }
 
 double cb_model_time(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l) {
-  struct cb_terms t = cb_model_terms(op, shape, p, nodes);
+  struct cb_terms t = cb_model_terms(op, shape, p, nodes, bytes);
   double wait = l->gamma > 0
                     ? l->gamma * cb_model_wait_bytes(op, shape, p, nodes, bytes, l->rndv, l->queue)
                     : 0;

@@ -329,9 +329,9 @@ static void test_shapes(void) {
        "recursive doubling allgather, 8 ranks: 3 steps, 7/8 of the buffer"},
       {CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 2, 1, 2 * 10e-6 + 1.5e-3,
        "basic linear reduce-scatter, 2 ranks: reduce 1 MB, scatter 0.5 MB"},
-      {CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 8, 8, 6 * 10e-6 + 1.875e-3,
-       "basic linear reduce-scatter, 8 ranks: a pipelined reduce (1 MB a link) and a scatter "
-       "(7/8 MB) in 2L = 6 steps"},
+      {CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 8, 8, 10 * 10e-6 + 3.875e-3,
+       "basic linear reduce-scatter, 8 ranks: Open MPI's binomial reduce (L = 3 whole buffers "
+       "into the root) and a linear scatter (7 steps, 7/8 MB)"},
       {CB_MOP_REDUCESCATTER, cb_model_shape_of(CB_MOP_REDUCESCATTER, "recursive_doubling"), 8, 8,
        3 * 10e-6 + 2.125e-3,
        "recursive doubling reduce-scatter, 8 ranks: 7, 6 and 4 of the 8 blocks in L = 3 steps "
@@ -354,6 +354,60 @@ static void test_shapes(void) {
          cb_model_shape_of(CB_MOP_ALLREDUCE, "") == CB_SHAPE_RING &&
          cb_model_shape_of(CB_MOP_ALLREDUCE, "NVLS") == -1,
      "recorded names map to shapes (NVLS: none)");
+}
+
+/* basic_linear reduce-scatter is Open MPI's own reduce of the whole buffer
+ * (the algorithm its reduce rules pick for p and the size, unsegmented)
+ * and a linear scatter: at 4 ranks binomial (L = 2 buffers into the root)
+ * at 64-128 KiB and 512 KiB, linear (p-1 = 3) at 256 KiB and from 1 MiB;
+ * at 8 ranks binomial (3) from 8 KiB, binary below (the root's critical
+ * path: 5 buffers). Points made from those closed forms are fitted back
+ * exactly, and the 8-rank run predicted. */
+static void test_reducescatter_linear(void) {
+  struct cb_link l = {1, 10e-6, 1e-9, 0, 0, 0};
+  const struct {
+    int p;
+    double bytes, reduce; /* whole buffers the reduce moves into the root */
+    const char *what;
+  } cases[] = {
+      {4, 131072, 2, "4 ranks, 128 KiB: binomial, 2 + 3 steps, 2 + 3/4 buffers"},
+      {4, 262144, 3, "4 ranks, 256 KiB: linear, 3 + 3 steps, 3 + 3/4 buffers"},
+      {4, 524288, 2, "4 ranks, 512 KiB: binomial again"},
+      {4, 1048576, 3, "4 ranks, 1 MiB: linear"},
+      {2, 1048576, 1, "2 ranks, 1 MiB: pipeline, one buffer and half of one"},
+      {8, 8192, 3, "8 ranks, 8 KiB: binomial"},
+      {8, 4096, 5, "8 ranks, 4 KiB: binary, 0 takes 1 (done at 3: 3 had 7, then 5) and 2: 5"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double q = cases[i].p, r = cases[i].reduce;
+    near(cb_model_time(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, cases[i].p, cases[i].p,
+                       cases[i].bytes, &l),
+         (r + q - 1) * 10e-6 + (r + (q - 1) / q) * cases[i].bytes * 1e-9, cases[i].what);
+  }
+  /* the rendezvous wait: each of the reduce's whole buffers and scatter's blocks */
+  near(cb_model_wait_bytes(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 4, 4, 1048576, 65536, 1e9),
+       3 * 1048576 + 3 * 262144, "4 ranks, 1 MiB: 3 buffers and 3 blocks wait");
+  near(cb_model_wait_bytes(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 4, 4, 131072, 65536, 1e9),
+       2 * 131072, "4 ranks, 128 KiB: 2 buffers wait, the 32 KiB blocks do not");
+
+  /* 4 ranks, 64 KiB to 8 MiB, by the closed form, fitted back */
+  const double alpha = 30e-6, beta = 40e-9;
+  struct cb_fit_point pts[8];
+  int n = 0;
+  for (double b = 65536; b <= 8388608; b *= 2, n++) {
+    double r = b == 262144 || b >= 1048576 ? 3 : 2;
+    pts[n] =
+        (struct cb_fit_point){4, 4, b, (r + 3) * alpha + (r + 0.75) * b * beta, CB_SHAPE_LINEAR};
+  }
+  struct cb_fit fit;
+  ok(cb_model_fit(CB_MOP_REDUCESCATTER, pts, n, &fit) == 0 &&
+         fabs(fit.link.alpha / alpha - 1) < 1e-6 && fabs(fit.link.beta / beta - 1) < 1e-6 &&
+         fit.max_rel < 1e-6,
+     "4 ranks, binomial and linear inside: alpha and beta fitted back exactly (max %.2g%%)",
+     100 * fit.max_rel);
+  near(cb_model_time(CB_MOP_REDUCESCATTER, CB_SHAPE_LINEAR, 8, 8, 131072, &fit.link),
+       10 * alpha + 3.875 * 131072 * beta,
+       "... and 8 ranks, 128 KiB predicted: 10 steps, 3.875 buffers");
 }
 
 /* Results recording two algorithms (as Open MPI's rules switch by size)
@@ -533,6 +587,7 @@ int main(void) {
   test_terms();
   test_pooled();
   test_shapes();
+  test_reducescatter_linear();
   test_fit_per_algo();
   test_groups();
   test_fit();

@@ -14,6 +14,12 @@ static void rule(int op, int p, size_t bytes, const char *want) {
      cb_ompi_coll_name(op), p, bytes, want, got ? got : "none");
 }
 
+static void reduce(int p, size_t bytes, const char *want) {
+  const char *got = cb_ompi_reduce_name(cb_ompi_reduce_rule(p, bytes));
+  ok(got && strcmp(got, want) == 0, "reduce, %d ranks, %zu B: rules pick %s (got %s)", p, bytes,
+     want, got ? got : "none");
+}
+
 int main(void) {
   is_str(cb_ompi_algo_name(CB_OP_ALLREDUCE, 6), "rabenseifner", "allreduce 6 is rabenseifner");
   is_str(cb_ompi_algo_name(CB_OP_ALLGATHER, 2), "bruck", "allgather 2 is bruck");
@@ -38,6 +44,31 @@ int main(void) {
   rule(CB_OP_REDUCESCATTER, 2, 131072, "basic_linear");
   rule(CB_OP_REDUCESCATTER, 4, 65536, "recursive_halving");
   rule(CB_OP_REDUCESCATTER, 8, 1 << 20, "basic_linear"); /* comm < 16: < 4 MiB linear */
+  /* reduce (the whole buffer; reduce_scatter_block basic_linear runs it),
+   * commutative: comm < 4: < 262144 linear, < 524288 pipeline, < 1048576
+   * chain, else pipeline; comm < 8: < 4096 binary, < 65536 chain, < 262144
+   * binomial, < 524288 linear, < 1048576 binomial, else linear; comm < 16:
+   * < 8192 binary, else binomial; 256..511: 8192..16383 in-order binary */
+  reduce(2, 131072, "linear");
+  reduce(2, 262144, "pipeline");
+  reduce(2, 524288, "chain");
+  reduce(2, 1 << 20, "pipeline");
+  reduce(4, 4095, "binary");
+  reduce(4, 4096, "chain");
+  reduce(4, 65536, "binomial");
+  reduce(4, 131072, "binomial");
+  reduce(4, 262144, "linear");
+  reduce(4, 524288, "binomial");
+  reduce(4, 1 << 20, "linear");
+  reduce(4, 8 << 20, "linear");
+  reduce(8, 8191, "binary");
+  reduce(8, 8192, "binomial");
+  reduce(8, 8 << 20, "binomial");
+  reduce(300, 8192, "in-order_binary");
+  reduce(5000, 1024, "in-order_binary");
+  ok(cb_ompi_reduce_name(7) && strcmp(cb_ompi_reduce_name(7), "rabenseifner") == 0 &&
+         cb_ompi_reduce_name(8) == NULL && cb_ompi_reduce_name(0) == NULL,
+     "reduce algorithm 7 is rabenseifner, 8 and 0 (ignore) are none");
   ok(cb_ompi_rules(CB_OP_BROADCAST, 4, 1024) == 0, "broadcast rules not transcribed: 0");
   /* fall-backs inside the algorithms */
   ok(cb_ompi_effective(CB_OP_ALLREDUCE, 4, 8, 4, 4, 0) == 3,
