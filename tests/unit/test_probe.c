@@ -129,11 +129,11 @@ static void test_table(void) {
   struct cb_error err = {0};
   cb_sink_table(f, &t, &err);
   struct cb_pair cells[] = {
-      {0, 0, "n1", "n1", 1 << 20, 1500.5, NAN, 0, "copy_ce", "local"},
-      {0, 1, "n1", "n1", 1 << 20, 350.25, NAN, 0, "copy_ce", "NVLink"},
-      {1, 0, "n1", "n1", 1 << 20, 351.0, NAN, 0, "copy_ce", "NVLink"},
-      {-1, 0, "n1", "n1", 1 << 20, 25.5, NAN, 0, "copy_h2d", "host"},
-      {-1, 1, "n1", "n1", 1 << 20, 26.5, NAN, 0, "copy_h2d", "host"},
+      {0, 0, "n1", "n1", 1 << 20, 1500.5, NAN, 0, "copy_ce", "local", -1, -1},
+      {0, 1, "n1", "n1", 1 << 20, 350.25, NAN, 0, "copy_ce", "NVLink", -1, -1},
+      {1, 0, "n1", "n1", 1 << 20, 351.0, NAN, 0, "copy_ce", "NVLink", -1, -1},
+      {-1, 0, "n1", "n1", 1 << 20, 25.5, NAN, 0, "copy_h2d", "host", -1, -1},
+      {-1, 1, "n1", "n1", 1 << 20, 26.5, NAN, 0, "copy_h2d", "host", -1, -1},
   };
   for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++)
     t.pair(t.state, &cells[i], &err);
@@ -158,8 +158,8 @@ static void test_json(void) {
   struct cb_error err = {0};
   cb_sink_jsonl(path, &j, &err);
   j.start(j.state, &err);
-  struct cb_pair h2d = {-1, 0, "n1", "n1", 64 << 20, 25.5, NAN, 0, "copy_h2d", "host"};
-  struct cb_pair mpi = {0, 1, "n1", "n2", 1 << 20, 10.0, 2.0, 1, NULL, NULL};
+  struct cb_pair h2d = {-1, 0, "n1", "n1", 64 << 20, 25.5, NAN, 0, "copy_h2d", "host", -1, -1};
+  struct cb_pair mpi = {0, 1, "n1", "n2", 1 << 20, 10.0, 2.0, 1, NULL, NULL, -1, -1};
   j.pair(j.state, &h2d, &err);
   j.pair(j.state, &mpi, &err);
   j.close(j.state, &err);
