@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 57
+plan 60
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -73,6 +73,28 @@ check "beta 0.1 ns/B recovered for every op" \
 check "R^2 = 1" jq -e '.fits | all(.r2 > 0.999999)' "$TMP/s.json"
 check "np 4 predicted from np 2 within 1e-6" \
   jq -e '.validation.summary.max_abs_rel_error < 1e-6' "$TMP/s.json"
+
+# The rendezvous race: a ring allreduce fitted at 4 ranks with a wait (alpha
+# 20 us, beta 40 ns/B, 10 ns/B on up to 256 KiB of each message of 64 KiB or
+# more) marks the 2-rank points (one peer) whose messages (n/2) reach 64 KiB.
+ring_wait() {
+  jq -c --argjson p "$2" 'select(.type == "result" and .op == "allreduce") | .nranks = $p
+    | (2 * ($p - 1)) as $s | (.bytes / $p) as $m
+    | .time_us = ($s * 20e-6 + $s / $p * .bytes * 40e-9
+      + (if $m >= 65536 then $s * ([$m, 262144] | min) * 10e-9 else 0 end)) * 1e6' "$1"
+}
+ring_wait "$B" 4 >"$TMP/w4.jsonl"
+ring_wait "$B" 2 >"$TMP/w2.jsonl"
+./collbench --fit "$TMP/w4.jsonl" --validate "$TMP/w2.jsonl" --json "$TMP/w.json" >"$TMP/out" 2>&1
+check "race: 2-rank points from 128 KiB marked uncertain, none below" jq -e '
+  (.fits[0].gamma_s_per_byte > 0) and (.validation.points
+  | all(.uncertain == (if .bytes >= 131072 then "rendezvous race" else null end)))' "$TMP/w.json"
+check "race: the table says so on those rows" \
+  sh -c "grep -c ' 2 .*%  race: up to ~2x (rendezvous; README)\$' '$TMP/out' | grep -qx $(jq -s 'map(select(.bytes >= 131072)) | length' "$TMP/w2.jsonl")"
+./collbench --fit "$TMP/w4.jsonl" --predict --op allreduce --gpus 2,8 --size 1M --json "$TMP/wp.json" \
+  >"$TMP/out" 2>&1
+check "race: --predict marks the ring on 2 GPUs, not on 8" jq -e '.predictions.rows
+  | map({(.gpus | tostring): .algorithms.ring.uncertain}) | add == {"2": "rendezvous race", "8": null}' "$TMP/wp.json"
 
 # --predict from a topology: 8 GPUs per node on a 450 GB/s, 2 us tier;
 # 8 x 400 Gb/s NICs, 5 us between nodes.

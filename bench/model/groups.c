@@ -188,11 +188,21 @@ const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
   return NULL;
 }
 
-double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r) {
+/* the shape a point is costed through: its own algorithm's in a `*` group */
+static int point_shape(const struct cb_fit_group *g, const struct cb_record *r) {
   int shape =
       strcmp(g->algo, CB_ALL_ALGOS) == 0 ? cb_model_shape_of(g->op, cb_point_algo(r)) : g->shape;
-  return cb_model_time(g->op, shape < 0 ? 0 : shape, r->nranks, r->nnodes, (double)r->bytes,
+  return shape < 0 ? 0 : shape;
+}
+
+double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r) {
+  return cb_model_time(g->op, point_shape(g, r), r->nranks, r->nnodes, (double)r->bytes,
                        &g->fit.link);
+}
+
+int cb_fit_group_races(const struct cb_fit_group *g, const struct cb_record *r) {
+  return cb_model_races(g->op, point_shape(g, r), r->nranks, r->nnodes, (double)r->bytes,
+                        &g->fit.link);
 }
 
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier) {

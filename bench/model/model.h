@@ -86,6 +86,17 @@ struct cb_terms cb_model_terms(int op, int shape, int p, int nodes, double bytes
 double cb_model_wait_bytes(int op, int shape, int p, int nodes, double bytes, double rndv,
                            double queue);
 double cb_model_time(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l);
+/* 1 where the model's time is uncertain by a race (README.md, "Capacity
+ * planning"): the shape's steps are exchanges with one peer at p ranks,
+ * the link has a rendezvous wait (gamma > 0) and a step's message is at
+ * least rndv, so whether its go-ahead waits behind the peer's message
+ * depends on who wins: 1.0-2.3 times the shaped time measured, where the
+ * model fits an average wait. shape -1: ring's. */
+int cb_model_races(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l);
+/* The note --validate and --predict print on such a row ("race: [the
+ * algorithms] " before it), and JSON's "uncertain". */
+#define CB_RACE_NOTE "up to ~2x (rendezvous; README)"
+#define CB_RACE_JSON "rendezvous race"
 
 /* nccl-tests' bus bandwidth (bytes/s) for a time, and its factor. */
 double cb_model_busbw_factor(int op, int p);
@@ -125,6 +136,7 @@ struct cb_prediction {
   double time_s; /* NaN: the algorithm does not apply or a tier is unknown */
   double busbw_Bps;
   int inter_algo; /* hierarchical only: the inter-node phase's algorithm (ring or tree) */
+  int race;       /* a step races for the rendezvous go-ahead (cb_model_races) */
 };
 struct cb_prediction cb_model_predict(int op, int algo, const struct cb_system *s, int ngpus,
                                       double bytes);

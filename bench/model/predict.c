@@ -132,6 +132,25 @@ static double hier(int op, const struct cb_link *in, const struct cb_link *out, 
   return intra + inter;
 }
 
+/* Whether a link used over p ranks races for the rendezvous go-ahead. */
+static int races(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l) {
+  return l->set && cb_model_races(op, shape, p, nodes, bytes, l);
+}
+
+/* The same for a predicted algorithm, through the shapes its phases have:
+ * the tree's allgather and reducescatter are halving / doubling (log), its
+ * allreduce and broadcast a tree; across nodes either link may race. */
+static int predict_races(int op, int algo, const struct cb_link *in, const struct cb_link *out,
+                         int n, int nodes, int per_node, int inter_algo, double bytes) {
+  int tshape = op == CB_MOP_ALLGATHER || op == CB_MOP_REDUCESCATTER ? CB_SHAPE_LOG : CB_SHAPE_TREE;
+  if (algo == CB_ALGO_HIER && nodes > 1)
+    return races(op == CB_MOP_ALLREDUCE ? CB_MOP_ALLGATHER : op, CB_SHAPE_RING, per_node, 1, bytes,
+                 in) ||
+           races(op, inter_algo == CB_ALGO_TREE ? tshape : CB_SHAPE_RING, nodes, 1, bytes, out);
+  int shape = algo == CB_ALGO_TREE ? tshape : CB_SHAPE_RING;
+  return races(op, shape, n, 1, bytes, in) || (nodes > 1 && races(op, shape, n, nodes, bytes, out));
+}
+
 struct cb_prediction cb_model_predict(int op, int algo, const struct cb_system *s, int ngpus,
                                       double bytes) {
   int per_node = s->ranks_per_node < ngpus ? s->ranks_per_node : ngpus;
@@ -139,14 +158,16 @@ struct cb_prediction cb_model_predict(int op, int algo, const struct cb_system *
     per_node = 1;
   int nodes = (ngpus + per_node - 1) / per_node;
   const struct cb_link *in = &s->tier[CB_TIER_INTRA], *out = &s->tier[CB_TIER_INTER];
-  struct cb_prediction p = {.time_s = NAN, .busbw_Bps = NAN, .inter_algo = -1};
+  struct cb_prediction p = {.time_s = NAN, .busbw_Bps = NAN, .inter_algo = -1, .race = 0};
   switch (algo) {
   case CB_ALGO_RING: p.time_s = ring(op, in, out, ngpus, nodes, bytes); break;
   case CB_ALGO_TREE: p.time_s = tree(op, in, out, ngpus, nodes, per_node, bytes); break;
   case CB_ALGO_HIER: p.time_s = hier(op, in, out, ngpus, nodes, per_node, bytes, &p.inter_algo);
   }
-  if (isfinite(p.time_s))
+  if (isfinite(p.time_s)) {
     p.busbw_Bps = cb_model_busbw(op, ngpus, bytes, p.time_s);
+    p.race = predict_races(op, algo, in, out, ngpus, nodes, per_node, p.inter_algo, bytes);
+  }
   return p;
 }
 

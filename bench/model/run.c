@@ -200,10 +200,12 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
       double e = (pred - r->time_us) / r->time_us;
       ep[n] = (struct cb_err_point){op, r->bytes, e};
       v[n++] = (struct verr){e, cb_mop_names[op], r->nranks, r->bytes};
-      printf("%-14s %-10s %-24s %-12s %-18s %6d %6d %10s %12.2f %12.2f %7.1f%%\n", cb_mop_names[op],
-             cb_tier_kind_names[g->tier], labels(g, lb, sizeof lb), inplace_name(s->inplace),
-             algo_label(g), r->nranks, r->nnodes, cb_format_size(r->bytes, sz, sizeof sz),
-             r->time_us, pred, 100 * e);
+      int race = cb_fit_group_races(g, r);
+      printf("%-14s %-10s %-24s %-12s %-18s %6d %6d %10s %12.2f %12.2f %7.1f%%%s%s\n",
+             cb_mop_names[op], cb_tier_kind_names[g->tier], labels(g, lb, sizeof lb),
+             inplace_name(s->inplace), algo_label(g), r->nranks, r->nnodes,
+             cb_format_size(r->bytes, sz, sizeof sz), r->time_us, pred, 100 * e,
+             race ? "  race: " : "", race ? CB_RACE_NOTE : "");
       json_array_append_new(
           pts, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:i, s:I, s:f, s:f, s:f}", "op",
                          cb_mop_names[op], "tier", cb_tier_kind_names[g->tier], "backend",
@@ -214,6 +216,9 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
       if (g->algo[0])
         json_object_set_new(json_array_get(pts, json_array_size(pts) - 1), "algo",
                             json_string(g->algo));
+      if (race)
+        json_object_set_new(json_array_get(pts, json_array_size(pts) - 1), "uncertain",
+                            json_string(CB_RACE_JSON));
     }
   }
   if (n == 0) {
@@ -298,10 +303,18 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
                               num(p[a].busbw_Bps * 1e-9));
         if (a == CB_ALGO_HIER && p[a].inter_algo >= 0)
           json_object_set_new(o, "inter_node", json_string(cb_algo_names[p[a].inter_algo]));
+        if (p[a].race)
+          json_object_set_new(o, "uncertain", json_string(CB_RACE_JSON));
         json_object_set_new(algos, cb_algo_names[a], o);
       }
       int b = cb_model_best(op, s, n, bytes, &best);
-      printf("  %s\n", b >= 0 ? cb_algo_names[b] : "-");
+      printf("  %s", b >= 0 ? cb_algo_names[b] : "-");
+      /* the algorithms whose time a rendezvous race makes uncertain */
+      int nrace = 0;
+      for (int a = 0; a < CB_NALGOS; a++)
+        if (p[a].race)
+          printf("%s%s", nrace++ ? "," : "  race: ", cb_algo_names[a]);
+      printf("%s\n", nrace ? " " CB_RACE_NOTE : "");
       *count += b >= 0;
       json_array_append_new(rows, json_pack("{s:s, s:i, s:i, s:I, s:o, s:o}", "op",
                                             cb_mop_names[op], "gpus", n, "nodes", nodes, "bytes",

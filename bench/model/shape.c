@@ -3,6 +3,7 @@
  * (Thakur, Rabenseifner and Gropp 2005; NCCL's tuning.cc for Tree);
  * constant factors a shape gets wrong are absorbed by beta, since every
  * algorithm is fitted apart; what must be right is how each grows with p. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -192,4 +193,29 @@ double cb_model_time(int op, int shape, int p, int nodes, double bytes, const st
                     ? l->gamma * cb_model_wait_bytes(op, shape, p, nodes, bytes, l->rndv, l->queue)
                     : 0;
   return t.steps * l->alpha + t.share * bytes * l->beta + wait;
+}
+
+/* Up to how many ranks each shape's steps are exchanges with one peer, the
+ * two sending to each other at once over one connection, per op: halving
+ * and doubling at any count (log's broadcast: its all-gather; log counts
+ * bruck too, whose send and receive peers differ beyond 2 ranks: it
+ * over-warns there); a ring, and the pairwise or linear alltoall, only at
+ * 2 ranks, where both neighbours are one peer; a chain, tree or root sends
+ * one way. */
+#define ANY INT_MAX
+static const int pairwise_upto[CB_NSHAPES][CB_NMOPS] = {
+    /* allreduce, allgather, reducescatter, broadcast, alltoall */
+    [CB_SHAPE_RING] = {2, 2, 2, 0, 2},         /* broadcast: a chain */
+    [CB_SHAPE_LOG] = {ANY, ANY, ANY, ANY, 2},  /* alltoall: bruck */
+    [CB_SHAPE_DOUBLING] = {ANY, 0, ANY, 0, 0}, /* allreduce and reducescatter only */
+    [CB_SHAPE_TREE] = {0, 0, 0, 0, 0},         /* up, then down */
+    [CB_SHAPE_LINEAR] = {0, 0, 0, 0, 2},       /* alltoall: the flat pairwise one */
+};
+
+int cb_model_races(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l) {
+  if (shape < 0)
+    shape = CB_SHAPE_RING;
+  /* a step's message at least rndv is one that waits: wait bytes > 0 */
+  return l->gamma > 0 && p >= 2 && p <= pairwise_upto[shape][op] &&
+         cb_model_wait_bytes(op, shape, p, nodes, bytes, l->rndv, l->queue) > 0;
 }

@@ -558,6 +558,10 @@ static void test_wait(void) {
     /* 64 KiB at 8 ranks: 8 KiB messages, under the rendezvous size: no wait */
     near(cb_fit_group_time(g, small), 14 * 20e-6 + 1.75 * 65536 * 40e-9,
          "8 ranks, 64 KiB (8 KiB messages): no wait, 4.87 ms");
+    /* the race: only the 2-rank ring (one peer) with messages of rndv or more */
+    ok(g->fit.link.gamma > 0 && !cb_fit_group_races(g, big) &&
+           cb_fit_group_races(g, &series[0].pts[7]) && !cb_fit_group_races(g, &series[0].pts[0]),
+       "race marked at 2 ranks, 8 MiB (4 MiB messages), not at 2 ranks 64 KiB or 8 ranks");
   }
   cb_fit_groups_free(&gs);
   for (int i = 0; i < 3; i++)
@@ -583,6 +587,40 @@ static void test_wait_bytes(void) {
        "flat allgather time carries the wait: 3 steps of 256 KiB, 128 KiB waited each");
 }
 
+/* Which rows the rendezvous race makes uncertain (cb_model_races): gamma
+ * 10 ns/B from 64 KiB messages, up to 256 KiB of them. */
+static void test_races(void) {
+  struct cb_link l = {1, 20e-6, 40e-9, 10e-9, 65536, 262144}, plain = l;
+  plain.gamma = 0;
+  int rs = CB_MOP_REDUCESCATTER, ar = CB_MOP_ALLREDUCE;
+  ok(cb_model_races(rs, CB_SHAPE_LOG, 8, 8, 1048576, &l),
+     "recursive halving, 8 ranks, 1 MiB: first message 512 KiB >= rndv: race");
+  ok(!cb_model_races(rs, CB_SHAPE_LOG, 8, 8, 65536, &l),
+     "recursive halving, 8 ranks, 64 KiB: messages 32 KiB and less: none");
+  ok(!cb_model_races(rs, CB_SHAPE_LOG, 8, 8, 1048576, &plain), "no rendezvous wait: none");
+  ok(cb_model_races(rs, CB_SHAPE_DOUBLING, 8, 8, 262144, &l),
+     "recursive doubling reducescatter, 8 ranks, 256 KiB: 224 KiB first: race");
+  ok(!cb_model_races(ar, CB_SHAPE_RING, 8, 8, 8388608, &l), "ring, 8 ranks: two peers: none");
+  ok(cb_model_races(ar, CB_SHAPE_RING, 2, 2, 1048576, &l) &&
+         cb_model_races(ar, -1, 2, 2, 1048576, &l),
+     "ring (or a name without a shape), 2 ranks, 1 MiB: one peer: race");
+  ok(!cb_model_races(ar, CB_SHAPE_TREE, 2, 2, 1048576, &l) &&
+         !cb_model_races(CB_MOP_BROADCAST, CB_SHAPE_RING, 2, 2, 1048576, &l),
+     "tree and chain, 2 ranks: one way: none");
+  /* predict: 1 rank per node on the waiting link, reducescatter 8 MiB */
+  struct cb_system sys = {.ranks_per_node = 1, .tier = {l, l}};
+  struct cb_prediction r = cb_model_predict(rs, CB_ALGO_RING, &sys, 8, 8388608),
+                       t = cb_model_predict(rs, CB_ALGO_TREE, &sys, 8, 8388608),
+                       h = cb_model_predict(rs, CB_ALGO_HIER, &sys, 8, 8388608),
+                       a = cb_model_predict(ar, CB_ALGO_TREE, &sys, 8, 8388608),
+                       r2 = cb_model_predict(ar, CB_ALGO_RING, &sys, 2, 8388608);
+  ok(!r.race && t.race && h.race == (h.inter_algo == CB_ALGO_TREE) && !a.race && r2.race,
+     "predict 8 GPUs: reducescatter's tree (halving) races, its ring not; allreduce's tree not; "
+     "ring on 2 GPUs races");
+  sys.tier[CB_TIER_INTER].gamma = sys.tier[CB_TIER_INTRA].gamma = 0;
+  ok(!cb_model_predict(rs, CB_ALGO_TREE, &sys, 8, 8388608).race, "predict without a wait: none");
+}
+
 int main(void) {
   test_terms();
   test_pooled();
@@ -598,6 +636,7 @@ int main(void) {
   test_groups_recorded();
   test_wait();
   test_wait_bytes();
+  test_races();
   done_testing();
   return exit_status();
 }
