@@ -200,9 +200,17 @@ double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r
                        &g->fit.link);
 }
 
-int cb_fit_group_races(const struct cb_fit_group *g, const struct cb_record *r) {
-  return cb_model_races(g->op, point_shape(g, r), r->nranks, r->nnodes, (double)r->bytes,
-                        &g->fit.link);
+int cb_fit_group_races(const struct cb_fit_groups *gs, const struct cb_fit_group *g,
+                       const struct cb_record *r) {
+  struct cb_link l = g->fit.link;
+  for (int i = 0; i < gs->n; i++) {
+    const struct cb_link *o = &gs->g[i].fit.link;
+    if (gs->g[i].fitted && gs->g[i].tier == g->tier && strcmp(gs->g[i].backend, g->backend) == 0 &&
+        same_transport(gs->g[i].transport, g->transport, g->tier) && o->gamma > 0 &&
+        (!(l.gamma > 0) || o->rndv < l.rndv))
+      l.gamma = o->gamma, l.rndv = o->rndv, l.queue = o->queue;
+  }
+  return cb_model_races(g->op, point_shape(g, r), r->nranks, r->nnodes, (double)r->bytes, &l);
 }
 
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier) {

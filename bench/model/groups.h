@@ -41,8 +41,11 @@ const struct cb_fit_group *cb_fit_groups_match(const struct cb_fit_groups *gs,
                                                const struct cb_record *r);
 /* The group's predicted time of result r, seconds. */
 double cb_fit_group_time(const struct cb_fit_group *g, const struct cb_record *r);
-/* 1 where that time is uncertain by a rendezvous race (cb_model_races). */
-int cb_fit_group_races(const struct cb_fit_group *g, const struct cb_record *r);
+/* 1 where that time is uncertain by a rendezvous race (cb_model_races),
+ * with the smallest rendezvous size any fitted group of g's link (tier,
+ * backend, transport) found: a group whose runs won the race found none. */
+int cb_fit_group_races(const struct cb_fit_groups *gs, const struct cb_fit_group *g,
+                       const struct cb_record *r);
 /* The group predictions use for op at tier: out of place first, then the
  * most points; NULL when none was fitted. */
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier);

@@ -200,7 +200,7 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
       double e = (pred - r->time_us) / r->time_us;
       ep[n] = (struct cb_err_point){op, r->bytes, e};
       v[n++] = (struct verr){e, cb_mop_names[op], r->nranks, r->bytes};
-      int race = cb_fit_group_races(g, r);
+      int race = cb_fit_group_races(gs, g, r);
       printf("%-14s %-10s %-24s %-12s %-18s %6d %6d %10s %12.2f %12.2f %7.1f%%%s%s\n",
              cb_mop_names[op], cb_tier_kind_names[g->tier], labels(g, lb, sizeof lb),
              inplace_name(s->inplace), algo_label(g), r->nranks, r->nnodes,

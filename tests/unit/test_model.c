@@ -559,9 +559,22 @@ static void test_wait(void) {
     near(cb_fit_group_time(g, small), 14 * 20e-6 + 1.75 * 65536 * 40e-9,
          "8 ranks, 64 KiB (8 KiB messages): no wait, 4.87 ms");
     /* the race: only the 2-rank ring (one peer) with messages of rndv or more */
-    ok(g->fit.link.gamma > 0 && !cb_fit_group_races(g, big) &&
-           cb_fit_group_races(g, &series[0].pts[7]) && !cb_fit_group_races(g, &series[0].pts[0]),
+    ok(g->fit.link.gamma > 0 && !cb_fit_group_races(&gs, g, big) &&
+           cb_fit_group_races(&gs, g, &series[0].pts[7]) &&
+           !cb_fit_group_races(&gs, g, &series[0].pts[0]),
        "race marked at 2 ranks, 8 MiB (4 MiB messages), not at 2 ranks 64 KiB or 8 ranks");
+    /* a group of the same link whose fit found no wait (its runs won the
+     * race) still races: the rendezvous limit is the link's, taken from
+     * the group that found it */
+    struct cb_fit_group calm = *g;
+    calm.inplace = !g->inplace;
+    calm.fit.link.gamma = 0;
+    struct cb_fit_group both[2] = {calm, *g};
+    struct cb_fit_groups two = {.g = both, .n = 2};
+    struct cb_fit_groups alone = {.g = both, .n = 1};
+    ok(cb_fit_group_races(&two, &both[0], &series[0].pts[7]) &&
+           !cb_fit_group_races(&alone, &both[0], &series[0].pts[7]),
+       "race marked where another group of the link found the wait, not from its own fit alone");
   }
   cb_fit_groups_free(&gs);
   for (int i = 0; i < 3; i++)
