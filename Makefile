@@ -78,7 +78,23 @@ UNIT_SRC := $(filter-out tests/unit/test_kernel.c,$(UNIT_SRC))
 endif
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%.t)
 
-all: collbench
+# collbench's NCCL tuner plugin (tuner/plugin, RULES.md there): built where
+# configure found NCCL, which is where it is used, though it declares NCCL's
+# interface itself and links libc only. Plain cc, not the MPI wrapper: NCCL
+# dlopens it into jobs that may not use MPI at all.
+ifeq ($(HAVE_NCCL),1)
+TUNER_PLUGIN := build/libnccl-tuner-collbench.so
+endif
+PLUGIN_CC ?= cc
+PLUGIN_SRC := tuner/plugin/tuner.c tuner/plugin/rules.c
+
+all: collbench $(TUNER_PLUGIN)
+
+build/libnccl-tuner-collbench.so: $(PLUGIN_SRC) $(wildcard tuner/plugin/*.h)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(PLUGIN_CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
+	  -Wl,--no-undefined -Wl,-soname,libnccl-tuner-collbench.so -o $@ $(PLUGIN_SRC) -lm
 
 collbench: build/bench/main.o build/libcollbench.a
 	@echo "  LD      $@"
@@ -111,7 +127,7 @@ build/tests/%.t: tests/unit/%.c $(wildcard tests/unit/*.h) build/libcollbench.a
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libcollbench.a $(LIBS)
 
-check: collbench $(UNIT_BIN)
+check: collbench $(TUNER_PLUGIN) $(UNIT_BIN)
 	prove --timer --exec '' $(UNIT_BIN) tests/*.t
 
 # libFuzzer harnesses for the file readers (tests/fuzz/fuzz_READER.c, seeds
@@ -169,7 +185,7 @@ build/collbench.1: collbench scripts/collbench.h2m
 	$(Q)help2man -N -s 1 -n "measure and check collectives and point-to-point traffic" \
 	  -i scripts/collbench.h2m -o $@ ./collbench
 
-install: collbench build/collbench.1
+install: collbench $(TUNER_PLUGIN) build/collbench.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/collbench
 	install -m 755 collbench $(DESTDIR)$(PREFIX)/bin/collbench
 	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/collbench/
@@ -179,9 +195,12 @@ install: collbench build/collbench.1
 	install -m 644 topologies/*.conf topologies/README.md $(DESTDIR)$(PREFIX)/share/collbench/topologies/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 build/collbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/collbench.1
+	$(if $(TUNER_PLUGIN),install -d $(DESTDIR)$(PREFIX)/lib)
+	$(if $(TUNER_PLUGIN),install -m 755 $(TUNER_PLUGIN) $(DESTDIR)$(PREFIX)/lib/)
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/collbench $(DESTDIR)$(PREFIX)/share/man/man1/collbench.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/collbench $(DESTDIR)$(PREFIX)/share/man/man1/collbench.1 \
+	  $(DESTDIR)$(PREFIX)/lib/libnccl-tuner-collbench.so
 	rm -rf $(DESTDIR)$(PREFIX)/share/collbench $(DESTDIR)$(PREFIX)/share/doc/collbench
 
 clean:

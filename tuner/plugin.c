@@ -1,5 +1,6 @@
 #include "plugin.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,30 @@ static int by_bytes(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* cb_plugin_rule's margin_pct: at each measured size of the rule, how much
+ * longer the fastest other pair took than the rule's pair. */
+static double margin_of(const struct cb_plugin_point *pts, int n, const struct cb_plugin_rule *r) {
+  double margin = NAN;
+  for (int i = 0; i < n; i++) {
+    const struct cb_plugin_point *own = &pts[i];
+    if (!usable(own) || own->algo != r->algo || own->proto != r->proto ||
+        strcmp(own->coll, r->coll) || own->bytes < r->min_bytes || own->bytes > r->max_bytes)
+      continue;
+    const struct cb_plugin_point *other = NULL;
+    for (int j = 0; j < n; j++)
+      if (usable(&pts[j]) && pts[j].bytes == own->bytes && !strcmp(pts[j].coll, r->coll) &&
+          (pts[j].algo != r->algo || pts[j].proto != r->proto) &&
+          (!other || pts[j].time_us < other->time_us))
+        other = &pts[j];
+    if (other) {
+      double m = (other->time_us / own->time_us - 1) * 100;
+      if (isnan(margin) || m < margin)
+        margin = m;
+    }
+  }
+  return margin;
+}
+
 int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_rule *out, int max) {
   int nrules = 0;
   uint64_t *sizes = malloc((n ? n : 1) * sizeof *sizes);
@@ -93,20 +118,43 @@ int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_r
           out[nrules - 1].channels = best->channels;
         continue;
       }
-      if (nrules == max) {
-        free(sizes);
-        return max;
-      }
+      if (nrules == max)
+        goto done;
       if (prev_algo >= 0)
         out[nrules - 1].max_bytes = sizes[s] - 1;
       out[nrules++] = (struct cb_plugin_rule){colls[c],    prev_algo >= 0 ? sizes[s] : 0,
                                               UINT64_MAX,  best->algo,
-                                              best->proto, best->channels};
+                                              best->proto, best->channels,
+                                              NAN};
       prev_algo = best->algo, prev_proto = best->proto;
     }
   }
+done:
   free(sizes);
+  for (int i = 0; i < nrules; i++)
+    out[i].margin_pct = margin_of(pts, n, &out[i]);
   return nrules ? nrules : -1;
+}
+
+/* A comment as lines of at most 200 bytes, broken at spaces: NCCL's example
+ * plugin reads 255-byte pieces (fgets into 256 bytes), and the rest of a
+ * longer line would not start with '#'. */
+static void comment(FILE *f, const char *text) {
+  char piece[201];
+  while (*text) {
+    size_t n = strlen(text);
+    if (n > 200) {
+      n = 200;
+      while (n > 100 && text[n] != ' ')
+        n--;
+    }
+    memcpy(piece, text, n);
+    piece[n] = 0;
+    cb_env_comment(f, piece);
+    text += n;
+    while (*text == ' ')
+      text++;
+  }
 }
 
 int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
@@ -117,24 +165,36 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
     unknown += rules[i].channels <= 0;
   if (nrules <= 0)
     return cb_fail(err, CB_USAGE, "--plugin-out: no collective measured to derive rules from");
+  /* the version line first: collbench's plugin refuses a file without it */
+  fputs(CB_PLUGIN_RULES_HEADER "\n", f);
   for (int i = 0; i < ncomments; i++)
-    cb_env_comment(f, comments[i]);
-  cb_env_comment(f, "format: collective_type,min_bytes,max_bytes,algorithm,protocol,channels,"
-                    "nNodes,nRanks (NCCL's ext-tuner/example)");
-  cb_env_comment(f, "use: NCCL_TUNER_PLUGIN=<the example plugin's .so> "
-                    "NCCL_TUNER_CONFIG_FILE=<this file>; NCCL_ALGO/NCCL_PROTO override it");
+    comment(f, comments[i]);
+  comment(f, "format: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,"
+             "nRanks,numPipeOps,regBuff,margin (tuner/plugin/RULES.md)");
+  comment(f, "use: NCCL_TUNER_PLUGIN=collbench (libnccl-tuner-collbench.so, installed "
+             "beside collbench in lib/) COLLBENCH_TUNER_RULES=<this file>; NCCL's example "
+             "plugin reads it too (NCCL_TUNER_CONFIG_FILE); NCCL_ALGO/NCCL_PROTO override "
+             "any plugin");
+  comment(f, "margin: % longer the fastest other algorithm/protocol took, the least over "
+             "the rule's measured sizes (negative: kept within the noise); none: no other "
+             "measured");
   if (unknown)
-    cb_env_comment(f, "channels -1: NCCL's channel count was not learnt (NCCL_DEBUG set by the "
-                      "user?); the example plugin then runs ONE channel (set the column by hand)");
+    comment(f, "channels -1: NCCL's channel count was not learnt (NCCL_DEBUG set by the "
+               "user?); collbench's plugin then keeps NCCL's count, the example plugin "
+               "runs ONE channel (set the column by hand)");
   else
-    cb_env_comment(f, "channels: what NCCL ran the rule's largest measured size on, read from "
-                      "its TUNING log (the example plugin's -1 would mean one channel)");
-  cb_env_comment(f, "rules hold only for the measured nodes and ranks; collectives without "
-                    "a rule (reduce) run on one channel with the example plugin");
-  for (int i = 0; i < nrules; i++)
-    fprintf(f, "%s,%llu,%llu,%s,%s,%d,%d,%d\n", rules[i].coll,
+    comment(f, "channels: what NCCL ran the rule's largest measured size on, read from "
+               "its TUNING log (the example plugin's -1 would mean one channel)");
+  comment(f, "rules hold only for the measured nodes and ranks; collectives without "
+             "a rule (reduce) keep NCCL's choice (one channel with the example plugin)");
+  for (int i = 0; i < nrules; i++) {
+    char margin[32] = "none";
+    if (!isnan(rules[i].margin_pct))
+      snprintf(margin, sizeof margin, "%.1f", rules[i].margin_pct);
+    fprintf(f, "%s,%llu,%llu,%s,%s,%d,%d,%d,-1,-1,%s\n", rules[i].coll,
             (unsigned long long)rules[i].min_bytes, (unsigned long long)rules[i].max_bytes,
             cb_nccl_algo_csv[rules[i].algo], cb_nccl_proto_csv[rules[i].proto],
-            rules[i].channels > 0 ? rules[i].channels : -1, nnodes, nranks);
+            rules[i].channels > 0 ? rules[i].channels : -1, nnodes, nranks, margin);
+  }
   return CB_OK;
 }

@@ -1,9 +1,14 @@
-/* --plugin-out: per-size rules for NCCL's example tuner plugin
- * (ext-tuner/example, CSV read through NCCL_TUNER_CONFIG_FILE), from a
- * collective sweep over NCCL_ALGO x NCCL_PROTO. Pure: unit-tested.
+/* --plugin-out: per-size rules for collbench's NCCL tuner plugin
+ * (tuner/plugin, format in tuner/plugin/RULES.md: "collbench-tuner-rules 1"),
+ * which NCCL's example tuner plugin (ext-tuner/example, through
+ * NCCL_TUNER_CONFIG_FILE) reads too, from a collective sweep over
+ * NCCL_ALGO x NCCL_PROTO. Pure: unit-tested.
  *
- * One line per rule, NCCL's column order:
- *   collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks
+ * The header line, then one line per rule, NCCL's example's column order
+ * with the measured margin last (the example reads ten columns at most and
+ * ignores the rest):
+ *   collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,
+ *   numPipeOps,regBuff,margin
  * Sizes are NCCL's nBytes (the larger of send and receive buffer), which
  * is the record's `bytes` (nccl-tests' size) for every collective here. */
 #ifndef CB_PLUGIN_H
@@ -36,7 +41,14 @@ struct cb_plugin_rule {
   uint64_t min_bytes, max_bytes;
   int algo, proto;
   int channels; /* of the rule's largest measured size; 0 unknown */
+  /* the smallest, over the rule's measured sizes, of how much longer the
+   * fastest other pair took, in % of the rule's pair's time (negative where
+   * the rule's pair was kept within the noise); NaN: no other pair measured */
+  double margin_pct;
 };
+
+/* The first line of a rules file; tuner/plugin/rules.h's CBT_RULES_HEADER. */
+#define CB_PLUGIN_RULES_HEADER "# collbench-tuner-rules 1"
 
 /* Whether the plugin knows the collective (alltoall and p2p it does not). */
 int cb_plugin_coll_ok(const char *coll);
@@ -62,9 +74,9 @@ int cb_plugin_ll128_proven(const struct cb_plugin_point *pts, int n, const char 
  * no point is usable. */
 int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_rule *out, int max);
 
-/* Writes comments (each made one safe line) then the rules. A rule's
- * channels 0 (unknown) is written -1, and a comment says the example
- * plugin then uses ONE channel. */
+/* Writes the header line, comments (each made one safe line), then the
+ * rules. A rule's channels 0 (unknown) is written -1, and a comment says
+ * the example plugin then uses ONE channel (collbench's keeps NCCL's). */
 int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
                     const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
                     struct cb_error *err);

@@ -108,7 +108,7 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
       "a neighbour's winner kept within the noise",
       (unsigned long long)s->min_bytes, (unsigned long long)s->max_bytes);
   snprintf(lines[2], sizeof lines[2],
-           "use: NCCL_TUNER_PLUGIN=<path>/libnccl-tuner-example.so NCCL_TUNER_CONFIG_FILE=%s "
+           "use: NCCL_TUNER_PLUGIN=collbench COLLBENCH_TUNER_RULES=%s "
            "(NCCL_ALGO/NCCL_PROTO override any plugin: leave them unset)",
            path);
   snprintf(lines[3], sizeof lines[3], "rules match only communicators of %d nodes and %d ranks",

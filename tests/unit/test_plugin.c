@@ -1,5 +1,6 @@
 /* --plugin-out rules: winners per size, noise stickiness, boundaries that
  * cover every size, and the example plugin's CSV. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,11 @@ static void test_rules(void) {
      "ring/Simple from 64 MiB to the largest size");
   ok(r[0].channels == 4 && r[1].channels == 8 && r[2].channels == 32,
      "each rule runs on the channels of its largest measured size (4, 8, 32)");
+  /* tree/LL: ring/Simple took 200% longer at 1 KiB, 100% at 64 KiB; ring/LL128
+   * at 1 MiB: 50% (ring/Simple); ring/Simple at 64 MiB: 900/700 */
+  ok(fabs(r[0].margin_pct - 100) < 1e-9 && fabs(r[1].margin_pct - 50) < 1e-9 &&
+         fabs(r[2].margin_pct - (900.0 / 700 - 1) * 100) < 1e-9,
+     "each rule's margin: the least, over its sizes, of how much longer the runner-up took");
 }
 
 static void test_noise(void) {
@@ -60,6 +66,8 @@ static void test_noise(void) {
   ok(r[1].proto == LL128 && r[1].min_bytes == 1 << 20, "a clear win does");
   ok(strcmp(r[2].coll, "broadcast") == 0 && r[2].min_bytes == 0 && r[2].max_bytes == UINT64_MAX,
      "a single measured size covers every size");
+  ok(r[0].margin_pct < 0 && isnan(r[2].margin_pct),
+     "kept within the noise: a negative margin; nothing else measured: none");
   pts[3].time_us = 15; /* now clearly faster */
   n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
   ok(n == 3 && r[0].max_bytes == 65535 && r[1].min_bytes == 65536 && r[1].proto == LL128,
@@ -96,8 +104,8 @@ static void test_ll128(void) {
 }
 
 static void test_write(void) {
-  struct cb_plugin_rule r[] = {{"allreduce", 0, 65535, TREE, LL, 16},
-                               {"allreduce", 65536, UINT64_MAX, RING, SIMPLE, 16}};
+  struct cb_plugin_rule r[] = {{"allreduce", 0, 65535, TREE, LL, 16, 12.34},
+                               {"allreduce", 65536, UINT64_MAX, RING, SIMPLE, 16, NAN}};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -105,9 +113,12 @@ static void test_write(void) {
   struct cb_error err = {0};
   ok(cb_plugin_write(f, comments, 1, r, 2, 2, 16, &err) == CB_OK, "rules written");
   fclose(f);
-  ok(strstr(buf, "allreduce,0,65535,tree,ll,16,2,16\n") != NULL, "first rule line");
-  ok(strstr(buf, "allreduce,65536,18446744073709551615,ring,simple,16,2,16\n") != NULL,
-     "last rule reaches the largest size");
+  ok(strncmp(buf, "# collbench-tuner-rules 1\n", 26) == 0,
+     "the first line is the format's version header");
+  ok(strstr(buf, "allreduce,0,65535,tree,ll,16,2,16,-1,-1,12.3\n") != NULL,
+     "first rule line: the example plugin's 10 columns, then the margin");
+  ok(strstr(buf, "allreduce,65536,18446744073709551615,ring,simple,16,2,16,-1,-1,none\n") != NULL,
+     "last rule reaches the largest size; no runner-up measured: margin none");
   ok(strstr(buf, "# collbench --plugin-out on host?with a newline\n") != NULL,
      "a comment stays one line");
   ok(strstr(buf, "ONE channel") == NULL, "known channels: no warning");
@@ -122,7 +133,7 @@ static void test_write(void) {
   r[0].channels = 0;
   cb_plugin_write(f, NULL, 0, r, 1, 1, 2, &err);
   fclose(f);
-  ok(strstr(buf, "allreduce,0,65535,tree,ll,-1,1,2\n") && strstr(buf, "ONE channel"),
+  ok(strstr(buf, "allreduce,0,65535,tree,ll,-1,1,2,-1,-1,12.3\n") && strstr(buf, "ONE channel"),
      "unknown channels: -1 and the example plugin's one-channel warning");
   free(buf);
   ok(cb_plugin_write(stdout, NULL, 0, r, 0, 1, 2, &err) == CB_USAGE &&
