@@ -1,13 +1,13 @@
 #!/bin/sh
 # make install into a DESTDIR: the layout (binary, topology presets, chart
-# templates, manual page), the page renders with man -l, the installed binary
-# sweeps, reports and accepts a preset by name from another directory, and
-# make uninstall removes it all.
+# templates, manual page, the NCCL tuner plugin where NCCL was found), the
+# page renders with man -l, the installed binary sweeps, reports and accepts
+# a preset by name from another directory, and make uninstall removes it all.
 . tests/lib.sh
-plan 8
+plan 9
 for b in help2man man; do
   if ! command -v $b >/dev/null; then
-    for _ in 1 2 3 4 5 6 7 8; do skip "$b not installed (scripts/install-deps.sh installs it)"; done
+    for _ in 1 2 3 4 5 6 7 8 9; do skip "$b not installed (scripts/install-deps.sh installs it)"; done
     exit 0
   fi
 done
@@ -23,6 +23,17 @@ n=$(ls topologies/*.conf | wc -l)
   [ -s "$I/share/collbench/topologies/README.md" ] && [ -s "$I/share/collbench/reports/busbw.gp" ] &&
   [ -s "$I/share/man/man1/collbench.1" ] && [ -s "$I/share/doc/collbench/README.md" ]
 ok $? "installed: bin/collbench, $n topology presets, chart templates, collbench.1, README"
+if grep -q '^HAVE_NCCL = 1' config.mk; then
+  # where NCCL looks for it by name (NCCL_TUNER_PLUGIN=collbench), loadable as NCCL loads it
+  so=$I/lib/libnccl-tuner-collbench.so
+  [ -f "$so" ] && nm -D --defined-only "$so" | grep -q ' ncclTunerPlugin_v5$' &&
+    CB_TUNER_PLUGIN=$so build/tests/test_nccl_tuner.t >"$TMP/plugin" 2>&1
+  st=$?
+  ok $st "installed: lib/libnccl-tuner-collbench.so, and it passes the dlopen test"
+  [ $st -eq 0 ] || diag "$TMP/plugin"
+else
+  skip "configure found no NCCL: no tuner plugin built or installed"
+fi
 
 MANWIDTH=80 man -l "$I/share/man/man1/collbench.1" >"$TMP/man" 2>"$TMP/manerr"
 grep -q '^EXIT STATUS' "$TMP/man" && grep -q '^FILES' "$TMP/man" && grep -q -- '--sweep' "$TMP/man" &&

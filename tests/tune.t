@@ -6,7 +6,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: --tune is disabled"
   exit 0
 fi
-plan 48
+plan 49
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
@@ -167,6 +167,7 @@ if ! ./collbench --list 2>&1 | grep -q '^  nccl *usable'; then
   ok $? "--tune --backend nccl without a GPU exits 2 saying why (got $STATUS)"
   for what in "2 ranks --share-gpu: --tune on NCCL writes NCCL_* settings" \
     "--plugin-out: per-size rules for NCCL's example tuner" \
+    "collbench's tuner plugin loads the GPU run's rules and follows them" \
     "--env-out names all-reduce only (NCCL_ALGO='allreduce:...')" \
     "LL128 in the env file only with --plugin-out's checked results" \
     "--tune-ctas under NCCL_MIN_CTAS exits 2 naming it" \
@@ -183,8 +184,14 @@ ok $STATUS "2 ranks --share-gpu: --tune on NCCL exits 0"
 grep -q '^# comm: nccl' "$TMP/out" && grep -q '^# ranks: 2 on 1 node(s); NCCL ' "$TMP/gpu.env" &&
   [ "$(grep -vc '^#' "$TMP/gpu.env")" -ge 1 ]
 ok $? "the env file names NCCL and holds the tuned settings"
-grep -Eq '^allreduce,0,[0-9]+,(tree|ring),(ll|ll128|simple),-1,2,2$' "$TMP/rules.csv"
+head -n 1 "$TMP/rules.csv" | grep -qx '# collbench-tuner-rules 1' &&
+  grep -Eq '^allreduce,0,[0-9]+,(tree|ring),(ll|ll128|simple),-1,2,2,-1,-1,(-?[0-9.]+|none)$' "$TMP/rules.csv"
 ok $? "--plugin-out: per-size rules for NCCL's example tuner, from 0 bytes"
+# collbench's plugin loads that file and its rules drive its choices
+CB_TUNER_CHECK_FILE=$TMP/rules.csv CB_TUNER_CHECK_SHAPE=2,2 build/tests/test_nccl_tuner.t >"$TMP/plugin" 2>&1
+st=$?
+ok $st "collbench's tuner plugin loads the GPU run's rules and follows them"
+[ $st -eq 0 ] || diag "$TMP/plugin"
 ! grep -E "^export NCCL_(ALGO|PROTO)=" "$TMP/gpu.env" | grep -v "='allreduce:[A-Za-z0-9]*'$"
 ok $? "--env-out names all-reduce only (NCCL_ALGO='allreduce:...')"
 ! grep -q "NCCL_PROTO='allreduce:LL128'" "$TMP/gpu.env" || grep -q ',ll128,' "$TMP/rules.csv"

@@ -18,6 +18,7 @@
 #include "tap.h"
 #include "tuner/plugin.h"
 #include "tuner/plugin/nccl_abi.h"
+#include "tuner/plugin/rules.c" /* the plugin's reader, to say what a file holds */
 
 enum { BCAST = 0, REDUCE = 1, ALLGATHER = 2, REDSCAT = 3, ALLREDUCE = 4 };
 enum { TREE = 0, RING = 1, NVLS = 4, LL = 0, LL128 = 1, SIMPLE = 2 };
@@ -310,6 +311,8 @@ static void test_bad_files(void) {
   ok(bad_flags == 0, "every log line carries NCCL_TUNING (NCCL_DEBUG_SUBSYS=TUNING shows them)");
 }
 
+static void test_file_drives(const char *path, const char *shape);
+
 /* The writer --tune --plugin-out uses (tuner/plugin.c), fed points as its
  * sweep would collect them; the plugin must load its file and choose what
  * it says, at every rule's ends. */
@@ -391,6 +394,48 @@ static void test_writer_round_trip(void) {
   ok(chose(ctx, ALLREDUCE, 1024, &nch) == -1 && strstr(last_info, "no rule"),
      "a communicator of another size (8 ranks) gets none of them");
   v5->finalize(ctx);
+  test_file_drives(path, "2,1");
+}
+
+/* Any rules file (CB_TUNER_CHECK_FILE, for a communicator of
+ * CB_TUNER_CHECK_SHAPE="nRanks,nNodes"; tests/tune.t points it at a GPU
+ * run's --plugin-out file): the plugin loads it without a warning, and at
+ * both ends of every rule for that communicator it makes the choice the
+ * file's first matching rule names (the plugin's own reader, compiled in
+ * here, says which). */
+static void test_file_drives(const char *path, const char *shape) {
+  size_t nranks = 0, nnodes = 0;
+  if (sscanf(shape ? shape : "", "%zu,%zu", &nranks, &nnodes) != 2) {
+    ok(0, "CB_TUNER_CHECK_SHAPE '%s' is not nRanks,nNodes", shape ? shape : "");
+    return;
+  }
+  struct cbt_rules rules;
+  char why[512] = "";
+  if (!ok(cbt_rules_load(path, &rules, why, sizeof why) == 0, "%s reads%s%s", path,
+          why[0] ? ": " : "", why))
+    return;
+  log_reset();
+  void *ctx = init5(path, nranks, nnodes);
+  ok(ctx != (void *)-1 && nwarn == 0, "the plugin loads %s (%s)", path,
+     nwarn ? last_warn : last_info);
+  int checked = 0, good = 0, nch;
+  for (int i = 0; i < rules.n; i++) {
+    const struct cbt_rule *r = &rules.rule[i];
+    size_t ends[2] = {(size_t)r->min_bytes,
+                      r->max_bytes > SIZE_MAX ? SIZE_MAX : (size_t)r->max_bytes};
+    for (int e = 0; e < 2; e++) {
+      const struct cbt_rule *m = cbt_rules_match(&rules, r->coll, ends[e], nranks, nnodes, 1, 0);
+      if (!m)
+        continue;
+      checked++;
+      int got = chose(ctx, m->coll, ends[e], &nch);
+      good += got == m->algo * NP + m->proto && nch == (m->channels > 0 ? m->channels : 0);
+    }
+  }
+  ok(checked > 0 && good == checked, "its rules drive the choice at their ends (%d of %d)", good,
+     checked);
+  v5->finalize(ctx);
+  cbt_rules_free(&rules);
 }
 
 /* Communicators made from several threads at once, as a multi-GPU process
@@ -459,6 +504,8 @@ int main(void) {
     test_bad_files();
     test_writer_round_trip();
     test_threads();
+    if (getenv("CB_TUNER_CHECK_FILE"))
+      test_file_drives(getenv("CB_TUNER_CHECK_FILE"), getenv("CB_TUNER_CHECK_SHAPE"));
   }
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
