@@ -33,6 +33,10 @@
  *   NCCL_TUNING and the logger's signature: src/include/nccl_common.h (and
  *   src/nccl.h.in for ncclResult_t) at v2.24.3-1, v2.25.1-1, v2.26.2-1,
  *   v2.27.7-1 and v2.28.9-1: identical in all five for what is used here.
+ * scripts/check-tuner-abi.sh NCCL_GIT_DIR checks all of the above at compile
+ * time (sizes, alignments, offsets, exact signatures, numbers) against
+ * NCCL's own headers at each tag; it passes for v2.24.3-1, v2.25.1-1,
+ * v2.26.2-1, v2.27.7-1 (v4) and v2.28.9-1 (v4 and v5).
  * tests/unit/test_nccl_tuner.c loads the built plugin by these names and
  * drives it through these layouts. */
 #ifndef CB_NCCL_ABI_H
