@@ -481,7 +481,7 @@ int main(void) {
   if (!so)
     so = "build/libnccl-tuner-collbench.so";
   if (access(so, R_OK) != 0) {
-#ifdef CB_HAVE_NCCL /* configure found NCCL: make builds the plugin */
+#if CB_HAVE_NCCL /* configure found NCCL: make builds the plugin */
     printf("1..1\nnot ok 1 - %s missing, though configure found NCCL\n", so);
     return 1;
 #else
