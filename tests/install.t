@@ -27,9 +27,10 @@ if grep -q '^HAVE_NCCL = 1' config.mk; then
   # where NCCL looks for it by name (NCCL_TUNER_PLUGIN=collbench), loadable as NCCL loads it
   so=$I/lib/libnccl-tuner-collbench.so
   [ -f "$so" ] && nm -D --defined-only "$so" | grep -q ' ncclTunerPlugin_v5$' &&
-    CB_TUNER_PLUGIN=$so build/tests/test_nccl_tuner.t >"$TMP/plugin" 2>&1
+    LD_LIBRARY_PATH=$I/lib CB_TUNER_PLUGIN=libnccl-tuner-collbench.so \
+      build/tests/test_nccl_tuner.t >"$TMP/plugin" 2>&1 && grep -q "^# loaded $so\$" "$TMP/plugin"
   st=$?
-  ok $st "installed: lib/libnccl-tuner-collbench.so, and it passes the dlopen test"
+  ok $st "installed: lib/libnccl-tuner-collbench.so, found by name as NCCL finds it, passes the dlopen test"
   [ $st -eq 0 ] || diag "$TMP/plugin"
 else
   skip "configure found no NCCL: no tuner plugin built or installed"
