@@ -262,6 +262,11 @@ static void test_bad_files(void) {
   ok(ctx != (void *)-1 && nwarn == 1 && strstr(last_warn, "/nonexistent/rules: cannot open"),
      "a missing file: init succeeds, one warning naming it (%s)", last_warn);
   v5->finalize(ctx);
+  log_reset();
+  ctx = init5(tmpdir, 2, 1);
+  ok(ctx != (void *)-1 && nwarn == 1 && strstr(last_warn, "cannot read: Is a directory"),
+     "a directory: one warning saying it cannot be read (%s)", last_warn);
+  v5->finalize(ctx);
 
 #define BAD(name, text, want) refused(name, text, sizeof text - 1, want)
   BAD("empty", "", "(empty file)");

@@ -183,6 +183,8 @@ static int read_line(FILE *f, char *buf, long *total, char *why, size_t len) {
     buf[n++] = (char)c;
   }
   buf[n] = 0;
+  if (c == EOF && ferror(f)) /* a directory, an I/O error */
+    return fail(why, len, "cannot read: %s", strerror(errno));
   return c == EOF && n == 0 ? 0 : 1;
 }
 
@@ -237,8 +239,6 @@ int cbt_rules_load(const char *path, struct cbt_rules *out, char *why, size_t wh
     }
     out->rule[out->n++].line = lineno;
   }
-  if (rc == 0 && ferror(f))
-    rc = fail(why, whylen, "%s: read error", path);
   fclose(f);
   if (rc)
     cbt_rules_free(out);
