@@ -151,7 +151,7 @@ void cb_cli_usage(FILE *out) {
         "                           or both (a fitted tier replaces the topology's)\n"
         "      --topology FILE      a topology file (topologies/README.md)\n"
         "      --gpus LIST          cluster sizes (default 8,16,...,16384)\n"
-        "      --gpus-per-node N    ranks per node (default: the topology's, or 8)\n"
+        "      --gpus-per-node N    ranks per node (default: the topology's, else the fitted runs')\n"
         "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
         "      --op LIST            ops to fit and predict (default all collectives)\n"
         "      --compute-time SEC   with --grad-bytes SIZE: predict a training step's\n"
