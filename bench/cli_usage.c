@@ -36,7 +36,7 @@ void cb_cli_usage(FILE *out) {
         "                           carry all three\n"
         "  -n, --iters N|auto       timed iterations per size (default auto: until the\n"
         "                           median's 95% CI is within --precision, or --max-time)\n"
-        "      --precision P        relative CI half-width, e.g. 1% or 0.01 (default 1%)\n"
+        "      --precision P        relative CI half-width, e.g. 5% or 0.05 (default 5%)\n"
         "      --max-time SEC       wall-clock budget per size (both variants, checks\n"
         "                           included) in auto mode (default 1; 0.15 with --sweep)\n"
         "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
