@@ -296,16 +296,6 @@ static int ranks_per_node_of(const struct cb_fit_point *pt) {
   return (pt->nranks + nodes - 1) / nodes;
 }
 
-/* The most ranks per node any fitted run had; 0 without a fit. */
-static int fitted_per_node(const struct cb_fit_groups *gs) {
-  int most = 0;
-  for (int i = 0; i < gs->n; i++)
-    for (int k = 0; gs->g[i].fitted && k < gs->g[i].npts; k++)
-      if (ranks_per_node_of(&gs->g[i].pts[k]) > most)
-        most = ranks_per_node_of(&gs->g[i].pts[k]);
-  return most;
-}
-
 static struct reach reach_of(const struct cb_fit_groups *gs, int op, const struct held_out *ho) {
   struct reach r = {"unknown", 0, NAN, NAN, 0, 0, INFINITY, 0};
   double resid = -1;
@@ -622,7 +612,7 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
                    const struct step_in *step, json_t *doc, struct cb_error *err) {
   struct source src = {0};
   /* ranks per node: told, else the topology's, else the fitted runs' */
-  int fitted = fitted_per_node(gs), per_node = fitted > 0 ? fitted : 8;
+  int fitted = cb_fit_groups_ranks_per_node(gs), per_node = fitted > 0 ? fitted : 8;
   const char *per_node_from = "the most any fitted run had on one node";
   if (topo)
     per_node = topo->ranks_per_node, per_node_from = "the topology's";
