@@ -7,7 +7,7 @@
 plan 8
 for b in help2man man; do
   if ! command -v $b >/dev/null; then
-    for _ in 1 2 3 4 5 6 7 8; do skip "$b not installed (scripts/install-test-deps.sh installs it)"; done
+    for _ in 1 2 3 4 5 6 7 8; do skip "$b not installed (scripts/install-deps.sh installs it)"; done
     exit 0
   fi
 done
