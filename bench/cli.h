@@ -48,7 +48,7 @@ struct cb_model_cli {
   const char *topology, *json_path;
   long gpus[CB_MAX_MODEL_LIST];
   int ngpus;
-  long gpus_per_node; /* 0: the topology's, or 8 */
+  long gpus_per_node; /* 0: the topology's, else the fitted runs' */
   uint64_t sizes[CB_MAX_MODEL_LIST];
   int nsizes;
   int ops[8], nops;

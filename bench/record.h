@@ -46,6 +46,10 @@ struct cb_record {
    * (the library's fixed decision rules, as collbench transcribed them);
    * "" when unknown, and then not written to JSON. */
   char algo[32], algo_by[8];
+  /* 1: auto iterations ended (--max-time) with the median's 95% CI still
+   * wider than --precision: the figure is less certain than asked. 0:
+   * reached, or not judged (--iters N, imported records). */
+  int noisy;
 };
 
 /* Makes time_us the statistic `stat` (enum cb_stat) names, and algbw and
@@ -62,6 +66,9 @@ struct cb_series {
   const char *op, *backend, *mem, *dtype, *redop, *mode;
   char transport[32];
   int root, nranks, nnodes;
+  /* what the table shows: an in-place variant (else no in-place columns),
+   * and whether the figure is a latency (then no bandwidth columns) */
+  int has_inplace, latency;
 };
 
 #endif

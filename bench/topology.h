@@ -62,7 +62,7 @@ struct cb_check {
 
 /* ceiling_fraction when the file gives none: a healthy link measures well
  * over 0.6 of its nominal rate (nccl-tests: 0.82 of NVLink 4 with Ring, 0.92-0.98
- * of NDR 400 per NIC; REFERENCE.md section 7), a PCIe link trained a generation
+ * of NDR 400 per NIC; topologies/h100-ndr.conf cites the sources), a PCIe link trained a generation
  * down measures 0.5. */
 #define CB_CEILING_FRACTION 0.6
 

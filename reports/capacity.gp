@@ -5,16 +5,18 @@
 # collbench --report copies this after a generated header that sets the
 # terminal, the output, capfile, nlines and npoints (its first nlines blocks
 # are predicted lines, the next npoints measured points), cap_titles[],
-# cap_lc[] (colour), cap_dt[] (dash), chart_title and chart_note (where
-# the link tiers come from).
-# Data columns: 1 GPUs (ranks), 2 busbw_GBps.
+# cap_lc[] (colour), cap_dt[] (dash), cap_xmax (the largest size drawn),
+# chart_title, chart_note (where the link tiers come from) and unit ("GPUs",
+# or "ranks" for host runs).
+# Data columns: 1 GPUs or ranks, 2 busbw_GBps.
 set title chart_title . "\n" . chart_note
-set xlabel 'cluster size (GPUs, one rank each)'
+set xlabel (unit eq 'GPUs' ? 'cluster size (GPUs, one rank each)' : 'cluster size (ranks)')
 set ylabel 'bus bandwidth (GB/s, GB = 1e9 B)'
 unset logscale
 set logscale x 2
 set logscale y 10
-set xrange [1.5:24000]
+# the axis ends where the predictions and points do (cap_xmax)
+set xrange [1.5:cap_xmax * 1.5]
 set xtics ('2' 2, '8' 8, '32' 32, '128' 128, '512' 512, '2048' 2048, '8192' 8192, '16384' 16384)
 set format y '%g'
 set autoscale y

@@ -9,7 +9,7 @@
 # Data blocks: nlines lines (1 GPUs, 2 rho), then default and tuned
 # measured (1 ranks, 2 rho, 3 its 95% CI).
 set title chart_title . "\n" . chart_note
-set xlabel 'cluster size (GPUs, one rank each)'
+set xlabel (unit eq 'GPUs' ? 'cluster size (GPUs, one rank each)' : 'cluster size (ranks)')
 set ylabel 'rho = exposed communication / compute'
 unset logscale
 set logscale x 2

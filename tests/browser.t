@@ -12,7 +12,7 @@ plan 12
 
 CHROME=$(command -v chromium || command -v chromium-browser)
 if [ -z "$CHROME" ]; then
-  for _ in $(seq 12); do skip "chromium not installed (scripts/install-deps.sh installs it)"; done
+  for _ in $(seq 12); do skip "chromium not installed (scripts/install-test-deps.sh installs it)"; done
   exit 0
 fi
 

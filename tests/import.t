@@ -23,7 +23,7 @@ check "time is nccl-tests' mean: stat mean, time_us = time_us_mean, median unkno
 check "1 MiB in place: 98 us, busbw 16.05, 3 wrong" \
   jq -e -s 'any(.[]; .bytes == 1048576 and .inplace and .time_us == 98 and .busbw_GBps == 16.05 and .wrong == 3)' "$TMP/t.jsonl"
 check "CSV: a header and 6 records, with stat, source and batch columns (one batch of 20)" \
-  sh -c "test \$(wc -l <'$TMP/t.csv') -eq 7 && head -n 1 '$TMP/t.csv' | grep -q ',stat,time_us_median,time_us_mean,time_us_p99,source,samples,batch_min,batch_max\$' && grep -c ',mean,,.*,nccl-tests,1,20,20\$' '$TMP/t.csv' | grep -qx 6"
+  sh -c "test \$(wc -l <'$TMP/t.csv') -eq 7 && head -n 1 '$TMP/t.csv' | grep -q ',stat,time_us_median,time_us_mean,time_us_p99,source,samples,batch_min,batch_max,noisy\$' && grep -c ',mean,,.*,nccl-tests,1,20,20,false\$' '$TMP/t.csv' | grep -qx 6"
 
 ./collbench --import-nccl-tests "$J" --json "$TMP/j.jsonl" >"$TMP/out" 2>"$TMP/err"
 ok $? "the -J JSON imports (exit 0)"

@@ -9,7 +9,7 @@
 plan 5
 
 if ! python3 -c 'import yaml, jsonschema' 2>/dev/null; then
-  for _ in 1 2 3 4 5; do skip "python3-yaml or python3-jsonschema missing (scripts/install-deps.sh installs them)"; done
+  for _ in 1 2 3 4 5; do skip "python3-yaml or python3-jsonschema missing (scripts/install-test-deps.sh installs them)"; done
   exit 0
 fi
 

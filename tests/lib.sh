@@ -5,6 +5,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Keep Open MPI quiet about missing RDMA devices on test machines.
 export OMPI_MCA_btl_base_warn_component_unused=0
 
+# The shell tests read JSON with jq: without it, each skips whole, visibly.
+if ! command -v jq >/dev/null 2>&1; then
+  echo "1..0 # SKIP jq not installed (scripts/install-test-deps.sh installs it)"
+  exit 0
+fi
+
 TESTS_RUN=0
 TESTS_FAILED=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/collbench-test.XXXXXX")
@@ -70,7 +76,7 @@ w,h=struct.unpack(">II",d[16:24]); sys.exit(not(d[12:16]==b"IHDR" and w>0 and h>
 # skip where promtool, from Debian's prometheus package, is missing)
 promtool_ok() {
   if ! command -v promtool >/dev/null; then
-    skip "promtool not installed (scripts/install-deps.sh installs prometheus)"
+    skip "promtool not installed (scripts/install-test-deps.sh installs prometheus)"
     return
   fi
   promtool check metrics <"$1" >"$TMP/promtool.out" 2>&1

@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 60
+plan 71
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -163,7 +163,7 @@ check "--trials: the step is the summary's (10 ms, 1 GiB), its overhead measured
 jq -c 'if .type == "result" and .op == "allreduce" then
   .algo = (if .bytes < 1048576 then "ring" else "basic_linear" end) | .algo_by = "rules" else . end' \
   "$TMP/sa.jsonl" >"$TMP/sa_algo.jsonl"
-./collbench --predict --fit "$TMP/sa_algo.jsonl" --op allreduce --gpus 4 --size 1M \
+./collbench --predict --fit "$TMP/sa_algo.jsonl" --op allreduce --gpus 4 --gpus-per-node 4 --size 1M \
   --compute-time 1 --grad-bytes 8M --bucket 4M,64K --json "$TMP/rec.json" >"$TMP/out" 2>&1
 ok $? "step with recorded algorithms exits 0"
 grep 'algorithm\|basic_linear' "$TMP/out" | diag
@@ -176,7 +176,7 @@ check "64 KiB buckets: ring, recorded at 64 KiB" jq -e '
   .step.rows[] | select(.bucket_bytes == 65536) | .algorithm == "ring" and .recorded_bytes == 65536' \
   "$TMP/rec.json"
 check "the table says which algorithm and where it was recorded" grep -q 'basic_linear@4 MiB/2' "$TMP/out"
-./collbench --predict --fit "$TMP/sa.jsonl" --op allreduce --gpus 4 --size 1M \
+./collbench --predict --fit "$TMP/sa.jsonl" --op allreduce --gpus 4 --gpus-per-node 4 --size 1M \
   --compute-time 1 --grad-bytes 8M --bucket 4M --json "$TMP/norec.json" >"$TMP/out" 2>&1
 check "nothing recorded: the fastest modelled, said so" jq -e '
   .step.rows[0] | .algorithm_from == "best" and .algorithm == "ring"' "$TMP/norec.json"
@@ -199,9 +199,52 @@ printf '%s\n' '{"type":"tune","setup":{"library":"mpi","nranks":2,"buckets":[268
 check "--overlap measured: F 0.5 from the efficiency 0.375 of 4 buckets" \
   jq -e '(.step.overlap - 0.5 | fabs) < 1e-6 and (.step.overlap_from | test("measured"))' "$TMP/ovm.json"
 
-# A fit from one node says nothing about inter-node links
-./collbench --predict --fit "$A" --gpus 8 --size 1M >"$TMP/out" 2>&1
-ok $? "--predict from a one-node fit up to 8 GPUs exits 0"
+# A fit from one node says nothing about inter-node links, nor about more
+# ranks per node than its runs had (2): told more, the rows say so
+./collbench --predict --fit "$A" --gpus 2 --size 1M >"$TMP/out" 2>&1
+ok $? "--predict from a one-node fit at its own 2 ranks per node exits 0"
+check "ranks per node taken from the fitted runs (2), said so" \
+  grep -q '^# ranks per node: 2 (the most any fitted run had on one node)' "$TMP/out"
+./collbench --predict --fit "$A" --gpus 8 --size 1M >"$TMP/out" 2>"$TMP/err"
+ok $(($? != 2)) "--gpus 8 from a 2-rank one-node fit exits 2 (no longer assumes 8 per node)"
+check "... naming the 2 ranks per node and --gpus-per-node" grep -q 'up to 2 GPUs.*--gpus-per-node' "$TMP/err"
+./collbench --predict --fit "$A" --gpus 8 --gpus-per-node 8 --size 1M,1G --op allreduce \
+  --json "$TMP/ex.json" >"$TMP/out" 2>"$TMP/err"
+ok $? "--gpus-per-node 8 from a 2-rank fit exits 0"
+check "... every row marked EXTRAPOLATED (8 ranks per node; 1 GiB past 4x 64 MiB)" jq -e '
+  .predictions.rows | length == 2 and all(.extrapolated | test("^8 ranks per node \\(fit: 2\\)"))
+  and (map(select(.bytes == 1073741824)) | all(.extrapolated | test("size more than 4x")))' "$TMP/ex.json"
+check "... in the table and loudly on stderr" sh -c "grep -c 'EXTRAPOLATED: 8 ranks per node' '$TMP/out' | grep -qx 2 &&
+  grep -q 'warning: --predict: 2 rows are EXTRAPOLATED' '$TMP/err'"
+
+# Error bars: a fit on exact synthetic data, validated on points whose
+# times are the formula's x1.25 (below 64 KiB) and x0.8 (the rest): the
+# errors (predicted / measured - 1) are -0.2 and +0.25, so a measured
+# time lies within 1/1.25 = 0.8 to 1/0.8 = 1.25 times the prediction
+jq -c 'if .type == "result" then .time_us *= (if .bytes < 65536 then 1.25 else 0.8 end) else . end' \
+  "$TMP/sb.jsonl" >"$TMP/sb_off.jsonl"
+./collbench --fit "$TMP/sa.jsonl" --validate "$TMP/sb_off.jsonl" --predict --op allreduce \
+  --gpus 2 --size 1K,1M --json "$TMP/pv.json" >"$TMP/out" 2>"$TMP/err"
+ok $? "--fit --validate --predict exits 0"
+nv=$(jq -s 'map(select(.type == "result" and .op == "allreduce")) | length' "$TMP/sb.jsonl")
+check "every row's interval is the held-out range: best time x 0.8 to x 1.25, from $nv points" jq -e --argjson n "$nv" '
+  .predictions.rows | length == 2 and all(.interval as $i | .algorithms[.best].time_s as $t
+  | $i.source == "validation" and $i.points == $n
+  and (($i.time_s_lo / ($t * 0.8) - 1) | fabs) < 1e-9 and (($i.time_s_hi / ($t * 1.25) - 1) | fabs) < 1e-9
+  and $i.busbw_GBps_lo < $i.busbw_GBps_hi)' "$TMP/pv.json"
+check "... in the table: the error line and each row's interval" sh -c "
+  grep -q '^#   error: measured / predicted was 0.80 to 1.25 over $nv held-out points (validation)' '$TMP/out' &&
+  test \$(grep -c '^ *2 *1 .*\[[0-9.]*, [0-9.]*\]' '$TMP/out') -eq 2"
+./collbench --fit "$TMP/sa.jsonl" --predict --op allreduce --gpus 2 --size 1M --json "$TMP/pr.json" \
+  >"$TMP/out" 2>&1
+check "without --validate: the fit's residuals, said to be in-sample" sh -c "
+  jq -e '.predictions.rows[0].interval.source == \"fit residuals\"' '$TMP/pr.json' >/dev/null &&
+  grep -q 'in-sample: the error beyond the fitted points is larger' '$TMP/out'"
+./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --json "$TMP/pu.json" >"$TMP/out" 2>&1
+check "from a topology alone: the error is unknown, on the row too" sh -c "
+  jq -e '.predictions.rows[0].interval | .source == \"unknown\" and .time_s_lo == null' '$TMP/pu.json' >/dev/null &&
+  grep -q '^#   error: unknown' '$TMP/out' && grep -q '^ *64 .* unknown\$' '$TMP/out'"
 ./collbench --predict --fit "$A" --gpus 16 >"$TMP/out" 2>"$TMP/err"
 ok $(($? != 2)) "beyond one node without an inter-node tier exits 2"
 check "... saying the inter-node tier is unknown" grep -q 'inter-node tier is unknown' "$TMP/err"

@@ -5,7 +5,7 @@
 # its held-out error, capacity charts, tuner trials and step-ratio charts.
 . tests/lib.sh
 
-plan 88
+plan 90
 
 mpi 2 --op allreduce,p2p_lat -e 64K --max-time 0.05 --json "$TMP/a.jsonl"
 ok $STATUS "run on 2 ranks"
@@ -59,10 +59,23 @@ check "index.html shows the capacity chart with the held-out error" sh -c \
   "grep -q 'src=\"allreduce_capacity.png\"' '$TMP/rep/index.html' && grep -q 'Model error on held-out data' '$TMP/rep/index.html'"
 check "without --topology: one node of 8 at most, and the chart says why" sh -c \
   "awk 'NF && \$1 > 8 { exit 1 }' '$TMP/rep/allreduce_capacity.dat' && grep -q 'inter-node tier unknown' '$TMP/rep/allreduce_capacity.gp'"
+check "host runs: the capacity chart counts ranks, and its axis ends at its last point" sh -c "
+  x=\$(awk 'NF { if (\$1 > m) m = \$1 } END { print m }' '$TMP/rep/allreduce_capacity.dat') &&
+  grep -q \"^unit = 'ranks'\$\" '$TMP/rep/allreduce_capacity.gp' && grep -q \"^cap_xmax = \$x\$\" '$TMP/rep/allreduce_capacity.gp' &&
+  grep -q '^chart_note = .[0-9]* ranks per node' '$TMP/rep/allreduce_capacity.gp' && test \$x -le 4"
+# the key figures: beside the overall peak, the peak among the sizes within
+# 8x of the largest (here 16-64 KiB), a.jsonl's allreduce out of place
+want=$(jq -s -r '[.[] | select(.type == "result" and .op == "allreduce" and (.inplace | not))]
+  | (map(.bytes) | max) as $m | map(select(.bytes * 8 > $m)) | max_by(.busbw_GBps) | "\(.busbw_GBps * 1000 | round / 1000)"' "$TMP/a.jsonl")
+check "index.html: peak busbw at large sizes beside the peak ($want GB/s)" sh -c "
+  grep -q '<th>peak at large sizes (GB/s)</th>' '$TMP/rep/index.html' &&
+  grep '<td>allreduce</td><td>[^<]*a.jsonl</td>' '$TMP/rep/index.html' | grep 'out-of-place' |
+    awk -F'<td class=n>' -v w=$want '{ split(\$4, v, \"<\"); d = v[1] - w; exit !(d < 0.0011 && d > -0.0011) }'"
 ./collbench --report "$TMP/a.jsonl" "$TMP/b.jsonl" --topology topologies/h100-ndr.conf --out "$TMP/topo" >"$TMP/out" 2>"$TMP/err"
 ok $? "--report --topology exits 0"
 check "with --topology: predictions from 2 to 16384 GPUs" \
-  sh -c "awk 'NF { if (\$1 > max) max = \$1 } END { exit max != 16384 }' '$TMP/topo/allreduce_capacity.dat'"
+  sh -c "awk 'NF { if (\$1 > max) max = \$1 } END { exit max != 16384 }' '$TMP/topo/allreduce_capacity.dat' &&
+  grep -q \"^unit = 'GPUs'\$\" '$TMP/topo/allreduce_capacity.gp' && grep -q '^cap_xmax = 16384\$' '$TMP/topo/allreduce_capacity.gp'"
 check "... the chart names the topology's inter-node tier" grep -q "inter-node: topology tier ''ib''" "$TMP/topo/allreduce_capacity.gp"
 check "... measured 4-rank points of 1 MiB? none at -e 64K: no measured block" \
   grep -q '^npoints = 0$' "$TMP/topo/allreduce_capacity.gp"

@@ -14,7 +14,7 @@ skip_all() {
 [ "$(id -u)" -eq 0 ] || skip_all "not root: the test cluster's daemons run as root"
 for b in munged slurmctld slurmd srun sbatch scontrol; do
   command -v "$b" >/dev/null || PATH=$PATH:/usr/sbin command -v "$b" >/dev/null ||
-    skip_all "$b not installed (scripts/install-deps.sh installs Slurm and munge)"
+    skip_all "$b not installed (scripts/install-test-deps.sh installs Slurm and munge)"
 done
 export PATH=$PATH:/usr/sbin
 ROOT=$PWD

@@ -225,6 +225,17 @@ const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, in
   return best;
 }
 
+int cb_fit_groups_ranks_per_node(const struct cb_fit_groups *gs) {
+  int most = 0;
+  for (int i = 0; i < gs->n; i++)
+    for (int k = 0; gs->g[i].fitted && k < gs->g[i].npts; k++) {
+      const struct cb_fit_point *pt = &gs->g[i].pts[k];
+      int nodes = pt->nnodes > 0 ? pt->nnodes : 1, per = (pt->nranks + nodes - 1) / nodes;
+      most = per > most ? per : most;
+    }
+  return most;
+}
+
 void cb_fit_groups_free(struct cb_fit_groups *gs) {
   for (int i = 0; i < gs->n; i++)
     free(gs->g[i].pts);

@@ -50,6 +50,9 @@ int cb_fit_group_races(const struct cb_fit_groups *gs, const struct cb_fit_group
  * most points; NULL when none was fitted. */
 const struct cb_fit_group *cb_fit_groups_pick(const struct cb_fit_groups *gs, int op, int tier);
 void cb_fit_groups_free(struct cb_fit_groups *gs);
+/* The most ranks on one node any fitted point had (0: nothing fitted):
+ * the ranks per node predictions assume when nothing else says. */
+int cb_fit_groups_ranks_per_node(const struct cb_fit_groups *gs);
 /* One op's tiers for predictions: the topology's (topo may be NULL),
  * replaced by fitted ones where the fit has them; from[k] says where tier
  * k came from, for tables and chart titles. ranks_per_node is left alone. */

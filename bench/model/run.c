@@ -171,8 +171,15 @@ static json_t *per_size(struct cb_err_point *ep, int n) {
   return arr;
 }
 
+/* The held-out error of one op (predicted / measured - 1), signed: what
+ * --predict carries into its rows as an interval. n 0: none measured. */
+struct held_out {
+  int n;
+  double lo, hi;
+};
+
 static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d, const int *want,
-                    json_t **out, struct cb_error *err) {
+                    struct held_out *ho, json_t **out, struct cb_error *err) {
   int cap = 0, n = 0, unmatched = 0;
   for (int i = 0; i < d->nseries; i++)
     cap += d->series[i].npts;
@@ -199,6 +206,10 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
       double pred = cb_fit_group_time(g, r) * 1e6;
       double e = (pred - r->time_us) / r->time_us;
       ep[n] = (struct cb_err_point){op, r->bytes, e};
+      if (ho[op].n++ == 0 || e < ho[op].lo)
+        ho[op].lo = e;
+      if (ho[op].n == 1 || e > ho[op].hi)
+        ho[op].hi = e;
       v[n++] = (struct verr){e, cb_mop_names[op], r->nranks, r->bytes};
       int race = cb_fit_group_races(gs, g, r);
       printf("%-14s %-10s %-24s %-12s %-18s %6d %6d %10s %12.2f %12.2f %7.1f%%%s%s\n",
@@ -253,12 +264,88 @@ static int validate(const struct cb_fit_groups *gs, const struct cb_rep_data *d,
 
 /* ---- --predict ---- */
 
+/* How far a size may lie outside the fitted sizes before its row is
+ * marked extrapolated: two doublings (the alpha-beta terms are fitted
+ * where they were measured; past that, a protocol or algorithm switch
+ * the fit never saw can change the cost). */
+#define SIZE_FACTOR 4.0
+
+/* What the fit behind one op's predictions can vouch for: its error as a
+ * range of measured / predicted (held-out from --validate where there is
+ * one, else the fit's own residuals, else unknown), and the ranks per node
+ * and sizes its points cover. */
+struct reach {
+  const char *err_from; /* "validation", "fit residuals" or "unknown" */
+  int err_points;
+  double ratio_lo, ratio_hi; /* measured / predicted; NaN: unknown */
+  int fitted;                /* some tier came from the fit */
+  int per_node;              /* the most ranks on one node among the fitted points */
+  double lo_bytes, hi_bytes; /* the fitted points' sizes */
+};
+
 /* Each op's system: the topology's tiers, replaced by fitted ones where the
  * fit has them. `from` says where each tier came from, for the tables. */
 struct source {
   struct cb_system sys[CB_NMOPS];
   char from[CB_NMOPS][CB_NTIERS][200];
+  struct reach reach[CB_NMOPS];
 };
+
+static int ranks_per_node_of(const struct cb_fit_point *pt) {
+  int nodes = pt->nnodes > 0 ? pt->nnodes : 1;
+  return (pt->nranks + nodes - 1) / nodes;
+}
+
+static struct reach reach_of(const struct cb_fit_groups *gs, int op, const struct held_out *ho) {
+  struct reach r = {"unknown", 0, NAN, NAN, 0, 0, INFINITY, 0};
+  double resid = -1;
+  for (int k = 0; k < CB_NTIERS; k++) {
+    const struct cb_fit_group *g = cb_fit_groups_pick(gs, op, k);
+    if (!g)
+      continue;
+    r.fitted = 1;
+    if (g->fit.max_rel > resid)
+      resid = g->fit.max_rel;
+    r.err_points += g->npts;
+    for (int i = 0; i < g->npts; i++) {
+      const struct cb_fit_point *pt = &g->pts[i];
+      r.lo_bytes = fmin(r.lo_bytes, pt->bytes);
+      r.hi_bytes = fmax(r.hi_bytes, pt->bytes);
+      if (ranks_per_node_of(pt) > r.per_node)
+        r.per_node = ranks_per_node_of(pt);
+    }
+  }
+  if (ho && ho[op].n) { /* error = predicted / measured - 1 */
+    r.err_from = "validation";
+    r.err_points = ho[op].n;
+    r.ratio_lo = 1 / (1 + ho[op].hi);
+    r.ratio_hi = 1 / (1 + ho[op].lo);
+  } else if (resid >= 0) { /* |predicted - measured| / measured <= resid */
+    r.err_from = "fit residuals";
+    r.ratio_lo = 1 / (1 + resid);
+    r.ratio_hi = resid < 1 ? 1 / (1 - resid) : INFINITY;
+  } else
+    r.err_points = 0;
+  return r;
+}
+
+/* Why a row lies beyond what the fit can describe ("" when it does not). */
+static const char *extrapolated(const struct reach *r, int per_node, double bytes, char *buf,
+                                size_t len) {
+  buf[0] = '\0';
+  if (!r->fitted)
+    return buf;
+  size_t at = 0;
+  if (per_node > r->per_node)
+    at += snprintf(buf, len, "%d ranks per node (fit: %d)", per_node, r->per_node);
+  if (bytes > r->hi_bytes * SIZE_FACTOR || bytes < r->lo_bytes / SIZE_FACTOR) {
+    char lo[32], hi[32];
+    snprintf(buf + at, len - at, "%ssize more than %gx outside the fitted %s to %s", at ? ", " : "",
+             SIZE_FACTOR, cb_format_size((uint64_t)r->lo_bytes, lo, sizeof lo),
+             cb_format_size((uint64_t)r->hi_bytes, hi, sizeof hi));
+  }
+  return buf;
+}
 
 static void print_tier(const struct source *src, int op, int k) {
   const struct cb_link *l = &src->sys[op].tier[k];
@@ -270,21 +357,58 @@ static void print_tier(const struct source *src, int op, int k) {
     printf("#   %s: unknown: nothing predicted that needs it\n", cb_tier_kind_names[k]);
 }
 
+/* The error line above an op's table: where its interval comes from. */
+static void print_reach(const struct reach *r) {
+  if (isnan(r->ratio_lo))
+    printf("#   error: unknown (no fit behind these tiers; --fit with --validate measures it): "
+           "rows carry no interval\n");
+  else
+    printf("#   error: measured / predicted was %.2f to %.2f over %d %s point%s (%s); each row's "
+           "interval is the best time times that%s\n",
+           r->ratio_lo, r->ratio_hi, r->err_points,
+           strcmp(r->err_from, "validation") == 0 ? "held-out" : "fitted",
+           r->err_points == 1 ? "" : "s", r->err_from,
+           strcmp(r->err_from, "validation") == 0
+               ? ""
+               : "\n#   (in-sample: the error beyond the fitted points is larger; --validate "
+                 "measures it)");
+  if (r->fitted) {
+    char lo[32], hi[32];
+    printf("#   fitted on up to %d rank%s per node, sizes %s to %s; rows beyond (more ranks per "
+           "node, or sizes past %gx either way) are marked EXTRAPOLATED\n",
+           r->per_node, r->per_node == 1 ? "" : "s",
+           cb_format_size((uint64_t)r->lo_bytes, lo, sizeof lo),
+           cb_format_size((uint64_t)r->hi_bytes, hi, sizeof hi), SIZE_FACTOR);
+  }
+}
+
+static json_t *interval_json(const struct reach *r, double time_s, int op, int n, double bytes) {
+  double lo = time_s * r->ratio_lo, hi = time_s * r->ratio_hi;
+  return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "source", r->err_from, "points",
+                   r->err_points, "ratio_lo", num(r->ratio_lo), "ratio_hi", num(r->ratio_hi),
+                   "time_s_lo", num(lo), "time_s_hi", num(hi), "busbw_GBps_lo",
+                   num(cb_model_busbw(op, n, bytes, hi) * 1e-9), "busbw_GBps_hi",
+                   num(cb_model_busbw(op, n, bytes, lo) * 1e-9));
+}
+
 static json_t *predict_op(const struct cb_model_cli *m, const struct source *src, int op,
-                          int *count) {
+                          int *count, int *nextra) {
   const struct cb_system *s = &src->sys[op];
+  const struct reach *rc = &src->reach[op];
   json_t *rows = json_array();
-  char sz[32];
+  char sz[32], why[160];
   printf("# %s, %ld ranks per node\n", cb_mop_names[op], (long)s->ranks_per_node);
   for (int k = 0; k < CB_NTIERS; k++)
     print_tier(src, op, k);
+  print_reach(rc);
   if (s->tier[CB_TIER_INTER].set && s->tier[CB_TIER_INTER].beta > 0)
     printf("#   across nodes no algorithm here exceeds %.1f GB/s busbw (the inter-node tier); "
            "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can, and are not "
            "modelled\n",
            1e-9 / s->tier[CB_TIER_INTER].beta);
-  printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %s\n", "#  gpus", "nodes", "size", "ring_us",
-         "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best");
+  printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %-12s %s\n", "#  gpus", "nodes", "size",
+         "ring_us", "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best",
+         "best_us_interval");
   for (int z = 0; z < m->nsizes; z++)
     for (int i = 0; i < m->ngpus; i++) {
       int n = (int)m->gpus[i], per = s->ranks_per_node < n ? s->ranks_per_node : n;
@@ -305,21 +429,39 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
           json_object_set_new(o, "inter_node", json_string(cb_algo_names[p[a].inter_algo]));
         if (p[a].race)
           json_object_set_new(o, "uncertain", json_string(CB_RACE_JSON));
+        if (isfinite(p[a].time_s)) {
+          json_object_set_new(o, "time_s_lo", num(p[a].time_s * rc->ratio_lo));
+          json_object_set_new(o, "time_s_hi", num(p[a].time_s * rc->ratio_hi));
+        }
         json_object_set_new(algos, cb_algo_names[a], o);
       }
       int b = cb_model_best(op, s, n, bytes, &best);
-      printf("  %s", b >= 0 ? cb_algo_names[b] : "-");
+      char range[48] = "-";
+      if (b >= 0 && !isnan(rc->ratio_lo)) {
+        double lo = best.time_s * rc->ratio_lo * 1e6, hi = best.time_s * rc->ratio_hi * 1e6;
+        snprintf(range, sizeof range, "[%.*f, %.*f]", lo < 1000 ? 2 : 0, lo, hi < 1000 ? 2 : 0, hi);
+      } else if (b >= 0)
+        snprintf(range, sizeof range, "unknown");
+      printf("  %-12s %s", b >= 0 ? cb_algo_names[b] : "-", range);
       /* the algorithms whose time a rendezvous race makes uncertain */
       int nrace = 0;
       for (int a = 0; a < CB_NALGOS; a++)
         if (p[a].race)
           printf("%s%s", nrace++ ? "," : "  race: ", cb_algo_names[a]);
-      printf("%s\n", nrace ? " " CB_RACE_NOTE : "");
+      printf("%s", nrace ? " " CB_RACE_NOTE : "");
+      extrapolated(rc, per, bytes, why, sizeof why);
+      if (b >= 0 && why[0])
+        printf("  EXTRAPOLATED: %s", why), ++*nextra;
+      printf("\n");
       *count += b >= 0;
-      json_array_append_new(rows, json_pack("{s:s, s:i, s:i, s:I, s:o, s:o}", "op",
-                                            cb_mop_names[op], "gpus", n, "nodes", nodes, "bytes",
-                                            (json_int_t)m->sizes[z], "algorithms", algos, "best",
-                                            b >= 0 ? json_string(cb_algo_names[b]) : json_null()));
+      json_t *row = json_pack("{s:s, s:i, s:i, s:I, s:o, s:o}", "op", cb_mop_names[op], "gpus", n,
+                              "nodes", nodes, "bytes", (json_int_t)m->sizes[z], "algorithms", algos,
+                              "best", b >= 0 ? json_string(cb_algo_names[b]) : json_null());
+      if (b >= 0)
+        json_object_set_new(row, "interval", interval_json(rc, best.time_s, op, n, bytes));
+      if (b >= 0 && why[0])
+        json_object_set_new(row, "extrapolated", json_string(why));
+      json_array_append_new(rows, row);
     }
   return rows;
 }
@@ -466,32 +608,44 @@ static int step_from_trials(const char *path, int overlap_measured, struct step_
 }
 
 static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
-                   const struct cb_topology *topo, const struct step_in *step, json_t *doc,
-                   struct cb_error *err) {
+                   const struct cb_topology *topo, const struct held_out *ho,
+                   const struct step_in *step, json_t *doc, struct cb_error *err) {
   struct source src = {0};
-  int per_node = 8; /* a fit alone does not say how many GPUs a node has */
+  /* ranks per node: told, else the topology's, else the fitted runs' */
+  int fitted = cb_fit_groups_ranks_per_node(gs), per_node = fitted > 0 ? fitted : 8;
+  const char *per_node_from = "the most any fitted run had on one node";
   if (topo)
-    per_node = topo->ranks_per_node;
+    per_node = topo->ranks_per_node, per_node_from = "the topology's";
   if (m->gpus_per_node)
-    per_node = (int)m->gpus_per_node;
-  for (int op = 0; op < CB_NMOPS; op++)
+    per_node = (int)m->gpus_per_node, per_node_from = "--gpus-per-node";
+  printf("# ranks per node: %d (%s)\n", per_node, per_node_from);
+  for (int op = 0; op < CB_NMOPS; op++) {
     cb_fit_system(gs, topo, op, &src.sys[op], src.from[op]);
+    src.reach[op] = reach_of(gs, op, ho);
+  }
   json_t *rows = json_array();
-  int count = 0;
+  int count = 0, nextra = 0;
   for (int i = 0; i < m->nops; i++) {
     src.sys[m->ops[i]].ranks_per_node = per_node;
-    json_t *op_rows = predict_op(m, &src, m->ops[i], &count);
+    json_t *op_rows = predict_op(m, &src, m->ops[i], &count, &nextra);
     json_array_extend(rows, op_rows);
     json_decref(op_rows);
   }
-  json_t *pred = json_pack("{s:s?, s:i, s:o}", "topology", m->topology, "ranks_per_node", per_node,
-                           "rows", rows);
+  json_t *pred = json_pack("{s:s?, s:i, s:s, s:o}", "topology", m->topology, "ranks_per_node",
+                           per_node, "ranks_per_node_from", per_node_from, "rows", rows);
   json_object_set_new(doc, "predictions", pred);
   if (count == 0)
     return cb_fail(err, CB_USAGE,
                    "--predict: no prediction possible: the %s tier is unknown (fit data from one "
-                   "node predicts up to --gpus-per-node GPUs; add --topology FILE for more)",
-                   m->topology ? "intra-node" : "inter-node");
+                   "node predicts up to %d GPUs, its ranks per node: --gpus up to %d; "
+                   "--gpus-per-node N extrapolates; --topology FILE adds the tier)",
+                   m->topology ? "intra-node" : "inter-node", per_node, per_node);
+  if (nextra) /* said where it cannot be missed, not only on the rows */
+    fprintf(stderr,
+            "collbench: warning: --predict: %d row%s EXTRAPOLATED beyond what the fit measured "
+            "(more ranks per node, or sizes more than %gx outside the fitted range): their "
+            "error is unknown\n",
+            nextra, nextra == 1 ? " is" : "s are", SIZE_FACTOR);
   if (step->compute_s > 0) {
     src.sys[CB_MOP_ALLREDUCE].ranks_per_node = per_node;
     struct cb_recorded *rec;
@@ -518,6 +672,7 @@ int cb_model_run(const struct cb_model_cli *m) {
   struct cb_fit_groups gs = {0};
   struct cb_topology topo;
   int want[CB_NMOPS] = {0}, rc = CB_OK;
+  struct held_out ho[CB_NMOPS] = {0};
   for (int i = 0; i < m->nops; i++)
     want[m->ops[i]] = 1;
   json_t *doc = json_pack("{s:s}", "type", "model");
@@ -547,14 +702,14 @@ int cb_model_run(const struct cb_model_cli *m) {
   if (!rc && m->nvalidate) {
     json_t *v = NULL;
     printf("\n");
-    rc = validate(&gs, &vd, want, &v, &err);
+    rc = validate(&gs, &vd, want, ho, &v, &err);
     if (!rc)
       json_object_set_new(doc, "validation", v);
   }
   if (!rc && m->predict) {
     if (m->nfit)
       printf("\n");
-    rc = predict(m, &gs, m->topology ? &topo : NULL, &step, doc, &err);
+    rc = predict(m, &gs, m->topology ? &topo : NULL, ho, &step, doc, &err);
   }
   if (!rc && m->json_path)
     rc = cb_replace_write(m->json_path, "--json", dump_json, doc, &err);

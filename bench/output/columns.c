@@ -33,7 +33,7 @@ const struct cb_column cb_columns[] = {
     COL(time_us_median, CB_COL_STAT), COL(time_us_mean, CB_COL_STAT),
     COL(time_us_p99, CB_COL_STAT),    COL(source, CB_COL_OPTSTR),
     COL(samples, CB_COL_COUNT),       COL(batch_min, CB_COL_COUNT),
-    COL(batch_max, CB_COL_COUNT),
+    COL(batch_max, CB_COL_COUNT),     COL(noisy, CB_COL_FLAG),
 };
 const int cb_ncolumns = sizeof cb_columns / sizeof cb_columns[0];
 
@@ -109,6 +109,11 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
       if (v && !json_is_null(v) && !json_is_integer(v))
         return c->name;
       *(long *)p = json_is_integer(v) ? (long)json_integer_value(v) : 0;
+      break;
+    case CB_COL_FLAG: /* absent in files from before the column */
+      if (v && !json_is_null(v) && !json_is_boolean(v))
+        return c->name;
+      *(int *)p = json_is_true(v);
       break;
     }
   }

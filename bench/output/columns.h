@@ -21,6 +21,7 @@ enum cb_column_kind {
   CB_COL_STAT,   /* double, NAN means unknown (null / empty); may be absent */
   CB_COL_OPTSTR, /* const char *, NULL means unknown (null / empty); may be absent */
   CB_COL_COUNT,  /* long, 0 means unknown (null / empty); may be absent */
+  CB_COL_FLAG,   /* int 0/1, written as a boolean; may be absent (then 0) */
 };
 
 struct cb_column {

@@ -41,6 +41,7 @@ static void put_field(FILE *f, const struct cb_record *r, const struct cb_column
     if (*(const long *)p > 0)
       fprintf(f, "%ld", *(const long *)p);
     break;
+  case CB_COL_FLAG: fputs(*(const int *)p ? "true" : "false", f); break;
   }
 }
 

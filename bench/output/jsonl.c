@@ -35,6 +35,7 @@ static json_t *column_value(const struct cb_record *r, const struct cb_column *c
   case CB_COL_OPTSTR:
     return *(const char *const *)p ? json_string(*(const char *const *)p) : json_null();
   case CB_COL_COUNT: return *(const long *)p > 0 ? json_integer(*(const long *)p) : json_null();
+  case CB_COL_FLAG: return json_boolean(*(const int *)p);
   }
   return json_null();
 }

@@ -16,6 +16,9 @@ struct table {
   const struct cb_run_info *ri;
   double busbw_sum;
   long busbw_n;
+  /* this series' columns: no in-place block where the op has none (p2p),
+   * no bandwidths for a latency */
+  int oop_only, latency;
   int verdicts; /* printed so far: the first one brings a header */
   /* --matrix with few ranks: the whole matrix, printed before the verdicts */
   int matrix_n;
@@ -188,6 +191,11 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
           "# time: %s per op (us); algbw, busbw: GB/s from it, GB = 1e9 B; "
           "#wrong: wrong elements over all ranks\n",
           stat_what[s->stat]);
+  if (!s->iters)
+    fprintf(t->out,
+            "# ~ ending a row: noisy, the 95%% CI of the median (+-, of the median) stayed wider "
+            "than %g%% within %g s\n",
+            s->precision * 100.0, s->max_time);
   return CB_OK;
 }
 
@@ -196,9 +204,22 @@ static int table_series_begin(void *state, const struct cb_series *s, struct cb_
   (void)err;
   t->busbw_sum = 0.0;
   t->busbw_n = 0;
+  t->oop_only = !s->has_inplace;
+  t->latency = s->latency;
   fprintf(t->out, "#\n# %s: backend %s, memory %s, transport %s, %d rank%s, %d node%s\n", s->op,
           s->backend, s->mem, s->transport, s->nranks, s->nranks == 1 ? "" : "s", s->nnodes,
           s->nnodes == 1 ? "" : "s");
+  if (t->oop_only) { /* point to point: one variant; a latency has no bandwidth */
+    fprintf(t->out, "#%11s %13s %9s %7s %6s %9s", "size", "count", "type", "redop", "root", "time");
+    if (!t->latency)
+      fprintf(t->out, " %8s %8s", "algbw", "busbw");
+    fprintf(t->out, " %6s\n#%11s %13s %9s %7s %6s %9s", "#wrong", "(B)", "(elements)", "", "", "",
+            "(us)");
+    if (!t->latency)
+      fprintf(t->out, " %8s %8s", "(GB/s)", "(GB/s)");
+    fprintf(t->out, " %6s\n", "");
+    return CB_OK;
+  }
   /* centred over the two 35-character blocks of figures */
   fprintf(t->out, "#%50s%23s%35s\n", "", "out-of-place", "in-place");
   fprintf(t->out, "#%11s %13s %9s %7s %6s %9s %8s %8s %6s %9s %8s %8s %6s\n", "size", "count",
@@ -214,7 +235,9 @@ static void put_figures(struct table *t, const struct cb_record *r) {
     fprintf(t->out, " %9s %8s %8s %6s", "N/A", "N/A", "N/A", "N/A");
     return;
   }
-  fprintf(t->out, " %9.2f %8.2f %8.2f", r->time_us, r->algbw_GBps, r->busbw_GBps);
+  fprintf(t->out, " %9.2f", r->time_us);
+  if (!t->latency)
+    fprintf(t->out, " %8.2f %8.2f", r->algbw_GBps, r->busbw_GBps);
   if (r->wrong >= 0)
     fprintf(t->out, " %6ld", r->wrong);
   else
@@ -230,7 +253,14 @@ static int table_row(void *state, const struct cb_row *row, struct cb_error *err
   fprintf(t->out, " %11" PRIu64 " %13zu %9s %7s %6d", r->bytes, r->count, r->dtype, r->redop,
           r->root);
   put_figures(t, row->outofplace);
-  put_figures(t, row->inplace);
+  if (!t->oop_only)
+    put_figures(t, row->inplace);
+  /* the noise mark: which variant missed --precision, by how much */
+  const struct cb_record *v[2] = {row->outofplace, row->inplace};
+  for (int i = 0, marks = 0; i < 2; i++)
+    if (v[i] && v[i]->noisy && v[i]->time_us_median > 0)
+      fprintf(t->out, "%s%s+-%.1f%%", marks++ ? ", " : "  ~ ", i ? "in place " : "",
+              100 * v[i]->ci95_us / v[i]->time_us_median);
   fputc('\n', t->out);
   fflush(t->out);
   return CB_OK;
@@ -240,8 +270,9 @@ static int table_series_end(void *state, const struct cb_series *s, struct cb_er
   struct table *t = state;
   (void)s;
   (void)err;
-  fprintf(t->out, "# Avg bus bandwidth    : %.4g GB/s\n",
-          t->busbw_n ? t->busbw_sum / (double)t->busbw_n : 0.0);
+  if (!t->latency)
+    fprintf(t->out, "# Avg bus bandwidth    : %.4g GB/s\n",
+            t->busbw_n ? t->busbw_sum / (double)t->busbw_n : 0.0);
   return CB_OK;
 }
 

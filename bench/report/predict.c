@@ -120,29 +120,45 @@ int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, 
 /* ---- capacity chart ---- */
 
 /* The system an op is predicted on: fitted tiers, the topology's where the
- * fit has none; ranks per node from the topology, else 8 as --predict. */
+ * fit has none; ranks per node from the topology, else the fitted runs'
+ * (as --predict), else 8. */
 void cb_rep_system(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
                    struct cb_system *s, char from[CB_NTIERS][200]) {
   memset(s, 0, sizeof *s);
   memset(from, 0, CB_NTIERS * sizeof from[0]);
   cb_fit_system(gs, d->topo, op, s, from);
-  s->ranks_per_node = d->topo && d->topo->ranks_per_node > 0 ? d->topo->ranks_per_node : 8;
+  int fitted = cb_fit_groups_ranks_per_node(gs);
+  s->ranks_per_node = d->topo && d->topo->ranks_per_node > 0 ? d->topo->ranks_per_node
+                      : fitted > 0                           ? fitted
+                                                             : 8;
+}
+
+/* "GPUs" where the inputs measured device memory or a topology describes
+ * GPUs, else "ranks": a host run's capacity is in ranks. */
+const char *cb_rep_unit(const struct cb_rep_data *d) {
+  if (d->topo)
+    return "GPUs";
+  for (int i = 0; i < d->nseries; i++)
+    if (strcmp(d->series[i].mem, "host") != 0)
+      return "GPUs";
+  return "ranks";
 }
 
 /* Chart subtitle: where each tier came from, or why predictions stop. */
-void cb_rep_put_tiers_note(FILE *gp, const struct cb_system *s, char from[CB_NTIERS][200]) {
+void cb_rep_put_tiers_note(FILE *gp, const struct cb_system *s, char from[CB_NTIERS][200],
+                           const char *unit) {
   char note[CB_GP_MAX_STRING + 1];
   if (!s->tier[CB_TIER_INTER].set)
     snprintf(note, sizeof note,
-             "%d GPUs per node; inter-node tier unknown (measure 2+ nodes or give --topology): "
+             "%d %s per node; inter-node tier unknown (measure 2+ nodes or give --topology): "
              "one node only",
-             s->ranks_per_node);
+             s->ranks_per_node, unit);
   else
-    snprintf(note, sizeof note, "%d GPUs per node; intra-node: %s; inter-node: %s",
-             s->ranks_per_node, from[CB_TIER_INTRA], from[CB_TIER_INTER]);
+    snprintf(note, sizeof note, "%d %s per node; intra-node: %s; inter-node: %s", s->ranks_per_node,
+             unit, from[CB_TIER_INTRA], from[CB_TIER_INTER]);
   fputs("chart_note = ", gp);
   cb_gp_put_string(gp, note);
-  fputc('\n', gp);
+  fprintf(gp, "\nunit = '%s'\n", unit);
 }
 
 int cb_rep_has_capacity(const struct cb_rep_data *d, int op) {
@@ -160,7 +176,7 @@ int cb_rep_has_capacity(const struct cb_rep_data *d, int op) {
 static void capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op,
                           const struct cb_system *s) {
   char sz[32], t[96];
-  int nlines = 0, npoints = 0;
+  int nlines = 0, npoints = 0, xmax = 2;
   fprintf(gp, "array cap_titles[%d]\narray cap_lc[%d]\narray cap_dt[%d]\n",
           NCAPACITY_SIZES * (CB_NALGOS + 1), NCAPACITY_SIZES * (CB_NALGOS + 1),
           NCAPACITY_SIZES * (CB_NALGOS + 1));
@@ -173,6 +189,7 @@ static void capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op
           continue;
         fprintf(f, "%s%d %.9g\n", !rows && nlines ? "\n\n" : "", p, pr.busbw_Bps * 1e-9);
         rows++;
+        xmax = p > xmax ? p : xmax;
       }
       if (!rows)
         continue;
@@ -193,6 +210,7 @@ static void capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op
           fprintf(f, "%s%d %.9g\n", !rows && nlines + npoints ? "\n\n" : "", se->pts[k].nranks,
                   se->pts[k].busbw_GBps);
           rows++;
+          xmax = se->pts[k].nranks > xmax ? se->pts[k].nranks : xmax;
         }
     }
     if (!rows)
@@ -202,7 +220,8 @@ static void capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op
     fprintf(gp, "cap_titles[%d] = '%s'\ncap_lc[%d] = %d\ncap_dt[%d] = 1\n", nlines + npoints, t,
             nlines + npoints, z == 0 ? 7 : 8, nlines + npoints);
   }
-  fprintf(gp, "nlines = %d\nnpoints = %d\n", nlines, npoints);
+  /* the axis ends where the predictions do (a one-node fit: its node) */
+  fprintf(gp, "nlines = %d\nnpoints = %d\ncap_xmax = %d\n", nlines, npoints, xmax);
 }
 
 static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
@@ -226,7 +245,7 @@ static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups
   cb_rep_put_png_term(gp);
   fprintf(gp, "capfile = '%s_capacity.dat'\n", name);
   capacity_data(f, gp, d, op, &s);
-  cb_rep_put_tiers_note(gp, &s, from);
+  cb_rep_put_tiers_note(gp, &s, from, cb_rep_unit(d));
   int rc = fclose(f) ? cb_fail(err, CB_USAGE, "--out: cannot write %s_capacity.dat", name) : 0;
   snprintf(title, sizeof title, "%s: predicted bus bandwidth against cluster size", name);
   char stem[64];

@@ -168,7 +168,10 @@ int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, 
 void cb_rep_system(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
                    struct cb_system *s, char from[CB_NTIERS][200]);
 /* chart_note: the tiers' sources, or that predictions stop at one node. */
-void cb_rep_put_tiers_note(FILE *gp, const struct cb_system *s, char from[CB_NTIERS][200]);
+void cb_rep_put_tiers_note(FILE *gp, const struct cb_system *s, char from[CB_NTIERS][200],
+                           const char *unit);
+/* What a cluster is counted in: "GPUs", or "ranks" for host runs. */
+const char *cb_rep_unit(const struct cb_rep_data *d);
 /* OP_capacity.png/.svg for every model op with a fit. */
 int cb_rep_has_capacity(const struct cb_rep_data *d, int op);
 int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb_error *err);

@@ -237,7 +237,7 @@ int cb_rep_plot_step_chart(const struct cb_rep_data *d, const struct cb_fit_grou
           cb_format_size(t->def.bucket_bytes, sz, sizeof sz));
   fprintf(gp, "tuned_title = 'measured, tuned (bucket %s)'\n",
           cb_format_size(t->tuned.bucket_bytes, sz, sizeof sz));
-  cb_rep_put_tiers_note(gp, &s, from);
+  cb_rep_put_tiers_note(gp, &s, from, cb_rep_unit(d));
   snprintf(template_name, sizeof template_name, "%s.gp", c->name);
   return cb_rep_close_pair(dir, stem, template_name, c->title, f, gp, err);
 }

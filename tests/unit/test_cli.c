@@ -39,7 +39,7 @@ static void test_defaults(void) {
   ok(s->min_bytes == 8 && s->max_bytes == 64u << 20, "default sizes 8..64M");
   ok(s->step_factor == 2 && s->step_bytes == 0, "default step: factor 2");
   is_long(s->iters, 0, "default iters auto (0)");
-  is_double(s->precision, 0.01, 0, "default precision 1%%");
+  is_double(s->precision, 0.05, 0, "default precision 5%%");
   ok(s->mode == CB_MODE_THROUGHPUT && s->window == 64 && s->root == 0 && s->check == 1,
      "default mode, window, root, check");
   ok(!cli.json_path && !cli.csv_path && !cli.help && !cli.version && !cli.list && !cli.sweep,
@@ -65,7 +65,7 @@ static void test_full(void) {
   ok(s->nredops == 1 && s->redops[0] == CB_MAX, "-o max");
   is_long(s->mode, CB_MODE_LATENCY, "--mode latency");
   is_long(s->window, 8, "--window 8");
-  is_double(s->precision, 0.01, 0, "untouched options keep defaults");
+  is_double(s->precision, 0.05, 0, "untouched options keep defaults");
 
   rc = PARSE(&cli, &err, "--json", "out.jsonl", "--csv=out.csv", "-n", "auto", "--precision", "2%",
              "-d", "all", "-o", "sum,min,sum", "-f", "4", "--root", "3", "-c", "0");

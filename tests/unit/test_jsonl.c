@@ -47,6 +47,8 @@ static const char *const keys[] = {
     "samples",
     "batch_min",
     "batch_max",
+    /* the CI stayed wider than --precision (issue 31): false when reached or not judged */
+    "noisy",
 };
 #define NKEYS (int)(sizeof keys / sizeof keys[0])
 
@@ -176,6 +178,9 @@ static void check_result(const char *line, const struct cb_record *r, const char
   else
     ok(json_is_integer(w) && json_integer_value(w) == r->wrong, "%s: wrong is the integer %ld",
        what, r->wrong);
+  ok(json_is_boolean(json_object_get(o, "noisy")) &&
+         json_is_true(json_object_get(o, "noisy")) == r->noisy,
+     "%s: noisy is the boolean %d", what, r->noisy);
   json_decref(o);
 }
 
@@ -193,6 +198,7 @@ static void test_jsonl(void) {
   c.line_gbps = 400, c.line_rate_pct = 12.5; /* a verbs record */
   c.time_us_p99 = NAN;                       /* unknown, as in an imported record */
   c.samples = c.batch_min = c.batch_max = 0; /* so are its batches */
+  b.noisy = 1;                               /* its CI stayed wider than --precision */
   struct cb_row row1 = {&a, &b}, row2 = {&c, NULL};
   char lines[4][4096];
 
@@ -248,12 +254,12 @@ static void test_csv(void) {
   ok(strncmp(lines[1], prefix, strlen(prefix)) == 0, "csv record starts with the row's identity");
   size_t n1 = strlen(lines[1]), n2 = strlen(lines[2]);
   /* wrong, line_gbps, line_rate_pct, then issue 17's statistics close every record */
-  const char *stats = ",median,123.5,125.25,149.5,collbench,20,40,60\n";
+  const char *stats = ",median,123.5,125.25,149.5,collbench,20,40,60,false\n";
   size_t ns = strlen(stats);
   ok(n1 > ns + 3 && strcmp(lines[1] + n1 - ns, stats) == 0 &&
          strncmp(lines[1] + n1 - ns - 3, ",,,", 3) == 0,
      "unchecked wrong and unknown line rate are empty, then stat, median, mean, p99, source, "
-     "samples, batch sizes");
+     "samples, batch sizes, noisy");
   ok(n2 > ns + 4 && strncmp(lines[2] + n2 - ns - 4, ",3,,", 4) == 0 && strstr(lines[2], ",true,"),
      "in-place record: true, wrong 3");
   sink.close(sink.state, &err);

@@ -42,7 +42,8 @@ int main(void) {
                           .busbw_GBps = 3.37,
                           .wrong = 0,
                           .line_gbps = 400,
-                          .line_rate_pct = 96};
+                          .line_rate_pct = 96,
+                          .noisy = 1};
   snprintf(out.transport, sizeof out.transport, "shm");
   char path[] = "/tmp/collbench-record-XXXXXX";
   int fd = mkstemp(path);
@@ -70,6 +71,7 @@ int main(void) {
   is_double(in.line_gbps, 400, 1e-9, "line_gbps");
   is_double(in.line_rate_pct, 96, 1e-9, "line_rate_pct");
   ok(in.samples == 7 && in.batch_min == 10 && in.batch_max == 12, "samples and batch sizes");
+  ok(in.noisy == 1, "noisy read back");
 
   json_object_del(line, "line_gbps");
   json_object_set_new(line, "line_rate_pct", json_null());
@@ -133,7 +135,9 @@ int main(void) {
   json_object_del(line, "samples");
   json_object_set_new(line, "batch_min", json_null());
   json_object_del(line, "batch_max");
+  json_object_del(line, "noisy");
   ok(cb_record_from_json(line, &in) == NULL, "a line without the issue 17 keys reads");
+  ok(in.noisy == 0, "old file: no noisy key reads as not marked");
   ok(in.samples == 0 && in.batch_min == 0 && in.batch_max == 0,
      "old file: samples and batch sizes unknown (0)");
   is_str(in.stat, "median", "old file: stat is the median");

@@ -1,0 +1,21 @@
+#!/bin/sh
+# The presets cite their original sources (issue 31): no preset points at a
+# file the repository does not have (the project's REFERENCE.md), and every
+# GPU preset names at least one public address for its figures.
+. tests/lib.sh
+plan 2
+
+bad=$(grep -l 'REFERENCE\.md' topologies/*.conf tests/fuzz/corpus/topology/*.conf bench/topology.h 2>/dev/null | tr '\n' ' ')
+[ -z "$bad" ]
+ok $? "no preset cites REFERENCE.md${bad:+ ($bad)}"
+
+bad=
+n=0
+for f in topologies/*.conf; do
+  grep -q 'backend = nccl' "$f" || continue
+  n=$((n + 1))
+  grep -q '^# .*https://' "$f" || bad="$bad $f"
+done
+[ "$n" -gt 0 ] && [ -z "$bad" ]
+ok $? "each of the $n GPU presets cites a public address${bad:+ (none in$bad)}"
+finish
