@@ -11,6 +11,7 @@
 #include "../units.h"
 #include "config.h"
 #include "groups.h"
+#include "nccl_predict.h"
 #include "plan.h"
 #include "run.h"
 
@@ -486,6 +487,10 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
   }
   json_t *pred = json_pack("{s:s?, s:i, s:o}", "topology", m->topology, "ranks_per_node", per_node,
                            "rows", rows);
+  /* issue 32: what NCCL itself would pick and its time, for a GPU topology */
+  json_t *nccl = cb_nccl_predict(m, topo, per_node, gs);
+  if (nccl)
+    json_object_set_new(pred, "nccl", nccl);
   json_object_set_new(doc, "predictions", pred);
   if (count == 0)
     return cb_fail(err, CB_USAGE,
