@@ -281,8 +281,8 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
     print_tier(src, op, k);
   if (s->tier[CB_TIER_INTER].set && s->tier[CB_TIER_INTER].beta > 0)
     printf("#   across nodes no algorithm here exceeds %.1f GB/s busbw (the inter-node tier); "
-           "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can, and are not "
-           "modelled\n",
+           "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can: not in this "
+           "table; for a GPU topology NCCL's section below has them\n",
            1e-9 / s->tier[CB_TIER_INTER].beta);
   printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %s\n", "#  gpus", "nodes", "size", "ring_us",
          "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best");
