@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 19
+plan 21
 
 H=topologies/h100-ndr.conf
 
@@ -79,6 +79,17 @@ check "NVLSTree on two nodes, not measured, keeps NCCL's estimate" jq -e --slurp
 check "alltoall: said to be outside NCCL's algorithm model" grep -q 'point-to-point' "$TMP/out"
 ./collbench --predict --topology topologies/localhost.conf --gpus 4 --op allreduce >"$TMP/out" 2>&1
 check "no GPUs: no NCCL section" sh -c "! grep -q \"NCCL's choice\" '$TMP/out'"
+
+# a training step on a GPU topology: buckets at NCCL's own times
+./collbench --predict --topology $H --op allreduce --gpus 8 --compute-time 0.2 --grad-bytes 1G \
+  --bucket 25M --json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
+check "step rows name NCCL's pick for the buckets" grep -q '^ *8 *25 MiB .*nccl:NVLS/Simple$' "$TMP/out"
+./collbench --predict --topology $H --op allreduce --gpus 8 --size 25M,24M --json "$TMP/b.json" \
+  >/dev/null 2>&1
+# 1 GiB in buckets of 25 MiB: 40 full and one of 24 MiB
+check "step communication = 40 x NCCL's 25 MiB time + its 24 MiB time" jq -e --slurpfile b "$TMP/b.json" '
+  ($b[0].predictions.nccl.rows | (40 * .[0].time_s + .[1].time_s)) as $want
+  | .step.rows[0] | .algorithm_from == "nccl" and ((.comm_s / $want - 1) | fabs) < 1e-6' "$TMP/s.json"
 
 sed 's/^nvswitch = nvls/nvswitch = sharp/' $H >"$TMP/bad.conf"
 ./collbench --predict --topology "$TMP/bad.conf" --gpus 8 >"$TMP/out" 2>"$TMP/err"

@@ -89,6 +89,40 @@ int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw,
   return n;
 }
 
+int cb_nccl_ctx_init(const struct cb_topology *t, int per_node, const struct cb_fit_groups *gs,
+                     struct cb_nccl_ctx *ctx) {
+  char why[128];
+  if (!t || cb_nccl_hw(t, per_node, &ctx->hw, why, sizeof why))
+    return -1;
+  ctx->per_node = per_node > 0 ? per_node : 1;
+  cb_nccl_calibrate(gs, &ctx->hw, &ctx->cal);
+  return 0;
+}
+
+static int pick(const struct cb_nccl_ctx *x, int ngpus, double bytes, struct cb_nc_choice *ch) {
+  int per = x->per_node < ngpus ? x->per_node : ngpus;
+  struct cb_nc_comm c;
+  cb_nc_tune(&x->hw, ngpus, (ngpus + per - 1) / per, &c);
+  return cb_nc_pick(&c, CB_MOP_ALLREDUCE, bytes, -1, &x->cal, ch);
+}
+
+double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes) {
+  struct cb_nc_choice ch;
+  if (ngpus < 2)
+    return 0;
+  return pick(ctx, ngpus, bytes, &ch) < 0 ? NAN : ch.time_s;
+}
+
+const char *cb_nccl_pick_label(const struct cb_nccl_ctx *ctx, int ngpus, double bytes, char *buf,
+                               size_t len) {
+  struct cb_nc_choice ch;
+  if (ngpus < 2 || pick(ctx, ngpus, bytes, &ch) < 0)
+    snprintf(buf, len, "nccl:-");
+  else
+    snprintf(buf, len, "nccl:%s/%s", cb_nc_algo_names[ch.algo], cb_nc_proto_names[ch.proto]);
+  return buf;
+}
+
 #if CB_HAVE_JANSSON
 
 static json_t *num(double x) {

@@ -22,6 +22,21 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
 int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw,
                       struct cb_nc_cal *cal);
 
+/* What a training step's buckets need to be costed with NCCL's model. */
+struct cb_nccl_ctx {
+  struct cb_nc_hw hw;
+  struct cb_nc_cal cal;
+  int per_node;
+};
+/* 0 when the topology is a GPU one (then ctx is ready), else -1. */
+int cb_nccl_ctx_init(const struct cb_topology *t, int per_node, const struct cb_fit_groups *gs,
+                     struct cb_nccl_ctx *ctx);
+/* cb_step_opts.allreduce_s: NCCL's pick's calibrated time, seconds (NaN: none). */
+double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes);
+/* "nccl:NVLS/Simple", NCCL's pick for one allreduce of `bytes` on ngpus. */
+const char *cb_nccl_pick_label(const struct cb_nccl_ctx *ctx, int ngpus, double bytes, char *buf,
+                               size_t len);
+
 #if CB_HAVE_JANSSON
 #include <jansson.h>
 /* Prints the tables for the chosen ops and returns them as JSON (NULL when

@@ -219,7 +219,33 @@ static void test_fit(void) {
      "the calibration changes the time, not NCCL's pick");
 }
 
+static double per_bucket(const void *ctx, int ngpus, double bytes) {
+  (void)ngpus;
+  return bytes * *(const double *)ctx;
+}
+
+static double none(const void *ctx, int ngpus, double bytes) {
+  (void)ctx, (void)ngpus, (void)bytes;
+  return NAN;
+}
+
+/* a training step's buckets at a given allreduce time (NCCL's, in --predict) */
+static void test_step_hook(void) {
+  struct cb_system sys = {.ranks_per_node = 8}; /* no tiers: only the hook can cost */
+  double s_per_byte = 1e-9;
+  struct cb_step_opts o = {1, NULL, 0, per_bucket, &s_per_byte};
+  struct cb_step_result r;
+  /* 100 MB in 4 buckets of 25 MB at 1 ns/B: 25 ms each, 100 ms in all; the last
+   * bucket's 25 ms is exposed after 1 s of compute */
+  ok(cb_model_step(&sys, 8, 1.0, 100e6, 25e6, &o, &r) == 0, "step costed through the hook");
+  near(r.comm_s, 0.1, "comm = 4 x 25 ms");
+  near(r.exposed_s, 0.025, "exposed: the last bucket, 25 ms");
+  o.allreduce_s = none;
+  ok(cb_model_step(&sys, 8, 1.0, 100e6, 25e6, &o, &r) == -1, "NaN from the hook: no prediction");
+}
+
 int main(void) {
+  test_step_hook();
   test_graphs();
   test_ring();
   test_tree();
