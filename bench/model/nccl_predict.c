@@ -99,11 +99,31 @@ int cb_nccl_ctx_init(const struct cb_topology *t, int per_node, const struct cb_
   return 0;
 }
 
-static int pick(const struct cb_nccl_ctx *x, int ngpus, double bytes, struct cb_nc_choice *ch) {
+static int pick_op(const struct cb_nccl_ctx *x, int op, int ngpus, double bytes,
+                   struct cb_nc_choice *ch) {
   int per = x->per_node < ngpus ? x->per_node : ngpus;
   struct cb_nc_comm c;
   cb_nc_tune(&x->hw, ngpus, (ngpus + per - 1) / per, &c);
-  return cb_nc_pick(&c, CB_MOP_ALLREDUCE, bytes, -1, &x->cal, ch);
+  return cb_nc_pick(&c, op, bytes, -1, &x->cal, ch);
+}
+
+static int pick(const struct cb_nccl_ctx *x, int ngpus, double bytes, struct cb_nc_choice *ch) {
+  return pick_op(x, CB_MOP_ALLREDUCE, ngpus, bytes, ch);
+}
+
+double cb_nccl_op_s(const struct cb_nccl_ctx *ctx, int op, int ngpus, double bytes) {
+  struct cb_nc_choice ch;
+  if (ngpus < 2)
+    return NAN;
+  return pick_op(ctx, op, ngpus, bytes, &ch) < 0 ? NAN : ch.time_s;
+}
+
+int cb_nccl_ctx_for_report(const struct cb_topology *t, int per_node,
+                           const struct cb_fit_groups *gs, int op, struct cb_nccl_ctx *ctx) {
+  int nccl = 0;
+  for (int i = 0; gs && i < gs->n; i++)
+    nccl |= gs->g[i].op == op && strcmp(gs->g[i].backend, "nccl") == 0;
+  return nccl ? cb_nccl_ctx_init(t, per_node, gs, ctx) : -1;
 }
 
 double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes) {

@@ -33,6 +33,12 @@ int cb_nccl_ctx_init(const struct cb_topology *t, int per_node, const struct cb_
                      struct cb_nccl_ctx *ctx);
 /* cb_step_opts.allreduce_s: NCCL's pick's calibrated time, seconds (NaN: none). */
 double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes);
+/* NCCL's pick's calibrated time for any op, seconds (NaN: none). */
+double cb_nccl_op_s(const struct cb_nccl_ctx *ctx, int op, int ngpus, double bytes);
+/* --report: 0 (ctx ready) when gs has records of the nccl backend for op and
+ * the topology is a GPU one: the charts then use NCCL's own times. */
+int cb_nccl_ctx_for_report(const struct cb_topology *t, int per_node,
+                           const struct cb_fit_groups *gs, int op, struct cb_nccl_ctx *ctx);
 /* "nccl:NVLS/Simple", NCCL's pick for one allreduce of `bytes` on ngpus. */
 const char *cb_nccl_pick_label(const struct cb_nccl_ctx *ctx, int ngpus, double bytes, char *buf,
                                size_t len);
