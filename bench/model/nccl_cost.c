@@ -382,7 +382,7 @@ void cb_nc_tune(const struct cb_nc_hw *hw0, int nranks, int nnodes, struct cb_nc
   c->nranks = nranks, c->nnodes = nnodes, c->arch = hw.arch;
   cb_nc_graphs(&hw, nnodes, c->g);
   c->ring_nch = c->g[CB_NC_RING].nch;
-  if (nranks <= 1)
+  if (nranks <= 1 || (nnodes > 1 && hw.nics_per_node <= 0)) /* no NIC: nothing across nodes */
     return;
   double ppn = (double)nranks / nnodes;
   int idx2 = nnodes <= 2 ? nnodes - 1 : 2;

@@ -131,6 +131,13 @@ static void test_multinode(void) {
   near(cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_RING, CB_NC_SIMPLE, GiB16, NULL),
        (131.6 * 1.4 + GiB16 / (1000 * 384.0 * 16 / 30)) * 1e-6, "ring 2 nodes: plateau x 1.4");
 
+  struct cb_nc_hw nonic = hw;
+  nonic.nics_per_node = 0;
+  struct cb_nc_choice none;
+  cb_nc_tune(&nonic, 16, 2, &c);
+  ok(cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, -1, NULL, &none) < 0,
+     "no NICs: nothing predicted across nodes");
+
   hw.sharp = 1;
   cb_nc_tune(&hw, 16, 2, &c);
   /* CollNetDirect: 8 x 48 bus, GPU/NIC factor 1, x .85 (Hopper), x .5;
