@@ -43,3 +43,12 @@ echo "$rows" | while IFS='|' read -r sys topo gpus size col pub src; do
         printf "| %s | %s | %s | %d GB/s | %s | %.0f GB/s (%s) | %+.1f%% |\n",
                s, z, c == "pick" ? "NCCL default" : c, p, src, g, a, 100 * (g / p - 1) }'
 done
+
+# Crossovers: where NCCL's log showed the switch, against the model's switches
+echo
+echo "| System | Published switch | Source | The model's switches |"
+echo "|---|---|---|---|"
+"$bin" --predict --topology topologies/h200-ndr.conf --gpus 512 --op allreduce -b 1M -e 1M \
+    >"$tmp/x.out" || exit 3
+sw=$(sed -n 's/^#   512 GPUs: //p' "$tmp/x.out")
+echo "| 64x 8 H200 | Tree/LL128 at 16 MiB, NVLS_TREE/Simple from 32 MiB | nccl#1752 (NCCL_DEBUG log, Ethernet fabric) | $sw |"
