@@ -20,6 +20,7 @@ rows='8x H100 SXM, NCCL default|topologies/h100-ndr.conf|8|16G|pick|480|nccl-tes
 6x H100 SXM, NCCL_ALGO=NVLS|topologies/h100-ndr.conf|6|4G|NVLS|440|nccl#1455 (2G-4G, 6 GPUs)
 4x H100 SXM, NCCL_ALGO=Ring|topologies/h100-ndr.conf|4|4G|Ring|367|nccl#1455 ("365-370 GBps when gpus from 2 to 8")
 8x H100 SXM, NCCL default|topologies/h100-ndr.conf|8|16G|pick|460|Azure/azurehpc-health-checks conf/nd96isr_h100_v5.conf (pass floor at 16G)
+8x H200 SXM, NCCL default|topologies/h200-ndr.conf|8|16G|pick|431|Azure/azurehpc-health-checks conf/nd96isr_h200_v5.conf (pass floor at 16G)
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|4G|pick|228|Azure/azurehpc-health-checks conf/nd96amsr_a100_v4.conf (pass floor at 4G)
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|1G|pick|200|nccl-tests#149 ("busbw of ~200 GB/s", NCCL 2.18)
 2x 8 H100, 8x 400G per node, default|topologies/h100-ndr.conf|16|8G|pick|430|nccl#1221 (NVLS on, 4G-8G, NCCL 2.19.3, RoCE)
