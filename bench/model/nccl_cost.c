@@ -14,8 +14,14 @@ const char *const cb_nc_proto_names[CB_NC_NPROTOS] = {"LL", "LL128", "Simple"};
 const char *const cb_nc_arch_names[CB_NC_NARCHS] = {"volta", "ampere", "hopper", "blackwell"};
 
 int cb_nc_algo_find(const char *name) {
+  char plain[32]; /* NCCL's log spells NVLS_TREE, COLLNET_DIRECT: drop the '_' */
+  size_t n = 0;
+  for (const char *c = name; *c && n + 1 < sizeof plain; c++)
+    if (*c != '_')
+      plain[n++] = *c;
+  plain[n] = '\0';
   for (int a = 0; a < CB_NC_NALGOS; a++)
-    if (strcasecmp(name, cb_nc_algo_names[a]) == 0)
+    if (strcasecmp(plain, cb_nc_algo_names[a]) == 0)
       return a;
   return -1;
 }

@@ -251,7 +251,18 @@ static void test_step_hook(void) {
   ok(cb_model_step(&sys, 8, 1.0, 100e6, 25e6, &o, &r) == -1, "NaN from the hook: no prediction");
 }
 
+static void test_names(void) {
+  ok(cb_nc_algo_find("NVLSTree") == CB_NC_NVLS_TREE &&
+         cb_nc_algo_find("NVLS_TREE") == CB_NC_NVLS_TREE &&
+         cb_nc_algo_find("CollnetDirect") == CB_NC_COLLNET_DIRECT &&
+         cb_nc_algo_find("ring") == CB_NC_RING,
+     "algorithm names as collbench records them and as NCCL's log spells them");
+  ok(cb_nc_algo_find("Bogus") == -1 && cb_nc_proto_find("SIMPLE") == CB_NC_SIMPLE,
+     "... and protocols");
+}
+
 int main(void) {
+  test_names();
   test_step_hook();
   test_graphs();
   test_ring();
