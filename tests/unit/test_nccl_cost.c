@@ -46,6 +46,15 @@ static void test_graphs(void) {
   /* 12 x 20 = 240: 40 x 6 duplicated */
   ok(g[CB_NC_RING].nch == 12 && g[CB_NC_RING].bw_intra == 20, "A100 ring graph: 12 x 20 GB/s");
   ok(g[CB_NC_NVLS].nch == 0, "A100: no NVLS graph");
+  /* A100, 8 GPUs, 4 MiB: Ring/LL128, 40.6 + 4194304 / (1000 x 220.8 x 8/14) us (LL: 15 +
+   * 4194304 / (1000 x 87.7 x 8/14) = 98.7 us, Simple: 56 + 4194304 / (1000 x 240 x 8/14) =
+   * 86.6 us, LL128: 73.8 us) */
+  struct cb_nc_comm c;
+  struct cb_nc_choice pk;
+  cb_nc_tune(&a100, 8, 1, &c);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 4 << 20, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_RING && pk.proto == CB_NC_LL128, "A100 4 MiB: Ring/LL128");
+  near(pk.time_s, (40.6 + 4194304 / (1000 * 220.8 * 8 / 14)) * 1e-6, "... 73.8 us");
 }
 
 static void test_ring(void) {
@@ -130,6 +139,17 @@ static void test_multinode(void) {
   near(c.lat[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 8.4 + 28 * 3.4 + 2 * 14, "ring lat 2N");
   near(cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_RING, CB_NC_SIMPLE, GiB16, NULL),
        (131.6 * 1.4 + GiB16 / (1000 * 384.0 * 16 / 30)) * 1e-6, "ring 2 nodes: plateau x 1.4");
+
+  /* the picks on 2 nodes: Tree/LL (25.2 us against Ring/LL's 40) for 8 B; at 1 MiB
+   * Tree/LL128 (48.5 + 1048576 / (1000 x 146.8 x .6) = 60.4 us); NVLSTree at 16 GiB */
+  struct cb_nc_choice pk;
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 8, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_TREE && pk.proto == CB_NC_LL, "2 nodes, 8 B: Tree/LL");
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_TREE && pk.proto == CB_NC_LL128, "2 nodes, 1 MiB: Tree/LL128");
+  near(pk.time_s, (48.5 + 1048576 / (1000 * 146.8 * .6)) * 1e-6, "... 60.4 us");
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_NVLS_TREE && pk.proto == CB_NC_SIMPLE, "2 nodes, 16 GiB: NVLSTree/Simple");
 
   struct cb_nc_hw nonic = hw;
   nonic.nics_per_node = 0;
