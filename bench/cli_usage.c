@@ -149,6 +149,8 @@ void cb_cli_usage(FILE *out) {
         "      --predict            time and busbw of ring, tree and hierarchical\n"
         "                           algorithms on larger systems, from --fit, --topology\n"
         "                           or both (a fitted tier replaces the topology's)\n"
+        "                           and, for a GPU topology, NCCL's own pick and time\n"
+        "                           (its cost model; --fit nccl records calibrate it)\n"
         "      --topology FILE      a topology file (topologies/README.md)\n"
         "      --gpus LIST          cluster sizes (default 8,16,...,16384)\n"
         "      --gpus-per-node N    ranks per node (default: the topology's, else the fitted runs')\n"

@@ -102,6 +102,51 @@ static int parse_int(const char *value, int min, int max, int *out) {
   return 0;
 }
 
+/* index of value in a NULL-ended list, or -1 */
+static int one_of(const char *value, const char *const *names) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(value, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* [system] keys of NCCL's cost model (topologies/README.md) */
+static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
+  static const char *const archs[] = {"volta", "ampere", "hopper", "blackwell", NULL};
+  static const char *const switches[] = {"no", "yes", "nvls", NULL};
+  static const char *const yesno[] = {"no", "yes", NULL};
+  static const char *const cpus[] = {"intel", "amd", "arm", NULL};
+  struct cb_topo_gpu *g = &ps->t->gpu;
+  if (strcmp(key, "gpu_arch") == 0) {
+    if ((g->arch = one_of(value, archs)) < 0)
+      return bad(ps, key, "'%s': expected volta, ampere, hopper or blackwell", value);
+  } else if (strcmp(key, "nvlink") == 0) {
+    if (parse_int(value, 0, 5, &g->nvlink))
+      return bad(ps, key, "'%s' is not an NVLink generation (0: none, 1 to 5)", value);
+  } else if (strcmp(key, "nvlink_links") == 0) {
+    if (parse_int(value, 1, 64, &g->nvlink_links))
+      return bad(ps, key, "'%s' is not a count of NVLinks per GPU (1 to 64)", value);
+  } else if (strcmp(key, "nvswitch") == 0) {
+    if ((g->nvswitch = one_of(value, switches)) < 0)
+      return bad(ps, key, "'%s': expected no, yes or nvls (NVSwitch with NVLink SHARP)", value);
+  } else if (strcmp(key, "pcie_gen") == 0) {
+    if (parse_int(value, 3, 6, &g->pcie_gen))
+      return bad(ps, key, "'%s' is not a PCIe generation (3 to 6)", value);
+  } else if (strcmp(key, "fabric_sharp") == 0) {
+    if ((g->sharp = one_of(value, yesno)) < 0)
+      return bad(ps, key, "'%s': expected yes or no", value);
+  } else if (strcmp(key, "cpu") == 0) {
+    if ((g->cpu_amd = one_of(value, cpus)) < 0)
+      return bad(ps, key, "'%s': expected intel, amd or arm", value);
+    g->cpu_amd = g->cpu_amd == 1;
+  } else
+    return bad(ps, key,
+               "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
+               "nvlink, nvlink_links, nvswitch, pcie_gen, fabric_sharp, cpu)",
+               key);
+  return 1;
+}
+
 static int system_key(struct parse_state *ps, const char *key, const char *value) {
   struct cb_topology *t = ps->t;
   if (strcmp(key, "name") == 0)
@@ -118,8 +163,7 @@ static int system_key(struct parse_state *ps, const char *key, const char *value
     if (parse_int(value, 1, 4096, &t->ranks_per_node))
       return bad(ps, key, "'%s' is not a rank count (1 to 4096)", value);
   } else
-    return bad(ps, key, "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node)",
-               key);
+    return gpu_key(ps, key, value);
   return 1;
 }
 
@@ -502,6 +546,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
+  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

@@ -102,6 +102,20 @@ struct cb_baseline_rules {
 };
 void cb_baseline_rules_defaults(struct cb_baseline_rules *b);
 
+/* What NCCL's cost model (bench/model/nccl_cost.h) needs of a GPU node,
+ * [system] keys; -1: not given (nccl_predict.c fills defaults from the
+ * tiers: NVLink generation from an intra tier's kind "nvlinkN"...). */
+enum cb_nvswitch { CB_NVSWITCH_NO, CB_NVSWITCH_YES, CB_NVSWITCH_NVLS };
+struct cb_topo_gpu {
+  int arch;         /* enum cb_nc_arch: volta, ampere, hopper, blackwell */
+  int nvlink;       /* NVLink generation, 0: none */
+  int nvlink_links; /* per GPU */
+  int nvswitch;     /* enum cb_nvswitch */
+  int pcie_gen;     /* 3 to 6 */
+  int sharp;        /* SHARP in the fabric (0/1) */
+  int cpu_amd;      /* hosts' CPUs are AMD (0/1) */
+};
+
 struct cb_topology {
   char path[CB_TOPO_TEXT_MAX];
   char name[CB_TOPO_TEXT_MAX];   /* [system] name */
@@ -109,6 +123,7 @@ struct cb_topology {
   int nodes;                     /* nodes in the described system (0: not stated) */
   int gpus_per_node;             /* 0 for hosts without GPUs */
   int ranks_per_node;            /* ranks the model places per node (default gpus, or 1) */
+  struct cb_topo_gpu gpu;        /* for NCCL's cost model */
   struct cb_tier tiers[CB_TOPO_MAX_TIERS];
   int ntiers;
   struct cb_check checks[CB_TOPO_MAX_CHECKS];

@@ -167,8 +167,13 @@ struct cb_step_opts {
   double overlap;
   const struct cb_recorded *rec;
   int nrec;
+  /* set: every bucket's allreduce costs allreduce_s(ctx, ngpus, bytes)
+   * seconds (NaN: cannot predict), in place of rec and the alpha-beta
+   * algorithms: NCCL's own model for a GPU topology (nccl_predict.h) */
+  double (*allreduce_s)(const void *ctx, int ngpus, double bytes);
+  const void *ctx;
 };
-#define CB_STEP_DEFAULTS ((struct cb_step_opts){1, NULL, 0})
+#define CB_STEP_DEFAULTS ((struct cb_step_opts){1, NULL, 0, NULL, NULL})
 struct cb_step_result {
   int nbuckets;
   double comm_s;    /* sum of the buckets' allreduce times */

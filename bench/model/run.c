@@ -11,6 +11,7 @@
 #include "../units.h"
 #include "config.h"
 #include "groups.h"
+#include "nccl_predict.h"
 #include "plan.h"
 #include "run.h"
 
@@ -403,8 +404,8 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
   print_reach(rc);
   if (s->tier[CB_TIER_INTER].set && s->tier[CB_TIER_INTER].beta > 0)
     printf("#   across nodes no algorithm here exceeds %.1f GB/s busbw (the inter-node tier); "
-           "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can, and are not "
-           "modelled\n",
+           "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can: not in this "
+           "table; for a GPU topology NCCL's section below has them\n",
            1e-9 / s->tier[CB_TIER_INTER].beta);
   printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %-12s %s\n", "#  gpus", "nodes", "size",
          "ring_us", "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best",
@@ -498,7 +499,11 @@ static json_t *predict_step(const struct cb_model_cli *m, const struct source *s
          "allreduce runs (%s)\n",
          step->compute_s, cb_format_size(step->grad_bytes, gb, sizeof gb), opt->overlap,
          opt->overlap, step->overlap_from);
-  if (opt->nrec)
+  if (opt->allreduce_s)
+    printf("# allreduce per bucket at NCCL's own pick and time (its cost model, the NCCL section "
+           "above;\n# calibrated by --fit nccl records where given), nccl:ALGO/PROTO of the "
+           "first bucket\n");
+  else if (opt->nrec)
     printf("# allreduce per bucket with the algorithm the fit's results recorded at the nearest "
            "measured size (then rank count)\n# on the bucket's tier, ALGO@SIZE/RANKS; best:ALGO, "
            "the fastest modelled, where none was recorded on that tier\n");
@@ -518,16 +523,25 @@ static json_t *predict_step(const struct cb_model_cli *m, const struct source *s
         continue;
       }
       double o = cb_overhead_from_rho(r.rho);
+      if (opt->allreduce_s) /* NCCL's pick for the first (full) bucket */
+        cb_nccl_pick_label(opt->ctx, (int)m->gpus[i],
+                           fmin((double)m->buckets[b], (double)step->grad_bytes), ab, sizeof ab);
       printf(" %8d %12.3f %12.3f %8.4f %8.1f%%  %s%s\n", r.nbuckets, r.comm_s * 1e3,
-             r.exposed_s * 1e3, r.rho, 100 * o, step_algo(&r, ab, sizeof ab),
+             r.exposed_s * 1e3, r.rho, 100 * o,
+             opt->allreduce_s ? ab : step_algo(&r, ab, sizeof ab),
              r.rec && r.nrecorded < r.nbuckets ? " (best for the rest)" : "");
       json_t *row =
           json_pack("{s:i, s:I, s:i, s:f, s:f, s:f, s:f, s:s, s:i}", "gpus", (int)m->gpus[i],
                     "bucket_bytes", (json_int_t)m->buckets[b], "buckets", r.nbuckets, "comm_s",
                     r.comm_s, "exposed_s", r.exposed_s, "rho", r.rho, "overhead", o, "algorithm",
-                    r.rec ? r.rec->algo : (r.best >= 0 ? cb_algo_names[r.best] : "-"),
+                    opt->allreduce_s ? ab
+                    : r.rec          ? r.rec->algo
+                                     : (r.best >= 0 ? cb_algo_names[r.best] : "-"),
                     "buckets_recorded", r.nrecorded);
-      json_object_set_new(row, "algorithm_from", json_string(r.rec ? "recorded" : "best"));
+      json_object_set_new(row, "algorithm_from",
+                          json_string(opt->allreduce_s ? "nccl"
+                                      : r.rec          ? "recorded"
+                                                       : "best"));
       if (r.rec) {
         if (r.rec->proto[0])
           json_object_set_new(row, "proto", json_string(r.rec->proto));
@@ -633,6 +647,10 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
   }
   json_t *pred = json_pack("{s:s?, s:i, s:s, s:o}", "topology", m->topology, "ranks_per_node",
                            per_node, "ranks_per_node_from", per_node_from, "rows", rows);
+  /* issue 32: what NCCL itself would pick and its time, for a GPU topology */
+  json_t *nccl = cb_nccl_predict(m, topo, per_node, gs);
+  if (nccl)
+    json_object_set_new(pred, "nccl", nccl);
   json_object_set_new(doc, "predictions", pred);
   if (count == 0)
     return cb_fail(err, CB_USAGE,
@@ -650,7 +668,10 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
     src.sys[CB_MOP_ALLREDUCE].ranks_per_node = per_node;
     struct cb_recorded *rec;
     int nrec = cb_fit_groups_recorded(gs, CB_MOP_ALLREDUCE, &rec);
-    struct cb_step_opts opt = {step->overlap, rec, nrec};
+    struct cb_step_opts opt = {step->overlap, rec, nrec, NULL, NULL};
+    struct cb_nccl_ctx nctx; /* issue 32: a GPU topology's buckets at NCCL's own times */
+    if (cb_nccl_ctx_init(topo, per_node, gs, &nctx) == 0)
+      opt.allreduce_s = cb_nccl_allreduce_s, opt.ctx = &nctx;
     json_object_set_new(doc, "step", predict_step(m, &src, step, &opt));
     free(rec);
   }

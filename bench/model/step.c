@@ -41,6 +41,10 @@ static int bucket_time(const struct coster *c, int ngpus, double bytes, double *
     *t = c->comm_per_byte * bytes;
     return 0;
   }
+  if (c->opt->allreduce_s) { /* NCCL's own pick and time */
+    *t = c->opt->allreduce_s(c->opt->ctx, ngpus, bytes);
+    return isfinite(*t) ? 0 : -1;
+  }
   int per = c->sys->ranks_per_node < ngpus ? c->sys->ranks_per_node : ngpus;
   per = per < 1 ? 1 : per;
   int nodes = (ngpus + per - 1) / per;
@@ -98,7 +102,7 @@ int cb_model_step(const struct cb_system *allreduce, int ngpus, double compute_s
 /* The efficiency 1 - exposed / comm of the measured step at overlap f. */
 static double efficiency_at(double f, double compute_s, double comm_s, double grad_bytes,
                             double bucket_bytes) {
-  struct cb_step_opts o = {f, NULL, 0};
+  struct cb_step_opts o = {f, NULL, 0, NULL, NULL};
   struct coster c = {NULL, comm_s / grad_bytes, &o};
   struct cb_step_result r;
   simulate(&c, 1, compute_s, grad_bytes, bucket_bytes, &r);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../model/groups.h"
+#include "../model/nccl_predict.h"
 #include "../units.h"
 #include "escape.h"
 #include "report.h"
@@ -174,12 +175,34 @@ int cb_rep_has_capacity(const struct cb_rep_data *d, int op) {
  * anything, then one per size with measured points. Styles and titles go
  * to the script. */
 static void capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op,
-                          const struct cb_system *s) {
+                          const struct cb_system *s, const struct cb_fit_groups *gs) {
   char sz[32], t[96];
   int nlines = 0, npoints = 0, xmax = 2;
   fprintf(gp, "array cap_titles[%d]\narray cap_lc[%d]\narray cap_dt[%d]\n",
-          NCAPACITY_SIZES * (CB_NALGOS + 1), NCAPACITY_SIZES * (CB_NALGOS + 1),
-          NCAPACITY_SIZES * (CB_NALGOS + 1));
+          NCAPACITY_SIZES * (CB_NALGOS + 2), NCAPACITY_SIZES * (CB_NALGOS + 2),
+          NCAPACITY_SIZES * (CB_NALGOS + 2));
+  /* issue 32: nccl records on a GPU topology: NCCL's own pick and time too */
+  struct cb_nccl_ctx nctx;
+  if (cb_nccl_ctx_for_report(d->topo, s->ranks_per_node, gs, op, &nctx) == 0)
+    for (int z = 0; z < NCAPACITY_SIZES; z++) {
+      int rows = 0;
+      for (int p = 2; p <= MAX_GPUS; p *= 2) {
+        double bytes = (double)capacity_sizes[z];
+        double bw = cb_model_busbw(op, p, bytes, cb_nccl_op_s(&nctx, op, p, bytes));
+        if (!isfinite(bw))
+          continue;
+        fprintf(f, "%s%d %.9g\n", !rows && nlines ? "\n\n" : "", p, bw * 1e-9);
+        rows++;
+        xmax = p > xmax ? p : xmax;
+      }
+      if (!rows)
+        continue;
+      nlines++;
+      snprintf(t, sizeof t, "NCCL's pick, %s (its cost model)",
+               cb_format_size(capacity_sizes[z], sz, sizeof sz));
+      fprintf(gp, "cap_titles[%d] = \"%s\"\ncap_lc[%d] = %d\ncap_dt[%d] = %d\n", nlines, t, nlines,
+              CB_NALGOS + 1, nlines, z == 0 ? 2 : 1);
+    }
   for (int z = 0; z < NCAPACITY_SIZES; z++)
     for (int a = 0; a < CB_NALGOS; a++) {
       int rows = 0;
@@ -244,7 +267,7 @@ static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups
   fprintf(gp, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
   cb_rep_put_png_term(gp);
   fprintf(gp, "capfile = '%s_capacity.dat'\n", name);
-  capacity_data(f, gp, d, op, &s);
+  capacity_data(f, gp, d, op, &s, gs);
   cb_rep_put_tiers_note(gp, &s, from, cb_rep_unit(d));
   int rc = fclose(f) ? cb_fail(err, CB_USAGE, "--out: cannot write %s_capacity.dat", name) : 0;
   snprintf(title, sizeof title, "%s: predicted bus bandwidth against cluster size", name);

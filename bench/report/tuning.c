@@ -13,6 +13,7 @@
 #include "../../tuner/plugin.h"
 #include "../../tuner/space.h"
 #include "../model/groups.h"
+#include "../model/nccl_predict.h"
 #include "../units.h"
 #include "escape.h"
 #include "report.h"
@@ -218,16 +219,22 @@ int cb_rep_plot_step_chart(const struct cb_rep_data *d, const struct cb_fit_grou
     return err->status;
   uint64_t b[34];
   int nb = step_buckets(t, b), nlines = 0;
+  /* issue 32: nccl records on a GPU topology: buckets at NCCL's own times */
+  struct cb_nccl_ctx nctx;
+  struct cb_step_opts opt = CB_STEP_DEFAULTS;
+  if (cb_nccl_ctx_for_report(d->topo, s.ranks_per_node, gs, CB_MOP_ALLREDUCE, &nctx) == 0)
+    opt.allreduce_s = cb_nccl_allreduce_s, opt.ctx = &nctx;
   fprintf(gp, "array step_titles[%d]\n", nb);
   for (int k = 0; k < nb; k++) {
     int rows = 0;
     for (int p = 2; p <= MAX_GPUS; p *= 2) {
       struct cb_step_result r;
-      if (cb_model_step(&s, p, c->compute_s, (double)t->grad_bytes, (double)b[k], NULL, &r) == 0)
+      if (cb_model_step(&s, p, c->compute_s, (double)t->grad_bytes, (double)b[k], &opt, &r) == 0)
         fprintf(f, "%s%d %.6g\n", nlines && !rows ? "\n\n" : "", p, c->value(r.rho)), rows++;
     }
     if (rows)
-      fprintf(gp, "step_titles[%d] = 'model, bucket %s'\n", ++nlines,
+      fprintf(gp, "step_titles[%d] = '%s, bucket %s'\n", ++nlines,
+              opt.allreduce_s ? "model (NCCL times)" : "model",
               cb_format_size(b[k], sz, sizeof sz));
   }
   fputs(nlines ? "\n\n" : "", f);

@@ -149,7 +149,7 @@ static void test_step(void) {
 static void test_step_overlap(void) {
   struct cb_system s = {8, {{1, 0, 1e-9, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}};
   struct cb_step_result r;
-  struct cb_step_opts o = {0, NULL, 0};
+  struct cb_step_opts o = {0, NULL, 0, NULL, NULL};
   /* F 0: compute waits for every allreduce: 1 s + 4 x 0.25 s */
   ok(cb_model_step(&s, 2, 1.0, 1e9, 0.25e9, &o, &r) == 0, "F 0 predicts");
   near(r.exposed_s, 1.0, "F 0: all communication exposed (1 s)");
@@ -198,7 +198,7 @@ static void test_step_recorded(void) {
      "16 MB on 8 ranks: 64 MB, Tree/LL128 (recorded at 4 ranks, the nearer count)");
   ok(!cb_model_recorded_for(rec, 3, CB_TIER_INTER, 16, 16e6), "nothing recorded between nodes");
   struct cb_system s = {8, {l, {1, 0, 1e-9, 0, 0, 0}}};
-  struct cb_step_opts o = {1, rec, 3};
+  struct cb_step_opts o = {1, rec, 3, NULL, NULL};
   struct cb_step_result r;
   /* 4 ranks, 2 buckets of 1 MB, each linear: 2(p-1) = 6 x 1 MB x 1 ns = 6 ms;
    * the fastest modelled (ring) would take 1.5 ms */

@@ -1,0 +1,289 @@
+/* --predict's NCCL section (nccl_predict.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../units.h"
+#include "nccl_predict.h"
+
+/* NVLinks per GPU by generation when the file does not say: V100 6, A100
+ * 12, H100/H200 18, B200 18 (the NVIDIA datasheets). */
+static const int default_links[6] = {0, 4, 6, 12, 18, 18};
+/* The GPU generation an NVLink generation came with. */
+static const int arch_of_nvlink[6] = {CB_NC_VOLTA,  CB_NC_VOLTA,  CB_NC_VOLTA,
+                                      CB_NC_AMPERE, CB_NC_HOPPER, CB_NC_BLACKWELL};
+
+/* "nvlink4" -> 4, "pcie5x16" -> 5; -1 when the kind says nothing. */
+static int gen_in_kind(const char *kind, const char *prefix) {
+  size_t n = strlen(prefix);
+  if (strncmp(kind, prefix, n) == 0 && kind[n] >= '0' && kind[n] <= '9')
+    return kind[n] - '0';
+  return -1;
+}
+
+int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, char *why,
+               size_t len) {
+  const struct cb_tier *in = cb_topology_tier(t, CB_SCOPE_INTRA);
+  const struct cb_tier *out = cb_topology_tier(t, CB_SCOPE_INTER);
+  const struct cb_topo_gpu *g = &t->gpu;
+  if (t->gpus_per_node <= 0) {
+    snprintf(why, len, "the topology has no GPUs (gpus_per_node)");
+    return -1;
+  }
+  if (!in) {
+    snprintf(why, len, "the topology has no intra-node tier");
+    return -1;
+  }
+  memset(hw, 0, sizeof *hw);
+  hw->gpus_per_node = per_node;
+  hw->nvlink_gen = g->nvlink >= 0 ? g->nvlink : gen_in_kind(in->kind, "nvlink");
+  if (hw->nvlink_gen < 0)
+    hw->nvlink_gen = 0;
+  hw->nvlink_links = g->nvlink_links > 0 ? g->nvlink_links : default_links[hw->nvlink_gen];
+  hw->arch = g->arch >= 0 ? g->arch : arch_of_nvlink[hw->nvlink_gen];
+  if (g->arch < 0 && hw->nvlink_gen == 0) /* a PCIe GPU: say nothing of its generation */
+    hw->arch = CB_NC_AMPERE;
+  /* NVSwitch: stated, or assumed where NVLink joins more than two GPUs */
+  int sw = g->nvswitch >= 0
+               ? g->nvswitch
+               : (hw->nvlink_gen > 0 && t->gpus_per_node > 2 ? CB_NVSWITCH_YES : CB_NVSWITCH_NO);
+  hw->nvswitch = sw != CB_NVSWITCH_NO && hw->nvlink_gen > 0;
+  hw->nvls = sw == CB_NVSWITCH_NVLS && hw->nvswitch;
+  int pg = g->pcie_gen > 0 ? g->pcie_gen : gen_in_kind(in->kind, "pcie");
+  hw->pcie_gen = pg > 0 ? pg : 4;
+  hw->nics_per_node = out ? (out->nics_per_node > 0 ? out->nics_per_node : 1) : 0;
+  hw->nic_GBps = out ? out->bandwidth_Bps * 1e-9 : 0;
+  hw->sharp = g->sharp > 0;
+  hw->cpu_amd = g->cpu_amd > 0;
+  return 0;
+}
+
+int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw,
+                      struct cb_nc_cal *cal) {
+  int n = 0, cap = 0;
+  struct cb_nc_point *pts = NULL;
+  for (int i = 0; gs && i < gs->n; i++) {
+    const struct cb_fit_group *g = &gs->g[i];
+    if (strcmp(g->backend, "nccl") != 0 || strcmp(g->algo, CB_ALL_ALGOS) == 0)
+      continue;
+    for (int k = 0; k < g->npts; k++) {
+      if (n == cap)
+        cap = cap ? 2 * cap : 64, pts = realloc(pts, cap * sizeof *pts);
+      const struct cb_fit_point *q = &g->pts[k];
+      /* an algorithm recorded (nccl runs with NCCL_DEBUG's choice), or
+       * NCCL's pick assumed (nccl-tests imports record none) */
+      pts[n++] = (struct cb_nc_point){g->op,
+                                      q->nranks,
+                                      q->nnodes,
+                                      g->algo[0] ? cb_nc_algo_find(g->algo) : -1,
+                                      g->proto[0] ? cb_nc_proto_find(g->proto) : -1,
+                                      q->bytes,
+                                      q->time_s};
+    }
+  }
+  cb_nc_cal_identity(cal);
+  if (n)
+    cb_nc_fit(hw, pts, n, cal);
+  free(pts);
+  return n;
+}
+
+int cb_nccl_ctx_init(const struct cb_topology *t, int per_node, const struct cb_fit_groups *gs,
+                     struct cb_nccl_ctx *ctx) {
+  char why[128];
+  if (!t || cb_nccl_hw(t, per_node, &ctx->hw, why, sizeof why))
+    return -1;
+  ctx->per_node = per_node > 0 ? per_node : 1;
+  cb_nccl_calibrate(gs, &ctx->hw, &ctx->cal);
+  return 0;
+}
+
+static int pick_op(const struct cb_nccl_ctx *x, int op, int ngpus, double bytes,
+                   struct cb_nc_choice *ch) {
+  int per = x->per_node < ngpus ? x->per_node : ngpus;
+  struct cb_nc_comm c;
+  cb_nc_tune(&x->hw, ngpus, (ngpus + per - 1) / per, &c);
+  return cb_nc_pick(&c, op, bytes, -1, &x->cal, ch);
+}
+
+static int pick(const struct cb_nccl_ctx *x, int ngpus, double bytes, struct cb_nc_choice *ch) {
+  return pick_op(x, CB_MOP_ALLREDUCE, ngpus, bytes, ch);
+}
+
+double cb_nccl_op_s(const struct cb_nccl_ctx *ctx, int op, int ngpus, double bytes) {
+  struct cb_nc_choice ch;
+  if (ngpus < 2)
+    return NAN;
+  return pick_op(ctx, op, ngpus, bytes, &ch) < 0 ? NAN : ch.time_s;
+}
+
+int cb_nccl_ctx_for_report(const struct cb_topology *t, int per_node,
+                           const struct cb_fit_groups *gs, int op, struct cb_nccl_ctx *ctx) {
+  int nccl = 0;
+  for (int i = 0; gs && i < gs->n; i++)
+    nccl |= gs->g[i].op == op && strcmp(gs->g[i].backend, "nccl") == 0;
+  return nccl ? cb_nccl_ctx_init(t, per_node, gs, ctx) : -1;
+}
+
+double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes) {
+  struct cb_nc_choice ch;
+  if (ngpus < 2)
+    return 0;
+  return pick(ctx, ngpus, bytes, &ch) < 0 ? NAN : ch.time_s;
+}
+
+const char *cb_nccl_pick_label(const struct cb_nccl_ctx *ctx, int ngpus, double bytes, char *buf,
+                               size_t len) {
+  struct cb_nc_choice ch;
+  if (ngpus < 2 || pick(ctx, ngpus, bytes, &ch) < 0)
+    snprintf(buf, len, "nccl:-");
+  else
+    snprintf(buf, len, "nccl:%s/%s", cb_nc_algo_names[ch.algo], cb_nc_proto_names[ch.proto]);
+  return buf;
+}
+
+#if CB_HAVE_JANSSON
+
+static json_t *num(double x) {
+  return isfinite(x) ? json_real(x) : json_null();
+}
+
+static void print_hw(const struct cb_nc_hw *hw) {
+  printf("#   node: %d GPUs (%s), %s%s, PCIe Gen%d; %d NIC(s) of %.1f GB/s per node%s\n",
+         hw->gpus_per_node, cb_nc_arch_names[hw->arch], hw->nvlink_gen ? "NVLink " : "no NVLink",
+         hw->nvlink_gen ? (hw->nvls       ? "through NVSwitch with NVLink SHARP (NVLS)"
+                           : hw->nvswitch ? "through NVSwitch (no NVLS)"
+                                          : "without NVSwitch")
+                        : "",
+         hw->pcie_gen, hw->nics_per_node, hw->nic_GBps,
+         hw->sharp ? ", SHARP in the fabric (CollNet, NCCL_COLLNET_ENABLE=1)" : "");
+}
+
+static void print_cal(const struct cb_nc_cal *cal, int npts) {
+  if (!npts) {
+    printf("#   times: NCCL's own estimates (no --fit nccl records: its bandwidths and latencies "
+           "as they are)\n");
+    return;
+  }
+  printf("#   times: calibrated by %d --fit nccl point(s); the pick stays NCCL's own:\n", npts);
+  for (int a = 0; a < CB_NC_NALGOS; a++)
+    for (int p = 0; p < CB_NC_NPROTOS; p++)
+      if (cal->fitted[a][p])
+        printf("#     %s/%s: bandwidth x %.3f, latency x %.3f (%d points)\n", cb_nc_algo_names[a],
+               cb_nc_proto_names[p], cal->bw[a][p], cal->lat[a][p], cal->fitted[a][p]);
+}
+
+/* "Ring/LL to 256 KiB, Ring/LL128 to 4 MiB, NVLS/Simple beyond" */
+static void print_switches(const struct cb_nc_comm *c, int op) {
+  struct cb_nc_choice ch;
+  char sz[32];
+  double from = 8;
+  printf("#   %d GPUs: ", c->nranks);
+  for (int guard = 0; guard < 32; guard++) {
+    if (cb_nc_pick(c, op, from, -1, NULL, &ch) < 0) {
+      printf("nothing applies\n");
+      return;
+    }
+    double next = cb_nc_next_switch(c, op, from);
+    printf("%s/%s", cb_nc_algo_names[ch.algo], cb_nc_proto_names[ch.proto]);
+    if (next <= 0) {
+      printf(" beyond\n");
+      return;
+    }
+    printf(" to %s, ", cb_format_size((uint64_t)(next / 2), sz, sizeof sz));
+    from = next;
+  }
+  printf("...\n");
+}
+
+json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *topo, int per_node,
+                        const struct cb_fit_groups *gs) {
+  struct cb_nc_hw hw;
+  char why[128], sz[32];
+  if (!topo || cb_nccl_hw(topo, per_node, &hw, why, sizeof why))
+    return NULL;
+  struct cb_nc_cal cal;
+  int npts = cb_nccl_calibrate(gs, &hw, &cal);
+  json_t *rows = json_array();
+  for (int i = 0; i < m->nops; i++) {
+    int op = m->ops[i];
+    printf("\n# NCCL's choice for %s: its cost model (NVIDIA/nccl v2.28.9-1, src/graph/tuning.cc "
+           "and src/enqueue.cc; README.md, \"NCCL's cost model\")\n",
+           cb_mop_names[op]);
+    if (op == CB_MOP_ALLTOALL) {
+      printf("#   none: NCCL runs alltoall as point-to-point sends, outside its algorithm "
+             "model\n");
+      continue;
+    }
+    print_hw(&hw);
+    print_cal(&cal, npts);
+    printf("#   busbw per algorithm: its best protocol, as NCCL_ALGO=that would run it ('-': "
+           "off here)\n");
+    printf("%7s %6s %10s %-15s %11s %9s", "#  gpus", "nodes", "size", "nccl_pick", "time_us",
+           "busbw");
+    for (int a = 0; a < CB_NC_NALGOS; a++)
+      printf(" %9.9s", cb_nc_algo_names[a]);
+    printf("\n");
+    for (int g = 0; g < m->ngpus; g++) {
+      int n = (int)m->gpus[g], per = per_node < n ? per_node : n;
+      int nodes = (n + per - 1) / per;
+      struct cb_nc_comm c;
+      cb_nc_tune(&hw, n, nodes, &c);
+      for (int z = 0; z < m->nsizes; z++) {
+        double bytes = (double)m->sizes[z];
+        struct cb_nc_choice ch;
+        int ok = cb_nc_pick(&c, op, bytes, -1, &cal, &ch) >= 0;
+        char pick[32];
+        snprintf(pick, sizeof pick, "%s/%s", ok ? cb_nc_algo_names[ch.algo] : "-",
+                 ok ? cb_nc_proto_names[ch.proto] : "-");
+        printf("%7d %6d %10s %-15s", n, nodes, cb_format_size(m->sizes[z], sz, sizeof sz),
+               ok ? pick : "-");
+        if (ok)
+          printf(" %11.2f %9.1f", ch.time_s * 1e6, ch.busbw_Bps * 1e-9);
+        else
+          printf(" %11s %9s", "-", "-");
+        json_t *algos = json_object();
+        for (int a = 0; a < CB_NC_NALGOS; a++) {
+          struct cb_nc_choice one;
+          if (cb_nc_pick(&c, op, bytes, a, &cal, &one) < 0) {
+            printf(" %9s", "-");
+            continue;
+          }
+          printf(" %9.1f", one.busbw_Bps * 1e-9);
+          json_object_set_new(algos, cb_nc_algo_names[a],
+                              json_pack("{s:s, s:o, s:o}", "proto", cb_nc_proto_names[one.proto],
+                                        "time_s", num(one.time_s), "busbw_GBps",
+                                        num(one.busbw_Bps * 1e-9)));
+        }
+        printf("\n");
+        json_array_append_new(
+            rows, json_pack("{s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o}", "op", cb_mop_names[op],
+                            "gpus", n, "nodes", nodes, "bytes", (json_int_t)m->sizes[z], "algo",
+                            ok ? json_string(cb_nc_algo_names[ch.algo]) : json_null(), "proto",
+                            ok ? json_string(cb_nc_proto_names[ch.proto]) : json_null(), "time_s",
+                            num(ok ? ch.time_s : NAN), "busbw_GBps",
+                            num(ok ? ch.busbw_Bps * 1e-9 : NAN), "algorithms", algos));
+      }
+    }
+    printf("# NCCL's switches by size (8 B to 64 GiB), each pick up to the size named:\n");
+    for (int g = 0; g < m->ngpus; g++) {
+      int n = (int)m->gpus[g], per = per_node < n ? per_node : n;
+      struct cb_nc_comm c;
+      cb_nc_tune(&hw, n, (n + per - 1) / per, &c);
+      print_switches(&c, op);
+    }
+  }
+  json_t *calj = json_array();
+  for (int a = 0; a < CB_NC_NALGOS; a++)
+    for (int p = 0; p < CB_NC_NPROTOS; p++)
+      if (cal.fitted[a][p])
+        json_array_append_new(calj,
+                              json_pack("{s:s, s:s, s:f, s:f, s:i}", "algo", cb_nc_algo_names[a],
+                                        "proto", cb_nc_proto_names[p], "bw_factor", cal.bw[a][p],
+                                        "lat_factor", cal.lat[a][p], "points", cal.fitted[a][p]));
+  return json_pack("{s:s, s:i, s:o, s:o}", "model", "NCCL v2.28.9-1 cost model",
+                   "calibration_points", npts, "calibration", calj, "rows", rows);
+}
+
+#endif

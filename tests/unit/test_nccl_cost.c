@@ -1,0 +1,297 @@
+/* NCCL's cost model (bench/model/nccl_cost.c) against figures worked out by
+ * hand from NCCL v2.28.9-1's src/graph/tuning.cc: one case per algorithm
+ * and protocol, the pick NCCL's topoGetAlgoInfo makes, and the calibration
+ * fit recovering known factors. Units as NCCL's: GB/s, us. */
+#include <math.h>
+#include <string.h>
+
+#include "model/nccl_cost.h"
+#include "tap.h"
+
+static int near(double got, double want, const char *what) {
+  return is_double(got, want, 1e-6 * fabs(want), "%s", what);
+}
+
+/* 8x H100 SXM: 18 NVLink 4 links (370.8 GB/s), NVSwitch with NVLS, 8 NDR NICs, Gen5 */
+static struct cb_nc_hw h100(void) {
+  return (struct cb_nc_hw){.arch = CB_NC_HOPPER,
+                           .gpus_per_node = 8,
+                           .nvlink_gen = 4,
+                           .nvlink_links = 18,
+                           .nvswitch = 1,
+                           .nvls = 1,
+                           .pcie_gen = 5,
+                           .nics_per_node = 8,
+                           .nic_GBps = 50};
+}
+
+static const double GiB16 = 16.0 * (1 << 30);
+
+static void test_graphs(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_graph g[CB_NC_NALGOS];
+  cb_nc_graphs(&hw, 1, g);
+  /* ring search: 60 GB/s x 6 channels = 360 <= 370.8, then duplicated: 12 x 30 */
+  ok(g[CB_NC_RING].nch == 12 && g[CB_NC_RING].bw_intra == 30, "H100 ring graph: 12 x 30 GB/s");
+  /* NVLS: 8 heads, (8+1) x 40 <= 370.8 < 9 x 50; inter raised to 60 (< 2 x 40) */
+  ok(g[CB_NC_NVLS].nch == 8 && g[CB_NC_NVLS].bw_intra == 40 && g[CB_NC_NVLS].bw_inter == 60,
+     "H100 NVLS graph: 8 heads at 40 GB/s, inter 60");
+  cb_nc_graphs(&hw, 2, g);
+  /* across nodes: one channel per NIC at 48 (Gen5 x16 caps the 50 GB/s NIC); not
+   * duplicated (Hopper, under 50 GB/s, over 4 channels) */
+  ok(g[CB_NC_RING].nch == 8 && g[CB_NC_RING].bw_inter == 48, "H100 2 nodes: ring 8 x 48");
+  struct cb_nc_hw a100 = hw;
+  a100.arch = CB_NC_AMPERE, a100.nvlink_gen = 3, a100.nvlink_links = 12, a100.nvls = 0;
+  cb_nc_graphs(&a100, 1, g);
+  /* 12 x 20 = 240: 40 x 6 duplicated */
+  ok(g[CB_NC_RING].nch == 12 && g[CB_NC_RING].bw_intra == 20, "A100 ring graph: 12 x 20 GB/s");
+  ok(g[CB_NC_NVLS].nch == 0, "A100: no NVLS graph");
+  /* A100, 8 GPUs, 4 MiB: Ring/LL128, 40.6 + 4194304 / (1000 x 220.8 x 8/14) us (LL: 15 +
+   * 4194304 / (1000 x 87.7 x 8/14) = 98.7 us, Simple: 56 + 4194304 / (1000 x 240 x 8/14) =
+   * 86.6 us, LL128: 73.8 us) */
+  struct cb_nc_comm c;
+  struct cb_nc_choice pk;
+  cb_nc_tune(&a100, 8, 1, &c);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 4 << 20, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_RING && pk.proto == CB_NC_LL128, "A100 4 MiB: Ring/LL128");
+  near(pk.time_s, (40.6 + 4194304 / (1000 * 220.8 * 8 / 14)) * 1e-6, "... 73.8 us");
+}
+
+static void test_ring(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 8, 1, &c);
+  /* Simple: 12 x 30 = 360 bus, x 8/14 algorithm; 8.4 + 14 steps x 3.4 us */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 360.0 * 8 / 14, "Ring/Simple bw 205.7");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 56.0, "Ring/Simple latency 56 us");
+  near(cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_RING, CB_NC_SIMPLE, GiB16, NULL),
+       (56.0 + GiB16 / (1000 * 360.0 * 8 / 14)) * 1e-6, "Ring/Simple at 16 GiB");
+  /* LL: min(llMaxBw 141, 360 x .5); 6.6 + 14 x 0.6 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL], 141.0 * 8 / 14, "Ring/LL bw: llMaxBw");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL], 15.0, "Ring/LL latency 15 us");
+  /* LL128: min(360 x .92, 12 x 36.7); 14 + 14 x 1.9 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128], 331.2 * 8 / 14, "Ring/LL128 bw");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128], 40.6, "Ring/LL128 latency 40.6 us");
+  /* allgather: n-1 steps, ratio 8/7 */
+  near(c.bw[CB_MOP_ALLGATHER][CB_NC_RING][CB_NC_SIMPLE], 360.0 * 8 / 7, "Ring allgather bw");
+  /* broadcast: n steps of the tree's NVLink Simple latency (no sameChannels) */
+  near(c.lat[CB_MOP_BROADCAST][CB_NC_RING][CB_NC_SIMPLE], 8.4 + 8 * 4.0, "Ring broadcast lat");
+}
+
+static void test_tree(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 8, 1, &c);
+  /* allreduce: min(360 x .92, 12 x 38.7) = 331.2; x .5 (tree) */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_TREE][CB_NC_SIMPLE], 165.6, "Tree/Simple bw 165.6");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_TREE][CB_NC_SIMPLE], 8.4 + 2 * 7 * 4.0, "Tree/Simple lat");
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_TREE][CB_NC_LL], 331.2 / 3.8 * .5, "Tree/LL bw: / 3.8");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_TREE][CB_NC_LL], 6.8 + 2 * 7 * .6, "Tree/LL lat 15.2");
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_TREE][CB_NC_LL128], 331.2 * 7 / 9 * .5, "Tree/LL128 bw 7/9");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_TREE][CB_NC_LL128], 14 + 2 * 7 * 1.25, "Tree/LL128 lat");
+  /* 1 MiB = 64 B x 2^14: treeCorrectionFactor[LL][14] = .5 */
+  double bw = 331.2 / 3.8 * .5 * .5;
+  near(cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_TREE, CB_NC_LL, 1 << 20, NULL),
+       (15.2 + (1 << 20) / (1000 * bw)) * 1e-6, "Tree/LL at 1 MiB: size correction .5");
+  ok(isnan(cb_nc_time(&c, CB_MOP_ALLGATHER, CB_NC_TREE, CB_NC_SIMPLE, 1 << 20, NULL)),
+     "no Tree allgather");
+}
+
+static void test_nvls(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 8, 1, &c);
+  /* min(40 x .85 x 7/8 x 2 = 59.5, 60) x 8 = 476 bus, x 8/14; latency the NVLink hop, 25 us */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_NVLS][CB_NC_SIMPLE], 476.0 * 8 / 14, "NVLS bw: 476 bus");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_NVLS][CB_NC_SIMPLE], 25.0, "NVLS latency 25 us");
+  ok(isnan(cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_NVLS, CB_NC_LL, 8, NULL)), "NVLS: Simple only");
+  struct cb_nc_choice ch;
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, NULL, &ch);
+  ok(ch.algo == CB_NC_NVLS && ch.proto == CB_NC_SIMPLE, "16 GiB on 8 H100: NVLS/Simple");
+  near(ch.busbw_Bps * 1e-9, 1.75 * GiB16 / (25.0 + GiB16 / (1000 * 272.0)) * 1e-3,
+       "... busbw 475.8 GB/s");
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_NC_RING, NULL, &ch);
+  ok(ch.proto == CB_NC_SIMPLE && fabs(ch.busbw_Bps * 1e-9 - 359.8) < 0.1,
+     "NCCL_ALGO=Ring: Simple at 359.8 GB/s (%.1f)", ch.busbw_Bps * 1e-9);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 8, -1, NULL, &ch);
+  ok(ch.algo == CB_NC_RING && ch.proto == CB_NC_LL, "8 B: Ring/LL (15 us against NVLS' 25)");
+  /* the LL -> NVLS switch: Ring/LL 15 + b/80.57, NVLS 25 + b/272: b = 1.14 MB */
+  double sw = cb_nc_next_switch(&c, CB_MOP_ALLREDUCE, 8);
+  ok(sw == 2 << 20, "switch LL -> NVLS at the first power of two over 1.14 MB: 2 MiB (%.0f)", sw);
+  struct cb_nc_hw off = hw;
+  off.nvls = 0;
+  cb_nc_tune(&off, 8, 1, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_NVLS][CB_NC_SIMPLE] == 0, "NVSwitch without SHARP: no NVLS");
+}
+
+static void test_multinode(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 16, 2, &c);
+  /* NVLSTree, 2 nodes: min(59.5, 2 x 48, perChMaxNVLSTreeBw 57.7) x 8, x 16/30;
+   * latency 25 + 2 log2(2) x 20.9 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_NVLS_TREE][CB_NC_SIMPLE], 57.7 * 8 * 16 / 30, "NVLSTree bw");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_NVLS_TREE][CB_NC_SIMPLE], 66.8, "NVLSTree latency 66.8 us");
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_NVLS][CB_NC_SIMPLE] == 0, "NVLS across nodes needs CollNet");
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_COLLNET_DIRECT][CB_NC_SIMPLE] == 0, "no SHARP: no CollNet");
+  /* ring across 2 nodes: 8 x 48 bus; latency 8.4 + (30 - 2) steps x max(3.4, 3 x 1 us
+   * network overhead) + 2 network steps x 14; the plateau x 1.4 at large sizes */
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 8.4 + 28 * 3.4 + 2 * 14, "ring lat 2N");
+  near(cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_RING, CB_NC_SIMPLE, GiB16, NULL),
+       (131.6 * 1.4 + GiB16 / (1000 * 384.0 * 16 / 30)) * 1e-6, "ring 2 nodes: plateau x 1.4");
+
+  /* the picks on 2 nodes: Tree/LL (25.2 us against Ring/LL's 40) for 8 B; at 1 MiB
+   * Tree/LL128 (48.5 + 1048576 / (1000 x 146.8 x .6) = 60.4 us); NVLSTree at 16 GiB */
+  struct cb_nc_choice pk;
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 8, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_TREE && pk.proto == CB_NC_LL, "2 nodes, 8 B: Tree/LL");
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_TREE && pk.proto == CB_NC_LL128, "2 nodes, 1 MiB: Tree/LL128");
+  near(pk.time_s, (48.5 + 1048576 / (1000 * 146.8 * .6)) * 1e-6, "... 60.4 us");
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, NULL, &pk);
+  ok(pk.algo == CB_NC_NVLS_TREE && pk.proto == CB_NC_SIMPLE, "2 nodes, 16 GiB: NVLSTree/Simple");
+
+  struct cb_nc_hw nonic = hw;
+  nonic.nics_per_node = 0;
+  struct cb_nc_choice none;
+  cb_nc_tune(&nonic, 16, 2, &c);
+  ok(cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, -1, NULL, &none) < 0,
+     "no NICs: nothing predicted across nodes");
+
+  hw.sharp = 1;
+  cb_nc_tune(&hw, 16, 2, &c);
+  /* CollNetDirect: 8 x 48 bus, GPU/NIC factor 1, x .85 (Hopper), x .5;
+   * latency 2 (3.7 + 7 x 0.4) + 31 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_COLLNET_DIRECT][CB_NC_SIMPLE], 384 * .85 * .5, "CND bw");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_COLLNET_DIRECT][CB_NC_SIMPLE], 44.0, "CND latency 44 us");
+  /* CollNetChain: 8 x 48 x .5; latency 2 x 7 x 2.8 + 30 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_COLLNET_CHAIN][CB_NC_SIMPLE], 192, "CollNetChain bw 192");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_COLLNET_CHAIN][CB_NC_SIMPLE], 69.2, "CNC latency 69.2 us");
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_COLLNET_CHAIN][CB_NC_LL] == 0, "CollNet: Simple only");
+  /* NVLS across nodes with SHARP: min(59.5, 48) x 8, x 16/30; latency 25 + 18 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_NVLS][CB_NC_SIMPLE], 48 * 8 * 16.0 / 30, "NVLS+SHARP bw");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_NVLS][CB_NC_SIMPLE], 43.0, "NVLS+SHARP latency 43 us");
+}
+
+static void test_pat(void) {
+  /* one GPU per node on 4 nodes: PAT for allgather/reducescatter */
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 4, 4, &c);
+  /* 8 x 48 x .75, no ratio; latency 8 + log2(4) x 14 / 3.5 + 4 x 2.8 */
+  near(c.bw[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_SIMPLE], 288, "PAT allgather bw 288");
+  near(c.lat[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_SIMPLE], 27.2, "PAT latency 27.2 us");
+  ok(c.bw[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_LL] == 0, "PAT: Simple only");
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_PAT][CB_NC_SIMPLE] == 0, "no PAT allreduce");
+  struct cb_nc_choice ch;
+  cb_nc_pick(&c, CB_MOP_ALLGATHER, 1 << 20, -1, NULL, &ch);
+  ok(ch.algo == CB_NC_PAT, "allgather 1 MiB, 1 GPU per node: PAT");
+  cb_nc_tune(&hw, 32, 4, &c);
+  ok(c.bw[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_SIMPLE] == 0, "8 GPUs per node: no PAT");
+}
+
+static void test_pcie(void) {
+  /* no NVLink: PCIe Gen5 48 GB/s, PCIe latencies, no LL128 */
+  struct cb_nc_hw hw = h100();
+  hw.nvlink_gen = 0, hw.nvswitch = hw.nvls = 0;
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 8, 1, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] == 0, "PCIe only: LL128 off");
+  /* 48 GB/s total: 40 x 1, 30 x 1, 24 x 2 = 48 the best (24/40 > .49), not duplicated
+   * (under 25); 8.4 + 14 x 5.7 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 48.0 * 8 / 14, "PCIe ring bw 48 bus");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 8.4 + 14 * 5.7, "PCIe ring latency");
+}
+
+static void test_fit(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 8, 1, &c);
+  /* points made with bandwidth x 0.9 and latency x 1.3 for NVLS and Ring/Simple */
+  struct cb_nc_cal truth;
+  cb_nc_cal_identity(&truth);
+  truth.bw[CB_NC_NVLS][CB_NC_SIMPLE] = 0.9, truth.lat[CB_NC_NVLS][CB_NC_SIMPLE] = 1.3;
+  truth.bw[CB_NC_RING][CB_NC_SIMPLE] = 1.05;
+  struct cb_nc_point pts[32];
+  int n = 0;
+  for (double b = 1 << 20; b <= GiB16; b *= 8) {
+    pts[n++] = (struct cb_nc_point){CB_MOP_ALLREDUCE,
+                                    8,
+                                    1,
+                                    CB_NC_NVLS,
+                                    CB_NC_SIMPLE,
+                                    b,
+                                    cb_nc_time(&c, 0, CB_NC_NVLS, CB_NC_SIMPLE, b, &truth)};
+  }
+  /* one size only, algorithm not recorded (an nccl-tests import): NCCL's pick at 1 GiB is
+   * NVLS... so force Ring as NCCL_ALGO=Ring records would */
+  pts[n++] = (struct cb_nc_point){CB_MOP_ALLREDUCE,
+                                  8,
+                                  1,
+                                  CB_NC_RING,
+                                  -1,
+                                  1 << 30,
+                                  cb_nc_time(&c, 0, CB_NC_RING, CB_NC_SIMPLE, 1 << 30, &truth)};
+  struct cb_nc_cal cal;
+  ok(cb_nc_fit(&hw, pts, n, &cal) == 2, "fit: two algorithm/protocol pairs");
+  near(cal.bw[CB_NC_NVLS][CB_NC_SIMPLE], 0.9, "NVLS bandwidth factor 0.9 recovered");
+  near(cal.lat[CB_NC_NVLS][CB_NC_SIMPLE], 1.3, "NVLS latency factor 1.3 recovered");
+  near(cal.bw[CB_NC_RING][CB_NC_SIMPLE], 1.05, "Ring, one size: bandwidth 1.05, latency kept");
+  ok(cal.lat[CB_NC_RING][CB_NC_SIMPLE] == 1 && cal.fitted[CB_NC_TREE][CB_NC_LL] == 0,
+     "... latency factor 1, unfitted pairs untouched");
+  struct cb_nc_choice ch, raw;
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, &cal, &ch);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, NULL, &raw);
+  ok(ch.algo == raw.algo && ch.proto == raw.proto && ch.time_s > raw.time_s,
+     "the calibration changes the time, not NCCL's pick");
+}
+
+static double per_bucket(const void *ctx, int ngpus, double bytes) {
+  (void)ngpus;
+  return bytes * *(const double *)ctx;
+}
+
+static double none(const void *ctx, int ngpus, double bytes) {
+  (void)ctx, (void)ngpus, (void)bytes;
+  return NAN;
+}
+
+/* a training step's buckets at a given allreduce time (NCCL's, in --predict) */
+static void test_step_hook(void) {
+  struct cb_system sys = {.ranks_per_node = 8}; /* no tiers: only the hook can cost */
+  double s_per_byte = 1e-9;
+  struct cb_step_opts o = {1, NULL, 0, per_bucket, &s_per_byte};
+  struct cb_step_result r;
+  /* 100 MB in 4 buckets of 25 MB at 1 ns/B: 25 ms each, 100 ms in all; the last
+   * bucket's 25 ms is exposed after 1 s of compute */
+  ok(cb_model_step(&sys, 8, 1.0, 100e6, 25e6, &o, &r) == 0, "step costed through the hook");
+  near(r.comm_s, 0.1, "comm = 4 x 25 ms");
+  near(r.exposed_s, 0.025, "exposed: the last bucket, 25 ms");
+  o.allreduce_s = none;
+  ok(cb_model_step(&sys, 8, 1.0, 100e6, 25e6, &o, &r) == -1, "NaN from the hook: no prediction");
+}
+
+static void test_names(void) {
+  ok(cb_nc_algo_find("NVLSTree") == CB_NC_NVLS_TREE &&
+         cb_nc_algo_find("NVLS_TREE") == CB_NC_NVLS_TREE &&
+         cb_nc_algo_find("CollnetDirect") == CB_NC_COLLNET_DIRECT &&
+         cb_nc_algo_find("ring") == CB_NC_RING,
+     "algorithm names as collbench records them and as NCCL's log spells them");
+  ok(cb_nc_algo_find("Bogus") == -1 && cb_nc_proto_find("SIMPLE") == CB_NC_SIMPLE,
+     "... and protocols");
+}
+
+int main(void) {
+  test_names();
+  test_step_hook();
+  test_graphs();
+  test_ring();
+  test_tree();
+  test_nvls();
+  test_multinode();
+  test_pat();
+  test_pcie();
+  test_fit();
+  done_testing();
+  return exit_status();
+}
