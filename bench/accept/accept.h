@@ -15,7 +15,7 @@
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */
 struct cb_accept_result {
-  int pass, warn, fail;
+  int pass, warn, fail, inconclusive;
   double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
 };
 
