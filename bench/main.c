@@ -138,16 +138,8 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     rc = cli->accept_path
              ? cb_accept_run(&cl, &cli->topology, &fleet, s, &ri, sinks, nsinks, &res, err)
              : cb_matrix_run(&cl, s, &rules, &ri, sinks, nsinks, &res, err);
-    int total = res.pass + res.warn + res.fail + res.inconclusive;
-    if (rc == CB_OK && res.fail > 0)
-      rc = cb_fail(err, CB_FAILED, "FAILED: %d of %d acceptance verdicts%s", res.fail, total,
-                   res.inconclusive ? " (and some INCONCLUSIVE)" : "");
-    else if (rc == CB_OK && res.inconclusive > 0) /* not shown good enough: not accepted */
-      rc = cb_fail(err, CB_FAILED,
-                   "INCONCLUSIVE: %d of %d acceptance verdicts could not be settled (the "
-                   "measured interval contains the level): not accepted; measure longer or on a "
-                   "quieter machine",
-                   res.inconclusive, total);
+    if (rc == CB_OK)
+      rc = cb_accept_status(&res, err);
   } else {
     struct cb_summary sum;
     rc = cb_engine_run(&cl, s, &ri, sinks, nsinks, &sum, err);

@@ -172,6 +172,22 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
   return CB_OK;
 }
 
+int cb_accept_status(const struct cb_accept_result *res, struct cb_error *err) {
+  int total = res->pass + res->warn + res->fail + res->inconclusive;
+  if (res->fail > 0)
+    return cb_fail(err, CB_FAILED, "FAILED: %d of %d acceptance verdicts%s", res->fail, total,
+                   res->inconclusive ? " (and some INCONCLUSIVE)" : "");
+  /* not shown to be good enough, so not accepted: a gate that let it
+   * through would pass on noise, as the old point verdicts did */
+  if (res->inconclusive > 0)
+    return cb_fail(err, CB_FAILED,
+                   "INCONCLUSIVE: %d of %d acceptance verdicts could not be settled (the "
+                   "measured interval contains the level): not accepted; measure longer or on a "
+                   "quieter machine",
+                   res->inconclusive, total);
+  return CB_OK;
+}
+
 int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                      const struct cb_summary *sum, struct cb_accept_result *res,
                      struct cb_error *err) {

@@ -134,6 +134,12 @@ int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsi
                      const struct cb_summary *sum, struct cb_accept_result *res,
                      struct cb_error *err);
 
+/* The run's outcome from its verdict counts: CB_OK, or CB_FAILED (exit 1)
+ * with "FAILED: ..." when a verdict failed, or "INCONCLUSIVE: ..." when
+ * none failed but one could not be settled: acceptance asks whether the
+ * cluster was shown good enough, and that was not shown. Pure. */
+int cb_accept_status(const struct cb_accept_result *res, struct cb_error *err);
+
 /* Hands a verdict to every sink and counts it (rank 0). */
 int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                    const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err);

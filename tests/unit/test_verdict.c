@@ -2,8 +2,13 @@
  * each state, both directions, the edges, and acceptance's judge with a
  * record's interval. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "accept/accept.h"
+#include "output/sink.h"
 #include "tap.h"
 #include "verdict.h"
 
@@ -72,9 +77,90 @@ static void test_judge(void) {
   ok(!v.interval && v.status == CB_PASS, "a record without a CI is judged as a point");
 }
 
+/* Acceptance's exit status from its verdict counts. */
+static void test_status(void) {
+  struct cb_error err = {0};
+  struct cb_accept_result r = {.pass = 3, .warn = 1};
+  is_long(cb_accept_status(&r, &err), CB_OK, "all pass or warn: exit 0");
+  r.inconclusive = 1;
+  ok(cb_accept_status(&r, &err) == CB_FAILED && strstr(err.msg, "INCONCLUSIVE: 1 of 5") &&
+         strstr(err.msg, "not accepted"),
+     "one inconclusive: exit 1, saying so: %s", err.msg);
+  r.fail = 1;
+  err = (struct cb_error){0};
+  ok(cb_accept_status(&r, &err) == CB_FAILED && strstr(err.msg, "FAILED: 1 of 6"),
+     "a failure wins the message: %s", err.msg);
+}
+
+static char *slurp(const char *path) {
+  static char buf[8192];
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  buf[n] = 0;
+  if (f)
+    fclose(f);
+  return buf;
+}
+
+/* JUnit: an inconclusive verdict is an <error> (no result reached), a
+ * failure a <failure>; a run that ends in an error before its verdicts
+ * writes one error case naming it, and never replaces written verdicts. */
+static void test_junit(void) {
+  char dir[] = "/tmp/test_verdict.XXXXXX", path[64], conf[64];
+  if (!mkdtemp(dir)) {
+    ok(0, "mkdtemp");
+    return;
+  }
+  snprintf(path, sizeof path, "%s/j.xml", dir);
+  snprintf(conf, sizeof conf, "%s/c.xml", dir);
+  struct cb_error err = {0}, run = {0};
+  FILE *f = fopen(conf, "w");
+  fputs("earlier", f);
+  fclose(f);
+  cb_fail(&run, CB_USAGE, "h100.conf:12: check 'nvlink' needs the nccl backend & <this>");
+  ok(cb_junit_write_error(conf, &run) == CB_OK, "the error case is written");
+  const char *x = slurp(conf);
+  ok(strstr(x, "tests=\"1\" failures=\"0\" errors=\"1\"") &&
+         strstr(x, "<testcase classname=\"collbench.acceptance\" name=\"configuration\">") &&
+         strstr(x, "<error type=\"configuration\" message=\"configuration error (exit 2): "
+                   "h100.conf:12: check &apos;nvlink&apos; needs the nccl backend &amp; "
+                   "&lt;this&gt;\"/>") &&
+         !strstr(x, "earlier"),
+     "one error case naming the problem, escaped, replacing the file");
+  struct cb_sink sink;
+  ok(cb_sink_junit(path, &sink, &err) == CB_OK, "junit sink opens");
+  struct cb_verdict v[3] = {
+      {.name = "a", .status = CB_PASS, .unit = "us", .measured = 1, .warn = NAN, .fail = 2},
+      {.name = "b", .status = CB_FAIL, .unit = "us", .measured = 3, .warn = NAN, .fail = 2},
+      {.name = "c",
+       .status = CB_INCONCLUSIVE,
+       .unit = "us",
+       .measured = 2,
+       .warn = NAN,
+       .fail = 2}};
+  for (int i = 0; i < 3; i++)
+    sink.verdict(sink.state, &v[i], &err);
+  struct cb_summary sum = {0};
+  ok(sink.finish(sink.state, &sum, &err) == CB_OK, "junit written");
+  sink.close(sink.state, &err);
+  x = slurp(path);
+  ok(strstr(x, "tests=\"3\" failures=\"1\" errors=\"1\"") &&
+         strstr(x, "<failure message=\"FAIL: measured 3 us") &&
+         strstr(x, "<error type=\"inconclusive\" message=\"INCONCLUSIVE: measured 2 us"),
+     "FAIL a failure, INCONCLUSIVE an error");
+  ok(cb_junit_write_error(path, &run) == CB_OK && strstr(slurp(path), "errors=\"1\"") &&
+         strstr(slurp(path), "name=\"c\""),
+     "an error after the verdicts were written leaves them");
+  unlink(path);
+  unlink(conf);
+  rmdir(dir);
+}
+
 int main(void) {
   test_interval();
   test_judge();
+  test_status();
+  test_junit();
   done_testing();
   return exit_status();
 }
