@@ -35,6 +35,14 @@ static void report(const struct cb_error *err) {
   fprintf(stderr, "collbench: %s%s\n", err->status == CB_USAGE ? "" : "error: ", err->msg);
 }
 
+/* --junit FILE on an --accept or --matrix run that ends in an error: the
+ * file says so (one error case), so CI sees the error, not a missing file. */
+static void junit_error(const struct cb_cli *cli, const struct cb_error *err) {
+  if (cli->junit_path && (cli->accept_path || cli->matrix) &&
+      (err->status == CB_USAGE || err->status == CB_RUNTIME))
+    cb_junit_write_error(cli->junit_path, err);
+}
+
 static void print_version(void) {
   printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT, CB_CONFIG_SUMMARY);
 }
@@ -130,9 +138,8 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     rc = cli->accept_path
              ? cb_accept_run(&cl, &cli->topology, &fleet, s, &ri, sinks, nsinks, &res, err)
              : cb_matrix_run(&cl, s, &rules, &ri, sinks, nsinks, &res, err);
-    if (rc == CB_OK && res.fail > 0)
-      rc = cb_fail(err, CB_FAILED, "FAILED: %d of %d acceptance verdicts", res.fail,
-                   res.pass + res.warn + res.fail);
+    if (rc == CB_OK)
+      rc = cb_accept_status(&res, err);
   } else {
     struct cb_summary sum;
     rc = cb_engine_run(&cl, s, &ri, sinks, nsinks, &sum, err);
@@ -148,6 +155,8 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
   cb_probe_free(&probe);
   if (rc == CB_RUNTIME || rc == CB_USAGE) { /* other ranks may be blocked in a call */
     report(err);
+    if (cl.rank == 0)
+      junit_error(cli, err);
     MPI_Abort(MPI_COMM_WORLD, rc);
   }
   cb_cluster_free(&cl);
@@ -244,8 +253,10 @@ int main(int argc, char **argv) {
     return cb_baseline_main(&bl);
   }
   if (cb_cli_parse(argc, argv, &cli, &err)) {
-    if (printer)
+    if (printer) {
       fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err.msg);
+      junit_error(&cli, &err);
+    }
     return err.status;
   }
   if (cli.help || cli.version || cli.list) {
@@ -260,8 +271,10 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (pre_mpi_init(&cli, &err)) {
-    if (printer)
+    if (printer) {
       report(&err);
+      junit_error(&cli, &err);
+    }
     return err.status;
   }
 
@@ -287,14 +300,18 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = cb_cluster_check_launch(nranks, &err);
   if (rc != CB_OK) { /* every process is rank 0 here: let the launcher's rank 0 speak */
-    if (printer)
+    if (printer) {
       report(&err);
+      junit_error(&cli, &err);
+    }
     MPI_Finalize();
     return rc;
   }
   rc = cli.tune.enabled ? run_tune(argc, argv, &cli, &err) : run(argc, argv, &cli, &err);
-  if (rc != CB_OK && rank == 0)
+  if (rc != CB_OK && rank == 0) {
     report(&err);
+    junit_error(&cli, &err);
+  }
   MPI_Finalize();
   return rc;
 }

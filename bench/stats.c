@@ -50,6 +50,7 @@ void cb_stats_compute(double *samples, size_t n, struct cb_stats *out) {
   size_t lo = lo_rank < 1.0 ? 0 : (size_t)lo_rank - 1;
   size_t hi = hi_rank > (double)n ? n - 1 : (size_t)hi_rank - 1;
   out->ci95 = (samples[hi] - samples[lo]) / 2.0;
+  out->ci_lo = samples[lo], out->ci_hi = samples[hi];
 }
 
 void cb_run_mean_add(struct cb_run_mean *m, double seconds_per_run, long runs) {

@@ -10,6 +10,7 @@ struct cb_stats {
   /* Half-width of a distribution-free 95% confidence interval of the
    * median (order statistics, normal approximation of the binomial). */
   double ci95;
+  double ci_lo, ci_hi; /* the interval's ends themselves (order statistics) */
 };
 
 /* Sorts `samples` in place and fills `out`. n == 0 gives all zeros. */

@@ -1,17 +1,58 @@
 #include "verdict.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
-const char *const cb_verdict_names[] = {"PASS", "WARN", "FAIL"};
+const char *const cb_verdict_names[] = {"PASS", "WARN", "FAIL", "INCONCLUSIVE"};
 
-void cb_verdict_judge(struct cb_verdict *v, int lower_is_better) {
+int cb_verdict_interval(double lo, double hi, double level, int lower_is_better) {
+  if (isnan(lo) || isnan(hi) || isnan(level))
+    return CB_INCONCLUSIVE;
+  if (lo > hi) {
+    double t = lo;
+    lo = hi, hi = t;
+  }
+  /* good side: <= level for times, >= level for bandwidths */
+  if (lower_is_better ? hi <= level : lo >= level)
+    return CB_PASS;
+  if (lower_is_better ? lo > level : hi < level)
+    return CB_FAIL;
+  return CB_INCONCLUSIVE;
+}
+
+void cb_verdict_set_interval(struct cb_verdict *v, double lo, double hi) {
+  v->interval = 1;
+  v->lo = lo < hi ? lo : hi;
+  v->hi = lo < hi ? hi : lo;
+}
+
+void cb_verdict_record_interval(struct cb_verdict *v, const struct cb_record *rec, int is_time) {
+  double t = rec->time_us, ci = rec->ci95_us;
+  if (!(ci > 0) || !(t > 0))
+    return;
+  if (is_time) {
+    cb_verdict_set_interval(v, t - ci, t + ci);
+    return;
+  }
+  /* bandwidth = k / time: the slow end from t + ci, the fast end from
+   * t - ci, unbounded when the interval reaches time 0 */
+  double k = v->measured * t;
+  cb_verdict_set_interval(v, k / (t + ci), t - ci > 0 ? k / (t - ci) : INFINITY);
+}
+
+void cb_verdict_judge(struct cb_verdict *v, int lower_is_better, const char *settle) {
   double sign = lower_is_better ? -1 : 1;
+  double lo = v->interval ? v->lo : v->measured, hi = v->interval ? v->hi : v->measured;
   v->margin = sign * (v->measured - v->fail) / v->fail;
-  /* At the level itself counts as passing it: "at least 460 GB/s". */
-  if (v->margin < 0)
-    v->status = CB_FAIL;
-  else if (!isnan(v->warn) && sign * (v->measured - v->warn) < 0)
+  v->status = cb_verdict_interval(lo, hi, v->fail, lower_is_better);
+  if (v->status == CB_PASS && !isnan(v->warn) &&
+      cb_verdict_interval(lo, hi, v->warn, lower_is_better) != CB_PASS)
     v->status = CB_WARN;
-  else
-    v->status = CB_PASS;
+  if (v->status == CB_INCONCLUSIVE && !isnan(v->measured)) {
+    size_t n = strlen(v->what);
+    snprintf(v->what + n, sizeof v->what - n,
+             ": INCONCLUSIVE, the 95%% interval %.4g to %.4g %s contains the fail level %.4g%s%s",
+             lo, hi, v->unit ? v->unit : "", v->fail, settle ? ": " : "", settle ? settle : "");
+  }
 }

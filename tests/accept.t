@@ -3,7 +3,7 @@
 # all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
 # The simulated-cluster cases (throttled node and link) are in cluster4.t.
 . tests/lib.sh
-plan 26
+plan 27
 
 # localhost.conf on a healthy host: every check and the matrix pass.
 mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
@@ -85,6 +85,12 @@ ok $? "a file over 1 MiB exits 2 naming it"
 mpi 2 --accept topologies/h100-ndr.conf
 [ $STATUS -eq 2 ] && grep -q "check 'nvlink-allreduce' needs the nccl backend" "$TMP/err"
 ok $? "a GPU preset on this build exits 2 naming the check and the missing backend"
+# ... and --junit says so: a CI job sees an error, not a missing file (issue 31)
+echo '<earlier/>' >"$TMP/gpu.xml"
+mpi 2 --accept topologies/h100-ndr.conf --junit "$TMP/gpu.xml"
+[ $STATUS -eq 2 ] && grep -q 'errors="1"' "$TMP/gpu.xml" && ! grep -q earlier "$TMP/gpu.xml" &&
+  grep -q '<error type="configuration" message="configuration error (exit 2): .*check &apos;nvlink-allreduce&apos; needs the nccl backend' "$TMP/gpu.xml"
+ok $? "exit 2 with --junit: one error case naming the problem (exit $STATUS)"
 
 mpi 2 --accept topologies/localhost.conf --op allgather
 [ $STATUS -eq 2 ] && grep -q -- "--op does not go with it" "$TMP/err"

@@ -46,9 +46,10 @@ jq -e -s '[.[] | select(.type == "verdict" and .check == "tiny-pass")][0]
 ok $? "--json: the PASS verdict with measured overhead (%) and its margin"
 jq -e -s '[.[] | select(.type == "verdict" and .check == "tiny-fail")][0]
           | .status == "FAIL" and .fail == 5 and .measured > 5 and .margin < 0
-            and (.what | test("overhead [0-9.]+% \\+- [0-9.]+% of T_step"))' \
+            and .lo > 5 and .hi >= .lo
+            and (.what | test("overhead [0-9.]+% \\(95% CI [0-9.]+% to [0-9.]+%\\) of T_step"))' \
   "$TMP/s.jsonl" >/dev/null
-ok $? "--json: the FAIL verdict, measured above the limit, with its interval"
+ok $? "--json: the FAIL verdict, its whole 95% interval above the limit"
 grep -q '<testsuite name="collbench acceptance" tests="3" failures="1"' "$TMP/s.xml" &&
   grep -q '<failure message="FAIL: measured [0-9.]* %, fail level 5 %; step tiny' "$TMP/s.xml"
 ok $? "--junit: the [step] checks as test cases, tiny-fail failing"

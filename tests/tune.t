@@ -6,7 +6,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: --tune is disabled"
   exit 0
 fi
-plan 49
+plan 51
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
@@ -22,6 +22,28 @@ grep -q '^# evaluations: [0-9]* configurations of a grid of 40' "$TMP/out" &&
 ok $? "summary: evaluations against the grid, default and tuned re-measured, the gain"
 grep -Eq 'rho -?[0-9.]+ \+- [0-9.]+ ' "$TMP/out" && grep -q 'GFLOP/s per rank' "$TMP/out"
 ok $? "summary: rho with its spread, achieved FLOP/s"
+# The 20% rule is three-way on the paired overhead's 95% interval: PASS
+# only when it lies under the target, FAIL only when over, else INCONCLUSIVE
+# (issue 31); the overhead is never printed negative.
+awk '/^ *overhead / {
+  if ($2 ~ /^-/) bad = 1
+  if (match($0, /: (PASS|FAIL|INCONCLUSIVE) \(target [0-9.]+%/)) {
+    split(substr($0, RSTART + 2, RLENGTH - 2), w, " "); v = w[1]; t = w[3] + 0
+  } else bad = 1
+  if (match($0, /CI -?[0-9.]+% to -?[0-9.]+%/)) {
+    split(substr($0, RSTART + 3, RLENGTH - 3), c, " to "); lo = c[1] + 0; hi = c[2] + 0
+    want = hi <= t ? "PASS" : lo > t ? "FAIL" : "INCONCLUSIVE"
+    if (v != want) bad = 1
+  } else if (v != "INCONCLUSIVE") bad = 1
+  n++
+} END { exit !(n >= 1 && !bad) }' "$TMP/out"
+r=$?
+ok $r "summary: each overhead verdict agrees with its printed interval and the target"
+[ $r -eq 0 ] || grep '^ *overhead ' "$TMP/out" >&2
+summary "$TMP/cd.jsonl" '.default | .overhead >= 0 and .overhead_lo <= .overhead_hi
+  and (.overhead_verdict | test("^(PASS|FAIL|INCONCLUSIVE)$"))
+  and (((.overhead - .rho / (1 + .rho)) | fabs) < 1e-5 or .overhead_noise)' | grep -q '^true$'
+ok $? "trials summary: overhead = rho / (1 + rho) (or noise), its interval and verdict"
 [ "$(grep -c "^export [A-Za-z_]*='[0-9]*'$" "$TMP/tuned.env")" -eq 4 ] &&
   [ "$(grep -vc '^#' "$TMP/tuned.env")" -eq 4 ]
 ok $? "env file: 4 single-quoted exports, everything else comments"

@@ -1,5 +1,6 @@
 #include "overlap.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,16 +151,20 @@ void cb_overlap_summarize(const double *samples, int reps, double flops,
   memset(r, 0, sizeof *r);
   r->flops = flops;
   double *tmp = malloc((size_t)reps * sizeof *tmp), *rho = malloc((size_t)reps * sizeof *rho),
-         *hid = malloc((size_t)reps * sizeof *hid);
-  if (!tmp || !rho || !hid) {
-    free(tmp), free(rho), free(hid);
+         *hid = malloc((size_t)reps * sizeof *hid), *ex = malloc((size_t)reps * sizeof *ex);
+  if (!tmp || !rho || !hid || !ex) {
+    free(tmp), free(rho), free(hid), free(ex);
+    r->overhead = cb_overhead_from_rho_interval(NAN, NAN, NAN);
     return;
   }
-  /* rho and efficiency per round, from that round's own three times, so
-   * their spread is the spread of the ratio itself */
+  /* exposed, rho and efficiency per round, from that round's own three
+   * times (cb_overlap_measure runs them back to back), so their spread is
+   * the spread of the ratio itself and a slow moment in one round moves
+   * both of its times */
   for (int k = 0; k < reps; k++) {
     double c = samples[CB_PHASE_COMPUTE * reps + k], m = samples[CB_PHASE_COMM * reps + k],
            s = samples[CB_PHASE_STEP * reps + k];
+    ex[k] = s - c;
     rho[k] = c > 0 ? (s - c) / c : 0;
     hid[k] = m > 0 ? 1.0 - (s - c) / m : 0;
   }
@@ -167,9 +172,10 @@ void cb_overlap_summarize(const double *samples, int reps, double flops,
     memcpy(tmp, samples + ph * reps, (size_t)reps * sizeof *tmp);
     cb_stats_compute(tmp, (size_t)reps, &r->t[ph]);
   }
+  cb_stats_compute(ex, (size_t)reps, &r->exposed);
   cb_stats_compute(rho, (size_t)reps, &r->rho);
   cb_stats_compute(hid, (size_t)reps, &r->hidden);
-  r->overhead = cb_overhead_of(r->t[CB_PHASE_STEP].median, r->t[CB_PHASE_STEP].ci95,
-                               r->t[CB_PHASE_COMPUTE].median, r->t[CB_PHASE_COMPUTE].ci95);
-  free(tmp), free(rho), free(hid);
+  r->overhead = reps > 0 ? cb_overhead_from_rho_interval(r->rho.median, r->rho.ci_lo, r->rho.ci_hi)
+                         : cb_overhead_from_rho_interval(NAN, NAN, NAN);
+  free(tmp), free(rho), free(hid), free(ex);
 }

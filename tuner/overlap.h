@@ -48,10 +48,13 @@ struct cb_prepared {
 
 struct cb_overlap_result {
   struct cb_stats t[CB_NPHASES]; /* seconds */
-  struct cb_stats rho;           /* (T_step - T_compute) / T_compute, per repetition */
-  struct cb_stats hidden;        /* 1 - (T_step - T_compute) / T_comm: overlap efficiency */
-  struct cb_overhead overhead;   /* (T_step - T_compute) / T_step, from the medians (overhead.h) */
-  double flops;                  /* per step */
+  /* Paired: each from one round's own compute-only and full step, so
+   * exposed, rho and overhead agree (overhead.h) */
+  struct cb_stats exposed;     /* T_step - T_compute, seconds */
+  struct cb_stats rho;         /* (T_step - T_compute) / T_compute */
+  struct cb_stats hidden;      /* 1 - (T_step - T_compute) / T_comm: overlap efficiency */
+  struct cb_overhead overhead; /* rho / (1 + rho) of rho's median and interval */
+  double flops;                /* per step */
 };
 
 int cb_overlap_init(struct cb_overlap *o, const struct cb_cluster *cl, const struct cb_model *m,

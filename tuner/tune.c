@@ -15,6 +15,7 @@
 #include "plugin_sweep.h"
 #include "trials.h"
 #include "units.h"
+#include "verdict.h"
 #include "watchdog.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
@@ -147,19 +148,22 @@ static int baseline_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_erro
 
 static void print_result(int kind, const char *label, const struct cb_tune_config *cfg,
                          const struct cb_overlap_result *r, double target) {
-  char c[128], v[96];
+  char c[128], v[256];
   printf("%-8s %s\n", label, cb_config_format(kind, cfg, c, sizeof c));
   printf(
       "         T_compute %8.3f ms +- %.3f   T_comm %8.3f ms +- %.3f   T_step %8.3f ms +- %.3f\n",
       r->t[CB_PHASE_COMPUTE].median * 1e3, r->t[CB_PHASE_COMPUTE].ci95 * 1e3,
       r->t[CB_PHASE_COMM].median * 1e3, r->t[CB_PHASE_COMM].ci95 * 1e3,
       r->t[CB_PHASE_STEP].median * 1e3, r->t[CB_PHASE_STEP].ci95 * 1e3);
-  printf("         rho %.4f +- %.4f   overlap efficiency %.0f%% +- %.0f%%   %.2f GFLOP/s per "
-         "rank\n",
-         r->rho.median, r->rho.ci95, 100 * r->hidden.median, 100 * r->hidden.ci95,
+  printf("         exposed %.3f ms +- %.3f   rho %.4f +- %.4f   overlap efficiency %.0f%% +- "
+         "%.0f%%   %.2f GFLOP/s per rank\n",
+         r->exposed.median * 1e3, r->exposed.ci95 * 1e3, r->rho.median, r->rho.ci95,
+         100 * r->hidden.median, 100 * r->hidden.ci95,
          r->flops / r->t[CB_PHASE_COMPUTE].median * 1e-9);
-  printf("         overhead %.1f%% +- %.1f%% of T_step: %s\n", 100 * r->overhead.value,
-         100 * r->overhead.ci95, cb_overhead_verdict(r->overhead, target, v, sizeof v));
+  char o[80];
+  printf("         overhead %s of T_step (rho / (1 + rho), each round's own pair): %s\n",
+         cb_overhead_format(r->overhead, o, sizeof o),
+         cb_overhead_verdict(r->overhead, target, v, sizeof v));
 }
 
 /* Closing the loop: the launch settings and the tuned ones, all three
@@ -252,7 +256,7 @@ static int write_env(const struct tuner *t, const char *path, struct cb_error *e
   const struct cb_tune_config *tuned = &t->cfg[1];
   const struct cb_overlap_result *def = &t->res[0], *tun = &t->res[1];
   const char *mpi = t->version;
-  char lines[9][512], vals[4][32], verdict[96];
+  char lines[9][512], vals[4][32], verdict[256], od[80], ot[80];
   const char *comments[9 + CB_NCCL_NOTES];
   int nc = 0;
   time_t now = time(NULL);
@@ -286,10 +290,9 @@ static int write_env(const struct tuner *t, const char *path, struct cb_error *e
            "reads it as the launch bucket size",
            (double)tuned->bucket_bytes / (1 << 20));
   snprintf(lines[8], sizeof lines[8],
-           "overhead (T_step - T_compute) / T_step default %.1f%% +- %.1f%%, tuned %.1f%% +- "
-           "%.1f%%: %s",
-           100 * def->overhead.value, 100 * def->overhead.ci95, 100 * tun->overhead.value,
-           100 * tun->overhead.ci95,
+           "overhead (T_step - T_compute) / T_step, paired per round: default %s, tuned %s: %s",
+           cb_overhead_format(def->overhead, od, sizeof od),
+           cb_overhead_format(tun->overhead, ot, sizeof ot),
            cb_overhead_verdict(tun->overhead, t->opt->max_overhead, verdict, sizeof verdict));
   static const int order[9] = {0, 1, 2, 3, 4, 5, 8, 6, 7}; /* overhead beside rho and T_step */
   for (int i = 0; i < 9; i++)
@@ -348,13 +351,17 @@ static void summary_json(const struct cb_search_result *sr, const struct cb_tune
         "\"bucket_bytes\":%llu,\"t_compute_us\":%.3f,"
         "\"t_comm_us\":%.3f,\"t_step_us\":%.3f,\"t_step_ci95_us\":%.3f,\"rho\":%.6f,"
         "\"rho_ci95\":%.6f,\"overlap_efficiency\":%.4f,\"t_compute_ci95_us\":%.3f,"
-        "\"overhead\":%.6f,\"overhead_ci95\":%.6f,\"overhead_within\":%s}",
+        "\"overhead\":%.6f,\"overhead_ci95\":%.6f,\"overhead_lo\":%.6f,\"overhead_hi\":%.6f,"
+        "\"overhead_noise\":%s,\"exposed_us\":%.3f,\"exposed_ci95_us\":%.3f,"
+        "\"overhead_verdict\":\"%s\",\"overhead_within\":%s}",
         names[i], c->algorithm, c->segsize, c->protocol, c->ctas,
         (unsigned long long)c->bucket_bytes, r->t[CB_PHASE_COMPUTE].median * 1e6,
         r->t[CB_PHASE_COMM].median * 1e6, r->t[CB_PHASE_STEP].median * 1e6,
         r->t[CB_PHASE_STEP].ci95 * 1e6, r->rho.median, r->rho.ci95, r->hidden.median,
-        r->t[CB_PHASE_COMPUTE].ci95 * 1e6, r->overhead.value, r->overhead.ci95,
-        cb_overhead_within(r->overhead.value, max_overhead) ? "true" : "false");
+        r->t[CB_PHASE_COMPUTE].ci95 * 1e6, r->overhead.value, r->overhead.ci95, r->overhead.lo,
+        r->overhead.hi, r->overhead.noise ? "true" : "false", r->exposed.median * 1e6,
+        r->exposed.ci95 * 1e6, cb_verdict_names[cb_overhead_judge(r->overhead, max_overhead)],
+        cb_overhead_judge(r->overhead, max_overhead) == CB_PASS ? "true" : "false");
   }
   if (u < len)
     snprintf(buf + u, len - u, "}");
@@ -446,7 +453,7 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
              : cb_search_better(&a, &b) ? "beyond the noise"
                                         : "within the noise");
     }
-    char json[2048];
+    char json[4096];
     summary_json(&sr, cfg, res, 2, grad_bytes, t->cl->nranks, opt->max_overhead, json, sizeof json);
     if (cb_trials_line(&t->trials, json, err))
       return err->status;

@@ -149,7 +149,8 @@ static void judge(const struct cb_check *c, const struct relay *r, const double 
   }
   v->record = &r->rec;
   v->measured = cb_check_figure(c, &r->rec);
-  cb_verdict_judge(v, is_time);
+  cb_verdict_record_interval(v, &r->rec, is_time);
+  cb_verdict_judge(v, is_time, CB_SETTLE_ENGINE);
   if (r->rec.wrong != 0) { /* a fast wrong answer is no pass */
     v->status = CB_FAIL;
     snprintf(v->what + strlen(v->what), sizeof v->what - strlen(v->what), ": %ld wrong values",
@@ -161,10 +162,29 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
                    const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err) {
   if (cl->rank != 0)
     return CB_OK;
-  (*(v->status == CB_PASS ? &res->pass : v->status == CB_WARN ? &res->warn : &res->fail))++;
+  (*(v->status == CB_PASS   ? &res->pass
+     : v->status == CB_WARN ? &res->warn
+     : v->status == CB_FAIL ? &res->fail
+                            : &res->inconclusive))++;
   for (int i = 0; i < nsinks; i++)
     if (sinks[i].verdict && sinks[i].verdict(sinks[i].state, v, err))
       return err->status;
+  return CB_OK;
+}
+
+int cb_accept_status(const struct cb_accept_result *res, struct cb_error *err) {
+  int total = res->pass + res->warn + res->fail + res->inconclusive;
+  if (res->fail > 0)
+    return cb_fail(err, CB_FAILED, "FAILED: %d of %d acceptance verdicts%s", res->fail, total,
+                   res->inconclusive ? " (and some INCONCLUSIVE)" : "");
+  /* not shown to be good enough, so not accepted: a gate that let it
+   * through would pass on noise, as the old point verdicts did */
+  if (res->inconclusive > 0)
+    return cb_fail(err, CB_FAILED,
+                   "INCONCLUSIVE: %d of %d acceptance verdicts could not be settled (the "
+                   "measured interval contains the level): not accepted; measure longer or on a "
+                   "quieter machine",
+                   res->inconclusive, total);
   return CB_OK;
 }
 
@@ -173,9 +193,10 @@ int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsi
                      struct cb_error *err) {
   if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, sum, err))
     return err->status;
-  int counts[3] = {res->pass, res->warn, res->fail}; /* judged on rank 0 */
-  MPI_Bcast(counts, 3, MPI_INT, 0, cl->comm);
+  int counts[4] = {res->pass, res->warn, res->fail, res->inconclusive}; /* judged on rank 0 */
+  MPI_Bcast(counts, 4, MPI_INT, 0, cl->comm);
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
+  res->inconclusive = counts[3];
   return CB_OK;
 }
 

@@ -15,7 +15,7 @@
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */
 struct cb_accept_result {
-  int pass, warn, fail;
+  int pass, warn, fail, inconclusive;
   double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
 };
 
@@ -133,6 +133,12 @@ int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t
 int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                      const struct cb_summary *sum, struct cb_accept_result *res,
                      struct cb_error *err);
+
+/* The run's outcome from its verdict counts: CB_OK, or CB_FAILED (exit 1)
+ * with "FAILED: ..." when a verdict failed, or "INCONCLUSIVE: ..." when
+ * none failed but one could not be settled: acceptance asks whether the
+ * cluster was shown good enough, and that was not shown. Pure. */
+int cb_accept_status(const struct cb_accept_result *res, struct cb_error *err);
 
 /* Hands a verdict to every sink and counts it (rank 0). */
 int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,

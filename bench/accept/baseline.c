@@ -55,7 +55,9 @@ void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int met
   v->fail = mi->higher_better ? d->median - f->k * sigma : d->median + f->k * sigma;
   if (!(v->fail > 0))
     v->fail = 0;
-  cb_verdict_judge(v, !mi->higher_better);
+  if (v->record) /* the figure's own 95% interval, as a level's check judges it */
+    cb_verdict_record_interval(v, v->record, !mi->higher_better);
+  cb_verdict_judge(v, !mi->higher_better, CB_SETTLE_ENGINE);
   if (v->fail == 0)
     v->margin = NAN; /* no headroom over a level of 0 to speak of */
   double z = cb_robust_z(d, measured, mi->higher_better, CB_BASELINE_FLOOR);
@@ -99,7 +101,7 @@ int cb_fleet_suspect(const struct cb_fleet *f, const struct cb_check *c,
   struct cb_verdict v;
   char name[96];
   cb_fleet_judge_check(f, c, rec, name, sizeof name, &v);
-  return rec && v.status == CB_FAIL;
+  return rec && (v.status == CB_FAIL || v.status == CB_INCONCLUSIVE);
 }
 
 /* ---- the matrix ---- */

@@ -37,10 +37,13 @@ void cb_ceiling_judge(const struct cb_topology *t, const struct cb_check *c,
     snprintf(tail, left, "; not measured");
     return;
   }
-  cb_verdict_judge(v, 0);
+  cb_verdict_record_interval(v, rec, 0);
+  cb_verdict_judge(v, 0, CB_SETTLE_ENGINE);
   double share = v->measured / ceiling;
   if (v->status == CB_FAIL)
     snprintf(tail, left, "; measured %.3g of it, fails under %g", share, c->ceiling_fraction);
+  else if (v->status == CB_INCONCLUSIVE)
+    ; /* the judge said why */
   else if (share > CEILING_SLACK) {
     v->status = CB_WARN;
     snprintf(tail, left,

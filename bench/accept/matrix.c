@@ -98,8 +98,8 @@ static void dev_shift(struct matrix *m, size_t bytes, int window, int from, int 
       m->be->sync(m->bctx, e)) {
     m->dev_failed = 1;
     char pre[96]; /* the pair, in front of the backend's own message (cut at the end) */
-    snprintf(pre, sizeof pre, "--matrix: receiving %zu B from rank %d, sending to rank %d: ",
-             bytes, from, to);
+    snprintf(pre, sizeof pre, "--matrix: receiving %zu B from rank %d, sending to rank %d: ", bytes,
+             from, to);
     size_t pl = strlen(pre), ml = strlen(e->msg);
     if (pl + ml >= sizeof e->msg)
       ml = sizeof e->msg - pl - 1;
@@ -458,7 +458,7 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
         v.measured = m->worst_lat[at];
         v.fail = m->worst_lat_fail[at];
       }
-      cb_verdict_judge(&v, v.unit[0] == 'u');
+      cb_verdict_judge(&v, v.unit[0] == 'u', NULL);
       v.status = CB_FAIL; /* the rule is every paired retest, not the medians shown */
       snprintf(v.what, sizeof v.what,
                "rank %d: %d of %d %s pairs slow in their round and in all %d paired retests (under "
@@ -482,12 +482,12 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
       v.unit = "GB/s";
       v.measured = s->rt_bw;
       v.fail = m->rules->bw_fraction * s->rt_bw_ref;
-      cb_verdict_judge(&v, 0);
+      cb_verdict_judge(&v, 0, NULL);
     } else {
       v.unit = "us";
       v.measured = s->rt_lat;
       v.fail = m->rules->lat_factor * s->rt_lat_ref;
-      cb_verdict_judge(&v, 1);
+      cb_verdict_judge(&v, 1, NULL);
     }
     v.status = CB_FAIL; /* the rule is every paired retest, not the medians shown */
     snprintf(v.what, sizeof v.what,

@@ -22,11 +22,12 @@ int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_topolo
   return CB_OK;
 }
 
-/* Percent, lower is better; a step that gave no overhead fails. */
+/* Percent, lower is better, judged on the paired overhead's 95% interval
+ * (overhead.h); a step that gave no overhead fails. */
 static void judge(const struct cb_step_check *c, const struct cb_step_measured *m, int nranks,
                   struct cb_verdict *v) {
   const struct cb_overlap_result *r = &m->res;
-  char sz[32];
+  char sz[32], o[80];
   memset(v, 0, sizeof *v);
   v->name = c->name;
   v->line = c->line;
@@ -35,17 +36,27 @@ static void judge(const struct cb_step_check *c, const struct cb_step_measured *
   v->fail = 100 * c->limit;
   v->measured = 100 * r->overhead.value;
   snprintf(v->what, sizeof v->what,
-           "step %s, bucket %s, %d ranks (%s): overhead %.1f%% +- %.1f%% of T_step %.3f ms "
-           "(T_compute %.3f ms, T_comm %.3f ms)",
+           "step %s, bucket %s, %d ranks (%s): overhead %s (95%% CI %.1f%% to %.1f%%) of T_step "
+           "%.3f ms (T_compute %.3f ms, T_comm %.3f ms)",
            c->model.name, cb_format_size(m->bucket_bytes, sz, sizeof sz), nranks, m->where,
-           100 * r->overhead.value, 100 * r->overhead.ci95, r->t[CB_PHASE_STEP].median * 1e3,
-           r->t[CB_PHASE_COMPUTE].median * 1e3, r->t[CB_PHASE_COMM].median * 1e3);
+           cb_overhead_format(r->overhead, o, sizeof o), 100 * r->overhead.lo, 100 * r->overhead.hi,
+           r->t[CB_PHASE_STEP].median * 1e3, r->t[CB_PHASE_COMPUTE].median * 1e3,
+           r->t[CB_PHASE_COMM].median * 1e3);
   if (isnan(v->measured)) {
     v->status = CB_FAIL;
     v->margin = NAN;
     return;
   }
-  cb_verdict_judge(v, 1);
+  cb_verdict_set_interval(v, 100 * r->overhead.lo, 100 * r->overhead.hi);
+  cb_verdict_judge(v, 1, "more rounds (reps =) or a quieter machine would settle it");
+  if (cb_overhead_judge(r->overhead, c->limit) == CB_INCONCLUSIVE && v->status != CB_INCONCLUSIVE) {
+    /* every plausible round had the step shorter than its compute */
+    v->status = CB_INCONCLUSIVE;
+    size_t n = strlen(v->what);
+    snprintf(v->what + n, sizeof v->what - n,
+             ": INCONCLUSIVE, the step measured shorter than its compute: a quieter machine "
+             "would settle it");
+  }
 }
 
 int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t,

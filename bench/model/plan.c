@@ -14,7 +14,7 @@ static json_t *num(double x) {
 json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allreduce,
                       double compute_s, uint64_t grad_bytes, const struct cb_step_opts *opt,
                       const struct cb_plan_measured *meas) {
-  char sz[32], v[96];
+  char sz[32], v[256];
   json_t *rows = json_array();
   printf("# planning: the most GPUs at which overhead = exposed / (compute + exposed) stays "
          "within %g%% (%ld GPUs per node)\n",

@@ -612,7 +612,7 @@ static int step_from_trials(const char *path, int overlap_measured, struct step_
     step->grad_bytes = t->grad_bytes;
     step->meas = (struct cb_plan_measured){
         1, t->nranks, c->bucket_bytes,
-        cb_overhead_of(c->t_step_us, c->t_step_ci95_us, c->t_compute_us, c->t_compute_ci95_us),
+        cb_overhead_from_rho_ci(c->rho, c->rho_ci95), /* paired, as --tune judged it */
         path};
     if (overlap_measured)
       rc = overlap_from_trials(path, t, step, err);

@@ -158,6 +158,10 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   json_object_set_new(o, "fail", real_or_null(v->fail));
   json_object_set_new(o, "unit", json_string(v->unit));
   json_object_set_new(o, "margin", real_or_null(v->margin));
+  if (v->interval) { /* the measured figure's 95% interval, as judged */
+    json_object_set_new(o, "lo", real_or_null(v->lo));
+    json_object_set_new(o, "hi", real_or_null(v->hi));
+  }
   json_object_set_new(o, "what", json_string(v->what));
   if (v->line)
     json_object_set_new(o, "line", json_integer(v->line));

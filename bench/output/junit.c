@@ -12,8 +12,16 @@
 
 struct junit_case {
   char *name, *message;
-  int status;
+  int status; /* enum cb_verdict_status, or CASE_ERROR */
 };
+
+/* A run that reached no verdict: a configuration (exit 2) or runtime
+ * (exit 3) error, as JUnit's <error>. */
+#define CASE_ERROR (-1)
+
+/* Set once this process wrote the verdicts: an error after that (a
+ * failed close of another output) must not replace them. */
+static int verdicts_written;
 
 struct junit {
   char *path;
@@ -71,14 +79,17 @@ static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_erro
 
 static int write_xml(void *state, FILE *f) {
   const struct junit *j = state;
-  int failures = 0;
-  for (int i = 0; i < j->n; i++)
+  int failures = 0, errors = 0;
+  for (int i = 0; i < j->n; i++) {
     failures += j->cases[i].status == CB_FAIL;
+    errors += j->cases[i].status == CB_INCONCLUSIVE || j->cases[i].status == CASE_ERROR;
+  }
   fprintf(f,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-          "<testsuites tests=\"%d\" failures=\"%d\">\n"
-          "  <testsuite name=\"collbench acceptance\" tests=\"%d\" failures=\"%d\" errors=\"0\">\n",
-          j->n, failures, j->n, failures);
+          "<testsuites tests=\"%d\" failures=\"%d\" errors=\"%d\">\n"
+          "  <testsuite name=\"collbench acceptance\" tests=\"%d\" failures=\"%d\" "
+          "errors=\"%d\">\n",
+          j->n, failures, errors, j->n, failures, errors);
   for (int i = 0; i < j->n; i++) {
     const struct junit_case *c = &j->cases[i];
     fputs("    <testcase classname=\"collbench.acceptance\" name=\"", f);
@@ -86,6 +97,13 @@ static int write_xml(void *state, FILE *f) {
     fputs("\">\n", f);
     if (c->status == CB_FAIL) {
       fputs("      <failure message=\"", f);
+      xml_escape(f, c->message);
+      fputs("\"/>\n", f);
+    } else if (c->status == CB_INCONCLUSIVE || c->status == CASE_ERROR) {
+      /* JUnit's error: no result was reached, which is neither a pass nor
+       * a measured failure */
+      fprintf(f, "      <error type=\"%s\" message=\"",
+              c->status == CASE_ERROR ? c->name : "inconclusive");
       xml_escape(f, c->message);
       fputs("\"/>\n", f);
     }
@@ -100,7 +118,22 @@ static int write_xml(void *state, FILE *f) {
 static int junit_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
   struct junit *j = state;
   (void)sum;
-  return cb_replace_write(j->path, "--junit", write_xml, j, err);
+  int rc = cb_replace_write(j->path, "--junit", write_xml, j, err);
+  verdicts_written |= rc == CB_OK;
+  return rc;
+}
+
+int cb_junit_write_error(const char *path, const struct cb_error *error) {
+  if (verdicts_written)
+    return CB_OK;
+  int usage = error->status == CB_USAGE;
+  char name[32], message[sizeof error->msg + 64];
+  snprintf(name, sizeof name, "%s", usage ? "configuration" : "runtime");
+  snprintf(message, sizeof message, "%s error (exit %d): %s", name, error->status, error->msg);
+  struct junit_case c = {name, message, CASE_ERROR};
+  struct junit j = {(char *)path, &c, 1, 1};
+  struct cb_error ignored = {0}; /* the run's own error is the one reported */
+  return cb_replace_write(path, "--junit", write_xml, &j, &ignored);
 }
 
 static int junit_close(void *state, struct cb_error *err) {

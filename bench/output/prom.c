@@ -120,7 +120,8 @@ static int write_all(void *state, FILE *f) {
   }
   if (p->nverdicts)
     fputs("# HELP collbench_acceptance_verdict Acceptance verdict per check: 0 pass, 1 warn, 2 "
-          "fail.\n# TYPE collbench_acceptance_verdict gauge\n",
+          "fail, 3 inconclusive (the interval contains the level).\n# TYPE "
+          "collbench_acceptance_verdict gauge\n",
           f);
   for (int i = 0; i < p->nverdicts; i++) {
     fputs("collbench_acceptance_verdict{check=\"", f);

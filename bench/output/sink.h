@@ -86,6 +86,13 @@ int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_junit(const char *path, struct cb_sink *sink, struct cb_error *err);
+/* --junit for a run that ends in a configuration or runtime error before
+ * its verdicts were written: one <error> test case naming the problem, so
+ * a CI job sees the error, not a missing file. Replaces the file whole (a
+ * temporary and a rename); nothing when this process already wrote
+ * verdicts. Returns CB_OK or the write's failure (which is not reported:
+ * the run's error is). */
+int cb_junit_write_error(const char *path, const struct cb_error *error);
 
 /* Prometheus label value escaping (backslash, quote, newline). */
 void cb_prom_escape(FILE *f, const char *s);

@@ -13,8 +13,8 @@ static double overhead_percent(double rho) {
 }
 
 static void measured_point(FILE *f, double x, const struct cb_rep_tune_cfg *c) {
-  struct cb_overhead o =
-      cb_overhead_of(c->t_step_us, c->t_step_ci95_us, c->t_compute_us, c->t_compute_ci95_us);
+  /* from the paired rho, as --tune judged it (overhead.h) */
+  struct cb_overhead o = cb_overhead_from_rho_ci(c->rho, c->rho_ci95);
   fprintf(f, "%g %.6g %.6g\n", x, 100 * o.value, 100 * o.ci95);
 }
 

@@ -1,36 +1,101 @@
-/* The overhead definition (bench/overhead.c) and the planner's largest
- * scale (bench/model/scale.c) against hand-computed cases. */
+/* The overhead definition (bench/overhead.c), its verdict, the paired
+ * rounds it comes from (tuner/overlap.c) and the planner's largest scale
+ * (bench/model/scale.c) against hand-computed cases. */
 #include <math.h>
 #include <string.h>
 
 #include "model/model.h"
 #include "overhead.h"
 #include "tap.h"
+#include "tuner/overlap.h"
+#include "verdict.h"
 
 static void test_definition(void) {
-  struct cb_overhead o = cb_overhead_of(10, 0, 8, 0);
-  is_double(o.value, 0.2, 1e-12, "T_step 10, T_compute 8: overhead 2/10 = 20%%");
+  struct cb_overhead o = cb_overhead_from_rho_interval(0.25, 0.25, 0.25);
+  is_double(o.value, 0.2, 1e-12, "rho 0.25: overhead 0.25 / 1.25 = 20%%");
   is_double(o.ci95, 0, 1e-12, "no spread, no interval");
-  /* d/dc = -1/s = -0.1, d/ds = c/s^2 = 0.08: sqrt((0.1*0.5)^2 + (0.08*1)^2) */
-  o = cb_overhead_of(10, 1, 8, 0.5);
-  is_double(o.ci95, sqrt(0.05 * 0.05 + 0.08 * 0.08), 1e-12,
-            "CI from CIs 1 (step) and 0.5 (compute): sqrt(0.05^2 + 0.08^2)");
-  is_double(cb_overhead_of(8, 0, 10, 0).value, -0.25, 1e-12,
-            "a step faster than its compute (noise) is negative, not clipped");
-  ok(isnan(cb_overhead_of(0, 0, 1, 0).value), "T_step 0: no overhead (NaN)");
-  is_double(cb_overhead_of(1, 0, 1, 0).value, 0, 1e-12, "all hidden: 0");
-  /* rho = (s - c) / c = 0.25 is the same step */
+  /* rho 0.25 in [0.1, 0.5]: overhead in [0.1/1.1, 0.5/1.5], the same map */
+  o = cb_overhead_from_rho_interval(0.25, 0.1, 0.5);
+  ok(fabs(o.lo - 0.1 / 1.1) < 1e-12 && fabs(o.hi - 0.5 / 1.5) < 1e-12 && !o.noise,
+     "the interval's ends mapped through rho / (1 + rho): %g to %g", o.lo, o.hi);
+  o = cb_overhead_from_rho_ci(0.25, 0.15);
+  ok(fabs(o.lo - 0.1 / 1.1) < 1e-12 && fabs(o.hi - 0.4 / 1.4) < 1e-12,
+     "from a median and a half-width (the --trials summary)");
+  /* a median round whose step was shorter than its compute: noise, not -25% */
+  o = cb_overhead_from_rho_interval(-0.2, -0.5, 0.1);
+  ok(o.noise && o.value == 0 && o.lo == 0 && fabs(o.hi - 0.1 / 1.1) < 1e-12,
+     "median rho -0.2: noise, value 0 (the floor), interval 0 to 9.1%%");
+  o = cb_overhead_from_rho_interval(0.1, -1.5, 0.2);
+  ok(!o.noise && o.lo == 0 && fabs(o.value - 0.1 / 1.1) < 1e-12,
+     "an interval reaching rho -1 (a step of no time) is clipped at 0");
+  ok(isnan(cb_overhead_from_rho_interval(NAN, 0, 0).value), "no rho: NaN");
   is_double(cb_overhead_from_rho(0.25), 0.2, 1e-12, "rho 0.25 -> overhead 0.2");
   is_double(cb_overhead_from_rho(1), 0.5, 1e-12, "rho 1 (as much exposed as computed) -> 50%%");
   ok(isnan(cb_overhead_from_rho(-1)), "rho -1 has no step: NaN");
   ok(cb_overhead_within(0.2, 0.2) && !cb_overhead_within(0.2001, 0.2) &&
          !cb_overhead_within(NAN, 0.2),
      "within: at the target yes, above no, NaN never");
-  char buf[96];
-  cb_overhead_verdict((struct cb_overhead){0.1, 0.01}, 0.2, buf, sizeof buf);
-  ok(strcmp(buf, "PASS (target 20%)") == 0, "verdict: '%s'", buf);
-  cb_overhead_verdict((struct cb_overhead){0.25, 0.1}, 0.2, buf, sizeof buf);
-  ok(strcmp(buf, "FAIL (target 20%, the target inside the 95% CI)") == 0, "verdict: '%s'", buf);
+}
+
+/* The three verdict states of the 20% rule, and the impossible one. */
+static void test_verdict(void) {
+  char buf[256];
+  struct cb_overhead pass = cb_overhead_from_rho_interval(0.05, 0.02, 0.2);   /* 2% to 16.7% */
+  struct cb_overhead fail = cb_overhead_from_rho_interval(0.5, 0.3, 0.8);     /* 23% to 44% */
+  struct cb_overhead open = cb_overhead_from_rho_interval(0.04, -0.97, 1.06); /* the issue's */
+  struct cb_overhead weird = cb_overhead_from_rho_interval(-0.3, -0.4, -0.1);
+  is_long(cb_overhead_judge(pass, 0.2), CB_PASS, "2%% to 16.7%% against 20%%: PASS");
+  is_long(cb_overhead_judge(fail, 0.2), CB_FAIL, "23%% to 44%% against 20%%: FAIL");
+  is_long(cb_overhead_judge(open, 0.2), CB_INCONCLUSIVE,
+          "0%% to 51%% against 20%%: INCONCLUSIVE (was PASS: 4.1%% +- 77%%)");
+  is_long(cb_overhead_judge(weird, 0.2), CB_INCONCLUSIVE,
+          "every plausible step shorter than its compute: INCONCLUSIVE, not PASS");
+  cb_overhead_verdict(pass, 0.2, buf, sizeof buf);
+  ok(strcmp(buf, "PASS (target 20%, 95% CI 2.0% to 16.7%)") == 0, "verdict: '%s'", buf);
+  cb_overhead_verdict(open, 0.2, buf, sizeof buf);
+  ok(strstr(buf, "INCONCLUSIVE (target 20% inside the 95% CI 0.0% to 51.5%: more rounds") == buf,
+     "verdict: '%s'", buf);
+  cb_overhead_verdict(weird, 0.2, buf, sizeof buf);
+  ok(strstr(buf, "INCONCLUSIVE") && strstr(buf, "shorter than its compute"), "verdict: '%s'", buf);
+  cb_overhead_format(weird, buf, sizeof buf);
+  ok(strstr(buf, "noise") != NULL, "a negative estimate is printed as noise: '%s'", buf);
+}
+
+/* Paired rounds: rounds 4 and 5 ran their compute phase in a busy moment
+ * (30) and their step in a quiet one (12), rounds 1-3 the other way round
+ * or quietly. The medians taken apart (T_step 12, T_compute 30) say the
+ * step is 60% shorter than its compute, an overhead of -150%; each round's
+ * own pair says rho 0.1, 0.1, 0.033, -0.6, -0.6: median 0.033, overhead
+ * 3.2%, and rho and overhead agree. */
+static void test_paired(void) {
+  enum { R = 5 };
+  double samples[CB_NPHASES * R] = {0};
+  const double c[R] = {10, 10, 30, 30, 30}, s[R] = {11, 11, 31, 12, 12};
+  for (int k = 0; k < R; k++) {
+    samples[CB_PHASE_COMPUTE * R + k] = c[k];
+    samples[CB_PHASE_COMM * R + k] = 5;
+    samples[CB_PHASE_STEP * R + k] = s[k];
+  }
+  double old = (12.0 - 30.0) / 12.0; /* what the medians taken apart gave */
+  ok(old < 0, "the old estimate from unpaired medians is negative: %.0f%%", 100 * old);
+  struct cb_overlap_result r;
+  cb_overlap_summarize(samples, R, 1e9, &r);
+  ok(r.overhead.value >= 0 && !r.overhead.noise, "the paired overhead is not negative: %.1f%%",
+     100 * r.overhead.value);
+  is_double(r.overhead.value, r.rho.median / (1 + r.rho.median), 1e-12,
+            "overhead = rho / (1 + rho) of the paired rho (%g)", r.rho.median);
+  is_double(r.rho.median, 1.0 / 30, 1e-12, "rho: the median round's own (31 - 30) / 30");
+  is_double(r.exposed.median, 1, 1e-12, "exposed: the median round's own T_step - T_compute");
+  ok(r.overhead.lo == 0 && fabs(r.overhead.hi - 0.1 / 1.1) < 1e-12,
+     "its interval from the rounds' rho, clipped at 0: 0 to %.1f%%", 100 * r.overhead.hi);
+  /* the median round itself impossible: reported as noise */
+  const double s2[R] = {9, 9, 25, 40, 40};
+  for (int k = 0; k < R; k++)
+    samples[CB_PHASE_STEP * R + k] = s2[k];
+  cb_overlap_summarize(samples, R, 1e9, &r);
+  ok(r.overhead.noise && r.overhead.value == 0 && r.rho.median < 0,
+     "a median round with the step shorter than its compute: noise, value 0 (rho %g)",
+     r.rho.median);
 }
 
 static void test_parse(void) {
@@ -87,6 +152,8 @@ static void test_scale(void) {
 
 int main(void) {
   test_definition();
+  test_verdict();
+  test_paired();
   test_parse();
   test_scale();
   done_testing();

@@ -232,19 +232,19 @@ static void test_presets(void) {
 
 static void test_verdicts(void) {
   struct cb_verdict v = {.measured = 470, .warn = 480, .fail = 460};
-  cb_verdict_judge(&v, 0);
+  cb_verdict_judge(&v, 0, NULL);
   ok(v.status == CB_WARN && fabs(v.margin - 10.0 / 460) < 1e-12, "470 GB/s: WARN, margin +2.2%%");
   v.measured = 455;
-  cb_verdict_judge(&v, 0);
+  cb_verdict_judge(&v, 0, NULL);
   ok(v.status == CB_FAIL && v.margin < 0, "455 GB/s: FAIL, negative margin");
   v.measured = 460;
-  cb_verdict_judge(&v, 0);
+  cb_verdict_judge(&v, 0, NULL);
   ok(v.status == CB_WARN && v.margin == 0, "at the fail level itself: not a failure");
   v = (struct cb_verdict){.measured = 3, .warn = NAN, .fail = 4.2};
-  cb_verdict_judge(&v, 1);
+  cb_verdict_judge(&v, 1, NULL);
   ok(v.status == CB_PASS && fabs(v.margin - 1.2 / 4.2) < 1e-12, "3 us under 4.2 us: PASS");
   v.measured = 5;
-  cb_verdict_judge(&v, 1);
+  cb_verdict_judge(&v, 1, NULL);
   ok(v.status == CB_FAIL, "5 us over 4.2 us: FAIL");
 }
 
