@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "../error.h"
+#include "../readbound.h"
 #include "../model/model.h"
 #include "../record.h"
 #include "../topology.h"
@@ -104,7 +105,7 @@ int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_err
 int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_data *d,
                     struct cb_error *err);
 /* Longest line read: collbench's own lines are a few KiB. */
-#define CB_REP_MAX_LINE (1 << 20)
+#define CB_REP_MAX_LINE CB_MAX_LINE /* readbound.h */
 /* Series by op, then file and labels; points by size. */
 void cb_rep_sort(struct cb_rep_data *d);
 /* The series of op `op` are d->series[first .. first+n-1] after sorting. */
