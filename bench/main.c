@@ -8,6 +8,7 @@
 
 #include "accept/accept.h"
 #include "backends/nccl_env.h"
+#include "blas_threads.h"
 #include "cli.h"
 #include "compare.h"
 #include "config.h"
@@ -230,7 +231,11 @@ int main(int argc, char **argv) {
   struct cb_cli cli;
   struct cb_error err = {0};
   int printer = launcher_rank() == 0;
-  cb_interrupt_install(printer);         /* Ctrl-C: exit 3, outputs whole */
+  cb_interrupt_install(printer); /* Ctrl-C: exit 3, outputs whole */
+  if (cb_cli_wants_import(argc, argv) || cb_cli_wants_report(argc, argv) ||
+      cb_cli_wants_model(argc, argv) || cb_cli_wants_compare(argc, argv) ||
+      cb_cli_wants_baseline(argc, argv))
+    cb_blas_threads_stop();              /* file modes call no BLAS: no thread outlives main */
   if (cb_cli_wants_import(argc, argv)) { /* reads a file, writes records: no MPI */
     struct cb_import_cli imp;
     if (cb_cli_parse_import(argc, argv, &imp, &err)) {
