@@ -48,6 +48,7 @@ mknod "$A/fulldev" c 1 7 2>/dev/null && ! echo x 2>/dev/null >"$A/fulldev" && ha
 # the FIFO's endless writer: a new one for each reader that opens it
 (while :; do cat /dev/zero >"$A/fifo" 2>/dev/null; done) &
 feeder=$!
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
   kill "$feeder" 2>/dev/null
   timeout 2 head -c 1 "$A/fifo" >/dev/null 2>&1 # lets a blocked writer end
@@ -139,7 +140,7 @@ plan $((n + 1))
 
 # vector N: runs in $R/N with fresh keep files; what went wrong goes to $R/N.why
 vector() {
-  local i=$1 V=$R/$1 why= status
+  local i=$1 V=$R/$1 why='' status
   mkdir "$V"
   cp "$TMP/keep.ref.jsonl" "$V/keep.jsonl"
   cp "$TMP/keep.ref.csv" "$V/keep.csv"
