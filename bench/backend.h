@@ -45,7 +45,10 @@ struct cb_backend {
   void (*version)(char *buf, size_t len);
   int (*init)(const struct cb_cluster *cl, const struct cb_settings *s, const char *transport,
               void **ctx, struct cb_error *err);
-  /* NULL when the combination runs, else a short reason. */
+  /* NULL when the combination runs, else a short reason. ctx may be NULL
+   * (before any backend starts, so a run that would skip everything is
+   * refused before its outputs open): then only the reasons that need no
+   * context, NULL for the rest. */
   const char *(*unsupported)(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
                              int inplace);
   int (*alloc)(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err);

@@ -9,6 +9,7 @@
 #include "baseline.h"
 #include "config.h"
 #include "output/replace.h"
+#include "readbound.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>
@@ -226,8 +227,12 @@ int cb_baseline_load(const char *opt, const char *path, struct cb_baseline *b,
   }
   ungetc(c, f);
   json_error_t jerr;
-  json_t *o = json_loadf(f, 0, &jerr);
+  int too_big; /* an endless input (a pipe, a device) stops at the bound */
+  json_t *o = cb_json_load_bounded(f, &jerr, &too_big);
   fclose(f);
+  if (!o && too_big)
+    return cb_fail(err, CB_USAGE, "%s %s: over %ld MiB: not a baseline", opt, path,
+                   CB_MAX_DOC >> 20);
   if (!o)
     return cb_fail(err, CB_USAGE, "%s %s: not a baseline: line %d: %s", opt, path, jerr.line,
                    jerr.text);

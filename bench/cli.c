@@ -347,6 +347,9 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                    cli->repeat);
   if (cb_cli_tune_check(&cli->tune, tune_only, model_config, &cli->tune, err))
     return err->status;
+  if (cli->tune.enabled && cli->sweep) /* it would be accepted and ignored */
+    return cb_fail(err, CB_USAGE,
+                   "option '--sweep' does not go with --tune: it tunes the all-reduce");
   if (cli->tune.enabled && op_given)
     return cb_fail(err, CB_USAGE, "--op does not go with --tune: it tunes the all-reduce");
   if (cli->tune.enabled && backend_given) { /* which all-reduce --tune tunes */

@@ -1,5 +1,6 @@
 /* The run's rules between options, once every option is read, and the
  * --accept file (with its fleet baseline) loaded before MPI starts. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_internal.h"
@@ -14,6 +15,31 @@ static int backend_has_transport(const struct cb_backend *b, const char *t) {
   return 0;
 }
 
+/* --ib-dev DEVICE[:PORT] (a port 1..255), as the verbs backend reads it;
+ * checked here so that a typo is refused before anything runs. */
+static int ib_dev_ok(const char *spec) {
+  const char *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+  if (n == 0 || n >= 64)
+    return 0;
+  if (!colon)
+    return 1;
+  char *end;
+  long p = strtol(colon + 1, &end, 10);
+  return end != colon + 1 && !*end && p >= 1 && p <= 255;
+}
+
+/* Whether the run uses (or a sweep left out) the backend called name. */
+static int backend_asked(const struct cb_settings *s, const char *name) {
+  for (int i = 0; i < s->nbackends; i++)
+    if (strcmp(cb_backends[s->backends[i]]->name, name) == 0)
+      return 1;
+  for (int i = 0; i < s->nskipped_backends; i++)
+    if (strcmp(cb_backends[s->skipped_backends[i]]->name, name) == 0)
+      return 1;
+  return 0;
+}
+
 /* Cross-option rules, once every option is known. */
 int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
@@ -22,6 +48,12 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
     return cb_fail(err, CB_USAGE, "--min-bytes %s is larger than --max-bytes %s",
                    cb_format_size(s->min_bytes, a, sizeof a),
                    cb_format_size(s->max_bytes, b, sizeof b));
+  if (s->ib_dev && !ib_dev_ok(s->ib_dev))
+    return cb_fail(err, CB_USAGE, "--ib-dev '%s' is not DEVICE[:PORT] (a port from 1 to 255)",
+                   s->ib_dev);
+  if (s->ib_dev && !cli->accept_path && !backend_asked(s, "verbs"))
+    return cb_fail(err, CB_USAGE,
+                   "--ib-dev %s goes with --backend verbs (no other backend reads it)", s->ib_dev);
   if (factor_given && s->step_bytes)
     return cb_fail(err, CB_USAGE, "give either --step-factor or --step-bytes, not both");
   if (s->mode == CB_MODE_LATENCY && s->iters > CB_MAX_SAMPLES)

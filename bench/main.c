@@ -8,6 +8,7 @@
 
 #include "accept/accept.h"
 #include "backends/nccl_env.h"
+#include "blas_threads.h"
 #include "cli.h"
 #include "compare.h"
 #include "config.h"
@@ -17,6 +18,8 @@
 #include "import/run.h"
 #include "interrupt.h"
 #include "model/run.h"
+#include "output/replace.h"
+#include "plan.h"
 #include "probe/probe.h"
 #include "report/report.h"
 #include "tuner/tune.h"
@@ -47,6 +50,34 @@ static void print_version(void) {
   printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT, CB_CONFIG_SUMMARY);
 }
 
+/* The outputs the command line names (rank 0 writes them). */
+static int cli_outputs(const struct cb_cli *cli, struct cb_output outs[4]) {
+  const struct cb_output all[] = {
+      {cli->json_path, "--json", 0, cb_sink_jsonl},
+      {cli->csv_path, "--csv", 0, cb_sink_csv},
+      {cli->prom_path, "--prom", 1, cb_sink_prom},
+      {cli->junit_path, "--junit", 1, cb_sink_junit},
+  };
+  int nouts = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i].path)
+      outs[nouts++] = all[i];
+  return nouts;
+}
+
+/* Rank 0: whether every output path can be written, said before the run's
+ * other checks (a path is the first thing a user fixes) and before any
+ * file is opened. */
+static int check_outputs(const struct cb_cli *cli, int rank, struct cb_error *err) {
+  struct cb_output outs[4];
+  int nouts = rank == 0 ? cli_outputs(cli, outs) : 0;
+  for (int i = 0; i < nouts; i++)
+    if (cb_output_check(outs[i].path, outs[i].option,
+                        outs[i].replace ? CB_OUT_REPLACE : CB_OUT_STREAM, err))
+      return err->status;
+  return CB_OK;
+}
+
 /* Opens the outputs on rank 0 only, after everything was validated; every
  * path is checked before any file is opened and none is emptied before all
  * opened, so a bad command line never truncates an earlier result file. */
@@ -55,17 +86,8 @@ static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks,
   *n = 0;
   if (rank != 0)
     return CB_OK;
-  const struct cb_output all[] = {
-      {cli->json_path, "--json", 0, cb_sink_jsonl},
-      {cli->csv_path, "--csv", 0, cb_sink_csv},
-      {cli->prom_path, "--prom", 1, cb_sink_prom},
-      {cli->junit_path, "--junit", 1, cb_sink_junit},
-  };
   struct cb_output outs[4];
-  int nouts = 0;
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (all[i].path)
-      outs[nouts++] = all[i];
+  int nouts = cli_outputs(cli, outs);
   if (cb_sink_table(stdout, &sinks[*n], err))
     return err->status;
   (*n)++;
@@ -101,10 +123,19 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
     cb_cluster_free(&cl);
     return err->status;
   }
+  if (cb_cluster_agree(&cl, check_outputs(cli, cl.rank, err)) != CB_OK) {
+    cb_cluster_free(&cl);
+    return err->status ? err->status
+                       : cb_fail(err, CB_USAGE, "cannot open the output files (rank 0 says why)");
+  }
+  struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
+  cb_matrix_rules_defaults(&rules);
+  /* every check that can refuse the run, before any output is opened */
   if (cli->copy          ? cb_copy_validate(&cl, s, err)
       : cli->probe       ? CB_OK
       : cli->accept_path ? cb_accept_validate(&cl, &cli->topology, s, err)
-                         : cb_engine_validate(&cl, s, err)) {
+      : cli->matrix      ? cb_matrix_validate(&cl, &rules, err) || cb_engine_validate(&cl, s, err)
+                         : cb_engine_validate(&cl, s, err) || cb_engine_plan_check(&cl, s, err)) {
     cb_cluster_free(&cl);
     return err->status;
   }
@@ -130,8 +161,6 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
       rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong bytes in the copy matrix", sum.wrong);
   } else if (cli->accept_path || cli->matrix) {
     struct cb_accept_result res;
-    struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
-    cb_matrix_rules_defaults(&rules);
     struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL,
                              cli->topology.baseline.k, cli->topology.baseline.min_runs,
                              cli->topology.baseline.repeat};
@@ -211,7 +240,11 @@ int main(int argc, char **argv) {
   struct cb_cli cli;
   struct cb_error err = {0};
   int printer = launcher_rank() == 0;
-  cb_interrupt_install(printer);         /* Ctrl-C: exit 3, outputs whole */
+  cb_interrupt_install(printer); /* Ctrl-C: exit 3, outputs whole */
+  if (cb_cli_wants_import(argc, argv) || cb_cli_wants_report(argc, argv) ||
+      cb_cli_wants_model(argc, argv) || cb_cli_wants_compare(argc, argv) ||
+      cb_cli_wants_baseline(argc, argv))
+    cb_blas_threads_stop();              /* file modes call no BLAS: no thread outlives main */
   if (cb_cli_wants_import(argc, argv)) { /* reads a file, writes records: no MPI */
     struct cb_import_cli imp;
     if (cb_cli_parse_import(argc, argv, &imp, &err)) {

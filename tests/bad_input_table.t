@@ -29,6 +29,7 @@ dist='{"n": 9, "median": 1, "mad": 0, "p5": 1, "p10": 1, "p90": 1, "p95": 1, "mi
 printf '{"format": "collbench-baseline", "version": 1, "runs": [{}], "entries": [{"kind": "result", "op": "broadcast", "backend": "nccl", "mem": "device", "transport": "auto", "dtype": "half", "redop": "sum", "inplace": false, "nranks": 8, "nnodes": 1, "bytes": 8, "time_us": %s, "runs": [0]}]}\n' "$dist" >"$SHARED/otherops.json"
 check='[check a]\nop = allreduce\nbackend = mpi\nsize = 1K\nmetric = time\nfail = 1 s\n'
 printf "[system]\nname = x\n$check[baseline]\nfile = nothere.json\n" >"$SHARED/blmissing.conf"
+printf '[system]\nname = x\n[matrix]\n' >"$SHARED/matrix.conf" # rows name it as $SHARED/matrix.conf
 printf "[system]\nname = x\n$check[baseline]\nk = 3\n" >"$SHARED/blnofile.conf"
 printf "[system]\nname = x\n$check[baseline]\nfile = x.json\nk = 0\n" >"$SHARED/blbadk.conf"
 

@@ -7,14 +7,19 @@
 # 2-rank allreduce records carry nccl_algo / nccl_proto. Without a GPU the
 # GPU runs are visible TAP skips.
 . tests/lib.sh
-plan 5
-mpi 1 --dtype e4m3,e5m2 -e 1K --json "$TMP/host.jsonl"
+plan 6
+mpi 1 --dtype float,e4m3,e5m2 -e 1K --json "$TMP/host.jsonl"
 [ $STATUS -eq 0 ] &&
   grep -q '^# allreduce skipped for mpi, host memory, e4m3: fp8 (e4m3, e5m2) runs on the nccl backend only' "$TMP/out" &&
   grep -q '^# allreduce skipped for mpi, host memory, e5m2: fp8' "$TMP/out"
 ok $? "the mpi backend skips e4m3 and e5m2 with the nccl-only reason (status $STATUS)"
-[ "$(jq -c 'select(.type == "result")' "$TMP/host.jsonl" | wc -l)" -eq 0 ]
+[ "$(jq -c 'select(.type == "result" and .dtype != "float")' "$TMP/host.jsonl" | wc -l)" -eq 0 ]
 ok $? "... and writes no result for them"
+# fp8 alone on the mpi backend measures nothing: refused before it starts
+mpi 1 --dtype e4m3,e5m2 -e 1K --json "$TMP/none.jsonl"
+[ $STATUS -eq 2 ] && grep -q 'nothing to measure.*fp8 (e4m3, e5m2) runs on the nccl backend only' "$TMP/err" &&
+  [ ! -e "$TMP/none.jsonl" ]
+ok $? "fp8 alone on the mpi backend exits 2 before any output opens (status $STATUS)"
 
 ./collbench --list >"$TMP/list" 2>&1
 if ! grep -q '^  nccl *usable' "$TMP/list"; then

@@ -5,7 +5,7 @@
 # file and line, and leaves the output untouched. No MPI.
 . tests/lib.sh
 
-plan 24
+plan 31
 
 T=tests/fixtures/nccl_tests_allreduce.txt
 J=tests/fixtures/nccl_tests_allgather.json
@@ -67,4 +67,32 @@ ok $(test $? -eq 2 && grep -q "'--iters' does not go with --import-nccl-tests" "
 ./collbench --import-nccl-tests "$TMP/none.txt" --json "$TMP/x.jsonl" >"$TMP/out" 2>"$TMP/err"
 ok $(test $? -eq 2 && grep -q "cannot read '$TMP/none.txt'" "$TMP/err"; echo $?) \
   "a file that is not there: exit 2 naming it"
+
+# issue 28: out-of-range numbers are refused with the line, never cast (UBSan
+# flagged 1e23 into size_t and 1e308 into long); bytes 0 is not a row
+row=$(grep -n '^ *8192 ' "$T" | head -n 1 | cut -d: -f1)
+while IFS='|' read -r what edit where; do
+  if [ "${edit#s/}" != "$edit" ]; then
+    sed "${row}$edit" "$T" >"$TMP/range.txt" && f=$TMP/range.txt
+  else
+    sed "$edit" "$J" >"$TMP/range.json" && f=$TMP/range.json
+  fi
+  echo keep >"$TMP/keep.jsonl"
+  ./collbench --import-nccl-tests "$f" --json "$TMP/keep.jsonl" >"$TMP/out" 2>"$TMP/err"
+  ok $(test $? -eq 2 && grep -q "$f$where" "$TMP/err" && grep -qx keep "$TMP/keep.jsonl"
+    echo $?) "$what: exit 2 naming the place, output untouched"
+done <<EOF
+text size 1e23|s/^ *8192 /  1e23 /|:$row: size
+text size 0|s/^ *8192  *2048 /  0  0 /|:$row: size
+text #wrong 1e308|s/ 0\.51  *0$/ 0.51 1e308/|:$row: #wrong
+json nwrong 1e308|0,/"nwrong":0.000000/s//"nwrong":1e308/|: results\[0\].out_of_place
+json size 0|0,/"size":1024,"count":128/s//"size":0,"count":0/|: results\[0\]
+json root 2^40|0,/"root":"    -1"/s//"root":1099511627776/|: results\[0\]
+EOF
+# an endless input: refused at the line bound, memory capped so a
+# regression fails here instead of eating the machine
+(ulimit -v 4000000 2>/dev/null; timeout 20 ./collbench --import-nccl-tests /dev/zero --json "$TMP/z.jsonl") \
+  >"$TMP/out" 2>"$TMP/err"
+ok $(test $? -eq 2 && grep -q '/dev/zero:1: a line longer than 1 MiB' "$TMP/err"; echo $?) \
+  "/dev/zero: exit 2 at the 1 MiB line bound"
 finish

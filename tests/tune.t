@@ -6,7 +6,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: --tune is disabled"
   exit 0
 fi
-plan 51
+plan 52
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
@@ -14,9 +14,12 @@ GRID="--model tiny --tune-reps 5 --tune-segments 64K,1M --tune-buckets 256K,512K
 summary() { jq -c "select(.type == \"summary\") | $2" "$1"; }
 
 # shellcheck disable=SC2086
-mpi 2 --tune $GRID --trials "$TMP/cd.jsonl" --env-out "$TMP/tuned.env"
+# --resume of a file not there yet starts afresh, and says so (issue 28)
+mpi 2 --tune $GRID --trials "$TMP/cd.jsonl" --resume --env-out "$TMP/tuned.env"
 ok $STATUS "np 2: the default search exits 0"
 [ $STATUS -eq 0 ] || diag "$TMP/err"
+grep -q -- "--resume: $TMP/cd.jsonl does not exist: starting a fresh search" "$TMP/err"
+ok $? "--resume of a missing trials file says it starts a fresh search"
 grep -q '^# evaluations: [0-9]* configurations of a grid of 40' "$TMP/out" &&
   grep -q '^default ' "$TMP/out" && grep -q '^tuned ' "$TMP/out" && grep -q '^gain: ' "$TMP/out"
 ok $? "summary: evaluations against the grid, default and tuned re-measured, the gain"

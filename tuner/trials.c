@@ -1,9 +1,11 @@
 #include "trials.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "readbound.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>
@@ -39,22 +41,28 @@ static int put_line(struct cb_trials *t, json_t *j, struct cb_error *err) {
 }
 
 /* Reads an earlier file: its setup must match; returns the valid lines
- * (to be written back) in `keep`. */
+ * (to be written back) in `keep`. Anything but a trials file (a --json
+ * results file, say) is refused whole: its lines would be dropped. */
 static int load(struct cb_trials *t, FILE *f, json_t *setup, json_t *keep, struct cb_error *err) {
   char *line = NULL;
   size_t cap = 0;
-  ssize_t len;
+  long len;
   int lineno = 0, rc = CB_OK;
-  while (rc == CB_OK && (len = getline(&line, &cap, f)) > 0) {
+  while (rc == CB_OK && (len = cb_read_line(f, &line, &cap)) > 0) {
     lineno++;
     int torn = line[len - 1] != '\n';
     json_error_t je;
-    json_t *j = json_loads(line, 0, &je);
+    json_t *j = json_loadb(line, (size_t)len, 0, &je);
     const char *type = j ? json_string_value(json_object_get(j, "type")) : NULL;
     struct cb_trial tr;
     if (!j || !type) {
       if (!torn) /* a killed run leaves at most a torn last line */
         rc = cb_fail(err, CB_USAGE, "--resume: %s:%d: not a trials line", t->path, lineno);
+    } else if (lineno == 1 && strcmp(type, "tune") != 0) {
+      rc = cb_fail(err, CB_USAGE,
+                   "--resume: %s: not a trials file (its first line is a '%.32s' line, not "
+                   "'tune'); nothing was changed",
+                   t->path, type);
     } else if (strcmp(type, "tune") == 0) {
       if (!json_equal(json_object_get(j, "setup"), setup))
         rc = cb_fail(err, CB_USAGE,
@@ -68,9 +76,17 @@ static int load(struct cb_trials *t, FILE *f, json_t *setup, json_t *keep, struc
       else if (!remember(t, &tr))
         rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", t->path);
       json_array_append(keep, j);
-    } /* an old summary is dropped: a new one follows */
+    } else if (strcmp(type, "summary") != 0) { /* an old summary is dropped: a new one follows */
+      rc = cb_fail(err, CB_USAGE, "--resume: %s:%d: a '%.32s' line: not a trials file", t->path,
+                   lineno, type);
+    }
     json_decref(j);
   }
+  if (rc == CB_OK && len == CB_READ_LONG)
+    rc = cb_fail(err, CB_USAGE, "--resume: %s:%d: a line longer than %d MiB: not a trials file",
+                 t->path, lineno + 1, CB_MAX_LINE >> 20);
+  else if (rc == CB_OK && ferror(f))
+    rc = cb_fail(err, CB_USAGE, "--resume: cannot read '%s': %s", t->path, strerror(errno));
   free(line);
   return rc;
 }
@@ -86,9 +102,17 @@ int cb_trials_open(struct cb_trials *t, const char *path, int resume, const char
     return cb_fail(err, CB_RUNTIME, "trials: bad setup text");
   }
   FILE *old = resume ? fopen(path, "r") : NULL;
-  int rc = old ? load(t, old, setup, keep, err) : CB_OK;
+  int rc = CB_OK;
+  if (resume && !old && errno != ENOENT)
+    rc = cb_fail(err, CB_USAGE, "--resume: cannot read '%s': %s", path, strerror(errno));
+  else if (old)
+    rc = load(t, old, setup, keep, err);
   if (old)
     fclose(old);
+  /* said, not silent: a mistyped --trials name would otherwise start over */
+  if (rc == CB_OK && resume && json_array_size(keep) == 0)
+    fprintf(stderr, "collbench: --resume: %s %s: starting a fresh search\n", path,
+            old ? "holds no trials" : "does not exist");
   if (rc == CB_OK && cb_lines_open(&t->out, path, "--trials", err) == CB_OK) {
     t->open = 1;
     rc = cb_lines_start(&t->out, err);

@@ -65,6 +65,12 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
                    "%s: no [check NAME] or [step NAME] sections and no [matrix]: nothing to "
                    "accept",
                    t->path);
+  if (t->matrix.set && cb_matrix_validate(cl, &t->matrix, err)) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    err->status = CB_OK; /* the same failure, said with the file */
+    return cb_fail(err, CB_USAGE, "%s: [matrix]: %s", t->path, why);
+  }
   for (int i = 0; i < t->nchecks; i++) {
     const struct cb_check *c = &t->checks[i];
     const char *backend = c->backend_name;

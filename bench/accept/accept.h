@@ -86,6 +86,11 @@ int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
                   struct cb_error *err);
 
+/* What can refuse a matrix run (rank count, message size): asked before
+ * any output is opened, so a refused run leaves earlier files as they were. */
+int cb_matrix_validate(const struct cb_cluster *cl, const struct cb_matrix_rules *rules,
+                       struct cb_error *err);
+
 /* The matrix inside another run (acceptance): measurements and verdicts
  * only. Verdicts are counted in `res` on rank 0; the median pair bandwidth
  * goes to res->reference_Bps[CB_REF_PAIRBW] on every rank. */

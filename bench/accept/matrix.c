@@ -572,15 +572,22 @@ static int alloc_buffers(struct matrix *m, uint64_t bytes, struct cb_error *err)
   return rc;
 }
 
+int cb_matrix_validate(const struct cb_cluster *cl, const struct cb_matrix_rules *rules,
+                       struct cb_error *err) {
+  if (cl->nranks < 2)
+    return cb_fail(err, CB_USAGE, "--matrix needs at least 2 ranks");
+  if (rules->bytes > (1u << 30))
+    return cb_fail(err, CB_USAGE, "--matrix: messages of at most 1 GiB");
+  return CB_OK;
+}
+
 int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
                       const struct cb_matrix_rules *rules, struct cb_sink *sinks, int nsinks,
                       struct cb_accept_result *res, struct cb_error *err) {
   int n = cl->nranks;
-  if (n < 2)
-    return cb_fail(err, CB_USAGE, "--matrix needs at least 2 ranks");
+  if (cb_matrix_validate(cl, rules, err)) /* the callers checked before any output opened */
+    return err->status;
   uint64_t bytes = rules->bytes;
-  if (bytes > (1u << 30))
-    return cb_fail(err, CB_USAGE, "--matrix: messages of at most 1 GiB");
   struct matrix m = {.cl = cl, .rules = rules, .sinks = sinks, .nsinks = nsinks};
   m.window =
       cb_settings_window(s, bytes) < MATRIX_WINDOW ? cb_settings_window(s, bytes) : MATRIX_WINDOW;

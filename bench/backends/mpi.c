@@ -362,9 +362,9 @@ static int mpi_init(const struct cb_cluster *cl, const struct cb_settings *s, co
 static const char *mpi_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype, int redop,
                                    int inplace) {
   struct mpi_ctx *c = ctx;
-  if (mem != CB_MEM_HOST && c->no_gpu[0])
+  if (c && mem != CB_MEM_HOST && c->no_gpu[0])
     return c->no_gpu;
-  if (mem == CB_MEM_DEVICE && c->not_aware[0])
+  if (c && mem == CB_MEM_DEVICE && c->not_aware[0])
     return c->not_aware;
   if (cb_dtype_is_fp8(dtype))
     return CB_FP8_NCCL_ONLY;

@@ -608,7 +608,7 @@ static const char *nccl_unsupported(void *ctx, const struct cb_op *op, int mem, 
     return "the nccl backend moves device memory only (--mem device)";
   /* NCCL refuses these itself: "FP8 reduction support begins with sm90
    * capable devices." Moving fp8 data works on any GPU. */
-  if (cb_dtype_is_fp8(dtype) && op->uses_redop && c->cc < 90) {
+  if (c && cb_dtype_is_fp8(dtype) && op->uses_redop && c->cc < 90) {
     snprintf(c->why, sizeof c->why,
              "NCCL reduces fp8 only on compute capability 9.0 and newer; this GPU is %d.%d",
              c->cc / 10, c->cc % 10);

@@ -218,9 +218,9 @@ static const char *ucx_unsupported(void *ctx, const struct cb_op *op, int mem, i
     return CB_FP8_NCCL_ONLY;
   if (op->id != CB_OP_P2P_LAT && op->id != CB_OP_P2P_BW && op->id != CB_OP_P2P_BIBW)
     return "the ucx backend measures point-to-point ops only";
-  if (mem != CB_MEM_HOST && c->no_gpu[0])
+  if (c && mem != CB_MEM_HOST && c->no_gpu[0])
     return c->no_gpu;
-  if (mem == CB_MEM_DEVICE && c->no_cuda[0])
+  if (c && mem == CB_MEM_DEVICE && c->no_cuda[0])
     return c->no_cuda;
   return NULL;
 }

@@ -7,12 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../readbound.h"
 #include "config.h"
 #if CB_HAVE_JANSSON
 #include <jansson.h>
 #endif
 
 #define MAX_TOKENS 64
+/* The ranges a field must be in to be cast: sizes and counts fit the
+ * record's integers exactly (doubles hold integers to 2^53), #wrong a long,
+ * root a rank as --root takes it. */
+#define MAX_BYTES 9007199254740992.0 /* 2^53 */
+#define MAX_WRONG 9007199254740992.0
+#define MAX_ROOT (1 << 30)
 
 /* nccl-tests' type names where collbench's differ */
 static const char *const dtype_alias[][2] = {{"f8e4m3", "e4m3"}, {"f8e5m2", "e5m2"}};
@@ -177,7 +184,8 @@ static int text_figures(const char *path, long lineno, char **tok, int body, str
       v[i] = -1;
       continue;
     }
-    if (!number(tok[i], &v[i]) || !(v[i] >= 0) || (i == 3 && v[i] != floor(v[i])))
+    if (!number(tok[i], &v[i]) || !(v[i] >= 0) ||
+        (i == 3 && (v[i] != floor(v[i]) || v[i] > MAX_WRONG)))
       return cb_fail(err, CB_USAGE, "%s:%ld: %s '%s' is not a number of nccl-tests'", path, lineno,
                      what[i], tok[i]);
   }
@@ -199,11 +207,13 @@ static int text_row(const char *path, long lineno, char **tok, int n, const stru
                    "%s:%ld: %d fields where nccl-tests' header announces %d (a cut or garbled row)",
                    path, lineno, n, 5 + 2 * lay->body);
   double size, count, root;
-  if (!number(tok[0], &size) || size < 0 || size != floor(size) || !number(tok[1], &count) ||
-      count < 0 || count != floor(count))
-    return cb_fail(err, CB_USAGE, "%s:%ld: size '%s' and count '%s' are not whole numbers", path,
-                   lineno, tok[0], tok[1]);
-  if (!number(tok[4], &root) || root != floor(root) || root < -1)
+  if (!number(tok[0], &size) || size < 1 || size > MAX_BYTES || size != floor(size) ||
+      !number(tok[1], &count) || count < 0 || count > size || count != floor(count))
+    return cb_fail(err, CB_USAGE,
+                   "%s:%ld: size '%s' and count '%s' are not whole numbers, size from 1 "
+                   "to 2^53, count at most size",
+                   path, lineno, tok[0], tok[1]);
+  if (!number(tok[4], &root) || root != floor(root) || root < -1 || root > MAX_ROOT)
     return cb_fail(err, CB_USAGE, "%s:%ld: root '%s' is not a rank or -1", path, lineno, tok[4]);
   struct cb_import_row *row = new_row(im);
   if (!row)
@@ -227,21 +237,30 @@ static int text_row(const char *path, long lineno, char **tok, int n, const stru
   return CB_OK;
 }
 
+/* Op executions per record, iters x agg x graph; 0 (unknown) when a factor
+ * or the product is out of range, never an overflow. */
+static long iters_product(long long iters, long long agg, long long graph) {
+  const double max = 1e15;
+  if (iters < 0 || agg < 1 || graph < 1 || (double)iters * (double)agg * (double)graph > max)
+    return 0;
+  return (long)(iters * agg * graph);
+}
+
 /* "# nThread 1 nGpus 1 minBytes 8 ... warmup iters: 5 iters: 20 agg iters: 1
  * validation: 1 graph: 0": op executions timed per record. */
 static void read_settings(const char *line, struct cb_import *im) {
   char copy[512], *tok[MAX_TOKENS];
   snprintf(copy, sizeof copy, "%s", line);
   int n = split(copy, tok, MAX_TOKENS);
-  long iters = 0, agg = 1, graph = 1;
+  long long iters = 0, agg = 1, graph = 1;
   for (int i = 1; i + 1 < n; i++) {
-    long v = atol(tok[i + 1]);
+    long long v = strtoll(tok[i + 1], NULL, 10); /* saturates, unlike atol */
     if (strcmp(tok[i], "iters:") == 0 && strcmp(tok[i - 1], "warmup") != 0)
       *(strcmp(tok[i - 1], "agg") == 0 ? &agg : &iters) = v;
     else if (strcmp(tok[i], "graph:") == 0 && v > 0)
       graph = v;
   }
-  im->iters = iters * (agg > 0 ? agg : 1) * graph;
+  im->iters = iters_product(iters, agg > 0 ? agg : 1, graph);
 }
 
 static int read_text(FILE *f, const char *path, struct cb_import *im, struct cb_error *err) {
@@ -250,7 +269,8 @@ static int read_text(FILE *f, const char *path, struct cb_import *im, struct cb_
   long lineno = 0;
   struct layout lay = {0};
   int rc = CB_OK;
-  while (rc == CB_OK && getline(&line, &cap, f) >= 0) {
+  long len = 0;
+  while (rc == CB_OK && (len = cb_read_line(f, &line, &cap)) >= 0) {
     lineno++;
     char *s = line + strspn(line, " \t");
     if (strncmp(s, "# Collective test starting:", 27) == 0) {
@@ -280,6 +300,9 @@ static int read_text(FILE *f, const char *path, struct cb_import *im, struct cb_
     rc = text_row(path, lineno, tok, n, &lay, im, err);
   }
   free(line);
+  if (rc == CB_OK && len == CB_READ_LONG)
+    rc = cb_fail(err, CB_USAGE, "%s:%ld: a line longer than %d MiB: not nccl-tests output", path,
+                 lineno + 1, CB_MAX_LINE >> 20);
   if (rc == CB_OK && ferror(f))
     rc = cb_fail(err, CB_USAGE, "cannot read %s: %s", path, strerror(errno));
   if (rc == CB_OK && !lay.seen)
@@ -316,13 +339,14 @@ static int json_figures(const char *path, int i, const char *key, json_t *o, jso
   json_t *nw = json_object_get(o, "nwrong");
   if (json_num(json_object_get(o, "time"), &t) == 0 && isnan(t))
     return -1; /* nccl-tests' "nan": no figure to import */
-  if (json_num(json_object_get(o, "time"), &t) || !(t >= 0) ||
-      json_num(json_object_get(o, "alg_bw"), &alg) ||
-      json_num(json_object_get(o, "bus_bw"), &bus) ||
-      (!json_is_null(nw) && (json_num(nw, &wrong) || !(wrong >= 0))))
+  if (json_num(json_object_get(o, "time"), &t) || !(t >= 0) || !isfinite(t) ||
+      json_num(json_object_get(o, "alg_bw"), &alg) || !(alg >= 0) || !isfinite(alg) ||
+      json_num(json_object_get(o, "bus_bw"), &bus) || !(bus >= 0) || !isfinite(bus) ||
+      (!json_is_null(nw) &&
+       (json_num(nw, &wrong) || !(wrong >= 0) || wrong > MAX_WRONG || wrong != floor(wrong))))
     return cb_fail(err, CB_USAGE,
-                   "%s: results[%d].%s: no numbers 'time', 'alg_bw', 'bus_bw' and 'nwrong' "
-                   "(a number or null)",
+                   "%s: results[%d].%s: no numbers 'time', 'alg_bw', 'bus_bw' (finite, not "
+                   "negative) and 'nwrong' (a whole number or null)",
                    path, i, key);
   set_times(r, t, alg, bus, (long)wrong);
   if (json_is_object(per_iter)) { /* CUDA-event times of each iteration (-I) */
@@ -334,8 +358,11 @@ static int json_figures(const char *path, int i, const char *key, json_t *o, jso
                  {"p50_us", offsetof(struct cb_record, time_us_median)},
                  {"p95_us", offsetof(struct cb_record, time_us_p95)},
                  {"p99_us", offsetof(struct cb_record, time_us_p99)}};
-    for (size_t k = 0; k < sizeof stats / sizeof stats[0]; k++)
-      json_num(json_object_get(per_iter, stats[k].key), (double *)((char *)r + stats[k].offset));
+    for (size_t k = 0; k < sizeof stats / sizeof stats[0]; k++) {
+      double x;
+      if (json_num(json_object_get(per_iter, stats[k].key), &x) == 0 && isfinite(x) && x >= 0)
+        *(double *)((char *)r + stats[k].offset) = x;
+    }
   }
   return CB_OK;
 }
@@ -352,13 +379,16 @@ static int json_result(const char *path, int i, json_t *res, struct cb_import *i
                                       : -2;
   if (end && (end == json_string_value(root) || *end))
     rootv = -2;
-  if (!json_is_integer(size) || json_integer_value(size) < 0 || !json_is_integer(count) ||
-      json_integer_value(count) < 0 || !json_is_string(type) || !json_is_string(redop) ||
-      rootv < -1)
-    return cb_fail(err, CB_USAGE,
-                   "%s: results[%d]: no 'size', 'count', 'type', 'redop' and 'root' as "
-                   "nccl-tests writes them",
-                   path, i);
+  if (!json_is_integer(size) || json_integer_value(size) < 1 ||
+      (double)json_integer_value(size) > MAX_BYTES || !json_is_integer(count) ||
+      json_integer_value(count) < 0 || json_integer_value(count) > json_integer_value(size) ||
+      !json_is_string(type) || !json_is_string(redop) || rootv < -1 || rootv > MAX_ROOT)
+    return cb_fail(
+        err, CB_USAGE,
+        "%s: results[%d]: no 'size', 'count' (whole numbers, size from 1 to 2^53, "
+        "count at most size), 'type', 'redop' and 'root' (-1 or a rank) as nccl-tests writes "
+        "them",
+        path, i);
   struct cb_import_row *row = new_row(im);
   if (!row)
     return cb_fail(err, CB_RUNTIME, "out of memory reading %s", path);
@@ -397,7 +427,11 @@ static int json_result(const char *path, int i, json_t *res, struct cb_import *i
 
 static int read_json(FILE *f, const char *path, struct cb_import *im, struct cb_error *err) {
   json_error_t jerr;
-  json_t *doc = json_loadf(f, 0, &jerr);
+  int too_big;
+  json_t *doc = cb_json_load_bounded(f, &jerr, &too_big);
+  if (!doc && too_big)
+    return cb_fail(err, CB_USAGE, "%s: over %ld MiB: not a nccl-tests -J file", path,
+                   CB_MAX_DOC >> 20);
   if (!doc)
     return cb_fail(err, CB_USAGE, "%s:%d:%d: not valid JSON: %s", path, jerr.line, jerr.column,
                    jerr.text);
@@ -419,11 +453,10 @@ static int read_json(FILE *f, const char *path, struct cb_import *im, struct cb_
   json_t *it = json_object_get(config, "iterations"), *agg;
   agg = json_object_get(config, "aggregated_iterations");
   json_t *graph = json_object_get(config, "graph");
-  im->iters = json_is_integer(it) ? (long)json_integer_value(it) : 0;
-  if (json_is_integer(agg) && json_integer_value(agg) > 0)
-    im->iters *= (long)json_integer_value(agg);
-  if (json_is_integer(graph) && json_integer_value(graph) > 0)
-    im->iters *= (long)json_integer_value(graph);
+  im->iters = iters_product(
+      json_is_integer(it) ? json_integer_value(it) : 0,
+      json_is_integer(agg) && json_integer_value(agg) > 0 ? json_integer_value(agg) : 1,
+      json_is_integer(graph) && json_integer_value(graph) > 0 ? json_integer_value(graph) : 1);
   json_array_foreach(results, i, v) {
     if (rc == CB_OK)
       rc = json_result(path, (int)i, v, im, err);
@@ -448,11 +481,7 @@ int cb_import_nccl_tests(const char *path, const char *op, struct cb_import *im,
   if (!f)
     return cb_fail(err, CB_USAGE, "--import-nccl-tests: cannot read '%s': %s", path,
                    strerror(errno));
-  int c;
-  while ((c = getc(f)) != EOF && isspace(c))
-    ;
-  ungetc(c, f);
-  im->json = c == '{';
+  im->json = cb_peek_nonspace(f) == '{';
   int rc = im->json ? read_json(f, path, im, err) : read_text(f, path, im, err);
   fclose(f);
   if (rc == CB_OK)

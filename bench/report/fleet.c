@@ -41,7 +41,7 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
     return CB_OK;
   char path[4096];
   snprintf(path, sizeof path, "%s/fleet.gp", dir);
-  FILE *gp = fopen(path, "w");
+  FILE *gp = cb_rep_fopen(path);
   if (!gp)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   cb_rep_put_png_term(gp);
@@ -51,9 +51,9 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
     if (series_outliers(d, i) < 0)
       continue;
     snprintf(path, sizeof path, "%s/fleet%d.dat", dir, i + 1);
-    FILE *f = fopen(path, "w");
+    FILE *f = cb_rep_fopen(path);
     if (!f) {
-      fclose(gp);
+      cb_rep_fclose(gp);
       return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
     }
     for (int p = 0; p < s->npts; p++) {
@@ -65,7 +65,7 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
       fprintf(f, "%llu %g %g %g %g %g\n", (unsigned long long)s->pts[p].bytes, t->p10, t->p90,
               t->median, x, is_outlier(e, x) ? x : NAN);
     }
-    fclose(f);
+    cb_rep_fclose(f);
     char stem[32], title[512];
     snprintf(stem, sizeof stem, "fleet%d", i + 1);
     snprintf(title, sizeof title, "%s: %s %s %s %s %s %s %s against the fleet",
@@ -73,12 +73,12 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
              s->inplace ? "in-place" : "out-of-place");
     fprintf(gp, "datafile = '%s.dat'\n", stem);
     if (cb_rep_put_chart(gp, stem, "fleet.gp", title, err)) {
-      fclose(gp);
+      cb_rep_fclose(gp);
       return err->status;
     }
     charts++;
   }
-  if (fclose(gp) != 0)
+  if (cb_rep_fclose(gp) != 0)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s/fleet.gp'", dir);
   return charts ? cb_rep_run_gnuplot(dir, "fleet.gp", err) : CB_OK;
 }

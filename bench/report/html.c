@@ -125,7 +125,7 @@ static void chart(FILE *f, const char *op, const char *kind) {
 int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
   char path[4096];
   snprintf(path, sizeof path, "%s/index.html", dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = cb_rep_fopen(path);
   if (!f)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
@@ -169,7 +169,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
   cb_rep_tuning_html(f, d);
   runs_table(f, d);
   fputs("</body>\n</html>\n", f);
-  if (fclose(f) != 0)
+  if (cb_rep_fclose(f) != 0)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   return CB_OK;
 }

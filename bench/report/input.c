@@ -8,6 +8,7 @@
 
 #include "../output/columns.h"
 #include "../overhead.h"
+#include "../readbound.h"
 #include "config.h"
 #include "report.h"
 
@@ -288,33 +289,6 @@ static void add_line(const char *path, long lineno, const char *line, size_t len
   json_decref(o);
 }
 
-/* One line into *buf (NUL-terminated, newline kept; NUL bytes in it are
- * kept and counted): its length, -1 at the end of the file, -2 past
- * CB_REP_MAX_LINE bytes. The bound keeps an endless input (a device, a
- * binary file) from growing memory without limit. */
-static long read_line(FILE *f, char **buf, size_t *cap) {
-  size_t len = 0;
-  int c = 0;
-  while ((c = getc_unlocked(f)) != EOF) {
-    if (len == CB_REP_MAX_LINE)
-      return -2;
-    if (len + 2 > *cap) {
-      size_t want = *cap ? 2 * *cap : 4096;
-      char *grown = realloc(*buf, want);
-      if (!grown)
-        return -2;
-      *buf = grown, *cap = want;
-    }
-    (*buf)[len++] = (char)c;
-    if (c == '\n')
-      break;
-  }
-  if (len == 0)
-    return -1;
-  (*buf)[len] = '\0';
-  return (long)len;
-}
-
 int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_data *d,
                     struct cb_error *err) {
   FILE *f = fopen(path, "r");
@@ -326,12 +300,12 @@ int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_d
   size_t cap = 0;
   long lineno = 0, len;
   int rc = CB_OK;
-  while ((len = read_line(f, &line, &cap)) >= 0) {
+  while ((len = cb_read_line(f, &line, &cap)) >= 0) {
     lineno++;
     if (line[strspn(line, " \t\r\n")] != '\0') /* blank lines are harmless */
       add_line(path, lineno, line, (size_t)len, file, d);
   }
-  if (len == -2)
+  if (len == CB_READ_LONG)
     rc = cb_fail(err, CB_USAGE, "%s: %s:%ld: a line longer than %d MiB: not collbench JSON Lines",
                  opt, path, lineno + 1, CB_REP_MAX_LINE >> 20);
   else if (ferror(f)) /* a folder reads as an error here, not at fopen */

@@ -161,7 +161,7 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
   char path[4096], script[96], base[64], stem[96], title[256];
   stem_of(file, matrix, base, sizeof base);
   snprintf(path, sizeof path, "%s/%s.dat", dir, base);
-  FILE *f = fopen(path, "w");
+  FILE *f = cb_rep_fopen(path);
   int rc = CB_OK;
   if (!f)
     rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
@@ -169,12 +169,12 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
     put_block(f, &g, g.bw);
     fputc('\n', f);
     put_block(f, &g, g.lat);
-    if (fclose(f) != 0)
+    if (cb_rep_fclose(f) != 0)
       rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   }
   snprintf(script, sizeof script, "%s.gp", base);
   snprintf(path, sizeof path, "%s/%s", dir, script);
-  if (!rc && !(f = fopen(path, "w")))
+  if (!rc && !(f = cb_rep_fopen(path)))
     rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   if (!rc) {
     fprintf(f, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
@@ -207,7 +207,7 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
       snprintf(stem, sizeof stem, "%s_lat", base);
       rc = cb_rep_put_chart(f, stem, "matrix.gp", title, err);
     }
-    if (fclose(f) != 0 && !rc)
+    if (cb_rep_fclose(f) != 0 && !rc)
       rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   }
   if (!rc)

@@ -36,7 +36,7 @@ static const char *base_name(const char *path) {
 
 static int write_data(const struct cb_rep_data *d, int first, int n, const char *path,
                       struct cb_error *err) {
-  FILE *f = fopen(path, "w");
+  FILE *f = cb_rep_fopen(path);
   if (!f)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   for (int i = first; i < first + n; i++) {
@@ -48,7 +48,7 @@ static int write_data(const struct cb_rep_data *d, int first, int n, const char 
               pt->busbw_GBps, pt->algbw_GBps);
     }
   }
-  if (fclose(f) != 0)
+  if (cb_rep_fclose(f) != 0)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   return CB_OK;
 }
@@ -124,12 +124,15 @@ int cb_rep_put_chart(FILE *f, const char *stem, const char *template_name, const
                      struct cb_error *err) {
   fprintf(f, "\n# %s\nchart_title = ", stem);
   cb_gp_put_string(f, title);
-  fprintf(f, "\nset terminal @png_term\nset output '%s.png'\n", stem);
+  /* gp_out: the private folder collbench runs gnuplot with (create.c);
+   * the script still runs by hand, writing beside itself */
+  fprintf(f, "\nif (!exists('gp_out')) gp_out = '.'\n");
+  fprintf(f, "set terminal @png_term\nset output gp_out.'/%s.png'\n", stem);
   if (copy_template(f, template_name, err))
     return err->status;
   fprintf(f,
           "set output\nset terminal svg noenhanced " CHART_SIZE " background rgb 'white'\n"
-          "set output '%s.svg'\n",
+          "set output gp_out.'/%s.svg'\n",
           stem);
   if (copy_template(f, template_name, err))
     return err->status;
@@ -161,7 +164,7 @@ static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
                        struct cb_error *err) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s_ratio.dat", dir, op);
-  FILE *f = fopen(path, "w");
+  FILE *f = cb_rep_fopen(path);
   if (!f)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   int blocks = 0;
@@ -180,7 +183,7 @@ static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
     put_title(gp, d, s, v);
     fputc('\n', gp);
   }
-  if (fclose(f) != 0)
+  if (cb_rep_fclose(f) != 0)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   return CB_OK;
 }
@@ -188,7 +191,7 @@ static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
 static int write_script(const struct cb_rep_data *d, int first, int n, const char *dir,
                         const char *path, struct cb_error *err) {
   const char *op = d->series[first].op; /* checked to be a plain word on input */
-  FILE *f = fopen(path, "w");
+  FILE *f = cb_rep_fopen(path);
   if (!f)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   struct cb_rep_varies v;
@@ -203,7 +206,7 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
   }
   put_xtics(f, d, first, n);
   if (cb_rep_model_lines(f, d, first, n, dir, err)) {
-    fclose(f);
+    cb_rep_fclose(f);
     return err->status;
   }
   char title[128];
@@ -231,14 +234,22 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
     if (!rc)
       rc = put_chart(f, op, "ratio", ratio_title, err);
   }
-  if (fclose(f) != 0 && !rc)
+  if (cb_rep_fclose(f) != 0 && !rc)
     rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   return rc;
 }
 
-/* gnuplot SCRIPT in DIR, without a shell: no input string is ever parsed
- * by one, and relative output names keep DIR out of the script. */
 int cb_rep_run_gnuplot(const char *dir, const char *script, struct cb_error *err) {
+  return cb_rep_gnuplot_private(dir, script, err);
+}
+
+/* gnuplot SCRIPT in DIR, without a shell: no input string is ever parsed
+ * by one, and relative output names keep DIR out of the script; its charts
+ * go to DIR/OUTDIR (gp_out). */
+int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *script,
+                          struct cb_error *err) {
+  char gp_out[128];
+  snprintf(gp_out, sizeof gp_out, "gp_out='%s'", outdir); /* mkdtemp's letters: no quote */
   pid_t pid = fork();
   if (pid < 0)
     return cb_fail(err, CB_RUNTIME, "--report: fork: %s", strerror(errno));
@@ -246,7 +257,7 @@ int cb_rep_run_gnuplot(const char *dir, const char *script, struct cb_error *err
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
       dup2(null, STDIN_FILENO);
-    char *const argv[] = {"gnuplot", (char *)script, NULL};
+    char *const argv[] = {"gnuplot", "-e", gp_out, (char *)script, NULL};
     if (chdir(dir) == 0)
       execvp(CB_GNUPLOT, argv);
     fprintf(stderr, "collbench: cannot run %s in '%s': %s\n", CB_GNUPLOT, dir, strerror(errno));

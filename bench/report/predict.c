@@ -79,7 +79,7 @@ int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, 
   FILE *f = NULL;
   if (op >= 0) {
     cb_rep_fit(d, &gs);
-    if (!(f = fopen(path, "w"))) {
+    if (!(f = cb_rep_fopen(path))) {
       cb_fit_groups_free(&gs);
       return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
     }
@@ -110,7 +110,7 @@ int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, 
   else
     fputs("model_title = ''\n", gp);
   int rc = CB_OK;
-  if (f && fclose(f) != 0)
+  if (f && cb_rep_fclose(f) != 0)
     rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   if (f && !nmodel)
     remove(path);
@@ -254,14 +254,14 @@ static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups
   char from[CB_NTIERS][200], path[4096], script[64], title[128];
   cb_rep_system(d, gs, op, &s, from);
   snprintf(path, sizeof path, "%s/%s_capacity.dat", dir, name);
-  FILE *f = fopen(path, "w");
+  FILE *f = cb_rep_fopen(path);
   if (!f)
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   snprintf(script, sizeof script, "%s_capacity.gp", name);
   snprintf(path, sizeof path, "%s/%s", dir, script);
-  FILE *gp = fopen(path, "w");
+  FILE *gp = cb_rep_fopen(path);
   if (!gp) {
-    fclose(f);
+    cb_rep_fclose(f);
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   }
   fprintf(gp, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
@@ -269,13 +269,14 @@ static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups
   fprintf(gp, "capfile = '%s_capacity.dat'\n", name);
   capacity_data(f, gp, d, op, &s, gs);
   cb_rep_put_tiers_note(gp, &s, from, cb_rep_unit(d));
-  int rc = fclose(f) ? cb_fail(err, CB_USAGE, "--out: cannot write %s_capacity.dat", name) : 0;
+  int rc =
+      cb_rep_fclose(f) ? cb_fail(err, CB_USAGE, "--out: cannot write %s_capacity.dat", name) : 0;
   snprintf(title, sizeof title, "%s: predicted bus bandwidth against cluster size", name);
   char stem[64];
   snprintf(stem, sizeof stem, "%s_capacity", name);
   if (!rc)
     rc = cb_rep_put_chart(gp, stem, "capacity.gp", title, err);
-  if (fclose(gp) != 0 && !rc)
+  if (cb_rep_fclose(gp) != 0 && !rc)
     rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
   if (!rc)
     rc = cb_rep_run_gnuplot(dir, script, err);

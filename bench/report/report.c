@@ -36,6 +36,8 @@ int cb_report(const struct cb_report_cli *rep) {
                  "--report: no usable result, pair, verdict or trial lines in the input");
   if (!rc && mkdir(dir, 0777) != 0 && errno != EEXIST)
     rc = cb_fail(&err, CB_USAGE, "--out: cannot create '%s': %s", dir, strerror(errno));
+  if (!rc)
+    rc = cb_rep_check_out(dir, &err);
   if (!rc) {
     cb_rep_sort(&d);
     rc = cb_rep_plot(&d, dir, &err);

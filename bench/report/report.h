@@ -9,6 +9,7 @@
 
 #include "../error.h"
 #include "../model/model.h"
+#include "../readbound.h"
 #include "../record.h"
 #include "../topology.h"
 
@@ -104,7 +105,7 @@ int cb_rep_read(const char *path, int file, struct cb_rep_data *d, struct cb_err
 int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_data *d,
                     struct cb_error *err);
 /* Longest line read: collbench's own lines are a few KiB. */
-#define CB_REP_MAX_LINE (1 << 20)
+#define CB_REP_MAX_LINE CB_MAX_LINE /* readbound.h */
 /* Series by op, then file and labels; points by size. */
 void cb_rep_sort(struct cb_rep_data *d);
 /* The series of op `op` are d->series[first .. first+n-1] after sorting. */
@@ -126,6 +127,19 @@ void cb_rep_put_png_term(FILE *f);
 int cb_rep_put_chart(FILE *f, const char *stem, const char *template_name, const char *title,
                      struct cb_error *err);
 int cb_rep_run_gnuplot(const char *dir, const char *script, struct cb_error *err);
+/* create.c: the report's files made without following links. cb_rep_fopen
+ * writes a fresh temporary beside PATH; cb_rep_fclose renames it over PATH
+ * (EOF on failure, the temporary removed). cb_rep_check_out refuses an
+ * --out folder another user owns or every user may write without the
+ * sticky bit. cb_rep_gnuplot_private runs SCRIPT with its charts going to a
+ * private folder, then renames them into DIR; cb_rep_run_gnuplot_in is the
+ * plain run (plot.c). */
+FILE *cb_rep_fopen(const char *path);
+int cb_rep_fclose(FILE *f);
+int cb_rep_check_out(const char *dir, struct cb_error *err);
+int cb_rep_gnuplot_private(const char *dir, const char *script, struct cb_error *err);
+int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *script,
+                          struct cb_error *err);
 /* The all-pairs matrices (bench/report/matrix.c): per file with pair lines,
  * DIR/matrixN.dat, matrixN.gp and the bandwidth and latency heatmaps
  * matrixN_bw and matrixN_lat (N counts input files from 1). */

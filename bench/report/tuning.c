@@ -151,11 +151,11 @@ int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
                      struct cb_error *err) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
-  if (!(*dat = fopen(path, "w")))
+  if (!(*dat = cb_rep_fopen(path)))
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   snprintf(path, sizeof path, "%s/%s.gp", dir, stem);
-  if (!(*gp = fopen(path, "w"))) {
-    fclose(*dat);
+  if (!(*gp = cb_rep_fopen(path))) {
+    cb_rep_fclose(*dat);
     return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
   }
   fprintf(*gp, "# Written by collbench --report; run 'gnuplot %s.gp' in this folder.\n", stem);
@@ -167,10 +167,11 @@ int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
 int cb_rep_close_pair(const char *dir, const char *stem, const char *template_name,
                       const char *title, FILE *dat, FILE *gp, struct cb_error *err) {
   char script[64];
-  int rc = fclose(dat) ? cb_fail(err, CB_USAGE, "--out: cannot write %s/%s.dat", dir, stem) : 0;
+  int rc =
+      cb_rep_fclose(dat) ? cb_fail(err, CB_USAGE, "--out: cannot write %s/%s.dat", dir, stem) : 0;
   if (!rc)
     rc = cb_rep_put_chart(gp, stem, template_name, title, err);
-  if (fclose(gp) && !rc)
+  if (cb_rep_fclose(gp) && !rc)
     rc = cb_fail(err, CB_USAGE, "--out: cannot write %s/%s.gp", dir, stem);
   snprintf(script, sizeof script, "%s.gp", stem);
   return rc ? rc : cb_rep_run_gnuplot(dir, script, err);

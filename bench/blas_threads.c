@@ -1,0 +1,16 @@
+#include "blas_threads.h"
+
+#include "config.h"
+
+#if CB_HAVE_OPENBLAS
+/* OpenBLAS's own (driver/others/blas_server.c, exported by its pthreads
+ * and OpenMP builds alike); weak: a BLAS without it leaves the threads be */
+extern int blas_thread_shutdown_(void) __attribute__((weak));
+#endif
+
+void cb_blas_threads_stop(void) {
+#if CB_HAVE_OPENBLAS
+  if (blas_thread_shutdown_)
+    blas_thread_shutdown_();
+#endif
+}
