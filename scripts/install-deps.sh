@@ -23,7 +23,8 @@
 # (tests/k8s.t), NetPIPE (scripts/compare-anchors.sh), jq (the shell tests
 # read JSON with it), iproute2 and util-linux (the simulated clusters), procps,
 # hwloc-nox, ucx-utils, rdma-core and ibverbs-utils (the tests' views of the
-# same devices). Tests whose tool is missing skip, visibly.
+# same devices), strace (tests/threads.t). Tests whose tool is missing skip,
+# visibly.
 set -eu
 
 run_packages="
@@ -49,6 +50,7 @@ test_packages="
   netpipe-openmpi
   jq iproute2 util-linux procps
   hwloc-nox ucx-utils rdma-core ibverbs-utils
+  strace
 "
 
 list=0 with_tests=0
