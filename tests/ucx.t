@@ -6,7 +6,7 @@ if ! ./collbench --list | grep -q '^  ucx *usable'; then
   echo "1..0 # SKIP this build has no ucx backend (configure found no UCX)"
   exit 0
 fi
-plan 16
+plan 17
 
 mpi 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw -e 256K --max-time 0.1 --json "$TMP/auto.jsonl"
 ok $STATUS "mpirun -np 2 --backend ucx --op p2p_lat,p2p_bw,p2p_bibw exits 0"
@@ -32,9 +32,13 @@ for tls in shm tcp; do
   ok $? "--ucx-api put over $tls: data lands in the partner's memory, checked"
 done
 
+# every requested series skipped: refused before anything runs (exit 2)
 mpi 2 --backend ucx --op allreduce -e 64
-grep -q 'allreduce skipped for ucx.*point-to-point ops only' "$TMP/out"
-ok $? "collectives on ucx are skipped with the reason"
+[ $STATUS -eq 2 ] && grep -q 'nothing to measure.*allreduce on ucx.*point-to-point ops only' "$TMP/err"
+ok $? "collectives alone on ucx are refused with the reason (exit 2)"
+mpi 2 --backend ucx --op allreduce,p2p_lat -e 64
+[ $STATUS -eq 0 ] && grep -q 'allreduce skipped for ucx.*point-to-point ops only' "$TMP/out"
+ok $? "collectives beside p2p on ucx are skipped with the reason"
 
 mpi 3 --backend ucx --op p2p_bibw -e 1K --max-time 0.05 --json "$TMP/odd.jsonl"
 ok $STATUS "3 ranks: the odd one sits out without a hang"
