@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backends/nccl_end.h"
 #include "backends/nccl_logfile.h"
 #include "comm.h"
 #include "kernels/model.h"
@@ -30,10 +31,12 @@ struct nccl_comm {
    * all-reduce (nccl_choice.h; tune.c refused values NCCL would refuse) */
   char *launch_algo, *launch_proto;
   int algo_index, proto_index;
+  int failed; /* an NCCL or CUDA call failed: its communicators are aborted, not destroyed */
 };
 
-static int cuda_failed(const struct nccl_comm *c, const char *call, cudaError_t e,
+static int cuda_failed(struct nccl_comm *c, const char *call, cudaError_t e,
                        struct cb_error *err) {
+  c->failed = 1;
   return cb_fail(err, CB_RUNTIME, "%s: --tune nccl: %s failed: %s (%d)", c->where, call,
                  cudaGetErrorString(e), (int)e);
 }
@@ -42,8 +45,9 @@ static int cuda_failed(const struct nccl_comm *c, const char *call, cudaError_t 
  * the process-wide last WARN (init.cc), so NULL is as good as a comm and
  * works when there is none yet. Fetched here, before anything else can
  * call NCCL and replace it. */
-static int nccl_failed(const struct nccl_comm *c, const char *call, ncclResult_t r,
+static int nccl_failed(struct nccl_comm *c, const char *call, ncclResult_t r,
                        struct cb_error *err) {
+  c->failed = 1;
   return cb_nccl_fail(err, c->where, call, (int)r, ncclGetErrorString(r), ncclGetLastError(NULL));
 }
 
@@ -198,7 +202,7 @@ static void nccl_close(void *ctx, void *setting) {
   ncclComm_t *comm = setting;
   if (c->running == *comm)
     c->running = NULL;
-  ncclCommDestroy(*comm);
+  cb_nccl_comm_end(*comm, c->failed);
   free(comm);
 }
 

@@ -22,6 +22,7 @@
 #include "../watchdog.h"
 #include "nccl_env.h"
 #include "nccl_log.h"
+#include "nccl_end.h"
 #include "nccl_logfile.h"
 
 /* A chunk of log this large at once (64 MiB of lines) is passed over. */
@@ -53,6 +54,7 @@ struct nccl_ctx {
   char algo[32], proto[16];
   int channels;
   char why[128]; /* an unsupported() reason built at run time */
+  int failed;    /* an NCCL or CUDA call on it failed: it is aborted, not destroyed */
 };
 
 /* " for allreduce of 262144 float (1048576 bytes)", from the op last run */
@@ -74,6 +76,7 @@ static char *read_new(struct nccl_ctx *c);
 static int nccl_failed(struct nccl_ctx *c, const char *call, ncclResult_t rc,
                        struct cb_error *err) {
   const char *last = ncclGetLastError(NULL);
+  c->failed = 1;
   follow_log(c);
   char what[160], text[900];
   cb_nccl_failure_text(text, sizeof text, call, what_ran(c, what, sizeof what), (int)rc,
@@ -83,6 +86,7 @@ static int nccl_failed(struct nccl_ctx *c, const char *call, ncclResult_t rc,
 
 static int cuda_failed(struct nccl_ctx *c, const char *call, cudaError_t rc, struct cb_error *err) {
   char what[160];
+  c->failed = 1;
   follow_log(c);
   return cb_fail(err, CB_RUNTIME, "rank %d (%s): nccl: %s failed%s: %s (%d)%s%s", c->cl->rank,
                  c->cl->hostname, call, what_ran(c, what, sizeof what), cudaGetErrorString(rc),
@@ -545,9 +549,8 @@ static void nccl_finalize(void *ctx) {
   struct nccl_ctx *c = ctx;
   if (!c)
     return;
-  drop_graph(c);
-  if (c->comm)
-    ncclCommDestroy(c->comm);
+  drop_graph(c); /* before any abort: ncclCommAbort waits for graphs that captured it */
+  cb_nccl_comm_end(c->comm, c->failed);
   if (c->start)
     cudaEventDestroy(c->start);
   if (c->stop)
