@@ -197,6 +197,14 @@ static int run(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) 
  * made sure those agree). */
 static int pre_mpi_init(const struct cb_cli *cli, struct cb_error *err) {
   const struct cb_topology *t = &cli->topology;
+  /* every mode, --accept included: NCCL refuses two ranks on one GPU
+   * ("Duplicate GPU detected") unless each has its own host id */
+  if (cli->settings.share_gpu) {
+    char kept[512] = "";
+    cb_nccl_share_gpu_env(launcher_rank(), kept, sizeof kept);
+    if (kept[0] && launcher_rank() == 0)
+      fprintf(stderr, "collbench: --share-gpu: keeping what you set: %s\n", kept);
+  }
   if (cli->accept_path) {
     for (int i = 0; i < t->nchecks; i++) {
       int b = cb_backend_lookup(t->checks[i].backend_name);
@@ -205,12 +213,6 @@ static int pre_mpi_init(const struct cb_cli *cli, struct cb_error *err) {
         return err->status;
     }
     return CB_OK;
-  }
-  if (cli->settings.share_gpu) {
-    char kept[512] = "";
-    cb_nccl_share_gpu_env(launcher_rank(), kept, sizeof kept);
-    if (kept[0] && launcher_rank() == 0)
-      fprintf(stderr, "collbench: --share-gpu: keeping what you set: %s\n", kept);
   }
   for (int b = 0; b < cli->settings.nbackends; b++) {
     const struct cb_backend *be = cb_backends[cli->settings.backends[b]];

@@ -3,7 +3,7 @@
 # all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
 # The simulated-cluster cases (throttled node and link) are in cluster4.t.
 . tests/lib.sh
-plan 27
+plan 28
 
 # localhost.conf on a healthy host: every check and the matrix pass.
 mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
@@ -158,5 +158,11 @@ grep -q '^# bandwidth (GB/s)' "$TMP/out" && grep -q '^    1 ' "$TMP/out" &&
   { { [ $STATUS -eq 0 ] && [ "$fails" -eq 0 ] && grep -q '^  PASS    matrix ' "$TMP/out"; } ||
     { [ $STATUS -eq 1 ] && [ "$fails" -ge 1 ]; }; }
 ok $? "--matrix=64K on 2 ranks: matrix printed, exit $STATUS agrees with $fails FAIL verdicts"
+
+# --share-gpu reaches --accept too (each rank its own NCCL_HOSTID, or NCCL
+# refuses "Duplicate GPU detected"): a value the user set is kept and said
+NCCL_HOSTID=mine mpi 2 --accept topologies/localhost.conf --share-gpu --max-time 0.02
+grep -q -- '--share-gpu: keeping what you set: NCCL_HOSTID=mine' "$TMP/err"
+ok $? "--accept --share-gpu applies the shared-GPU environment (exit $STATUS)"
 
 finish
