@@ -54,7 +54,7 @@ double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct c
 
 double cb_model_busbw_factor(int op, int p) {
   if (p <= 1)
-    return 0;
+    return op == CB_MOP_BROADCAST ? 1 : 0; /* as the measured side (ops.c) */
   switch (op) {
   case CB_MOP_ALLREDUCE: return 2.0 * (p - 1) / p;
   case CB_MOP_BROADCAST: return 1;
