@@ -22,6 +22,25 @@ static struct {
   struct cb_wd_peers *peers; /* asks the others who is stuck (watchdog_peers.h) */
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* What must still happen when the watchdog ends the process: _exit skips
+ * atexit handlers (e.g. removing NCCL's log folder from $TMPDIR). */
+#define MAX_EXIT_HOOKS 4
+static void (*exit_hooks[MAX_EXIT_HOOKS])(void);
+static int nexit_hooks;
+
+void cb_watchdog_exit_hooks(void) {
+  for (int i = 0; i < nexit_hooks; i++)
+    exit_hooks[i]();
+}
+
+void cb_watchdog_at_exit(void (*fn)(void)) {
+  for (int i = 0; i < nexit_hooks; i++)
+    if (exit_hooks[i] == fn)
+      return;
+  if (nexit_hooks < MAX_EXIT_HOOKS)
+    exit_hooks[nexit_hooks++] = fn;
+}
+
 static void *watch(void *unused) {
   (void)unused;
   /* Waking 10 times a second bounds the overshoot to 0.1 s; a peer
@@ -67,6 +86,7 @@ static void *watch(void *unused) {
               "giving up, exit 3\n",
               wd.cl->rank, wd.cl->hostname, wd.timeout, what, who);
       fflush(stderr);
+      cb_watchdog_exit_hooks();
       _exit(3);
     }
   }

@@ -17,6 +17,10 @@ int cb_watchdog_start(const struct cb_cluster *cl, double timeout);
 void cb_watchdog_arm(const char *what);
 void cb_watchdog_disarm(void);
 void cb_watchdog_stop(void);
+/* fn runs (once, on the watchdog's thread) before the watchdog's _exit(3):
+ * for clean-up an atexit handler would do (up to 4) */
+void cb_watchdog_at_exit(void (*fn)(void));
+void cb_watchdog_exit_hooks(void); /* runs them: the watchdog's exit path */
 /* For backends that wait by polling (nccl): 1 when the armed measurement
  * is past --timeout, with its description in what. The watchdog then
  * waits CB_WATCHDOG_GRACE more seconds before ending the process itself. */

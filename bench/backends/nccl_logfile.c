@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "watchdog.h"
+
 static struct {
   int opened, ours, switchable, kept, gen;
   pid_t pid; /* a forked child's exit must not remove the parent's log */
@@ -39,6 +41,7 @@ int cb_nccl_log_open(void) {
   lf.pid = getpid();
   lf.ours = 1;
   atexit(cb_nccl_log_close);
+  cb_watchdog_at_exit(cb_nccl_log_close); /* its _exit(3) skips atexit */
   return 1;
 }
 

@@ -16,6 +16,7 @@
 #include "backends/nccl_log.h"
 #include "backends/nccl_logfile.h"
 #include "tap.h"
+#include "watchdog.h"
 
 static void nccl_writes(const char *path, const char *text) {
   FILE *f = fopen(path, "a");
@@ -50,6 +51,8 @@ static char *dir_of(const char *path, char *buf, size_t len) {
 
 /* In a child: opens the log, keeps it or not, exits normally; returns
  * the directory it made. */
+/* keep: 0 exit normally, 1 keep the log, 2 end as the watchdog does
+ * (its exit hooks, then _exit: no atexit handler runs) */
 static void child_dir(int keep, char *dir, size_t len) {
   int fd[2];
   dir[0] = '\0';
@@ -59,12 +62,16 @@ static void child_dir(int keep, char *dir, size_t len) {
   if (pid == 0) {
     close(fd[0]);
     cb_nccl_log_open();
-    if (keep)
+    if (keep == 1)
       cb_nccl_log_keep();
     char d[512];
     dir_of(cb_nccl_log_path(), d, sizeof d);
     if (write(fd[1], d, strlen(d) + 1) < 0)
       _exit(1);
+    if (keep == 2) {
+      cb_watchdog_exit_hooks();
+      _exit(3);
+    }
     exit(0); /* atexit handlers run */
   }
   close(fd[1]);
@@ -89,6 +96,9 @@ int main(void) {
   ok(dir[0] && !is_dir(dir), "a process's log directory is removed at exit (%s)", dir);
   child_dir(1, dir, sizeof dir);
   ok(dir[0] && is_dir(dir), "a kept one stays for the user to read");
+  char gone[512];
+  child_dir(2, gone, sizeof gone);
+  ok(gone[0] && !is_dir(gone), "removed too when the watchdog ends the process (_exit) (%s)", gone);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0)
