@@ -204,6 +204,13 @@ static int pre_mpi_init(const struct cb_cli *cli, struct cb_error *err) {
     cb_nccl_share_gpu_env(launcher_rank(), kept, sizeof kept);
     if (kept[0] && launcher_rank() == 0)
       fprintf(stderr, "collbench: --share-gpu: keeping what you set: %s\n", kept);
+    if (!cb_mps_running(getenv("CUDA_MPS_PIPE_DIRECTORY")) && launcher_rank() == 0)
+      fprintf(stderr,
+              "collbench: --share-gpu: warning: no MPS control daemon (its pipe is not in %s): "
+              "ranks on one GPU take turns and NCCL's kernels spin waiting for each other; "
+              "start it first (nvidia-cuda-mps-control -d)\n",
+              getenv("CUDA_MPS_PIPE_DIRECTORY") ? getenv("CUDA_MPS_PIPE_DIRECTORY")
+                                                : CB_MPS_DEFAULT_PIPE_DIR);
   }
   if (cli->accept_path) {
     for (int i = 0; i < t->nchecks; i++) {

@@ -3,7 +3,7 @@
 # all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
 # The simulated-cluster cases (throttled node and link) are in cluster4.t.
 . tests/lib.sh
-plan 28
+plan 29
 
 # localhost.conf on a healthy host: every check and the matrix pass.
 mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
@@ -161,8 +161,14 @@ ok $? "--matrix=64K on 2 ranks: matrix printed, exit $STATUS agrees with $fails 
 
 # --share-gpu reaches --accept too (each rank its own NCCL_HOSTID, or NCCL
 # refuses "Duplicate GPU detected"): a value the user set is kept and said
-NCCL_HOSTID=mine mpi 2 --accept topologies/localhost.conf --share-gpu --max-time 0.02
+# and, with no MPS daemon's pipe where CUDA looks, a warning that the ranks
+# will take turns on the GPU
+mkdir "$TMP/nomps"
+NCCL_HOSTID=mine CUDA_MPS_PIPE_DIRECTORY=$TMP/nomps mpi 2 --accept topologies/localhost.conf \
+  --share-gpu --max-time 0.02
 grep -q -- '--share-gpu: keeping what you set: NCCL_HOSTID=mine' "$TMP/err"
 ok $? "--accept --share-gpu applies the shared-GPU environment (exit $STATUS)"
+grep -q -- "--share-gpu: warning: no MPS control daemon (its pipe is not in $TMP/nomps)" "$TMP/err"
+ok $? "--share-gpu without MPS warns that the ranks take turns"
 
 finish

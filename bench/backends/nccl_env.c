@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *const cb_nccl_transports[] = {"auto", "nvlink", "pcie",   "shm", "net",
                                           "ib",   "roce",   "socket", NULL};
@@ -65,4 +66,13 @@ void cb_nccl_share_gpu_env(int rank, char *kept, size_t len) {
   const struct cb_env_setting env[] = {
       {"NCCL_HOSTID", hostid}, {"NCCL_SOCKET_IFNAME", "lo"}, {NULL, NULL}};
   cb_env_apply(env, kept, len);
+}
+
+int cb_mps_running(const char *pipe_dir) {
+  char path[4096];
+  struct stat st;
+  int n = snprintf(path, sizeof path, "%s/control",
+                   pipe_dir && *pipe_dir ? pipe_dir : CB_MPS_DEFAULT_PIPE_DIR);
+  return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 &&
+         (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }

@@ -27,4 +27,12 @@ int cb_env_apply(const struct cb_env_setting *settings, char *kept, size_t len);
  * over loopback (NCCL_SOCKET_IFNAME=lo), unless set. */
 void cb_nccl_share_gpu_env(int rank, char *kept, size_t len);
 
+/* Whether an MPS control daemon serves this machine: its control pipe in
+ * pipe_dir (CUDA_MPS_PIPE_DIRECTORY; NULL or "": MPS's default). Ranks
+ * sharing a GPU without MPS take turns on it, and NCCL's kernels spin
+ * while they wait for peers that are not running (NVIDIA's MPS guide:
+ * without MPS, contexts of separate processes are time-sliced). */
+#define CB_MPS_DEFAULT_PIPE_DIR "/tmp/nvidia-mps"
+int cb_mps_running(const char *pipe_dir);
+
 #endif

@@ -4,6 +4,8 @@
  * NVIDIA/nccl-tests issues (cited per case), trimmed to a few lines. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backends/nccl_env.h"
 #include "backends/nccl_log.h"
@@ -92,7 +94,32 @@ static void label_is(const char *log, const char *want, const char *what) {
   is_str(label, want, "%s -> '%s'", what, want);
 }
 
+/* MPS detection (--share-gpu's warning): a control pipe in a pipe
+ * directory made here, never the machine's /tmp/nvidia-mps */
+static void test_mps(void) {
+  char dir[] = "/tmp/test_mps.XXXXXX";
+  if (!mkdtemp(dir)) {
+    ok(0, "mkdtemp for a pipe directory");
+    return;
+  }
+  ok(!cb_mps_running(dir), "an empty pipe directory: no MPS daemon");
+  char path[sizeof dir + 16];
+  snprintf(path, sizeof path, "%s/control", dir);
+  FILE *f = fopen(path, "w");
+  if (f)
+    fclose(f);
+  ok(!cb_mps_running(dir), "a plain file named control is not its pipe");
+  unlink(path);
+  ok(mkfifo(path, 0600) == 0 && cb_mps_running(dir), "a control FIFO: MPS is running");
+  char missing[sizeof dir + 16];
+  snprintf(missing, sizeof missing, "%s/none", dir);
+  ok(!cb_mps_running(missing), "a pipe directory that does not exist: no MPS");
+  unlink(path);
+  rmdir(dir);
+}
+
 int main(void) {
+  test_mps();
   label_is(nvlink_log, "nvlink", "P2P/CUMEM with a NVL graph");
   label_is(pcie_socket_log, "pcie+net-socket", "P2P/IPC over SYS plus NET/Socket");
   label_is(shm_socket_log, "shm+net-socket", "SHM/direct plus NET/Socket");
