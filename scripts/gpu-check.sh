@@ -13,9 +13,11 @@
 #             MPI is CUDA-aware (Debian's is not: reported as skipped)
 #   watchdog  COLLBENCH_STALL_RANK=1: rank 1 stalls, --timeout 10 must end
 #             the run with exit 3 within 60 s
-#   anchor    collbench's 1- and 2-rank allreduce at 1 MiB and 256 MiB against
-#             a plain timed ncclAllReduce loop (scripts/nccl-allreduce-loop.c);
-#             within 3% passes
+#   anchor    collbench's 1- and 2-rank allreduce at 8 B, 1 MiB, 64 MiB and
+#             256 MiB against a plain timed ncclAllReduce loop
+#             (scripts/nccl-allreduce-loop.c), like with like: the mean of
+#             100 calls by CUDA events in both; scripts/fidelity.awk judges
+#             (2% from 1 MiB, 5% below, never under the events' resolution)
 #   tests     make check's GPU tests (unit tests and tests/*.t that touch the
 #             GPU), counting how many ran and how many skipped
 #
@@ -62,6 +64,37 @@ REPORT=$OUT/report.txt
 : >"$REPORT"
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 FAILED=0
+
+# --- the plan: every step of the parts asked for, with its own limit ---
+# (the table step() takes its limit from; anchor-N-B stands for its 4 pairs)
+steps_of() {
+  case $1 in
+  basics) echo mpi-hostname build ;;
+  nccl) echo probe nccl-1 share-2 share-4 graph ;;
+  copy) echo copy mpi-device ;;
+  watchdog) echo watchdog ;;
+  anchor) echo loop-N-B anchor-N-B ;;
+  tests) echo tests-build tests ;;
+  esac
+}
+planned() {
+  case $1 in
+  mpi-hostname | probe | loop-* | anchor-*) echo 30 ;;
+  build | tests-build) echo 300 ;;
+  nccl-1) echo 90 ;;
+  share-2 | share-4) echo 120 ;; # ranks may take turns on the GPU (no MPS)
+  graph) echo 45 ;;
+  copy | mpi-device | watchdog) echo 60 ;;
+  tests) echo 240 ;;
+  *) echo 0 ;;
+  esac
+}
+say "gpu-check: plan (budget $BUDGET s in all; a step past the budget is skipped):"
+for p in $PARTS; do
+  for st in $(steps_of "$p"); do
+    say "  $p: $st, up to $(planned "$st") s"
+  done
+done
 
 # --- a GPU, or nothing to do ---
 if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
@@ -127,12 +160,12 @@ limit() {
   echo "$l"
 }
 
-# step NAME EXPECTED-STATUS SECONDS COMMAND...: runs it within its limit
+# step NAME EXPECTED-STATUS COMMAND...: runs it within its planned limit
 # (output in $OUT/NAME.out), PASS when it exits as expected and its table
 # reports no wrong values
 step() {
-  name=$1 want=$2 lim=$(limit "$3")
-  shift 3
+  name=$1 want=$2 lim=$(limit "$(planned "$1")")
+  shift 2
   if [ "$lim" -eq 0 ]; then
     say "SKIP $name (budget: $(left) s of $BUDGET s left)"
     return 1
@@ -164,7 +197,7 @@ figures() {
 }
 
 build() {
-  step build 0 300 sh -c "./configure --with-cuda='$CUDA_DIR' --with-nccl='$NCCL_DIR' && make -j$(nproc)" ||
+  step build 0 sh -c "./configure --with-cuda='$CUDA_DIR' --with-nccl='$NCCL_DIR' && make -j$(nproc)" ||
     exit 3
   grep -E '^(cuda|nccl|cublas|hwloc|json):' "$OUT/build.out" | sed 's/^/  /' | tee -a "$REPORT"
 }
@@ -177,37 +210,69 @@ part_basics() {
   say "  NCCL:   $(awk '/#define NCCL_(MAJOR|MINOR|PATCH) / {v = v (v ? "." : "") $3} END {print v}' \
     "$NCCL_DIR/include/nccl.h" 2>/dev/null) ($NCCL_DIR)"
   say "  MPI:    $(mpirun --version 2>&1 | head -n 1)"
-  step mpi-hostname 0 30 mpirun -np 2 hostname || {
+  step mpi-hostname 0 mpirun -np 2 hostname || {
     say "gpu-check: mpirun cannot start 2 ranks: nothing else can run"
     exit 3
   }
   build
 }
 
+# MPS for the steps where ranks share the GPU: without it their contexts
+# take turns and NCCL's spinning kernels crawl. Started here when it is not
+# running (its pipe and logs under $OUT), and stopped after, by its PID.
+MPS_PID=
+mps_start() {
+  export CUDA_MPS_PIPE_DIRECTORY=${CUDA_MPS_PIPE_DIRECTORY:-$OUT/mps-pipe}
+  export CUDA_MPS_LOG_DIRECTORY=${CUDA_MPS_LOG_DIRECTORY:-$OUT/mps-log}
+  if [ -p "$CUDA_MPS_PIPE_DIRECTORY/control" ] || [ -S "$CUDA_MPS_PIPE_DIRECTORY/control" ]; then
+    say "  MPS: already running ($CUDA_MPS_PIPE_DIRECTORY)"
+    return 0
+  fi
+  command -v nvidia-cuda-mps-control >/dev/null 2>&1 || {
+    say "  MPS: nvidia-cuda-mps-control not found: shared steps take turns on the GPU"
+    return 1
+  }
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d || return 1
+  MPS_PID=$(pgrep -n -x nvidia-cuda-mps-control)
+  say "  MPS: started (pid ${MPS_PID:-unknown}, pipe $CUDA_MPS_PIPE_DIRECTORY)"
+}
+mps_stop() {
+  [ -n "$MPS_PID" ] || return 0
+  echo quit | nvidia-cuda-mps-control >/dev/null 2>&1
+  kill "$MPS_PID" 2>/dev/null
+  MPS_PID=
+}
+trap mps_stop EXIT
+
 part_nccl() {
   nccl="./collbench --backend nccl --mem device --op all --check 1 --max-time 0.1 -f 4"
-  step probe 0 30 mpirun -np 1 ./collbench --probe --json "$OUT/probe.jsonl" &&
+  # turns on one GPU: smaller shared sweeps when MPS could not be started
+  big2=64M big4=16M
+  mps_start || big2=16M big4=4M
+  step probe 0 mpirun -np 1 ./collbench --probe --json "$OUT/probe.jsonl" &&
     { grep -E '^  GPUs: [1-9]' "$OUT/probe.out" >/dev/null || {
       say "FAIL probe: the summary shows no GPU"
       FAILED=$((FAILED + 1))
     }; }
   sed -n 's/^  \(GPUs\|    GPU[0-9]\|RDMA NICs\)/  &/p' "$OUT/probe.out" | head -n 10 | tee -a "$REPORT"
-  step nccl-1 0 90 mpirun -np 1 $nccl -e 256M --json "$OUT/nccl-1.jsonl" && figures nccl-1
-  step share-2 0 90 mpirun -np 2 $nccl --share-gpu -e 64M --json "$OUT/share-2.jsonl" && figures share-2
-  step share-4 0 90 mpirun -np 4 $nccl --share-gpu -e 16M --json "$OUT/share-4.jsonl" && figures share-4
-  step graph 0 45 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --graph 10 \
+  step nccl-1 0 mpirun -np 1 $nccl -e 256M --json "$OUT/nccl-1.jsonl" && figures nccl-1
+  step share-2 0 mpirun -np 2 $nccl --share-gpu -e $big2 --json "$OUT/share-2.jsonl" && figures share-2
+  step share-4 0 mpirun -np 4 $nccl --share-gpu -e $big4 --json "$OUT/share-4.jsonl" && figures share-4
+  step graph 0 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --graph 10 \
     -e 1M --json "$OUT/graph.jsonl" && figures graph
 }
 
 part_copy() {
-  if step copy 0 60 mpirun -np 1 ./collbench --op copy --json "$OUT/copy.jsonl"; then
+  if step copy 0 mpirun -np 1 ./collbench --op copy --json "$OUT/copy.jsonl"; then
     awk '/^# copy_[a-z0-9_]+ on / { kind = $2; next }
          kind != "" && /^  (GPU|host)/ { for (i = 2; i <= NF; i++) if ($i != "-" && $i + 0 > best[kind]) best[kind] = $i + 0 }
          END { for (k in best) printf "    %-14s best cell %.1f GB/s\n", k, best[k] }' \
       "$OUT/copy.out" | sort | tee -a "$REPORT"
   fi
   if ompi_info --parsable --all 2>/dev/null | grep -q 'mpi_built_with_cuda_support:value:true'; then
-    step mpi-device 0 60 mpirun -np 2 ./collbench --backend mpi --mem device --op allreduce,allgather \
+    mps_start >/dev/null
+    step mpi-device 0 mpirun -np 2 ./collbench --backend mpi --mem device --op allreduce,allgather \
       --share-gpu -e 16M && figures mpi-device
   else
     say "SKIP mpi-device: this Open MPI is not CUDA-aware (ompi_info: mpi_built_with_cuda_support false)"
@@ -215,8 +280,9 @@ part_copy() {
 }
 
 part_watchdog() {
+  mps_start >/dev/null
   # exit 3 is the expected outcome; the step's limit (60 s) is the bound
-  if step watchdog 3 60 env COLLBENCH_STALL_RANK=1 mpirun -np 2 ./collbench --backend nccl \
+  if step watchdog 3 env COLLBENCH_STALL_RANK=1 mpirun -np 2 ./collbench --backend nccl \
     --mem device --share-gpu --op allreduce -b 1M -e 1M --timeout 10; then
     say "  $(grep -m 1 -i 'timeout\|stuck\|did not' "$OUT/watchdog.out")"
   fi
@@ -230,42 +296,41 @@ part_anchor() {
     FAILED=$((FAILED + 1))
     return
   fi
-  say "anchor: collbench allreduce (float, out of place) vs a plain ncclAllReduce loop (mean of 100)"
+  say "anchor: collbench allreduce (float, out of place) vs a plain ncclAllReduce loop: both the"
+  say "  mean of 100 calls after 20 warm-ups by CUDA events (rule and tolerances: scripts/fidelity.awk)"
+  mps_start >/dev/null
   for np in 1 2; do
-    for size in 1048576 268435456; do
+    for size in 8 1048576 67108864 268435456; do
       share=
       [ "$np" -gt 1 ] && share=--share-gpu
       n=$np-$size
-      step loop-$n 0 30 env SHARE_GPU=1 mpirun -np $np "$OUT/nccl-allreduce-loop" $size 100 || continue
-      step anchor-$n 0 30 mpirun -np $np ./collbench --backend nccl --mem device --op allreduce \
-        -b $size -e $size $share --max-time 2 || continue
+      step loop-$n 0 env SHARE_GPU=1 mpirun -np $np "$OUT/nccl-allreduce-loop" $size 100 || continue
+      step anchor-$n 0 mpirun -np $np ./collbench --backend nccl --mem device --op allreduce \
+        -b $size -e $size $share -n 100 -w 20 --json "$OUT/anchor-$n.jsonl" || continue
       loop=$(awk 'NF == 2 && $1 + 0 > 0 {print $1}' "$OUT/loop-$n.out" | tail -n 1)
-      cb=$(awk '/^ +[0-9]+ / {print $6}' "$OUT/anchor-$n.out" | tail -n 1)
-      if [ -z "$loop" ] || [ -z "$cb" ]; then
-        say "FAIL anchor-$n: no figure (see $OUT/loop-$n.out, $OUT/anchor-$n.out)"
-        FAILED=$((FAILED + 1))
-        continue
-      fi
-      diff=$(awk -v a="$cb" -v b="$loop" 'BEGIN { printf "%+.1f", (a - b) / b * 100 }')
-      verdict=PASS
-      awk -v d="$diff" 'BEGIN { exit !(d > 3 || d < -3) }' && verdict=FAIL && FAILED=$((FAILED + 1))
-      say "$verdict anchor-$n: $np rank(s), $size B: collbench $cb us, loop $loop us, difference $diff%"
+      cb=$(grep '"type": *"result"' "$OUT/anchor-$n.jsonl" | grep '"inplace": *false' |
+        sed -n 's/.*"time_us_gpu": *\([0-9.eE+-]*\).*/\1/p' | tail -n 1)
+      set -- $(awk -v bytes="$size" -v cb="${cb:-0}" -v ref="${loop:-0}" -v calls=100 -f scripts/fidelity.awk)
+      [ "$1" = PASS ] || FAILED=$((FAILED + 1))
+      say "$1 anchor-$n: $np rank(s), $size B: collbench ${cb:-?} us, loop ${loop:-?} us (GPU clock, mean of 100), difference $2% (tolerance $3%)"
     done
   done
 }
 
 # make check's tests that touch the GPU must run here, not skip: count both
 part_tests() {
-  make -j"$(nproc)" build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t \
-    build/tests/test_engine_staging.t build/tests/test_cli.t >"$OUT/tests-build.out" 2>&1
-  step tests 0 240 prove -v --exec '' build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t \
+  step tests-build 0 make -j"$(nproc)" build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t \
+    build/tests/test_engine_staging.t build/tests/test_cli.t || return
+  step tests 0 prove -v --exec '' build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t \
     build/tests/test_engine_staging.t build/tests/test_cli.t tests/nccl.t tests/fp8.t tests/probe.t \
     tests/tune.t
   ran=$(grep -c '^ok [0-9]*\( -\|$\)' "$OUT/tests.out")
   skipped=$(grep -c '^ok [0-9]* # SKIP' "$OUT/tests.out")
-  say "  tests: $ran ok, $skipped skipped (these should be 0 on a GPU machine):"
-  grep '^ok [0-9]* # SKIP' "$OUT/tests.out" | sort | uniq -c | sort -rn | head -n 15 | sed 's/^/    /' |
-    tee -a "$REPORT"
+  # a file that skips itself whole (1..0 # SKIP) prints "FILE .. skipped: why"
+  files=$(grep -c '\.\. skipped: ' "$OUT/tests.out")
+  say "  tests: $ran ok, $skipped skipped, $files whole files skipped (all should be 0 on a GPU machine):"
+  { grep '^ok [0-9]* # SKIP' "$OUT/tests.out"; grep '\.\. skipped: ' "$OUT/tests.out"; } |
+    sort | uniq -c | sort -rn | head -n 15 | sed 's/^/    /' | tee -a "$REPORT"
 }
 
 for p in $PARTS; do
