@@ -198,3 +198,12 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
   }
   return CB_OK;
 }
+
+void cb_plugin_scope(char *buf, size_t len, int nccl_nodes, int nranks, int machine_nodes,
+                     int share_gpu) {
+  snprintf(buf, len,
+           "rules match only communicators of %d nodes and %d ranks as NCCL counts them "
+           "(measured there; the machine had %d node(s)%s)",
+           nccl_nodes, nranks, machine_nodes,
+           share_gpu ? ": --share-gpu makes each rank a node to NCCL" : "");
+}

@@ -81,4 +81,11 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
                     const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
                     struct cb_error *err);
 
+/* The rules file's scope comment: which communicators its rules match
+ * (NCCL's node and rank counts, the ones its tuner init is given and the
+ * choices were measured at) and the machine's own node count beside them;
+ * under --share-gpu each rank is a node to NCCL (its own NCCL_HOSTID). */
+void cb_plugin_scope(char *buf, size_t len, int nccl_nodes, int nranks, int machine_nodes,
+                     int share_gpu);
+
 #endif

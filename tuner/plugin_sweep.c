@@ -111,14 +111,7 @@ static int write_rules(const struct cb_cluster *cl, const struct cb_settings *s,
            "use: NCCL_TUNER_PLUGIN=collbench COLLBENCH_TUNER_RULES=%s "
            "(NCCL_ALGO/NCCL_PROTO override any plugin: leave them unset)",
            path);
-  /* The nNodes column is NCCL's count, the one its tuner init is given and
-   * its own choices were made at: under --share-gpu each rank is a node to
-   * NCCL (its own NCCL_HOSTID), so the machine's count is said beside it. */
-  snprintf(lines[3], sizeof lines[3],
-           "rules match only communicators of %d nodes and %d ranks as NCCL counts them "
-           "(measured there; the machine had %d node(s)%s)",
-           v->nnodes, v->nranks, cl->nnodes,
-           s->share_gpu ? ": --share-gpu makes each rank a node to NCCL" : "");
+  cb_plugin_scope(lines[3], sizeof lines[3], v->nnodes, v->nranks, cl->nnodes, s->share_gpu);
   int unproven = cb_plugin_unproven_ll128(pts, n);
   snprintf(lines[4], sizeof lines[4],
            "%d LL128 measurements left out: their results were not checked on this run, and "

@@ -141,7 +141,22 @@ static void test_write(void) {
      "no rules: usage error naming --plugin-out");
 }
 
+/* The scope comment says NCCL's counts (the rules' columns) and the
+ * machine's: under --share-gpu 2 ranks on 1 machine are 2 nodes to NCCL. */
+static void test_scope(void) {
+  char line[512];
+  cb_plugin_scope(line, sizeof line, 2, 2, 1, 1);
+  ok(strstr(line, "communicators of 2 nodes and 2 ranks as NCCL counts them") &&
+         strstr(line, "the machine had 1 node(s): --share-gpu makes each rank a node to NCCL"),
+     "--share-gpu: NCCL's 2 nodes, and the machine's 1 said beside them (%s)", line);
+  cb_plugin_scope(line, sizeof line, 4, 32, 4, 0);
+  ok(strstr(line, "4 nodes and 32 ranks") && strstr(line, "the machine had 4 node(s))") &&
+         !strstr(line, "share-gpu"),
+     "without sharing both counts agree and nothing more is said");
+}
+
 int main(void) {
+  test_scope();
   test_rules();
   test_noise();
   test_ll128();
