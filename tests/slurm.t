@@ -160,11 +160,12 @@ ok $STATUS "sbatch scripts/slurm/accept.sbatch topologies/localhost.conf: the jo
 [ "$(job_field "$JOB" JobState)" = COMPLETED ] && [ "$(job_field "$JOB" ExitCode)" = 0:0 ]
 ok $? "accept job: state COMPLETED, exit code 0:0"
 a=$S/job/accept-$JOB
-jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "PASS")' \
+# PASS, or WARN where a loaded moment left the interval below the warn level
+jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "PASS" or .status == "WARN")' \
   "$a/accept.jsonl" >/dev/null && grep -q 'failures="0"' "$a/accept.xml" &&
   grep -q '^collbench_acceptance_verdict{check="matrix"} 0$' "$a/collbench.prom" &&
   [ -s "$a/list.txt" ] && [ -s "$a/report/index.html" ]
-ok $? "accept job: 5 PASS verdicts, JUnit, Prometheus, --list and the report"
+ok $? "accept job: 5 verdicts, none failed, JUnit, Prometheus, --list and the report"
 promtool_ok "$a/collbench.prom"
 
 # A check no host passes: the job must fail with the acceptance's exit 1.

@@ -296,7 +296,7 @@ static int repeat_suspect(const struct cb_cluster *cl, const struct cb_fleet *fl
 }
 
 /* A check whose interval still contains its level is measured again with
- * twice the time budget each round (up to SETTLE_ROUNDS), as a user would
+ * four times the time budget each round (up to SETTLE_ROUNDS), as a user would
  * settle it by hand: a loaded moment widens the interval, and a verdict
  * that only says "not shown" should first be given the time to show.
  * The new record replaces the old (not the better of the two: the interval
@@ -316,7 +316,7 @@ static int settle_inconclusive(const struct cb_cluster *cl, const struct cb_sett
     MPI_Bcast(&open, 1, MPI_INT, 0, cl->comm);
     if (!open || s.iters > 0) /* a fixed -n run is judged as asked */
       return CB_OK;
-    s.max_time *= 2;
+    s.max_time *= 4; /* the median's CI narrows with the square root of the samples */
     struct relay again = *r;
     again.have = 0;
     if (measure_check(cl, &s, ri, &again, total, err))
