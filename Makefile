@@ -15,12 +15,12 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON
 LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
-LIB_SRC := $(wildcard bench/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
+LIB_SRC := $(wildcard bench/base/*.c bench/core/*.c bench/fleet/*.c bench/modes/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/accept/*.c \
                       bench/model/*.c bench/probe/*.c bench/copy/*.c bench/import/*.c) \
            bench/backends/registry.c bench/backends/mpi.c bench/backends/ompi_algo.c \
            bench/backends/nccl_env.c \
            bench/backends/nccl_log.c bench/backends/nccl_logfile.c \
-           $(filter-out tuner/comm_nccl.c,$(wildcard tuner/*.c)) kernels/model.c kernels/registry.c kernels/launch.c
+           $(filter-out tuner/comm_nccl.c,$(wildcard tuner/*.c)) kernels/transformer.c kernels/compute.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
 LIB_SRC += bench/backends/ucx.c bench/backends/ucx_logic.c
@@ -109,7 +109,7 @@ build/%.o: %.c config.h build/gitversion.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -c -o $@ $<
 
-build/%.o: %.cu config.h $(wildcard kernels/*.h) bench/pattern.h bench/dtype.h
+build/%.o: %.cu config.h $(wildcard kernels/*.h) bench/base/pattern.h bench/base/dtype.h
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<

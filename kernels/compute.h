@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "model.h"
+#include "base/error.h"
+#include "transformer.h"
 
 struct cb_step_hooks {
   /* tensor: index in ready order (0 .. layers*CB_T_PER_LAYER-1) */

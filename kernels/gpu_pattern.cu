@@ -1,19 +1,19 @@
 // Check patterns on the GPU (see gpu_pattern.h). The arithmetic mirrors
-// bench/pattern.c exactly: base residue, rank offset, the prod holder; the
+// bench/base/pattern.c exactly: base residue, rank offset, the prod holder; the
 // stored bytes come from the pattern's own tables, so every dtype (half,
 // bfloat16 included) is bit-identical to the host path.
 #include <cuda_runtime.h>
 #include <stdio.h>
 
 extern "C" {
-#include "dtype.h"
-#include "pattern.h"
+#include "base/dtype.h"
+#include "base/pattern.h"
 }
 #include "gpu_pattern.h"
 
 namespace {
 
-// bench/pattern.c's multipliers (MUL_INDEX is 1).
+// bench/base/pattern.c's multipliers (MUL_INDEX is 1).
 constexpr unsigned long long kMulRank = 1000003, kMulSeed = 7919;
 constexpr unsigned kThreads = 256, kMaxBlocks = 4096;
 

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 extern "C" {
-#include "model.h"
+#include "transformer.h"
 }
 #include "gpu_pattern.h" // cb_launch_dims
 #include "gpu_step_ops.h"

@@ -5,7 +5,7 @@
 . tests/lib.sh
 plan 2
 
-bad=$(grep -l 'REFERENCE\.md' topologies/*.conf tests/fuzz/corpus/topology/*.conf bench/topology.h 2>/dev/null | tr '\n' ' ')
+bad=$(grep -l 'REFERENCE\.md' topologies/*.conf tests/fuzz/corpus/topology/*.conf bench/core/topology.h 2>/dev/null | tr '\n' ' ')
 [ -z "$bad" ]
 ok $? "no preset cites REFERENCE.md${bad:+ ($bad)}"
 

@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
-#include "cluster.h"
+#include "core/cluster.h"
 #include "config.h"
-#include "error.h"
+#include "base/error.h"
 #include "space.h"
 
 /* What the compute side hands the communication side. */

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "comm.h"
-#include "kernels/model.h"
+#include "kernels/transformer.h"
 
 #define QUEUE_MAX 4096
 

@@ -15,10 +15,10 @@
 #include "backends/nccl_end.h"
 #include "backends/nccl_logfile.h"
 #include "comm.h"
-#include "kernels/model.h"
+#include "kernels/transformer.h"
 #include "nccl_choice.h"
 #include "plugin.h"
-#include "watchdog.h"
+#include "core/watchdog.h"
 
 struct nccl_comm {
   const struct cb_cluster *cl;

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct cb_env_var {
   const char *name, *value;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "envfile.h"
-#include "error.h"
+#include "base/error.h"
 
 /* NCCL's function names, the prefixes of the per-collective form
  * (init.cc ncclFuncStr, NCCL >= 2.24). */

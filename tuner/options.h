@@ -1,9 +1,9 @@
-/* The --tune mode's options, filled by bench/cli.c and read by tune.c.
+/* The --tune mode's options, filled by bench/modes/cli.c and read by tune.c.
  * Pure data: no MPI. */
 #ifndef CB_TUNE_OPTIONS_H
 #define CB_TUNE_OPTIONS_H
 
-#include "kernels/model.h"
+#include "kernels/transformer.h"
 #include "space.h"
 
 struct cb_tune_options {

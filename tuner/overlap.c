@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timer.h"
-#include "watchdog.h"
+#include "base/timer.h"
+#include "core/watchdog.h"
 
 const char *const cb_phase_names[CB_NPHASES] = {"compute", "comm", "step"};
 

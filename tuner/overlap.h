@@ -7,13 +7,13 @@
 #define CB_OVERLAP_H
 
 #include "bucket.h"
-#include "cluster.h"
+#include "core/cluster.h"
 #include "comm.h"
 #include "kernels/compute.h"
-#include "overhead.h"
+#include "core/overhead.h"
 #include "search.h"
 #include "setting_cache.h"
-#include "stats.h"
+#include "base/stats.h"
 
 enum cb_phase { CB_PHASE_COMPUTE, CB_PHASE_COMM, CB_PHASE_STEP, CB_NPHASES };
 extern const char *const cb_phase_names[CB_NPHASES];

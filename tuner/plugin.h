@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 /* NCCL's names in the plugin's CSV (its parseAlgorithm/parseProtocol). */
 enum { CB_NCCL_NALGOS = 7, CB_NCCL_NPROTOS = 3 };

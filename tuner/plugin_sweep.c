@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
+#include "core/engine.h"
 #include "output/replace.h"
 #include "plugin.h"
 #include "space.h"

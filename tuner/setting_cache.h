@@ -11,7 +11,7 @@
 #ifndef CB_SETTING_CACHE_H
 #define CB_SETTING_CACHE_H
 
-#include "error.h"
+#include "base/error.h"
 #include "space.h"
 
 typedef int (*cb_setting_open)(void *ctx, const struct cb_tune_config *cfg, void **setting,

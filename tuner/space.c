@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "plugin.h"
-#include "units.h"
+#include "base/units.h"
 
 const char *const cb_algorithm_names[CB_NALGORITHMS] = {
     "default decision", "basic linear", "nonoverlapping", "recursive doubling", "ring",

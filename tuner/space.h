@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 #define CB_SPACE_MAX 32
 /* coll/tuned's segmented ring: the only allreduce algorithm that reads the

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu.h"
+#include "core/gpu.h"
 #include "tune.h"
-#include "watchdog.h"
+#include "core/watchdog.h"
 
 int cb_step_check_validate(const struct cb_cluster *cl, const struct cb_step_check *c,
                            struct cb_error *err) {

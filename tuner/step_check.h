@@ -4,10 +4,10 @@
 #ifndef CB_STEP_CHECK_H
 #define CB_STEP_CHECK_H
 
-#include "cluster.h"
+#include "core/cluster.h"
 #include "overlap.h"
-#include "settings.h"
-#include "topology.h"
+#include "core/settings.h"
+#include "core/topology.h"
 
 struct cb_step_measured {
   struct cb_overlap_result res; /* T_compute, T_comm, T_step, rho, overhead */

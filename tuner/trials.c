@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "readbound.h"
+#include "base/readbound.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "output/lines.h"
 #include "search.h"
 

@@ -7,16 +7,16 @@
 #include <unistd.h>
 
 #include "envfile.h"
-#include "gpu.h"
+#include "core/gpu.h"
 #include "nccl_choice.h"
 #include "output/replace.h"
 #include "overlap.h"
 #include "plugin.h"
 #include "plugin_sweep.h"
 #include "trials.h"
-#include "units.h"
-#include "verdict.h"
-#include "watchdog.h"
+#include "base/units.h"
+#include "base/verdict.h"
+#include "core/watchdog.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
 #define DDP_BUCKET_BYTES (25u << 20)

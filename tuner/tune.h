@@ -3,9 +3,9 @@
 #ifndef CB_TUNE_H
 #define CB_TUNE_H
 
-#include "cluster.h"
+#include "core/cluster.h"
 #include "options.h"
-#include "settings.h"
+#include "core/settings.h"
 
 /* The environment --tune needs before MPI_Init (coll/tuned's dynamic rules). */
 void cb_tune_pre_mpi_init(void);

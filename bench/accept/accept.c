@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine.h"
-#include "../gpu.h"
-#include "../units.h"
+#include "core/engine.h"
+#include "core/gpu.h"
+#include "base/units.h"
 
 /* The engine reports each check's series through this relay: it passes
  * everything on to the run's sinks (so --json keeps every measurement)

@@ -5,12 +5,12 @@
 #ifndef CB_ACCEPT_H
 #define CB_ACCEPT_H
 
-#include "../baseline.h"
-#include "../cluster.h"
+#include "fleet/baseline.h"
+#include "core/cluster.h"
 #include "../output/sink.h"
-#include "../runinfo.h"
-#include "../settings.h"
-#include "../topology.h"
+#include "core/runinfo.h"
+#include "core/settings.h"
+#include "core/topology.h"
 
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */
@@ -38,7 +38,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
                   struct cb_accept_result *res, struct cb_error *err);
 
-/* Judging against a fleet baseline (bench/accept/baseline.c): a figure
+/* Judging against a fleet baseline (bench/accept/fleet_verdict.c): a figure
  * whose robust z-score (measured - median) / (1.4826 MAD), signed so that
  * slower is negative, lies under -k FAILs; fewer than min_runs figures in
  * the baseline cannot judge (WARN, saying so). */

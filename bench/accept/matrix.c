@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
-#include "../stats.h"
-#include "../timer.h"
-#include "../units.h"
+#include "backends/backend.h"
+#include "base/stats.h"
+#include "base/timer.h"
+#include "base/units.h"
 #include "accept.h"
 
 #define MATRIX_WINDOW 8   /* messages in flight per pair: fills the pipe, bounds memory */

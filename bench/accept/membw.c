@@ -1,8 +1,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../stats.h"
-#include "../timer.h"
+#include "base/stats.h"
+#include "base/timer.h"
 #include "accept.h"
 
 #define MEMBW_BYTES (64u << 20) /* well past every cache */

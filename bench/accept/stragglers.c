@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../stats.h"
-#include "../timer.h"
+#include "base/stats.h"
+#include "base/timer.h"
 #include "accept.h"
 
 #define STRAGGLER_ITERS 200

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
-#include "../dtype.h"
-#include "../gpu.h"
-#include "../settings.h"
+#include "backend.h"
+#include "base/dtype.h"
+#include "core/gpu.h"
+#include "core/settings.h"
 #include "ompi_algo.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../backend.h"
-#include "../dtype.h"
-#include "../gpu.h"
-#include "../settings.h"
-#include "../watchdog.h"
+#include "backend.h"
+#include "base/dtype.h"
+#include "core/gpu.h"
+#include "core/settings.h"
+#include "core/watchdog.h"
 #include "nccl_env.h"
 #include "nccl_log.h"
 #include "nccl_end.h"

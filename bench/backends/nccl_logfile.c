@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "watchdog.h"
+#include "core/watchdog.h"
 
 static struct {
   int opened, ours, switchable, kept, gen;

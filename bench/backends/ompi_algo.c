@@ -7,7 +7,7 @@
  * allgather}.c at v4.1.4. Newer Open MPI releases may decide otherwise. */
 #include "ompi_algo.h"
 
-#include "../op.h"
+#include "ops/op.h"
 
 #define MAX_ALGS 10
 struct coll {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
+#include "backend.h"
 #include "config.h"
 
 extern const struct cb_backend cb_backend_mpi, cb_backend_ucx, cb_backend_verbs, cb_backend_nccl;

@@ -13,10 +13,10 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
-#include "../backend.h"
-#include "../dtype.h"
-#include "../gpu.h"
-#include "../settings.h"
+#include "backend.h"
+#include "base/dtype.h"
+#include "core/gpu.h"
+#include "core/settings.h"
 #include "ucx_logic.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};

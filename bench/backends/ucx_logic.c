@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "../backend.h"
+#include "backend.h"
 
 ucs_memory_type_t cb_ucx_mem_type(int mem) {
   static const ucs_memory_type_t types[CB_NMEMS] = {

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../backend.h"
-#include "../dtype.h"
-#include "../gpu.h"
-#include "../settings.h"
+#include "backend.h"
+#include "base/dtype.h"
+#include "core/gpu.h"
+#include "core/settings.h"
 #include "config.h"
 #include "verbs_logic.h"
 #if CB_HAVE_CUDA && CB_HAVE_IBV_DMABUF

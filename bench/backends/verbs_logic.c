@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
-#include "../units.h"
+#include "backend.h"
+#include "base/units.h"
 
 static const struct {
   unsigned speed;

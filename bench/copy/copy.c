@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../units.h"
+#include "base/units.h"
 
 #define TAG_COPY 41
 

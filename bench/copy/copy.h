@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "../cluster.h"
+#include "core/cluster.h"
 #include "../output/sink.h"
-#include "../runinfo.h"
-#include "../settings.h"
+#include "core/runinfo.h"
+#include "core/settings.h"
 
 #define CB_COPY_MAX_GPUS 16
 #define CB_COPY_REPS 5 /* timed copies per cell; the median is reported */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../readbound.h"
+#include "base/readbound.h"
 #include "config.h"
 #if CB_HAVE_JANSSON
 #include <jansson.h>

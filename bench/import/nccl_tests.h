@@ -6,8 +6,8 @@
 #ifndef CB_IMPORT_NCCL_TESTS_H
 #define CB_IMPORT_NCCL_TESTS_H
 
-#include "../error.h"
-#include "../record.h"
+#include "base/error.h"
+#include "core/record.h"
 
 #define CB_IMPORT_MAX_HOSTS 64
 

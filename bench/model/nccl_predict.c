@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../units.h"
+#include "base/units.h"
 #include "nccl_predict.h"
 
 /* NVLinks per GPU by generation when the file does not say: V100 6, A100

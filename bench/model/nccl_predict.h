@@ -6,8 +6,8 @@
 #ifndef CB_NCCL_PREDICT_H
 #define CB_NCCL_PREDICT_H
 
-#include "../cli.h"
-#include "../topology.h"
+#include "modes/cli.h"
+#include "core/topology.h"
 #include "config.h"
 #include "groups.h"
 #include "nccl_cost.h"

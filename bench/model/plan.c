@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../units.h"
+#include "base/units.h"
 
 static json_t *num(double x) {
   return isfinite(x) ? json_real(x) : json_null();

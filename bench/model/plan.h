@@ -8,8 +8,8 @@
 #if CB_HAVE_JANSSON
 #include <jansson.h>
 
-#include "../cli.h"
-#include "../overhead.h"
+#include "modes/cli.h"
+#include "core/overhead.h"
 #include "model.h"
 
 struct cb_plan_measured {

@@ -2,7 +2,7 @@
  * communication overhead within the target? */
 #include <math.h>
 
-#include "../overhead.h"
+#include "core/overhead.h"
 #include "model.h"
 
 /* The predicted overhead at n GPUs, or NaN when it cannot be predicted. */

@@ -1,6 +1,6 @@
 /* allgather: block r of every rank's output is rank r's input. The row's
  * size is the whole gathered buffer, as in nccl-tests. */
-#include "../op.h"
+#include "op.h"
 
 static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
   s->count = bytes / ((uint64_t)type_size * (uint64_t)nranks);

@@ -1,6 +1,6 @@
 /* allreduce: every rank ends with the reduction of all ranks' vectors. */
-#include "../dtype.h"
-#include "../op.h"
+#include "base/dtype.h"
+#include "op.h"
 
 static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
   (void)nranks;

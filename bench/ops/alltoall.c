@@ -1,6 +1,6 @@
 /* alltoall: rank r sends its block j to rank j; block j of r's output is
  * block r of rank j's input. The row's size is one rank's whole buffer. */
-#include "../op.h"
+#include "op.h"
 
 static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
   s->count = bytes / ((uint64_t)type_size * (uint64_t)nranks);

@@ -1,5 +1,5 @@
 /* broadcast: every rank ends with the root's vector. */
-#include "../op.h"
+#include "op.h"
 
 static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
   (void)nranks;

@@ -1,7 +1,7 @@
 /* The registry of ops and the pieces several ops share. */
 #include <string.h>
 
-#include "../op.h"
+#include "op.h"
 
 extern const struct cb_op cb_op_allreduce, cb_op_allgather, cb_op_reducescatter, cb_op_broadcast,
     cb_op_alltoall, cb_op_p2p_lat, cb_op_p2p_bw, cb_op_p2p_bibw;

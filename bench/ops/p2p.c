@@ -2,7 +2,7 @@
  * p2p_lat is a ping-pong (time = half a round trip), p2p_bw a window of
  * non-blocking sends one way then an acknowledgement, p2p_bibw the same
  * both ways at once (algbw counts both directions, as OSU does). */
-#include "../op.h"
+#include "op.h"
 
 static void shape_one_way(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
   (void)nranks;

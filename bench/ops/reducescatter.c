@@ -1,6 +1,6 @@
 /* reducescatter: rank r ends with block r of the reduction of all ranks'
  * full vectors. The row's size is the full vector, as in nccl-tests. */
-#include "../op.h"
+#include "op.h"
 
 static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
   s->count = bytes / ((uint64_t)type_size * (uint64_t)nranks);

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../record.h"
+#include "core/record.h"
 
 enum cb_column_kind {
   CB_COL_STRING, /* const char * */

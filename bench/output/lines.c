@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../interrupt.h"
+#include "base/interrupt.h"
 
 static int failed(const struct cb_lines *l, int status, int e, struct cb_error *err) {
   return cb_fail(err, status, "%s: cannot write '%s': %s", l->option, l->path, strerror(e));

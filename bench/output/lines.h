@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "../error.h"
+#include "base/error.h"
 
 struct cb_lines {
   int fd;

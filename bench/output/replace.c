@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../interrupt.h"
+#include "base/interrupt.h"
 
 static int cannot(int status, const char *option, const char *path, int e, struct cb_error *err) {
   return cb_fail(err, status, "%s: cannot write '%s': %s", option, path, strerror(e));

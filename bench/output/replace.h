@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "../error.h"
+#include "base/error.h"
 
 enum cb_output_kind {
   CB_OUT_STREAM,  /* written in place as the run goes (cb_lines) */

@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../error.h"
-#include "../record.h"
-#include "../runinfo.h"
-#include "../verdict.h"
+#include "base/error.h"
+#include "core/record.h"
+#include "core/runinfo.h"
+#include "base/verdict.h"
 
 struct cb_summary {
   long rows, records;

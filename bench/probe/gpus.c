@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "../gpu.h"
+#include "core/gpu.h"
 #include "config.h"
 #include "probe.h"
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cluster.h"
-#include "../error.h"
+#include "core/cluster.h"
+#include "base/error.h"
 
 #define CB_PROBE_MAX_GPUS 16
 #define CB_PROBE_MAX_NICS 16

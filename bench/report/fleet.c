@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../baseline.h"
+#include "fleet/baseline.h"
 #include "escape.h"
 #include "report.h"
 

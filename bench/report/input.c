@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../output/columns.h"
-#include "../overhead.h"
-#include "../readbound.h"
+#include "core/overhead.h"
+#include "base/readbound.h"
 #include "config.h"
 #include "report.h"
 

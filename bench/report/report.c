@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../baseline.h"
-#include "../cli.h"
+#include "fleet/baseline.h"
+#include "modes/cli.h"
 #include "report.h"
 
 static int has_tuning(const struct cb_rep_data *d) {

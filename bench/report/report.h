@@ -7,11 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../error.h"
+#include "base/error.h"
 #include "../model/model.h"
-#include "../readbound.h"
-#include "../record.h"
-#include "../topology.h"
+#include "base/readbound.h"
+#include "core/record.h"
+#include "core/topology.h"
 
 /* The run record of one input file (strings empty when it had none). */
 struct cb_rep_run {
@@ -140,7 +140,7 @@ int cb_rep_check_out(const char *dir, struct cb_error *err);
 int cb_rep_gnuplot_private(const char *dir, const char *script, struct cb_error *err);
 int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *script,
                           struct cb_error *err);
-/* The all-pairs matrices (bench/report/matrix.c): per file with pair lines,
+/* The all-pairs matrices (bench/report/heatmaps.c): per file with pair lines,
  * DIR/matrixN.dat, matrixN.gp and the bandwidth and latency heatmaps
  * matrixN_bw and matrixN_lat (N counts input files from 1). */
 int cb_rep_has_matrix(const struct cb_rep_data *d, int file);
@@ -151,7 +151,7 @@ void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d);
  * count, and the FAIL and WARN verdicts of every file in full. */
 void cb_rep_verdicts_html(FILE *f, const struct cb_rep_data *d);
 /* The model section of index.html: alpha-beta fits of the first file and
- * the other files' measurements predicted from them (bench/report/model.c). */
+ * the other files' measurements predicted from them (bench/report/model_tables.c). */
 void cb_rep_model_html(FILE *f, const struct cb_rep_data *d);
 int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 /* --baseline (bench/report/fleet.c): fleetN.png/.svg, series N+1 against
@@ -159,7 +159,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
 int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 void cb_rep_fleet_html(FILE *f, const struct cb_rep_data *d);
 
-/* The model drawn with the measurements (bench/report/predict.c). The fit
+/* The model drawn with the measurements (bench/report/capacity.c). The fit
  * uses the first file, or every file but the last when there are three or
  * more (one node, two nodes, then the held-out run: each tier needs its own
  * file); the files after those are held out. */

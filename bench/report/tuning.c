@@ -14,7 +14,7 @@
 #include "../../tuner/space.h"
 #include "../model/groups.h"
 #include "../model/nccl_predict.h"
-#include "../units.h"
+#include "base/units.h"
 #include "escape.h"
 #include "report.h"
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness for the baseline reader (bench/baseline_json.c:
+/* libFuzzer harness for the baseline reader (bench/fleet/baseline_json.c:
  * --baseline, --compare, [baseline] file): a baseline file (seeds:
  * tests/fuzz/corpus/baseline, built from real runs). What loads must be
  * written back and load again with the same entries. */
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "baseline.h"
+#include "fleet/baseline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct cb_baseline b, again;

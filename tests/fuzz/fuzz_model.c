@@ -1,4 +1,4 @@
-/* libFuzzer harness for --fit and --validate (bench/model/run.c): the
+/* libFuzzer harness for --fit and --validate (bench/model/commands.c): the
  * input, split at "--" lines, is fitted and then validated against the
  * fit, every model op chosen, as `collbench --fit A --validate B` does. */
 #include "fuzz_file.h" /* first: it defines _GNU_SOURCE */
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench/model/model.h"
-#include "bench/model/run.h"
+#include "model/commands.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *paths[FUZZ_MAX_FILES];

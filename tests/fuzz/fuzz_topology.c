@@ -1,10 +1,10 @@
-/* libFuzzer harness for topology files (bench/topology.c), as --accept,
+/* libFuzzer harness for topology files (bench/core/topology.c), as --accept,
  * --predict and --report --topology load them, and the lookups made on a
  * file that loaded. */
 #include "fuzz_file.h" /* first: it defines _GNU_SOURCE */
 #include <stdint.h>
 
-#include "bench/topology.h"
+#include "core/topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct cb_topology t;

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "accept/accept.h"
-#include "baseline.h"
-#include "compare.h"
-#include "robust.h"
+#include "fleet/baseline.h"
+#include "fleet/compare.h"
+#include "base/robust.h"
 #include "tap.h"
 
 #define TOL 1e-9

@@ -2,8 +2,8 @@
  * errors that name the bad value. No MPI is started: parsing is pure. */
 #include <string.h>
 
-#include "cli.h"
-#include "gpu.h"
+#include "modes/cli.h"
+#include "core/gpu.h"
 #include "presets.h"
 #include "tap.h"
 

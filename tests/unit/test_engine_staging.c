@@ -9,10 +9,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "engine.h"
-#include "pattern_io.h"
-#include "settings.h"
+#include "backends/backend.h"
+#include "core/engine.h"
+#include "core/pattern_io.h"
+#include "core/settings.h"
 #include "tap.h"
 
 #define MAX_DEV 16

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "dtype.h"
-#include "pattern.h"
+#include "base/dtype.h"
+#include "base/pattern.h"
 #include "tap.h"
 
 int main(void) {

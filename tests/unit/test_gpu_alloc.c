@@ -6,9 +6,9 @@
  * GPU and records its error as the runtime does. */
 #include <stdlib.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "config.h"
-#include "gpu.h"
+#include "core/gpu.h"
 #include "tap.h"
 
 #if CB_HAVE_CUDA

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "gpu.h"
+#include "base/dtype.h"
+#include "core/gpu.h"
 #include "kernels/gpu_pattern.h"
-#include "pattern.h"
+#include "base/pattern.h"
 #include "tap.h"
 
 #define GPU_CASES (CB_NDTYPES * 3)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "gpu.h"
+#include "core/gpu.h"
 #include "kernels/compute.h"
 #include "tap.h"
 #if CB_HAVE_CUBLAS

@@ -1,13 +1,13 @@
-/* Timing (bench/measure.c): the block-median CI against drift, batches that
+/* Timing (bench/core/measure.c): the block-median CI against drift, batches that
  * hold after a slow first call, and fixed counts timed as nccl-tests does.
  * A stand-in backend whose run() spins for a set time; one process, MPI
  * singleton. */
 #include <mpi.h>
 #include <stdlib.h>
 
-#include "measure.h"
+#include "core/measure.h"
 #include "tap.h"
-#include "timer.h"
+#include "base/timer.h"
 
 static long runs, syncs;
 static double first_run_s, run_s; /* how long the first and later run() spin */

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "config.h"
-#include "op.h"
-#include "settings.h"
+#include "ops/op.h"
+#include "core/settings.h"
 #include "tap.h"
 
 #if CB_HAVE_NCCL

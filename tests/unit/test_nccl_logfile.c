@@ -16,7 +16,7 @@
 #include "backends/nccl_log.h"
 #include "backends/nccl_logfile.h"
 #include "tap.h"
-#include "watchdog.h"
+#include "core/watchdog.h"
 
 static void nccl_writes(const char *path, const char *text) {
   FILE *f = fopen(path, "a");

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "backends/ompi_algo.h"
-#include "op.h"
+#include "ops/op.h"
 #include "tap.h"
 
 static void rule(int op, int p, size_t bytes, const char *want) {

@@ -2,7 +2,7 @@
  * buffer shapes, time divisors and p2p pairing. */
 #include <string.h>
 
-#include "op.h"
+#include "ops/op.h"
 #include "tap.h"
 
 static const int nranks_list[] = {1, 2, 3, 4, 8};

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "op.h"
+#include "base/dtype.h"
+#include "ops/op.h"
 #include "tap.h"
 
 #define MAXR 8

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtype.h"
-#include "gpu.h"
-#include "op.h"
-#include "pattern_io.h"
+#include "base/dtype.h"
+#include "core/gpu.h"
+#include "ops/op.h"
+#include "core/pattern_io.h"
 #include "tap.h"
 
 /* A faithful io: pattern.c on host memory. */

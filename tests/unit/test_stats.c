@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "record.h"
-#include "settings.h"
-#include "stats.h"
+#include "core/record.h"
+#include "core/settings.h"
+#include "base/stats.h"
 #include "tap.h"
 
 #define TOL 1e-12

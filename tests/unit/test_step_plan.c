@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels/model.h"
+#include "kernels/transformer.h"
 #include "tap.h"
 
 /* The GEMMs of one layer as (m, n, k, how many): forward then backward,

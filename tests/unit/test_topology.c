@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "accept/accept.h"
-#include "op.h"
+#include "ops/op.h"
 #include "presets.h"
 #include "tap.h"
-#include "topology.h"
-#include "verdict.h"
+#include "core/topology.h"
+#include "base/verdict.h"
 
 static const char good[] = "# a comment\n"
                            "[system]\n"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/model.h"
+#include "kernels/transformer.h"
 #include "tap.h"
 #include "tuner/bucket.h"
 #include "tuner/envfile.h"

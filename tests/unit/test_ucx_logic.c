@@ -2,7 +2,7 @@
 #include <string.h>
 #include <ucp/api/ucp.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "backends/ucx_logic.h"
 #include "tap.h"
 

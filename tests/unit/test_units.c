@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "units.h"
+#include "base/units.h"
 
 static void size_ok(const char *s, uint64_t want) {
   struct cb_error err = {0};

@@ -1,10 +1,10 @@
 /* The verbs backend's pure logic: what can be checked without a NIC. */
 #include <string.h>
 
-#include "backend.h"
+#include "backends/backend.h"
 #include "backends/verbs_logic.h"
 #include "tap.h"
-#include "units.h"
+#include "base/units.h"
 
 static struct cb_gid gid(uint32_t index, int type, const char *hex16) {
   struct cb_gid g = {.index = index, .type = type};

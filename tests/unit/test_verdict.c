@@ -1,4 +1,4 @@
-/* The one three-way rule every target is judged by (bench/verdict.c):
+/* The one three-way rule every target is judged by (bench/base/verdict.c):
  * each state, both directions, the edges, and acceptance's judge with a
  * record's interval. */
 #include <math.h>
@@ -10,7 +10,7 @@
 #include "accept/accept.h"
 #include "output/sink.h"
 #include "tap.h"
-#include "verdict.h"
+#include "base/verdict.h"
 
 static void test_interval(void) {
   /* bandwidths: at least 100 */

@@ -1,0 +1,72 @@
+/* --accept's [step] checks: the reference training step measured on the
+ * cluster under test (the tuner's engine, tuner/step_check.h) and judged
+ * on its communication overhead, (T_step - T_compute) / T_step, against
+ * the check's limit; the verdict goes to every sink like any check's. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/units.h"
+#include "accept.h"
+#include "tuner/step_check.h"
+
+int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_topology *t,
+                             struct cb_error *err) {
+  for (int i = 0; i < t->nsteps; i++)
+    if (cb_step_check_validate(cl, &t->steps[i], err)) {
+      char why[sizeof err->msg];
+      snprintf(why, sizeof why, "%s", err->msg);
+      err->status = CB_OK; /* the same failure, said with the file */
+      return cb_fail(err, CB_USAGE, "%s: %s", t->path, why);
+    }
+  return CB_OK;
+}
+
+/* Percent, lower is better, judged on the paired overhead's 95% interval
+ * (overhead.h); a step that gave no overhead fails. */
+static void judge(const struct cb_step_check *c, const struct cb_step_measured *m, int nranks,
+                  struct cb_verdict *v) {
+  const struct cb_overlap_result *r = &m->res;
+  char sz[32], o[80];
+  memset(v, 0, sizeof *v);
+  v->name = c->name;
+  v->line = c->line;
+  v->unit = "%";
+  v->warn = NAN;
+  v->fail = 100 * c->limit;
+  v->measured = 100 * r->overhead.value;
+  snprintf(v->what, sizeof v->what,
+           "step %s, bucket %s, %d ranks (%s): overhead %s (95%% CI %.1f%% to %.1f%%) of T_step "
+           "%.3f ms (T_compute %.3f ms, T_comm %.3f ms)",
+           c->model.name, cb_format_size(m->bucket_bytes, sz, sizeof sz), nranks, m->where,
+           cb_overhead_format(r->overhead, o, sizeof o), 100 * r->overhead.lo, 100 * r->overhead.hi,
+           r->t[CB_PHASE_STEP].median * 1e3, r->t[CB_PHASE_COMPUTE].median * 1e3,
+           r->t[CB_PHASE_COMM].median * 1e3);
+  if (isnan(v->measured)) {
+    v->status = CB_FAIL;
+    v->margin = NAN;
+    return;
+  }
+  cb_verdict_set_interval(v, 100 * r->overhead.lo, 100 * r->overhead.hi);
+  cb_verdict_judge(v, 1, "more rounds (reps =) or a quieter machine would settle it");
+  if (cb_overhead_judge(r->overhead, c->limit) == CB_INCONCLUSIVE && v->status != CB_INCONCLUSIVE) {
+    /* every plausible round had the step shorter than its compute */
+    v->status = CB_INCONCLUSIVE;
+    size_t n = strlen(v->what);
+    snprintf(v->what + n, sizeof v->what - n,
+             ": INCONCLUSIVE, the step measured shorter than its compute: a quieter machine "
+             "would settle it");
+  }
+}
+
+int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t,
+                        const struct cb_settings *base, struct cb_verdict *verdicts,
+                        struct cb_error *err) {
+  for (int i = 0; i < t->nsteps; i++) {
+    struct cb_step_measured m;
+    if (cb_step_check_measure(cl, base, &t->steps[i], &m, err))
+      return err->status;
+    judge(&t->steps[i], &m, cl->nranks, &verdicts[i]);
+  }
+  return CB_OK;
+}

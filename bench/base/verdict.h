@@ -1,0 +1,67 @@
+/* A verdict: acceptance's judgement of one check, one link or one node,
+ * against a threshold. The engine's records say what was measured; a
+ * verdict says whether that is good enough and by what margin. Sinks
+ * receive verdicts like records (table line, JSON line, Prometheus gauge,
+ * JUnit test case).
+ *
+ * Every judgement of a measured figure against a level goes through
+ * cb_verdict_interval: a figure is an interval (its 95% CI), and only an
+ * interval wholly on one side of the level settles it. One that contains
+ * the level is INCONCLUSIVE: the data cannot tell pass from fail. */
+#ifndef CB_VERDICT_H
+#define CB_VERDICT_H
+
+#include "core/record.h"
+
+/* Values are the Prometheus gauge's (0 pass, 1 warn, 2 fail, 3 inconclusive). */
+enum cb_verdict_status { CB_PASS, CB_WARN, CB_FAIL, CB_INCONCLUSIVE };
+extern const char *const cb_verdict_names[]; /* "PASS", "WARN", "FAIL", "INCONCLUSIVE" */
+
+/* The three-way rule, the one every target is judged by (acceptance's
+ * levels, fleet baselines, ceilings, [step] limits, --tune's overhead
+ * target): CB_PASS when all of [lo, hi] is on the good side of `level`
+ * (at the level itself counts as good: "at least 460 GB/s"), CB_FAIL when
+ * all of it is on the bad side, else CB_INCONCLUSIVE. lower_is_better:
+ * times and overheads. NaN anywhere is CB_INCONCLUSIVE. Pure. */
+int cb_verdict_interval(double lo, double hi, double level, int lower_is_better);
+
+struct cb_verdict {
+  const char *name; /* the check's name, "matrix", "node HOST", "link A->B", "stragglers" */
+  int line;         /* where the check is defined in its file; 0 if not from a file */
+  int status;       /* enum cb_verdict_status */
+  const char *unit; /* "GB/s" or "us": the unit of the three figures below */
+  double measured;
+  double warn, fail; /* thresholds in `unit`; warn is NAN when the check has none */
+  /* The measured figure's 95% interval in `unit`, when `interval` is set
+   * (cb_verdict_set_interval); else the figure is judged as a point. */
+  int interval;
+  double lo, hi;
+  /* Headroom over the fail level as a fraction of it: positive passes,
+   * negative fails (for times, lower is better, so the sign is turned). */
+  double margin;
+  char what[256];                 /* what was judged, for people */
+  const struct cb_record *record; /* the measurement judged, or NULL */
+};
+
+/* Sets the interval from the figure's own 95% CI. */
+void cb_verdict_set_interval(struct cb_verdict *v, double lo, double hi);
+
+/* Fills status and margin from measured, its interval and the thresholds:
+ * FAIL or INCONCLUSIVE against the fail level as cb_verdict_interval says;
+ * past it, WARN unless the whole interval also clears the warn level. An
+ * INCONCLUSIVE verdict gets, appended to `what`, the interval, the level
+ * it contains and `settle` (what would settle it). */
+void cb_verdict_judge(struct cb_verdict *v, int lower_is_better, const char *settle);
+
+/* The interval of a record's figure from its time's 95% CI: time_us +-
+ * ci95_us, and bandwidths (inversely proportional to time) from the same
+ * ends. is_time: the figure is a time. Leaves v without an interval when
+ * the record has none (ci95_us 0 or NaN). */
+void cb_verdict_record_interval(struct cb_verdict *v, const struct cb_record *rec, int is_time);
+
+/* What settles a check measured by the engine: more samples or a quieter
+ * machine. */
+#define CB_SETTLE_ENGINE                                                                           \
+  "more iterations (-n, or a smaller --precision) or a quieter machine would settle it"
+
+#endif

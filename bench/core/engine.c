@@ -1,0 +1,555 @@
+#include "engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "measure.h"
+#include "pattern_io.h"
+#include "base/timer.h"
+#include "base/units.h"
+#include "watchdog.h"
+
+/* Buffers of one series, grown as sizes grow. */
+struct buffers {
+  void *send, *recv, *staging;
+  size_t send_cap, recv_cap, staging_cap;
+};
+
+struct series_ctx {
+  const struct cb_cluster *cl;
+  const struct cb_settings *s;
+  const struct cb_backend *backend;
+  void *ctx;
+  const struct cb_op *op;
+  int mem, dtype, redop;
+  double timer_overhead;
+  struct cb_sink *sinks;
+  int nsinks;
+  struct cb_summary *sum;
+  struct buffers buf;
+  /* how fill and check reach the buffers (choose_access) */
+  struct cb_pattern_access access;
+  int staged;     /* through host copies in buf.staging */
+  double started; /* the run's start, for progress */
+  /* rows of this series, and those with a record whose CI stayed wider
+   * than --precision (marked on the row; one summary line at the end) */
+  int nrows, nnoisy;
+  double worst_ci; /* the widest of those, relative to the median */
+};
+
+#define EACH_SINK(sc, method, ...)                                                                 \
+  do {                                                                                             \
+    if ((sc)->cl->rank == 0)                                                                       \
+      for (int i_ = 0; i_ < (sc)->nsinks; i_++)                                                    \
+        if ((sc)->sinks[i_].method && (sc)->sinks[i_].method((sc)->sinks[i_].state, __VA_ARGS__))  \
+          return err->status;                                                                      \
+  } while (0)
+
+static int note(struct series_ctx *sc, struct cb_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int note(struct series_ctx *sc, struct cb_error *err, const char *fmt, ...) {
+  char text[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  EACH_SINK(sc, note, text, err);
+  return CB_OK;
+}
+
+static int grow(struct series_ctx *sc, void **ptr, size_t *cap, size_t bytes,
+                struct cb_error *err) {
+  if (bytes <= *cap)
+    return CB_OK;
+  if (*ptr)
+    sc->backend->free(sc->ctx, sc->mem, *ptr);
+  *ptr = NULL;
+  *cap = 0;
+  if (sc->backend->alloc(sc->ctx, sc->mem, bytes, ptr, err))
+    return err->status;
+  *cap = bytes;
+  return CB_OK;
+}
+
+static void release(struct series_ctx *sc) {
+  if (sc->buf.send)
+    sc->backend->free(sc->ctx, sc->mem, sc->buf.send);
+  if (sc->buf.recv)
+    sc->backend->free(sc->ctx, sc->mem, sc->buf.recv);
+  free(sc->buf.staging);
+  memset(&sc->buf, 0, sizeof sc->buf);
+}
+
+/* The one place that decides how fill and check reach the buffers: host
+ * memory directly; device memory by the GPU kernels once every rank's
+ * self-check has passed (once per process), otherwise through host
+ * staging copies, said once, so a wrong kernel cannot fake wrong = 0. */
+static int choose_access(struct series_ctx *sc, struct cb_error *err) {
+  static int gpu_kernels = -1; /* -1: not decided yet */
+  char why[256] = "";
+  memset(&sc->access, 0, sizeof sc->access);
+  sc->staged = 0;
+  if (sc->mem != CB_MEM_DEVICE || !sc->backend->copy)
+    return CB_OK;
+  if (gpu_kernels < 0) { /* every rank gets here at its first device buffer */
+    int bad = cb_gpu_pattern_io(why, sizeof why) == NULL;
+    if (bad && sc->cl->rank != 0)
+      fprintf(stderr, "collbench: rank %d (%s): GPU check kernels not used: %s\n", sc->cl->rank,
+              sc->cl->hostname, why);
+    gpu_kernels = !cb_cluster_agree(sc->cl, bad);
+    if (!gpu_kernels &&
+        note(sc, err,
+             "device buffers are filled and checked through host copies, not on the GPU: %s",
+             why[0] ? why : "the GPU check kernels failed their self-check on another rank"))
+      return err->status;
+  }
+  sc->access.io = gpu_kernels ? cb_gpu_pattern_io(why, sizeof why) : NULL;
+  sc->staged = !sc->access.io;
+  return CB_OK;
+}
+
+/* A GPU kernel's failure while filling or checking, as the run's error. */
+static int access_failed(struct series_ctx *sc, struct cb_error *err) {
+  if (!sc->access.failed)
+    return CB_OK;
+  return cb_fail(err, CB_RUNTIME, "rank %d (%s): %s %s: %s", sc->cl->rank, sc->cl->hostname,
+                 sc->backend->name, sc->op->name, sc->access.why);
+}
+
+/* The staging copy is host memory whatever the series' memory kind: the
+ * host fills, poisons, checks and free()s it. */
+static int grow_staging(struct series_ctx *sc, size_t bytes, struct cb_error *err) {
+  if (bytes <= sc->buf.staging_cap)
+    return CB_OK;
+  free(sc->buf.staging);
+  sc->buf.staging_cap = 0;
+  sc->buf.staging = cb_host_alloc(bytes);
+  if (!sc->buf.staging)
+    return cb_fail(err, CB_RUNTIME,
+                   "rank %d (%s): %s %s: cannot allocate %zu bytes of host staging memory",
+                   sc->cl->rank, sc->cl->hostname, sc->backend->name, sc->op->name, bytes);
+  sc->buf.staging_cap = bytes;
+  return CB_OK;
+}
+
+/* Host-side view of a buffer for filling and checking: the buffer itself,
+ * or a staging copy when the backend's memory is not host-accessible. */
+static void *host_view(struct series_ctx *sc, void *buf, size_t bytes, int fetch,
+                       struct cb_error *err) {
+  if (!sc->staged)
+    return buf;
+  if (grow_staging(sc, bytes, err))
+    return NULL;
+  if (fetch && sc->backend->copy(sc->ctx, sc->buf.staging, buf, bytes, err))
+    return NULL;
+  return sc->buf.staging;
+}
+
+static int publish(struct series_ctx *sc, void *buf, const void *view, size_t bytes,
+                   struct cb_error *err) {
+  if (!sc->staged || view == buf)
+    return CB_OK;
+  return sc->backend->copy(sc->ctx, buf, view, bytes, err);
+}
+
+/* Writes the inputs from oc's pattern (seed 0 for timing, 1.. for checks)
+ * and poisons the output, so an output the op never wrote cannot pass. */
+static int prepare(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_args *a,
+                   const struct cb_op_ctx *oc, struct cb_error *err) {
+  size_t esize = cb_dtypes[sc->dtype].size;
+  size_t out_elems = a->send ? sh->recv_elems : sh->inplace_elems;
+  void *out = host_view(sc, a->recv, out_elems * esize, 0, err);
+  if (!out)
+    return err->status;
+  cb_io_poison(&sc->access, sc->dtype, out, out_elems);
+  if (a->send) {
+    if (publish(sc, a->recv, out, out_elems * esize, err))
+      return err->status;
+    void *in = host_view(sc, (void *)a->send, sh->send_elems * esize, 0, err);
+    if (!in)
+      return err->status;
+    sc->op->fill(oc, in);
+    if (access_failed(sc, err))
+      return err->status;
+    return publish(sc, (void *)a->send, in, sh->send_elems * esize, err);
+  }
+  sc->op->fill(oc, out);
+  if (access_failed(sc, err))
+    return err->status;
+  return publish(sc, a->recv, out, out_elems * esize, err);
+}
+
+static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_args *a,
+                 long *wrong, struct cb_error *err) {
+  const struct cb_cluster *cl = sc->cl;
+  size_t esize = cb_dtypes[sc->dtype].size;
+  long local = 0;
+  for (long seed = 1; seed <= sc->s->check; seed++) {
+    struct cb_pattern p;
+    if (cb_pattern_init(&p, sc->dtype, sc->redop, cl->nranks, (uint64_t)seed, err))
+      return err->status;
+    struct cb_op_ctx oc = {&p,      cl->rank, cl->nranks, a->root,
+                           a->peer, a->count, !a->send,   &sc->access};
+    int rc = prepare(sc, sh, a, &oc, err);
+    if (!rc)
+      rc = sc->backend->run(sc->ctx, a, err);
+    if (!rc)
+      rc = sc->backend->sync(sc->ctx, err);
+    if (!rc) {
+      size_t out_elems = a->send ? sh->recv_elems : sh->inplace_elems;
+      const char *out = host_view(sc, a->recv, out_elems * esize, 1, err);
+      size_t offset = 0;
+      if (!a->send)
+        offset = sc->backend->inplace_result_offset
+                     ? sc->backend->inplace_result_offset(sc->op, a->count, cl->rank)
+                     : sc->op->inplace_result_offset(a->count, cl->rank);
+      if (out)
+        local += (long)sc->op->check(&oc, out + offset * esize);
+      access_failed(sc, err);
+    }
+    cb_pattern_free(&p);
+    if (err->status)
+      return err->status;
+  }
+  MPI_Allreduce(&local, wrong, 1, MPI_LONG, MPI_SUM, cl->comm);
+  return CB_OK;
+}
+
+static void progress(struct series_ctx *sc, uint64_t bytes, int inplace) {
+  if (!sc->s->progress || sc->cl->rank != 0)
+    return;
+  char size[32];
+  fprintf(stderr, "\r\033[Kcollbench: %s %s %s (%s) %.1f s", sc->backend->name, sc->op->name,
+          cb_format_size(bytes, size, sizeof size), inplace ? "in-place" : "out-of-place",
+          cb_now() - sc->started);
+}
+
+/* Measures one variant at one size; *skipped when buffers do not fit.
+ * --max-time is the size's wall-clock budget: this variant gets an equal
+ * share of what is left of it since size_start, among variants_left, so
+ * the first one's buffers and check come out of it too. */
+static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int inplace,
+                           double size_start, int variants_left, struct cb_record *rec,
+                           int *skipped, struct cb_error *err) {
+  const struct cb_cluster *cl = sc->cl;
+  size_t esize = cb_dtypes[sc->dtype].size;
+  char size[32];
+  cb_format_size(sh->bytes, size, sizeof size);
+  /* armed from here: the agreement below waits for every rank too */
+  char what[256];
+  snprintf(what, sizeof what, "%s %s %s (%s, %s memory)", sc->backend->name, sc->op->name, size,
+           inplace ? "in-place" : "out-of-place", cb_mem_names[sc->mem]);
+  cb_watchdog_arm(what);
+
+  /* Ranks agree on the time spent (the stop rule compares it with the
+   * budget on every rank); armed, as a stopped rank hangs it too. */
+  double spent = cb_now() - size_start;
+  MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, cl->comm);
+  double budget = (sc->s->max_time - spent) / variants_left;
+
+  struct cb_error alloc_err = {0};
+  int rc = inplace
+               ? grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->inplace_elems * esize, &alloc_err)
+               : (grow(sc, &sc->buf.send, &sc->buf.send_cap, sh->send_elems * esize, &alloc_err) ||
+                  grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->recv_elems * esize, &alloc_err));
+  if (rc)
+    fprintf(stderr, "collbench: %s\n", alloc_err.msg);
+  if (cb_cluster_agree(cl, rc ? 1 : 0)) {
+    cb_watchdog_disarm();
+    *skipped = 1;
+    release(sc);
+    return note(sc, err, "%s %s skipped: buffers do not fit on every rank", sc->op->name, size);
+  }
+
+  struct cb_op_args a = {
+      .op = sc->op,
+      .send = inplace ? NULL : sc->buf.send,
+      .recv = sc->buf.recv,
+      .count = sh->count,
+      .dtype = sc->dtype,
+      .redop = sc->redop,
+      .root = sc->s->root,
+      .peer = cb_p2p_peer(cl->rank, cl->nranks),
+      .window = cb_settings_window(sc->s, sh->bytes),
+      .graph = sc->s->graph,
+  };
+  progress(sc, sh->bytes, inplace);
+
+  if (choose_access(sc, err))
+    return err->status;
+  struct cb_pattern timing_pattern;
+  if (cb_pattern_init(&timing_pattern, sc->dtype, sc->redop, cl->nranks, 0, err))
+    return err->status;
+  struct cb_op_ctx oc = {&timing_pattern, cl->rank, cl->nranks, a.root,
+                         a.peer,          a.count,  inplace,    &sc->access};
+  rc = prepare(sc, sh, &a, &oc, err);
+  cb_pattern_free(&timing_pattern);
+  if (rc)
+    return rc;
+
+  struct cb_measure m = {cl, sc->backend, sc->ctx, &a, sc->s, sc->timer_overhead, budget};
+  struct cb_timing t;
+  if (cb_measure_run(&m, &t, err))
+    return err->status;
+  /* auto iterations whose stated CI is wider than --precision asked (the
+   * budget ran out first); one that stopped on its budget within it is not */
+  int noisy =
+      !sc->s->iters && t.stats.median > 0 && t.stats.ci95 > sc->s->precision * t.stats.median;
+  if (noisy && t.stats.ci95 / t.stats.median > sc->worst_ci)
+    sc->worst_ci = t.stats.ci95 / t.stats.median;
+  long wrong = -1;
+  struct cb_op_args checked = a;
+  checked.window = 1; /* one message proves the path; a window only costs time */
+  checked.graph = 0;  /* one op: an in-place op repeated would not be checkable */
+  if (sc->s->check > 0 && check(sc, sh, &checked, &wrong, err))
+    return err->status;
+  cb_watchdog_disarm();
+
+  /* s per run -> us per op; a graph launch runs a.graph ops */
+  double scale = 1e6 / sc->op->time_divisor(a.window) / (a.graph > 0 ? (double)a.graph : 1.0);
+  *rec = (struct cb_record){
+      .op = sc->op->name,
+      .backend = sc->backend->name,
+      .mem = cb_mem_names[sc->mem],
+      .dtype = cb_dtypes[sc->dtype].name,
+      .redop = cb_redop_name(sc->redop),
+      .mode = cb_mode_names[sc->s->mode],
+      .inplace = inplace,
+      .root = sc->op->uses_root ? sc->s->root : -1,
+      .bytes = sh->bytes,
+      .count = sh->count,
+      .nranks = cl->nranks,
+      .nnodes = cl->nnodes,
+      .iters = t.iters,
+      .samples = t.samples,
+      .batch_min = t.batch_min,
+      .batch_max = t.batch_max,
+      .time_us_median = t.stats.median * scale,
+      .time_us_mean = t.mean_per_iter * scale,
+      .time_us_min = t.stats.min * scale,
+      .time_us_max = t.stats.max * scale,
+      .time_us_p5 = t.stats.p5 * scale,
+      .time_us_p95 = t.stats.p95 * scale,
+      .time_us_p99 = t.stats.p99 * scale,
+      .ci95_us = t.stats.ci95 * scale,
+      .time_us_stddev = t.stats.stddev * scale,
+      .source = "collbench",
+      .time_us_gpu = t.device_median * scale,
+      .wrong = wrong,
+      .noisy = noisy,
+  };
+  sc->backend->transport_label(sc->ctx, sc->op, sc->mem, rec->transport, sizeof rec->transport);
+  cb_record_choose(rec, sc->s->stat, sh->algbw_bytes, sc->op->busbw_factor(cl->nranks));
+  rec->line_gbps = sc->backend->line_gbps ? sc->backend->line_gbps(sc->ctx) : 0;
+  if (sc->backend->algorithm)
+    sc->backend->algorithm(sc->ctx, sc->op, rec->nccl_algo, sizeof rec->nccl_algo, rec->nccl_proto,
+                           sizeof rec->nccl_proto, &rec->nccl_channels);
+  if (sc->backend->coll_algo)
+    sc->backend->coll_algo(sc->ctx, &a, rec->algo, sizeof rec->algo, rec->algo_by,
+                           sizeof rec->algo_by);
+  rec->line_rate_pct = cb_line_rate_percent(rec->algbw_GBps, rec->line_gbps);
+  sc->sum->records++;
+  if (wrong > 0)
+    sc->sum->wrong += wrong;
+  if (wrong < 0)
+    sc->sum->unchecked++;
+  return CB_OK;
+}
+
+/* The series header, labelled with the first record's transport (NULL:
+ * no row, the backend's label now). */
+static int begin_series(struct series_ctx *sc, struct cb_series *series, const char *label,
+                        struct cb_error *err) {
+  if (label)
+    snprintf(series->transport, sizeof series->transport, "%s", label);
+  else
+    sc->backend->transport_label(sc->ctx, sc->op, sc->mem, series->transport,
+                                 sizeof series->transport);
+  EACH_SINK(sc, series_begin, series, err);
+  return CB_OK;
+}
+
+static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
+                      struct cb_error *err) {
+  const struct cb_cluster *cl = sc->cl;
+  const struct cb_op *op = sc->op;
+  const char *why[2] = {NULL, NULL}; /* out-of-place, in-place */
+  for (int ip = 0; ip < 2; ip++) {
+    if (ip && !op->has_inplace)
+      why[ip] = "no in-place variant";
+    else if (cl->nranks < op->min_ranks)
+      why[ip] = "needs at least 2 ranks";
+    else
+      why[ip] = sc->backend->unsupported(sc->ctx, op, sc->mem, sc->dtype, sc->redop, ip);
+  }
+  if (why[0] && why[1]) {
+    sc->sum->skipped++;
+    return note(sc, err, "%s skipped for %s, %s memory, %s: %s", op->name, sc->backend->name,
+                cb_mem_names[sc->mem], cb_dtypes[sc->dtype].name, why[op->has_inplace ? 1 : 0]);
+  }
+
+  struct cb_series series = {
+      .op = op->name,
+      .backend = sc->backend->name,
+      .mem = cb_mem_names[sc->mem],
+      .dtype = cb_dtypes[sc->dtype].name,
+      .redop = cb_redop_name(sc->redop),
+      .mode = cb_mode_names[sc->s->mode],
+      .root = op->uses_root ? sc->s->root : -1,
+      .nranks = cl->nranks,
+      .nnodes = cl->nnodes,
+      .has_inplace = op->has_inplace,
+      .latency = op->id == CB_OP_P2P_LAT,
+  };
+  /* The header waits for the first row: its transport is the first
+   * record's, read after a measured call (nccl connects lazily). */
+  int begun = 0;
+
+  for (int i = 0; i < nsizes; i++) {
+    struct cb_shape sh;
+    op->shape(sizes[i], cb_dtypes[sc->dtype].size, cl->nranks, &sh);
+    if (sh.count == 0)
+      continue; /* below one element per rank */
+    if (sh.count > sc->backend->max_count) {
+      char size[32];
+      sc->sum->skipped++;
+      note(sc, err, "%s %s skipped: %zu elements per call exceed %s's limit of %zu", op->name,
+           cb_format_size(sh.bytes, size, sizeof size), sh.count, sc->backend->name,
+           sc->backend->max_count);
+      continue;
+    }
+    struct cb_record rec[2];
+    struct cb_row row = {NULL, NULL};
+    int skipped = 0;
+    double size_start = cb_now();
+    int variants_left = !why[0] + !why[1];
+    for (int ip = 0; ip < 2 && !skipped; ip++) {
+      if (why[ip])
+        continue;
+      if (measure_variant(sc, &sh, ip, size_start, variants_left--, &rec[ip], &skipped, err))
+        return err->status;
+      if (!skipped)
+        *(ip ? &row.inplace : &row.outofplace) = &rec[ip];
+    }
+    if (skipped) {
+      sc->sum->skipped++;
+      continue;
+    }
+    sc->sum->rows++;
+    sc->nrows++;
+    sc->nnoisy += (row.outofplace && row.outofplace->noisy) || (row.inplace && row.inplace->noisy);
+    if (!begun++ &&
+        begin_series(sc, &series, (row.outofplace ? row.outofplace : row.inplace)->transport, err))
+      return err->status;
+    EACH_SINK(sc, row, &row, err);
+  }
+  if (!begun && begin_series(sc, &series, NULL, err))
+    return err->status;
+  /* Said, not hidden: where the machine was too noisy for --precision
+   * within --max-time, the rows say so (the table's `~`, JSON/CSV
+   * "noisy"); one line here counts them. */
+  if (sc->nnoisy &&
+      note(sc, err,
+           "%s: %d of %d rows noisy (~: 95%% CI of the median wider than "
+           "--precision %.3g%% after --max-time; widest +-%.1f%%)",
+           op->name, sc->nnoisy, sc->nrows, 100 * sc->s->precision, 100 * sc->worst_ci))
+    return err->status;
+  sc->nrows = sc->nnoisy = 0;
+  sc->worst_ci = 0;
+  EACH_SINK(sc, series_end, &series, err);
+  return CB_OK;
+}
+
+int cb_engine_validate(const struct cb_cluster *cl, const struct cb_settings *s,
+                       struct cb_error *err) {
+  /* Every op needs at most two buffers of the row size per rank. */
+  double need = 2.0 * (double)s->max_bytes * (double)cl->local_size;
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  int bad = have > 0 && need > have;
+  if (cb_cluster_agree(cl, bad)) {
+    char size[32];
+    return cb_fail(err, CB_USAGE,
+                   "size %s is too large: %d rank%s per node need up to %.1f GiB of buffers "
+                   "but a node has %.1f GiB of memory",
+                   cb_format_size(s->max_bytes, size, sizeof size), cl->local_size,
+                   cl->local_size == 1 ? "" : "s", need / (1 << 30), have / (1 << 30));
+  }
+  return CB_OK;
+}
+
+static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
+                       const char *transport, struct cb_error *err) {
+  const struct cb_settings *s = sc->s;
+  if (sc->backend->init(sc->cl, s, transport, &sc->ctx, err))
+    return err->status;
+  int rc = CB_OK;
+  for (int m = 0; m < s->nmems && !rc; m++)
+    for (int o = 0; o < s->nops && !rc; o++)
+      for (int d = 0; d < s->ndtypes && !rc; d++) {
+        sc->mem = s->mems[m];
+        sc->op = cb_ops[s->ops[o]];
+        sc->dtype = s->dtypes[d];
+        int nredops = sc->op->uses_redop ? s->nredops : 1;
+        for (int r = 0; r < nredops && !rc; r++) {
+          sc->redop = sc->op->uses_redop ? s->redops[r] : CB_NOREDOP;
+          rc = run_series(sc, sizes, nsizes, err);
+          release(sc);
+        }
+      }
+  sc->backend->finalize(sc->ctx);
+  sc->ctx = NULL;
+  return rc;
+}
+
+int cb_engine_run(const struct cb_cluster *cl, const struct cb_settings *s,
+                  const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                  struct cb_summary *sum, struct cb_error *err) {
+  const struct cb_backend *backends[CB_MAX_LIST];
+  for (int b = 0; b < s->nbackends; b++)
+    backends[b] = cb_backends[s->backends[b]];
+  return cb_engine_run_on(cl, s, ri, backends, s->nbackends, sinks, nsinks, sum, err);
+}
+
+int cb_engine_run_on(const struct cb_cluster *cl, const struct cb_settings *s,
+                     const struct cb_run_info *ri, const struct cb_backend *const *backends,
+                     int nbackends, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
+                     struct cb_error *err) {
+  memset(sum, 0, sizeof *sum);
+  uint64_t sizes[CB_MAX_SIZES];
+  int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
+  struct series_ctx sc = {.cl = cl,
+                          .s = s,
+                          .timer_overhead = ri->timer_overhead_ns * 1e-9,
+                          .sinks = sinks,
+                          .nsinks = nsinks,
+                          .sum = sum,
+                          .started = cb_now()};
+  EACH_SINK(&sc, run, ri, err);
+  /* the run record probed every backend once already: its reasons, not a second probe */
+  for (int b = 0; b < s->nskipped_backends; b++) {
+    const struct cb_backend_info *bi = &ri->backends[s->skipped_backends[b]];
+    note(&sc, err, "backend %s skipped: %s", bi->name, bi->why);
+  }
+  if (s->share_gpu)
+    note(&sc, err,
+         "--share-gpu: all ranks share one GPU, each its own NCCL_HOSTID; the figures "
+         "are of NCCL's network transport, not of the GPU's links");
+  if (cb_watchdog_start(cl, s->timeout))
+    return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
+  int rc = CB_OK;
+  for (int b = 0; b < nbackends && !rc; b++) {
+    sc.backend = backends[b];
+    for (int t = 0; t < s->ntransports && !rc; t++)
+      rc = run_backend(&sc, sizes, nsizes, s->transports[t], err);
+  }
+  cb_watchdog_stop();
+  if (s->progress && cl->rank == 0)
+    fprintf(stderr, "\r\033[K");
+  if (rc)
+    return rc;
+  EACH_SINK(&sc, finish, sum, err);
+  return CB_OK;
+}

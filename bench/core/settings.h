@@ -1,0 +1,65 @@
+/* What to run: the parsed form of the command line, which the engine reads
+ * and the tuner or acceptance mode can fill in themselves. */
+#ifndef CB_SETTINGS_H
+#define CB_SETTINGS_H
+
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "base/dtype.h"
+#include "ops/op.h"
+
+#define CB_MAX_LIST 16
+#define CB_MAX_SIZES 1024
+
+enum cb_mode { CB_MODE_THROUGHPUT, CB_MODE_LATENCY };
+extern const char *const cb_mode_names[];
+
+/* --stat: the statistic time_us, the table, algbw and busbw show. */
+enum cb_stat { CB_STAT_MEDIAN, CB_STAT_MEAN, CB_STAT_MIN, CB_NSTATS };
+extern const char *const cb_stat_names[];
+int cb_stat_find(const char *name); /* -1: none such */
+
+struct cb_settings {
+  int ops[CB_NOPS], nops;
+  int backends[CB_MAX_LIST], nbackends;
+  int skipped_backends[CB_MAX_LIST], nskipped_backends; /* --sweep left these out: unusable */
+  int mems[CB_NMEMS], nmems;
+  const char *transports[CB_MAX_LIST];
+  int ntransports;
+  int dtypes[CB_NDTYPES], ndtypes;
+  int redops[CB_NREDOPS], nredops;
+  uint64_t min_bytes, max_bytes, step_bytes; /* step_bytes 0: multiply */
+  long step_factor;
+  long iters;  /* 0: auto (until --precision or --max-time) */
+  long warmup; /* untimed iterations per size; -1: automatic */
+  long check;  /* checked iterations per size; 0 disables */
+  double precision, timeout;
+  double max_time; /* auto-mode budget per size, shared by its variants */
+  int mode;
+  int window, root;
+  uint64_t window_bytes;                /* a window carries at most this much (>= 1 message) */
+  const char *ib_dev;                   /* verbs: "mlx5_0:1"; NULL: chosen per rank */
+  int gid_index;                        /* verbs on RoCE: -1 chooses RoCE v2 IPv4 */
+  int ucx_put;                          /* ucx: p2p_bw/p2p_bibw with RMA put, not tag sends */
+  int progress;                         /* progress line on stderr */
+  int gpu_list[CB_MAX_LIST], ngpu_list; /* --gpu-list: device by local rank; 0: local rank */
+  int share_gpu;                        /* --share-gpu: every rank on one GPU (NCCL's network) */
+  long graph; /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
+  int stat;   /* enum cb_stat: what time_us is (default median) */
+};
+
+/* --max-time per size when --sweep runs and none is given (seconds). */
+#define CB_SWEEP_MAX_TIME 0.15
+
+/* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */
+void cb_settings_defaults(struct cb_settings *s);
+
+/* Messages in one p2p window for messages of `bytes`: --window, fewer
+ * when the window would carry more than --window-bytes, at least one. */
+int cb_settings_window(const struct cb_settings *s, uint64_t bytes);
+
+/* The sizes a sweep visits, ascending; returns how many (at most max). */
+int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max);
+
+#endif

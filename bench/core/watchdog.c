@@ -1,0 +1,149 @@
+#include "watchdog.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/timer.h"
+#include "watchdog_peers.h"
+
+static struct {
+  pthread_mutex_t lock;
+  pthread_t thread;
+  int running, stop;
+  int polled;               /* the main thread polls too (nccl): it reports and aborts itself */
+  double timeout, armed_at; /* armed_at 0: idle */
+  long seq;                 /* measurements armed so far: where this rank is */
+  char what[256];
+  const struct cb_cluster *cl;
+  struct cb_wd_peers *peers; /* asks the others who is stuck (watchdog_peers.h) */
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* What must still happen when the watchdog ends the process: _exit skips
+ * atexit handlers (e.g. removing NCCL's log folder from $TMPDIR). */
+#define MAX_EXIT_HOOKS 4
+static void (*exit_hooks[MAX_EXIT_HOOKS])(void);
+static int nexit_hooks;
+
+void cb_watchdog_exit_hooks(void) {
+  for (int i = 0; i < nexit_hooks; i++)
+    exit_hooks[i]();
+}
+
+void cb_watchdog_at_exit(void (*fn)(void)) {
+  for (int i = 0; i < nexit_hooks; i++)
+    if (exit_hooks[i] == fn)
+      return;
+  if (nexit_hooks < MAX_EXIT_HOOKS)
+    exit_hooks[nexit_hooks++] = fn;
+}
+
+static void *watch(void *unused) {
+  (void)unused;
+  /* Waking 10 times a second bounds the overshoot to 0.1 s; a peer
+   * asking where this rank is wakes it at once. */
+  double last = cb_now(), frozen = 0;
+  for (;;) {
+    struct pollfd pf = {.fd = cb_wd_peers_fd(wd.peers), .events = POLLIN};
+    poll(&pf, 1, 100);
+    /* a tick seconds late: this process itself was not running (SIGSTOP,
+     * a paused VM); then it is the late one, not the others */
+    double now = cb_now();
+    if (now - last > 1.0)
+      frozen += now - last;
+    last = now;
+    pthread_mutex_lock(&wd.lock);
+    int stop = wd.stop;
+    double armed_at = wd.armed_at;
+    long seq = wd.seq;
+    /* A polling backend gets a grace period to abort and report through
+     * the normal error path before the process is ended from here. */
+    double limit = wd.timeout + (wd.polled ? CB_WATCHDOG_GRACE : 0);
+    char what[sizeof wd.what];
+    memcpy(what, wd.what, sizeof what);
+    pthread_mutex_unlock(&wd.lock);
+    if (stop)
+      return NULL;
+    if (armed_at == 0)
+      frozen = 0; /* only a stop within the current measurement counts */
+    if (pf.revents)
+      cb_wd_peers_serve(wd.peers, seq, armed_at > 0, what);
+    if (armed_at > 0 && cb_now() - armed_at > limit) {
+      /* this rank waits; the one to name is the one that did not come */
+      char who[1024];
+      if (frozen > 0)
+        snprintf(who, sizeof who,
+                 "this rank itself did not run for %.0f s (stopped, or its machine paused); "
+                 "the others gave up waiting for it",
+                 frozen);
+      else
+        cb_wd_peers_blame(wd.peers, seq, what, who, sizeof who);
+      fprintf(stderr,
+              "collbench: timeout: rank %d on %s spent more than %g s in %s (--timeout): %s; "
+              "giving up, exit 3\n",
+              wd.cl->rank, wd.cl->hostname, wd.timeout, what, who);
+      fflush(stderr);
+      cb_watchdog_exit_hooks();
+      _exit(3);
+    }
+  }
+}
+
+int cb_watchdog_start(const struct cb_cluster *cl, double timeout) {
+  if (timeout <= 0)
+    return 0;
+  wd.cl = cl;
+  wd.timeout = timeout;
+  wd.stop = 0;
+  wd.armed_at = 0;
+  wd.polled = 0;
+  wd.seq = 0;
+  wd.peers = cb_wd_peers_open(cl); /* collective: every rank has the same timeout */
+  if (pthread_create(&wd.thread, NULL, watch, NULL) != 0)
+    return -1;
+  wd.running = 1;
+  return 0;
+}
+
+void cb_watchdog_arm(const char *what) {
+  pthread_mutex_lock(&wd.lock);
+  snprintf(wd.what, sizeof wd.what, "%s", what);
+  wd.armed_at = cb_now();
+  wd.seq++;
+  pthread_mutex_unlock(&wd.lock);
+}
+
+int cb_watchdog_poll(char *what, size_t len) {
+  pthread_mutex_lock(&wd.lock);
+  wd.polled = 1;
+  int late = wd.running && wd.armed_at > 0 && cb_now() - wd.armed_at > wd.timeout;
+  if (late && what)
+    snprintf(what, len, "%s", wd.what);
+  pthread_mutex_unlock(&wd.lock);
+  return late;
+}
+
+double cb_watchdog_timeout(void) {
+  return wd.running ? wd.timeout : 0;
+}
+
+void cb_watchdog_disarm(void) {
+  pthread_mutex_lock(&wd.lock);
+  wd.armed_at = 0;
+  pthread_mutex_unlock(&wd.lock);
+}
+
+void cb_watchdog_stop(void) {
+  if (!wd.running)
+    return;
+  pthread_mutex_lock(&wd.lock);
+  wd.stop = 1;
+  pthread_mutex_unlock(&wd.lock);
+  pthread_join(wd.thread, NULL);
+  wd.running = 0;
+  cb_wd_peers_close(wd.peers);
+  wd.peers = NULL;
+}

@@ -1,0 +1,35 @@
+/* --compare OLD NEW: which series and sizes got slower beyond their noise
+ * between two --json runs or baselines (after a library upgrade, say). */
+#ifndef CB_COMPARE_H
+#define CB_COMPARE_H
+
+#include <stdio.h>
+
+#include "baseline.h"
+#include "base/robust.h"
+
+/* One compared key: slowdown = new time / old time (bandwidths: old / new),
+ * > 1 is slower, with its 95% CI. */
+struct cb_cmp_line {
+  const struct cb_bl_entry *old_e, *new_e;
+  int metric;
+  struct cb_ratio slowdown;
+  int slower; /* the CI's low end above min_ratio */
+};
+
+/* The slowdown of one metric between two entries (n > 0 in both). */
+struct cb_ratio cb_compare_metric(const struct cb_bl_entry *o, const struct cb_bl_entry *n,
+                                  int metric);
+
+/* Writes one line per common key to out (slower ones first, marked), and
+ * returns how many got slower; *common counts the keys compared. */
+int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b, double min_ratio,
+               FILE *out, int *common);
+
+/* The whole of --compare: exit 0 (none slower), 1 (some), 2 (bad input). */
+struct cb_compare_cli;
+int cb_compare_main(const struct cb_compare_cli *c);
+struct cb_baseline_cli;
+int cb_baseline_main(const struct cb_baseline_cli *c);
+
+#endif

@@ -1,0 +1,398 @@
+/* The run's parser: getopt_long over the measuring options into struct
+ * cb_cli, then the rules between the modes. The other modes' parsers are
+ * cli_report.c, cli_model.c and cli_fleet.c; --help is cli_usage.c. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cli_internal.h"
+#include "core/gpu.h"
+#include "base/units.h"
+
+static const struct option long_options[] = {
+    {"min-bytes", required_argument, 0, 'b'},
+    {"max-bytes", required_argument, 0, 'e'},
+    {"step-factor", required_argument, 0, 'f'},
+    {"step-bytes", required_argument, 0, 'i'},
+    {"iters", required_argument, 0, 'n'},
+    {"warmup", required_argument, 0, 'w'},
+    {"check", required_argument, 0, 'c'},
+    {"dtype", required_argument, 0, 'd'},
+    {"redop", required_argument, 0, 'o'},
+    {"root", required_argument, 0, 'r'},
+    {"timeout", required_argument, 0, 'T'},
+    {"json", required_argument, 0, 'J'},
+    {"csv", required_argument, 0, OPT_CSV},
+    {"prom", required_argument, 0, OPT_PROM},
+    {"accept", required_argument, 0, OPT_ACCEPT},
+    {"junit", required_argument, 0, OPT_JUNIT},
+    {"matrix", optional_argument, 0, OPT_MATRIX},
+    {"probe", no_argument, 0, OPT_PROBE},
+    {"baseline", required_argument, 0, OPT_BASELINE},
+    {"repeat", required_argument, 0, OPT_REPEAT},
+    {"op", required_argument, 0, OPT_OP},
+    {"backend", required_argument, 0, OPT_BACKEND},
+    {"mem", required_argument, 0, OPT_MEM},
+    {"transport", required_argument, 0, OPT_TRANSPORT},
+    {"mode", required_argument, 0, OPT_MODE},
+    {"stat", required_argument, 0, OPT_STAT},
+    {"precision", required_argument, 0, OPT_PRECISION},
+    {"max-time", required_argument, 0, OPT_MAX_TIME},
+    {"window", required_argument, 0, OPT_WINDOW},
+    {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES},
+    {"ucx-api", required_argument, 0, OPT_UCX_API},
+    {"ib-dev", required_argument, 0, OPT_IB_DEV},
+    {"gid-index", required_argument, 0, OPT_GID_INDEX},
+    {"gpu-list", required_argument, 0, OPT_GPU_LIST},
+    {"graph", required_argument, 0, OPT_GRAPH},
+    {"share-gpu", no_argument, 0, OPT_SHARE_GPU},
+    {"sweep", no_argument, 0, OPT_SWEEP},
+    {"progress", no_argument, 0, OPT_PROGRESS},
+    {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
+    {"list", no_argument, 0, OPT_LIST},
+    {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},
+    /* --tune and its options */
+    {"tune", no_argument, 0, OPT_TUNE},
+    {"model", required_argument, 0, OPT_MODEL},
+    {"model-config", required_argument, 0, OPT_MODEL_CONFIG},
+    {"exhaustive", no_argument, 0, OPT_EXHAUSTIVE},
+    {"no-search", no_argument, 0, OPT_NO_SEARCH},
+    {"tune-algorithms", required_argument, 0, OPT_TUNE_ALGORITHMS},
+    {"tune-segments", required_argument, 0, OPT_TUNE_SEGMENTS},
+    {"tune-protocols", required_argument, 0, OPT_TUNE_PROTOCOLS},
+    {"tune-ctas", required_argument, 0, OPT_TUNE_CTAS},
+    {"plugin-out", required_argument, 0, OPT_PLUGIN_OUT},
+    {"tune-buckets", required_argument, 0, OPT_TUNE_BUCKETS},
+    {"tune-reps", required_argument, 0, OPT_TUNE_REPS},
+    {"env-out", required_argument, 0, OPT_ENV_OUT},
+    {"trials", required_argument, 0, OPT_TRIALS},
+    {"resume", no_argument, 0, OPT_RESUME},
+    {"max-overhead", required_argument, 0, OPT_MAX_OVERHEAD},
+    {0, 0, 0, 0},
+};
+
+/* Splits a comma list and maps each name through lookup; an item "all"
+ * stands for every id below `all`, so a bad item beside it is the one
+ * named. Duplicates are dropped. */
+int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
+                      int *ids, int *n, int max, struct cb_error *err) {
+  char copy[512];
+  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
+    return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, arg);
+  if (cb_list_check(arg, what, err))
+    return err->status;
+  *n = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int every = strcmp(tok, "all") == 0;
+    int first = every ? 0 : lookup(tok), last = every ? all - 1 : first;
+    if (first < 0)
+      return cb_fail(err, CB_USAGE, "%s: unknown value '%s' (see --help or --list)", what, tok);
+    for (int id = first; id <= last; id++) {
+      int seen = 0;
+      for (int i = 0; i < *n; i++)
+        seen |= ids[i] == id;
+      if (!seen && *n < max)
+        ids[(*n)++] = id;
+    }
+  }
+  if (*n == 0)
+    return cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, arg);
+  return CB_OK;
+}
+
+static int parse_transports(const char *arg, struct cb_settings *s, struct cb_error *err) {
+  static char storage[512];
+  if (snprintf(storage, sizeof storage, "%s", arg) >= (int)sizeof storage)
+    return cb_fail(err, CB_USAGE, "--transport: list '%s' is too long", arg);
+  if (cb_list_check(arg, "--transport", err))
+    return err->status;
+  s->ntransports = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(storage, ",", &save); tok && s->ntransports < CB_MAX_LIST;
+       tok = strtok_r(NULL, ",", &save))
+    s->transports[s->ntransports++] = tok;
+  if (s->ntransports == 0)
+    return cb_fail(err, CB_USAGE, "--transport: empty list '%s'", arg);
+  return CB_OK;
+}
+
+static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
+                        int *mem_given, struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  long v;
+  switch (c) {
+  case 'b': return cb_parse_size(arg, "--min-bytes", &s->min_bytes, err);
+  case 'e': return cb_parse_size(arg, "--max-bytes", &s->max_bytes, err);
+  case 'i': return cb_parse_size(arg, "--step-bytes", &s->step_bytes, err);
+  case 'f':
+    *factor_given = 1;
+    return cb_parse_long(arg, "--step-factor", 2, 1024, &s->step_factor, err);
+  case 'n':
+    if (strcmp(arg, "auto") == 0) {
+      s->iters = 0;
+      return CB_OK;
+    }
+    return cb_parse_long(arg, "--iters", 1, 1000000000L, &s->iters, err);
+  case 'w':
+    if (strcmp(arg, "auto") == 0) {
+      s->warmup = -1;
+      return CB_OK;
+    }
+    return cb_parse_long(arg, "--warmup", 0, 1000000, &s->warmup, err);
+  case 'c': return cb_parse_long(arg, "--check", 0, 1000, &s->check, err);
+  case 'r':
+    if (cb_parse_long(arg, "--root", 0, 1 << 30, &v, err))
+      return err->status;
+    s->root = (int)v;
+    return CB_OK;
+  case OPT_WINDOW:
+    if (cb_parse_long(arg, "--window", 1, 65536, &v, err))
+      return err->status;
+    s->window = (int)v;
+    return CB_OK;
+  case OPT_IB_DEV: s->ib_dev = arg; return CB_OK;
+  case OPT_UCX_API:
+    if (strcmp(arg, "tag") != 0 && strcmp(arg, "put") != 0)
+      return cb_fail(err, CB_USAGE, "--ucx-api: unknown value '%s' (tag or put)", arg);
+    s->ucx_put = strcmp(arg, "put") == 0;
+    return CB_OK;
+  case OPT_GID_INDEX:
+    if (cb_parse_long(arg, "--gid-index", 0, 255, &v, err))
+      return err->status;
+    s->gid_index = (int)v;
+    return CB_OK;
+  case OPT_GPU_LIST: {
+    long list[CB_MAX_LIST];
+    if (cb_parse_long_list(arg, "--gpu-list", 0, 1023, list, CB_MAX_LIST, &s->ngpu_list, err))
+      return err->status;
+    for (int i = 0; i < s->ngpu_list; i++)
+      s->gpu_list[i] = (int)list[i];
+    return CB_OK;
+  }
+  case OPT_GRAPH: return cb_parse_long(arg, "--graph", 1, 100000, &s->graph, err);
+  case OPT_SHARE_GPU: s->share_gpu = 1; return CB_OK;
+  case OPT_WINDOW_BYTES: return cb_parse_size(arg, "--window-bytes", &s->window_bytes, err);
+  case 'T': return cb_parse_seconds(arg, "--timeout", 0, 1e6, &s->timeout, err);
+  case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
+  case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
+  case 'd':
+    return cb_cli_parse_list(arg, "--dtype", cb_dtype_lookup, CB_NDTYPES, s->dtypes, &s->ndtypes,
+                             CB_NDTYPES, err);
+  case 'o':
+    return cb_cli_parse_list(arg, "--redop", cb_redop_lookup, CB_NREDOPS, s->redops, &s->nredops,
+                             CB_NREDOPS, err);
+  case OPT_OP:
+    if (strcmp(arg, "copy") == 0) {
+      cli->copy = 1;
+      return CB_OK;
+    }
+    for (const char *c = strstr(arg, "copy"); c; c = strstr(c + 1, "copy"))
+      if ((c == arg || c[-1] == ',') && (c[4] == ',' || c[4] == '\0'))
+        return cb_fail(err, CB_USAGE, "--op %s: copy is a mode of its own, give it alone", arg);
+    return cb_cli_parse_list(arg, "--op", cb_op_lookup, CB_NOPS, s->ops, &s->nops, CB_NOPS, err);
+  case OPT_BACKEND:
+    return cb_cli_parse_list(arg, "--backend", cb_backend_lookup, cb_nbackends, s->backends,
+                             &s->nbackends, CB_MAX_LIST, err);
+  case OPT_MEM:
+    *mem_given = 1;
+    return cb_cli_parse_list(arg, "--mem", cb_mem_lookup, CB_NMEMS, s->mems, &s->nmems, CB_NMEMS,
+                             err);
+  case OPT_TRANSPORT: return parse_transports(arg, s, err);
+  case OPT_MODE:
+    if (strcmp(arg, "throughput") == 0)
+      s->mode = CB_MODE_THROUGHPUT;
+    else if (strcmp(arg, "latency") == 0)
+      s->mode = CB_MODE_LATENCY;
+    else
+      return cb_fail(err, CB_USAGE, "--mode: unknown value '%s' (throughput or latency)", arg);
+    return CB_OK;
+  case OPT_STAT:
+    if ((s->stat = cb_stat_find(arg)) < 0)
+      return cb_fail(err, CB_USAGE, "--stat: unknown value '%s' (median, mean or min)", arg);
+    return CB_OK;
+  case 'J': cli->json_path = arg; return CB_OK;
+  case OPT_CSV: cli->csv_path = arg; return CB_OK;
+  case OPT_PROM: cli->prom_path = arg; return CB_OK;
+  case OPT_JUNIT: cli->junit_path = arg; return CB_OK;
+  case OPT_ACCEPT: cli->accept_path = arg; return CB_OK;
+  case OPT_BASELINE: cli->baseline_path = arg; return CB_OK;
+  case OPT_REPEAT: return cb_parse_long(arg, "--repeat", 0, 100, &cli->repeat, err);
+  case OPT_MATRIX:
+    cli->matrix = 1;
+    return arg ? cb_parse_size(arg, "--matrix", &cli->matrix_bytes, err) : CB_OK;
+  case OPT_SWEEP: cli->sweep = 1; return CB_OK;
+  case OPT_PROBE: cli->probe = 1; return CB_OK;
+  case OPT_PROGRESS: cli->progress = 1; return CB_OK;
+  case OPT_NO_PROGRESS: cli->progress = 0; return CB_OK;
+  case OPT_LIST: cli->list = 1; return CB_OK;
+  case 'h': cli->help = 1; return CB_OK;
+  case 'V': cli->version = 1; return CB_OK;
+  default: return cb_cli_tune_option(c, arg, &cli->tune, err);
+  }
+}
+
+/* An option of another mode's parser given without that mode: say which
+ * mode it goes with rather than that it does not exist. */
+static int unknown_option(const char *bad, struct cb_error *err) {
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(bad, "="), bad);
+  if (strcmp(name, "--validate") == 0)
+    return cb_fail(err, CB_USAGE, "--validate goes with --fit");
+  for (int i = 3; cb_cli_model_value_options[i]; i++)
+    if (cb_cli_model_value_options[i][1] == '-' && strcmp(name, cb_cli_model_value_options[i]) == 0)
+      return cb_fail(err, CB_USAGE, "%s goes with --predict", name);
+  return cb_fail(err, CB_USAGE, "unknown option '%s' (see --help)", bad);
+}
+
+int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
+  memset(cli, 0, sizeof *cli);
+  cli->progress = -1;
+  cli->repeat = -1;
+  cb_settings_defaults(&cli->settings);
+  cb_tune_options_defaults(&cli->tune);
+  struct cb_settings *s = &cli->settings;
+  int op_given = 0, backend_given = 0, factor_given = 0, mem_given = 0, max_time_given = 0;
+  const char *tune_only = NULL, *model_config = NULL; /* the first --tune option seen */
+  /* 0, not 1: glibc, musl and the BSDs then also drop the rest of an
+   * option group ("-Zh") an earlier call stopped in, which they would
+   * otherwise go on reading (a crash, with another argv). */
+  optind = 0;
+  opterr = 0; /* we report errors ourselves, once, with the bad value */
+  for (;;) {
+    int prev = optind ? optind : 1;
+    int c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:T:J:hV", long_options, NULL);
+    if (c == -1)
+      break;
+    const char *bad = argv[prev < argc ? prev : argc - 1];
+    if (c == '?')
+      return unknown_option(bad, err);
+    if (c == ':')
+      return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
+    op_given |= c == OPT_OP;
+    max_time_given |= c == OPT_MAX_TIME;
+    backend_given |= c == OPT_BACKEND;
+    if (c > OPT_TUNE && c < OPT_TUNE_END && !tune_only)
+      tune_only = argv[prev];
+    if (c == OPT_MODEL_CONFIG)
+      model_config = optarg;
+    if (parse_option(c, optarg, cli, &factor_given, &mem_given, err))
+      return err->status;
+  }
+  if (optind < argc)
+    return cb_fail(err, CB_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+  if (cli->probe || cli->copy) { /* modes that choose what to run themselves */
+    const char *mode = cli->probe ? "--probe" : "--op copy";
+    const char *other = cli->probe && cli->copy  ? "op copy"
+                        : cli->sweep             ? "sweep"
+                        : cli->probe && op_given ? "op"
+                        : backend_given          ? "backend"
+                        : mem_given              ? "mem"
+                        : cli->accept_path       ? "accept"
+                        : cli->matrix            ? "matrix"
+                        : cli->tune.enabled      ? "tune"
+                                                 : NULL;
+    if (other)
+      return cb_fail(err, CB_USAGE, "%s chooses what to run itself: --%s does not go with it", mode,
+                     other);
+    if (cli->junit_path)
+      return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
+                     cli->junit_path);
+    if (cli->probe && (cli->csv_path || cli->prom_path))
+      return cb_fail(err, CB_USAGE, "--%s %s: --probe has no results to write; it goes with --json",
+                     cli->csv_path ? "csv" : "prom",
+                     cli->csv_path ? cli->csv_path : cli->prom_path);
+  }
+  /* --matrix --backend nccl: the GPU all-pairs matrix, device memory only */
+  int gpu_matrix = cli->matrix && !cli->accept_path && backend_given && s->nbackends == 1 &&
+                   cb_backends[s->backends[0]]->shift;
+  if (gpu_matrix && mem_given && (s->nmems != 1 || s->mems[0] != CB_MEM_DEVICE))
+    return cb_fail(err, CB_USAGE,
+                   "--matrix --backend %s --mem %s: the %s matrix moves device memory "
+                   "(--mem device, or no --mem)",
+                   cb_backends[s->backends[0]]->name, cb_mem_names[s->mems[0]],
+                   cb_backends[s->backends[0]]->name);
+  if (cli->accept_path || cli->matrix) {
+    const char *mode = cli->accept_path ? "--accept" : "--matrix";
+    if (cli->matrix && backend_given && !gpu_matrix)
+      return cb_fail(err, CB_USAGE,
+                     "--matrix --backend %s%s: the matrix runs over MPI (no --backend) or over "
+                     "NCCL (--backend nccl, one rank per GPU), one of them",
+                     cb_backends[s->backends[0]]->name, s->nbackends > 1 ? ",..." : "");
+    if (cli->sweep || op_given || (backend_given && !gpu_matrix) || (mem_given && !gpu_matrix))
+      return cb_fail(err, CB_USAGE, "%s chooses what to measure itself: --%s does not go with it",
+                     mode,
+                     cli->sweep      ? "sweep"
+                     : op_given      ? "op"
+                     : backend_given ? "backend"
+                                     : "mem");
+    if (cli->tune.enabled)
+      return cb_fail(err, CB_USAGE, "%s and --tune: choose one", mode);
+    if (cli->accept_path && cli->matrix)
+      return cb_fail(err, CB_USAGE,
+                     "--accept and --matrix: choose one (a [matrix] section in the "
+                     "file makes --accept run the matrix too)");
+    if (cli->accept_path && cb_cli_accept_file(cli, err))
+      return err->status;
+    if (cli->matrix && (cli->baseline_path || cli->repeat >= 0))
+      return cb_fail(err, CB_USAGE,
+                     "--%s goes with --accept FILE (a [matrix] section there judges the pairs "
+                     "against the baseline)",
+                     cli->baseline_path ? "baseline" : "repeat");
+  } else if (cli->junit_path)
+    return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
+                   cli->junit_path);
+  else if (cli->repeat >= 0)
+    return cb_fail(err, CB_USAGE, "--repeat %ld goes with --accept FILE --baseline FILE",
+                   cli->repeat);
+  if (cb_cli_tune_check(&cli->tune, tune_only, model_config, &cli->tune, err))
+    return err->status;
+  if (cli->tune.enabled && cli->sweep) /* it would be accepted and ignored */
+    return cb_fail(err, CB_USAGE,
+                   "option '--sweep' does not go with --tune: it tunes the all-reduce");
+  if (cli->tune.enabled && op_given)
+    return cb_fail(err, CB_USAGE, "--op does not go with --tune: it tunes the all-reduce");
+  if (cli->tune.enabled && backend_given) { /* which all-reduce --tune tunes */
+    const char *name = cb_backends[s->backends[0]]->name;
+    if (s->nbackends != 1 || (strcmp(name, "mpi") && strcmp(name, "nccl")))
+      return cb_fail(err, CB_USAGE, "--tune --backend: mpi (host) or nccl (GPU), one of them");
+    cli->tune.backend = name;
+  }
+  if (cli->sweep) {
+    /* A sweep visits some 250 rows; 1 s each would take minutes wherever
+     * the machine is too noisy to reach --precision early. */
+    if (!max_time_given)
+      s->max_time = CB_SWEEP_MAX_TIME;
+    if (!op_given)
+      for (s->nops = 0; s->nops < CB_NOPS; s->nops++)
+        s->ops[s->nops] = s->nops;
+    if (!backend_given) { /* every backend that works here; the engine notes the rest */
+      s->nbackends = s->nskipped_backends = 0;
+      for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
+        char why[160];
+        if (cb_backends[b]->probe(why, sizeof why))
+          s->backends[s->nbackends++] = b;
+        else
+          s->skipped_backends[s->nskipped_backends++] = b;
+      }
+    }
+    if (!mem_given) {
+      s->nmems = 0;
+      for (int m = 0; m < CB_NMEMS; m++) {
+        char why[160];
+        if (cb_gpu_mem_usable(m, why, sizeof why))
+          s->mems[s->nmems++] = m;
+      }
+    }
+  }
+  if (!mem_given && !cli->sweep)
+    for (int i = 0; i < s->nbackends; i++)
+      if (strcmp(cb_backends[s->backends[i]]->name, "nccl") == 0) {
+        /* NCCL moves device memory only: asking for it means asking for that */
+        if (s->nbackends == 1)
+          s->nmems = 0;
+        s->mems[s->nmems++] = CB_MEM_DEVICE;
+        break;
+      }
+  return cb_cli_validate(cli, factor_given, err);
+}

@@ -1,0 +1,175 @@
+/* The model's parser: --fit FILE... [--validate FILE...] [--predict ...]
+ * (bench/model/), without MPI. */
+#include <string.h>
+
+#include "cli_internal.h"
+#include "model/model.h"
+#include "core/overhead.h"
+#include "base/units.h"
+
+int cb_cli_wants_model(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--fit") == 0 || strcmp(argv[i], "--predict") == 0)
+      return 1;
+  return 0;
+}
+
+/* The model's options that take a value; all but --json, --op go with --predict. */
+const char *const cb_cli_model_value_options[] = {
+    "--json",       "-J",       "--op",     "--topology",     "--gpus",      "--gpus-per-node",
+    "--size",       "-b",       "-e",       "--min-bytes",    "--max-bytes", "--compute-time",
+    "--grad-bytes", "--bucket", "--trials", "--max-overhead", "--overlap",   NULL};
+
+/* One option with its value; predict_only remembers one that needs --predict. */
+static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
+                        const char **predict_only, struct cb_error *err) {
+  for (int i = 3; cb_cli_model_value_options[i]; i++)
+    if (strcmp(opt, cb_cli_model_value_options[i]) == 0)
+      *predict_only = cb_cli_model_value_options[i];
+  if (strcmp(opt, "--json") == 0 || strcmp(opt, "-J") == 0)
+    m->json_path = v;
+  else if (strcmp(opt, "--topology") == 0)
+    m->topology = v;
+  else if (strcmp(opt, "--gpus") == 0)
+    return cb_parse_long_list(v, "--gpus", 1, 1L << 30, m->gpus, CB_MAX_MODEL_LIST, &m->ngpus, err);
+  else if (strcmp(opt, "--gpus-per-node") == 0)
+    return cb_parse_long(v, "--gpus-per-node", 1, 1 << 20, &m->gpus_per_node, err);
+  else if (strcmp(opt, "--size") == 0)
+    return cb_parse_size_list(v, "--size", 0, m->sizes, CB_MAX_MODEL_LIST, &m->nsizes, err);
+  else if (strcmp(opt, "-b") == 0 || strcmp(opt, "--min-bytes") == 0)
+    return cb_parse_size(v, "--min-bytes", &range[0], err);
+  else if (strcmp(opt, "-e") == 0 || strcmp(opt, "--max-bytes") == 0)
+    return cb_parse_size(v, "--max-bytes", &range[1], err);
+  else if (strcmp(opt, "--op") == 0)
+    return cb_cli_parse_list(v, "--op", cb_mop_find, CB_NMOPS, m->ops, &m->nops, 8, err);
+  else if (strcmp(opt, "--compute-time") == 0)
+    return cb_parse_seconds(v, "--compute-time", 1e-9, 1e6, &m->compute_s, err);
+  else if (strcmp(opt, "--grad-bytes") == 0)
+    return cb_parse_size(v, "--grad-bytes", &m->grad_bytes, err);
+  else if (strcmp(opt, "--bucket") == 0)
+    return cb_parse_size_list(v, "--bucket", 0, m->buckets, CB_MAX_MODEL_LIST, &m->nbuckets, err);
+  else if (strcmp(opt, "--trials") == 0)
+    m->trials = v;
+  else if (strcmp(opt, "--max-overhead") == 0)
+    return cb_overhead_parse(v, "--max-overhead", &m->max_overhead, err);
+  else if (strcmp(opt, "--overlap") == 0) {
+    m->overlap_measured = strcmp(v, "measured") == 0;
+    if (!m->overlap_measured)
+      return cb_parse_double(v, "--overlap (0 to 1, or 'measured')", 0, 1, &m->overlap, err);
+  }
+  return CB_OK;
+}
+
+/* Defaults and the rules between options, once everything is read. */
+static int model_check(struct cb_model_cli *m, const uint64_t range[2], const char *predict_only,
+                       int bucket_given, int overlap_given, int fit_given, int validate_given,
+                       struct cb_error *err) {
+  if (fit_given && !m->nfit)
+    return cb_fail(err, CB_USAGE, "--fit needs at least one JSON Lines file");
+  if (validate_given && !m->nvalidate)
+    return cb_fail(err, CB_USAGE, "--validate needs at least one JSON Lines file");
+  if (predict_only && !m->predict)
+    return cb_fail(err, CB_USAGE, "%s goes with --predict", predict_only);
+  if (m->nvalidate && !m->nfit)
+    return cb_fail(err, CB_USAGE, "--validate needs --fit FILE... to predict from");
+  if (m->predict && !m->nfit && !m->topology)
+    return cb_fail(err, CB_USAGE, "--predict needs --fit FILE... or --topology FILE");
+  if ((m->compute_s > 0) != (m->grad_bytes > 0))
+    return cb_fail(err, CB_USAGE, "--compute-time and --grad-bytes go together");
+  if (m->trials && m->compute_s > 0)
+    return cb_fail(err, CB_USAGE,
+                   "--trials %s gives the step; --compute-time and --grad-bytes give another: "
+                   "one of the two",
+                   m->trials);
+  if (bucket_given && m->compute_s == 0 && !m->trials)
+    return cb_fail(err, CB_USAGE, "--bucket needs --compute-time and --grad-bytes (or --trials)");
+  if (overlap_given && m->compute_s == 0 && !m->trials)
+    return cb_fail(err, CB_USAGE,
+                   "--overlap needs a step: --compute-time and --grad-bytes, or --trials");
+  if (m->overlap_measured && !m->trials)
+    return cb_fail(err, CB_USAGE,
+                   "--overlap measured needs --trials FILE (a --tune run's measured efficiency)");
+  if (!overlap_given || m->overlap_measured) /* measured: 1 until the file says otherwise */
+    m->overlap = 1;
+  if (!m->max_overhead)
+    m->max_overhead = CB_OVERHEAD_DEFAULT_TARGET;
+  if (m->nsizes && (range[0] || range[1]))
+    return cb_fail(err, CB_USAGE, "--size and -b/-e exclude each other");
+  if (range[0] || range[1]) {
+    uint64_t lo = range[0] ? range[0] : 8, hi = range[1] ? range[1] : 64u << 20;
+    if (lo > hi)
+      return cb_fail(err, CB_USAGE, "--min-bytes %llu is above --max-bytes %llu",
+                     (unsigned long long)lo, (unsigned long long)hi);
+    for (uint64_t b = lo; b <= hi && m->nsizes < CB_MAX_MODEL_LIST; b *= 2)
+      m->sizes[m->nsizes++] = b;
+  }
+  if (!m->nsizes)
+    m->sizes[m->nsizes++] = 64u << 20;
+  if (!m->ngpus) /* default 8, 16, ... 16384 */
+    for (long g = 8; g <= 16384; g *= 2)
+      m->gpus[m->ngpus++] = g;
+  if (!bucket_given)
+    for (int i = 0; i < 5; i++)
+      m->buckets[m->nbuckets++] =
+          (uint64_t[]){1u << 20, 4u << 20, 25u << 20, 100u << 20, 400u << 20}[i];
+  for (int i = 0; m->compute_s > 0 && i < m->nbuckets; i++)
+    if (m->grad_bytes / m->buckets[i] > 1u << 20) /* each bucket is one allreduce to model */
+      return cb_fail(err, CB_USAGE, "--bucket %llu: over a million buckets of --grad-bytes %llu",
+                     (unsigned long long)m->buckets[i], (unsigned long long)m->grad_bytes);
+  if (!m->nops)
+    for (; m->nops < CB_NMOPS; m->nops++)
+      m->ops[m->nops] = m->nops;
+  return CB_OK;
+}
+
+/* Its own parser, like --report's: --fit and --validate take any number of
+ * files (everything up to the next option). */
+int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_error *err) {
+  memset(m, 0, sizeof *m);
+  uint64_t range[2] = {0, 0};
+  const char *predict_only = NULL;
+  int bucket_given = 0, overlap_given = 0, fit_given = 0, validate_given = 0;
+  int files = 0; /* where file names go: 1 --fit, 2 --validate */
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || strcmp(a, "-") == 0) {
+      if (!files)
+        return cb_fail(err, CB_USAGE, "unexpected argument '%s' (files follow --fit or --validate)",
+                       a);
+      int *n = files == 1 ? &m->nfit : &m->nvalidate;
+      if (*n == CB_MAX_REPORT_INPUTS)
+        return cb_fail(err, CB_USAGE, "at most %d files per option", CB_MAX_REPORT_INPUTS);
+      (files == 1 ? m->fit : m->validate)[(*n)++] = a;
+      continue;
+    }
+    files = 0;
+    if (strcmp(a, "--fit") == 0)
+      files = fit_given = 1;
+    else if (strcmp(a, "--validate") == 0)
+      files = 2, validate_given = 1;
+    else if (strcmp(a, "--predict") == 0)
+      m->predict = 1;
+    else {
+      char opt[64];
+      const char *eq = strchr(a, '='), *v;
+      snprintf(opt, sizeof opt, "%.*s", eq && a[1] == '-' ? (int)(eq - a) : (int)strlen(a), a);
+      int known = 0;
+      for (int k = 0; cb_cli_model_value_options[k]; k++)
+        known |= strcmp(opt, cb_cli_model_value_options[k]) == 0;
+      if (!known)
+        return cb_fail(err, CB_USAGE, "option '%s' does not go with --fit or --predict", a);
+      if (eq && a[1] == '-')
+        v = eq + 1;
+      else if (i + 1 < argc)
+        v = argv[++i];
+      else
+        return cb_fail(err, CB_USAGE, "option '%s' needs a value", a);
+      bucket_given |= strcmp(opt, "--bucket") == 0;
+      overlap_given |= strcmp(opt, "--overlap") == 0;
+      if (model_option(opt, v, m, range, &predict_only, err))
+        return err->status;
+    }
+  }
+  return model_check(m, range, predict_only, bucket_given, overlap_given, fit_given, validate_given,
+                     err);
+}

@@ -1,0 +1,189 @@
+/* The run's rules between options, once every option is read, and the
+ * --accept file (with its fleet baseline) loaded before MPI starts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_internal.h"
+#include "core/gpu.h"
+#include "core/measure.h"
+#include "base/units.h"
+
+static int backend_has_transport(const struct cb_backend *b, const char *t) {
+  for (const char *const *p = b->transports; *p; p++)
+    if (strcmp(*p, t) == 0)
+      return 1;
+  return 0;
+}
+
+/* --ib-dev DEVICE[:PORT] (a port 1..255), as the verbs backend reads it;
+ * checked here so that a typo is refused before anything runs. */
+static int ib_dev_ok(const char *spec) {
+  const char *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+  if (n == 0 || n >= 64)
+    return 0;
+  if (!colon)
+    return 1;
+  char *end;
+  long p = strtol(colon + 1, &end, 10);
+  return end != colon + 1 && !*end && p >= 1 && p <= 255;
+}
+
+/* Whether the run uses (or a sweep left out) the backend called name. */
+static int backend_asked(const struct cb_settings *s, const char *name) {
+  for (int i = 0; i < s->nbackends; i++)
+    if (strcmp(cb_backends[s->backends[i]]->name, name) == 0)
+      return 1;
+  for (int i = 0; i < s->nskipped_backends; i++)
+    if (strcmp(cb_backends[s->skipped_backends[i]]->name, name) == 0)
+      return 1;
+  return 0;
+}
+
+/* Cross-option rules, once every option is known. */
+int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  char a[32], b[32];
+  if (s->min_bytes > s->max_bytes)
+    return cb_fail(err, CB_USAGE, "--min-bytes %s is larger than --max-bytes %s",
+                   cb_format_size(s->min_bytes, a, sizeof a),
+                   cb_format_size(s->max_bytes, b, sizeof b));
+  if (s->ib_dev && !ib_dev_ok(s->ib_dev))
+    return cb_fail(err, CB_USAGE, "--ib-dev '%s' is not DEVICE[:PORT] (a port from 1 to 255)",
+                   s->ib_dev);
+  if (s->ib_dev && !cli->accept_path && !backend_asked(s, "verbs"))
+    return cb_fail(err, CB_USAGE,
+                   "--ib-dev %s goes with --backend verbs (no other backend reads it)", s->ib_dev);
+  if (factor_given && s->step_bytes)
+    return cb_fail(err, CB_USAGE, "give either --step-factor or --step-bytes, not both");
+  if (s->mode == CB_MODE_LATENCY && s->iters > CB_MAX_SAMPLES)
+    return cb_fail(err, CB_USAGE, "--iters %ld: latency mode keeps every sample, at most %d",
+                   s->iters, CB_MAX_SAMPLES);
+  uint64_t sizes[CB_MAX_SIZES + 1];
+  if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
+    return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
+                   cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
+  if (s->graph > 0)
+    for (int i = 0; i < s->nbackends; i++)
+      if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
+        return cb_fail(err, CB_USAGE,
+                       "--graph %ld: only the nccl backend captures CUDA graphs, "
+                       "not %s",
+                       s->graph, cb_backends[s->backends[i]]->name);
+  for (int i = 0; i < s->nbackends; i++) {
+    const struct cb_backend *be = cb_backends[s->backends[i]];
+    char why[160];
+    if (!be->probe(why, sizeof why))
+      return cb_fail(err, CB_USAGE, "--backend %s: %s", be->name, why);
+    for (int t = 0; t < s->ntransports; t++)
+      if (strcmp(s->transports[t], "all") != 0 && !backend_has_transport(be, s->transports[t]))
+        return cb_fail(err, CB_USAGE,
+                       "--transport %s: backend %s has no such path (choose "
+                       "from those --list shows)",
+                       s->transports[t], be->name);
+    /* after the other items: "all" beside a typo is not the mistake */
+    for (int t = 0; t < s->ntransports; t++)
+      if (strcmp(s->transports[t], "all") == 0)
+        return cb_fail(err, CB_USAGE,
+                       "--transport all: transports are named one by one (those --list shows "
+                       "for backend %s)",
+                       be->name);
+    /* MPI's path is fixed at MPI_Init, once per process. */
+    if (be->pre_mpi_init && s->ntransports > 1)
+      return cb_fail(err, CB_USAGE, "--transport %s: backend %s takes one transport per run",
+                     s->transports[0], be->name);
+  }
+  /* after the backends: a backend's own reason (nccl: no GPU) says more */
+  for (int m = 0; m < s->nmems; m++) {
+    char why[160];
+    if (!cb_gpu_mem_usable(s->mems[m], why, sizeof why))
+      return cb_fail(err, CB_USAGE, "--mem %s: %s (see --list)", cb_mem_names[s->mems[m]], why);
+  }
+  /* a sweep leaves such pairs out itself (the engine says why) */
+  for (int i = 0; i < s->nbackends && !cli->sweep; i++) {
+    const struct cb_backend *be = cb_backends[s->backends[i]];
+    char why[200];
+    for (int m = 0; m < s->nmems && be->mem_usable; m++)
+      if (!be->mem_usable(s->mems[m], why, sizeof why))
+        return cb_fail(err, CB_USAGE, "--backend %s --mem %s: %s", be->name,
+                       cb_mem_names[s->mems[m]], why);
+  }
+  return CB_OK;
+}
+
+/* The baseline --accept judges against: --baseline, else the file's
+ * [baseline] file (relative to the topology file's folder). It must share
+ * something with the checks, or it is the wrong baseline. */
+static int cb_fleet_load(struct cb_cli *cli, struct cb_error *err) {
+  struct cb_topology *t = &cli->topology;
+  char path[2 * CB_TOPO_TEXT_MAX];
+  const char *slash = strrchr(t->path, '/');
+  if (cli->repeat >= 0)
+    t->baseline.repeat = cli->repeat;
+  if (cli->baseline_path)
+    snprintf(path, sizeof path, "%s", cli->baseline_path);
+  else if (!t->baseline.file[0] || t->baseline.file[0] == '/' || !slash)
+    snprintf(path, sizeof path, "%s", t->baseline.file);
+  else
+    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - t->path), t->path, t->baseline.file);
+  if (!path[0])
+    return cli->repeat >= 0 ? cb_fail(err, CB_USAGE,
+                                      "--repeat %ld goes with a baseline (--baseline FILE, or "
+                                      "[baseline] in %s)",
+                                      cli->repeat, t->path)
+                            : CB_OK;
+  const char *opt = cli->baseline_path ? "--baseline" : "[baseline] file";
+  if (cb_baseline_load(opt, path, &cli->baseline, err))
+    return err->status;
+  int shared = 0;
+  for (int i = 0; i < cli->baseline.nentries; i++) {
+    const struct cb_bl_entry *e = &cli->baseline.entries[i];
+    shared |= e->kind != CB_BL_RESULT && t->matrix.set;
+    for (int c = 0; c < t->nchecks && e->kind == CB_BL_RESULT; c++)
+      shared |= !strcmp(e->op, cb_ops[t->checks[c].op]->name) &&
+                !strcmp(e->backend, t->checks[c].backend_name) &&
+                !strcmp(e->mem, cb_mem_names[t->checks[c].mem]) &&
+                !strcmp(e->dtype, cb_dtypes[t->checks[c].dtype].name);
+  }
+  if (!shared) {
+    char has[512];
+    cb_baseline_summary(&cli->baseline, has, sizeof has);
+    cb_baseline_free(&cli->baseline);
+    return cb_fail(err, CB_USAGE,
+                   "%s %s: nothing in it for the checks of %s (it holds %s): a baseline of "
+                   "another op set?",
+                   opt, path, t->path, has);
+  }
+  return CB_OK;
+}
+
+/* Loads the acceptance file now, before MPI starts, so a bad file costs
+ * nothing; every check's transport must be settable in one process. */
+int cb_cli_accept_file(struct cb_cli *cli, struct cb_error *err) {
+  struct cb_topology *t = &cli->topology;
+  if (cb_topology_load(cli->accept_path, t, err))
+    return err->status;
+  if (!cli->matrix_bytes)
+    cli->matrix_bytes = t->matrix.bytes;
+  if (cb_fleet_load(cli, err))
+    return err->status;
+  for (int i = 0; i < t->nchecks; i++) {
+    const struct cb_check *c = &t->checks[i];
+    int b = cb_backend_lookup(c->backend_name);
+    if (b < 0 || !cb_backends[b]->pre_mpi_init)
+      continue;
+    if (!backend_has_transport(cb_backends[b], c->transport))
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s': backend %s has no transport '%s'", t->path,
+                     c->line, c->name, c->backend_name, c->transport);
+    for (int j = 0; j < i; j++)
+      if (strcmp(t->checks[j].backend_name, c->backend_name) == 0 &&
+          strcmp(t->checks[j].transport, c->transport) != 0)
+        return cb_fail(err, CB_USAGE,
+                       "%s:%d: check '%s': backend %s takes one transport per run (it reads "
+                       "its environment once per process), and check '%s' asks for '%s'; put "
+                       "the checks of each transport in a file of their own",
+                       t->path, c->line, c->name, c->backend_name, t->checks[j].name,
+                       t->checks[j].transport);
+  }
+  return CB_OK;
+}

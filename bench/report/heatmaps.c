@@ -1,0 +1,359 @@
+/* The all-pairs matrix in --report: per input file with pair lines, a
+ * bandwidth and a latency heatmap (sending rank x receiving rank), the
+ * hosts of the ranks, and the acceptance verdicts that did not pass.
+ * Hostnames go to index.html only, escaped; the gnuplot side sees rank
+ * numbers and measured values. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/units.h"
+#include "escape.h"
+#include "report.h"
+
+/* One file's matrix: N x N cells, row = sending rank, NAN = not measured. */
+struct grid {
+  long n;
+  double *bw, *lat;
+  const char **host; /* per rank, from the pair lines (NULL: none) */
+  uint64_t bw_bytes, lat_bytes;
+  int has_bw, has_lat;
+};
+
+int cb_rep_has_matrix(const struct cb_rep_data *d, int file) {
+  for (int i = 0; i < d->npairs; i++)
+    if (d->pairs[i].file == file)
+      return 1;
+  return 0;
+}
+
+/* The matrix names of a file's pair lines, in order of appearance ("" is
+ * the MPI all-pairs matrix); returns how many. */
+#define MAX_MATRICES 16
+static int matrix_names(const struct cb_rep_data *d, int file, const char **names) {
+  int n = 0;
+  for (int i = 0; i < d->npairs; i++) {
+    const struct cb_rep_pair *p = &d->pairs[i];
+    int k = 0;
+    while (p->file == file && k < n && strcmp(names[k], p->matrix) != 0)
+      k++;
+    if (p->file == file && k == n && n < MAX_MATRICES)
+      names[n++] = p->matrix;
+  }
+  return n;
+}
+
+/* What a copy matrix measured, for titles; others are named as they are. */
+static const char *copy_what(const char *name) {
+  static const char *const known[][2] = {
+      {"copy_ce", "copy-engine copies (cudaMemcpy)"},
+      {"copy_ce_bidir", "copy-engine copies, both directions at once"},
+      {"copy_sm", "SM copy-kernel copies"},
+      {"copy_sm_bidir", "SM copy-kernel copies, both directions at once"},
+      {"copy_h2d", "copies from host memory to each GPU"},
+      {"copy_d2h", "copies from each GPU to host memory"},
+  };
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(name, known[i][0]) == 0)
+      return known[i][1];
+  return name;
+}
+
+static void grid_free(struct grid *g) {
+  free(g->bw), free(g->lat), free(g->host);
+}
+
+static int in_grid(const struct cb_rep_pair *p, int file, const char *matrix) {
+  return p->file == file && strcmp(p->matrix, matrix) == 0 && p->src >= 0 && p->dst >= 0;
+}
+
+/* The file's round lines of one matrix between ranks or GPUs (host rows
+ * of copy matrices are a table instead); a later line for the same cell
+ * replaces an earlier one. */
+static int grid_of(const struct cb_rep_data *d, int file, const char *matrix, struct grid *g) {
+  memset(g, 0, sizeof *g);
+  /* the grid spans the largest rank on either side: a truncated --matrix
+   * output can name a receiver larger than every sender (ranks were
+   * checked to be 0 to CB_REP_MAX_MATRIX_RANKS - 1 on input) */
+  for (int i = 0; i < d->npairs; i++) {
+    const struct cb_rep_pair *p = &d->pairs[i];
+    if (!in_grid(p, file, matrix))
+      continue;
+    if (p->src >= g->n)
+      g->n = p->src + 1;
+    if (p->dst >= g->n)
+      g->n = p->dst + 1;
+  }
+  long cells = g->n > 0 ? g->n * g->n : 1;
+  g->bw = malloc(cells * sizeof *g->bw);
+  g->lat = malloc(cells * sizeof *g->lat);
+  g->host = calloc(g->n ? g->n : 1, sizeof *g->host);
+  if (!g->bw || !g->lat || !g->host) { /* 4096 ranks take 256 MiB */
+    grid_free(g);
+    memset(g, 0, sizeof *g);
+    return -1;
+  }
+  for (long c = 0; c < g->n * g->n; c++)
+    g->bw[c] = g->lat[c] = NAN;
+  for (int i = 0; i < d->npairs; i++) {
+    const struct cb_rep_pair *p = &d->pairs[i];
+    if (!in_grid(p, file, matrix))
+      continue;
+    long c = p->src * g->n + p->dst;
+    if (!isnan(p->bw_GBps))
+      g->bw[c] = p->bw_GBps, g->bw_bytes = p->bytes, g->has_bw = 1;
+    if (!isnan(p->lat_us))
+      g->lat[c] = p->lat_us, g->lat_bytes = p->bytes, g->has_lat = 1;
+    g->host[p->src] = p->src_host, g->host[p->dst] = p->dst_host;
+  }
+  return 0;
+}
+
+/* "matrix2" for the MPI matrix of the second file, "matrix2_copy_ce" for
+ * a copy matrix (names were checked to be plain words on input). */
+static void stem_of(int file, const char *matrix, char *buf, size_t len) {
+  snprintf(buf, len, "matrix%d%s%s", file + 1, *matrix ? "_" : "", matrix);
+}
+
+/* Blocks of "dst src value" rows, one blank line between sending ranks
+ * (gnuplot's grid for 'with image'), two between blocks. */
+static void put_block(FILE *f, const struct grid *g, const double *v) {
+  for (long s = 0; s < g->n; s++) {
+    for (long r = 0; r < g->n; r++)
+      fprintf(f, "%ld %ld %.6g\n", r, s, v[s * g->n + r]); /* NAN prints as nan */
+    fputc('\n', f);
+  }
+}
+
+/* The colour scale: bandwidth from 0 to the best pair; latency from the
+ * best pair to twice that (the acceptance rule's default bound) or the
+ * worst, so a uniform matrix reads green rather than all one extreme. */
+static void put_cbrange(FILE *f, const struct grid *g, const double *v, int is_latency) {
+  double lo = INFINITY, hi = 0;
+  for (long c = 0; c < g->n * g->n; c++)
+    if (!isnan(v[c]))
+      lo = fmin(lo, v[c]), hi = fmax(hi, v[c]);
+  if (hi <= 0) /* nothing measured: any range draws an empty chart */
+    lo = 0, hi = 1;
+  else if (is_latency)
+    hi = fmax(hi, 2 * lo);
+  else
+    lo = 0;
+  fprintf(f, "cb_low = %.6g\ncb_high = %.6g\n", lo, hi);
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix, const char *dir,
+                       struct cb_error *err) {
+  struct grid g;
+  if (grid_of(d, file, matrix, &g))
+    return cb_fail(err, CB_RUNTIME, "--report: no memory for the matrix of '%s'",
+                   d->runs[file].path);
+  if (g.n == 0) { /* only host rows: a table in index.html */
+    grid_free(&g);
+    return CB_OK;
+  }
+  char path[4096], script[96], base[64], stem[96], title[256];
+  stem_of(file, matrix, base, sizeof base);
+  snprintf(path, sizeof path, "%s/%s.dat", dir, base);
+  FILE *f = cb_rep_fopen(path);
+  int rc = CB_OK;
+  if (!f)
+    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+  if (!rc) {
+    put_block(f, &g, g.bw);
+    fputc('\n', f);
+    put_block(f, &g, g.lat);
+    if (cb_rep_fclose(f) != 0)
+      rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+  }
+  snprintf(script, sizeof script, "%s.gp", base);
+  snprintf(path, sizeof path, "%s/%s", dir, script);
+  if (!rc && !(f = cb_rep_fopen(path)))
+    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+  if (!rc) {
+    fprintf(f, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
+    cb_rep_put_png_term(f);
+    fprintf(f, "matrixfile = '%s.dat'\nnranks = %ld\n", base, g.n);
+    fprintf(f, "x_label = '%s'\ny_label = '%s'\n", *matrix ? "destination GPU" : "receiving rank",
+            *matrix ? "source GPU" : "sending rank");
+    /* the file name comes from the command line; it reaches the script
+     * only as a quoted string */
+    const char *name = base_name(d->runs[file].path);
+    char size[32];
+    if (g.has_bw) {
+      fputs("\nblock = 0\nvalue_label = 'GB/s'\nhigh_is_good = 1\n", f);
+      put_cbrange(f, &g, g.bw, 0);
+      if (*matrix)
+        snprintf(title, sizeof title, "%s: %s: bandwidth from source to destination GPU, %s", name,
+                 copy_what(matrix), cb_format_size(g.bw_bytes, size, sizeof size));
+      else
+        snprintf(title, sizeof title, "%s: bandwidth from sending to receiving rank, %s messages",
+                 name, cb_format_size(g.bw_bytes, size, sizeof size));
+      snprintf(stem, sizeof stem, "%s_bw", base);
+      rc = cb_rep_put_chart(f, stem, "matrix.gp", title, err);
+    }
+    if (!rc && g.has_lat) {
+      fputs("\nblock = 1\nvalue_label = 'us'\nhigh_is_good = 0\n", f);
+      put_cbrange(f, &g, g.lat, 1);
+      snprintf(title, sizeof title, "%s: %s%slatency (half the round trip), %s messages", name,
+               *matrix ? copy_what(matrix) : "", *matrix ? ": " : "",
+               cb_format_size(g.lat_bytes, size, sizeof size));
+      snprintf(stem, sizeof stem, "%s_lat", base);
+      rc = cb_rep_put_chart(f, stem, "matrix.gp", title, err);
+    }
+    if (cb_rep_fclose(f) != 0 && !rc)
+      rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+  }
+  if (!rc)
+    rc = cb_rep_run_gnuplot(dir, script, err);
+  grid_free(&g);
+  return rc;
+}
+
+int cb_rep_plot_matrices(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
+  const char *names[MAX_MATRICES];
+  for (int file = 0; file < d->nruns; file++) {
+    int n = matrix_names(d, file, names);
+    for (int k = 0; k < n; k++)
+      if (plot_matrix(d, file, names[k], dir, err))
+        return err->status;
+  }
+  return CB_OK;
+}
+
+static void chart(FILE *f, const char *base, const char *kind, const char *alt) {
+  fprintf(f, "<p><a href=\"%s_%s.svg\"><img src=\"%s_%s.png\" alt=\"%s\"></a></p>\n", base, kind,
+          base, kind, alt);
+}
+
+static void hosts_table(FILE *f, const struct grid *g) {
+  fputs("<table>\n<tr><th>rank</th><th>host</th></tr>\n", f);
+  for (long r = 0; r < g->n; r++) {
+    fprintf(f, "<tr><td class=n>%ld</td><td>", r);
+    cb_html_put(f, g->host[r] ? g->host[r] : "");
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* FAIL and WARN in full; PASS only counted. */
+static void verdicts_table(FILE *f, const struct cb_rep_data *d) {
+  int bad = 0;
+  for (int i = 0; i < d->nverdicts; i++)
+    bad += strcmp(d->verdicts[i].status, "PASS") != 0;
+  fprintf(f, "<h2>Verdicts</h2>\n<p>%d verdict%s", d->nverdicts, d->nverdicts == 1 ? "" : "s");
+  if (!bad) {
+    fputs(", all PASS.</p>\n", f);
+    return;
+  }
+  fprintf(f, "; %d FAIL or WARN:</p>\n", bad);
+  fputs("<table>\n<tr><th>file</th><th>check</th><th>status</th><th>measured</th><th>unit</th>"
+        "<th>what</th></tr>\n",
+        f);
+  for (int i = 0; i < d->nverdicts; i++) {
+    const struct cb_rep_verdict *v = &d->verdicts[i];
+    if (strcmp(v->status, "PASS") == 0)
+      continue;
+    const char *cells[] = {d->runs[v->file].path, v->check, v->status};
+    fputs("<tr>", f);
+    for (int c = 0; c < 3; c++) {
+      fputs("<td>", f);
+      cb_html_put(f, cells[c]);
+      fputs("</td>", f);
+    }
+    if (isnan(v->measured))
+      fputs("<td></td>", f);
+    else
+      fprintf(f, "<td class=n>%.4g</td>", v->measured);
+    fputs("<td>", f);
+    cb_html_put(f, v->unit);
+    fputs("</td><td>", f);
+    cb_html_put(f, v->what);
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* Copies between the host and a GPU (src or dst -1): too few for a
+ * heatmap, a table. */
+static void host_rows(FILE *f, const struct cb_rep_data *d, int file, const char *matrix) {
+  int any = 0;
+  char size[32];
+  for (int i = 0; i < d->npairs; i++) {
+    const struct cb_rep_pair *p = &d->pairs[i];
+    if (p->file != file || strcmp(p->matrix, matrix) != 0 || (p->src >= 0 && p->dst >= 0))
+      continue;
+    if (!any++)
+      fputs("<table>\n<tr><th>copy</th><th>size</th><th>bandwidth (GB/s)</th><th>link</th>"
+            "<th>host</th></tr>\n",
+            f);
+    if (p->src < 0)
+      fprintf(f, "<tr><td>host &rarr; GPU %ld</td>", p->dst);
+    else
+      fprintf(f, "<tr><td>GPU %ld &rarr; host</td>", p->src);
+    fprintf(f, "<td class=n>%s</td>", cb_format_size(p->bytes, size, sizeof size));
+    if (isnan(p->bw_GBps))
+      fputs("<td></td>", f);
+    else
+      fprintf(f, "<td class=n>%.3f</td>", p->bw_GBps);
+    fputs("<td>", f);
+    cb_html_put(f, p->link);
+    fputs("</td><td>", f);
+    cb_html_put(f, p->src < 0 ? p->src_host : p->dst_host);
+    fputs("</td></tr>\n", f);
+  }
+  if (any)
+    fputs("</table>\n", f);
+}
+
+static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const char *matrix) {
+  struct grid g;
+  char base[64];
+  grid_of(d, file, matrix, &g); /* on failure empty: plot_matrix reported it */
+  stem_of(file, matrix, base, sizeof base);
+  if (*matrix) {
+    fputs("<h2>Copy matrix ", f);
+    cb_html_put(f, matrix);
+    fputs(": ", f);
+    cb_html_put(f, d->runs[file].path);
+    fputs("</h2>\n<p>", f);
+    cb_html_put(f, copy_what(matrix));
+    fputs(g.n ? ". Row: the source GPU; column: the destination GPU.</p>\n" : ".</p>\n", f);
+  } else {
+    fputs("<h2>All-pairs matrix: ", f);
+    cb_html_put(f, d->runs[file].path);
+    fputs("</h2>\n<p>Row: the sending rank; column: the receiving rank. Measured in rounds in "
+          "which every rank sends to one other at once (see README.md, &ldquo;Accepting a new "
+          "cluster&rdquo;); retests of suspect links alone are not drawn.</p>\n",
+          f);
+  }
+  if (g.has_bw)
+    chart(f, base, "bw", *matrix ? "copy bandwidth heatmap" : "all-pairs bandwidth heatmap");
+  if (g.has_lat)
+    chart(f, base, "lat", *matrix ? "copy latency heatmap" : "all-pairs latency heatmap");
+  if (*matrix)
+    host_rows(f, d, file, matrix);
+  else
+    hosts_table(f, &g);
+  grid_free(&g);
+}
+
+void cb_rep_verdicts_html(FILE *f, const struct cb_rep_data *d) {
+  if (d->nverdicts)
+    verdicts_table(f, d);
+}
+
+void cb_rep_matrix_html(FILE *f, const struct cb_rep_data *d) {
+  const char *names[MAX_MATRICES];
+  for (int file = 0; file < d->nruns; file++) {
+    int n = matrix_names(d, file, names);
+    for (int k = 0; k < n; k++)
+      matrix_html(f, d, file, names[k]);
+  }
+}
