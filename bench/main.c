@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "accept/accept.h"
+#include "accept/matrix.h"
 #include "backends/nccl_env.h"
 #include "base/blas_threads.h"
 #include "modes/cli.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "accept.h"
+#include "ceiling.h"
 
 /* Over the ceiling by more than this is not measurement noise. */
 #define CEILING_SLACK 1.05

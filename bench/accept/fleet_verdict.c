@@ -7,7 +7,7 @@
 
 #include "ops/op.h"
 #include "base/units.h"
-#include "accept.h"
+#include "fleet_verdict.h"
 
 static void append(struct cb_verdict *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

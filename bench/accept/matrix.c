@@ -26,7 +26,9 @@
 #include "base/stats.h"
 #include "base/timer.h"
 #include "base/units.h"
-#include "accept.h"
+#include "matrix.h"
+#include "matrix_names.h"
+#include "fleet_verdict.h"
 
 #define MATRIX_WINDOW 8   /* messages in flight per pair: fills the pipe, bounds memory */
 #define MATRIX_REPEATS 3  /* bandwidth: best of these (noise only ever slows a pair) */

@@ -2,7 +2,7 @@
  * how a pair's ends are named (a host, or a GPU on a host for nccl). */
 #include <stdio.h>
 
-#include "accept.h"
+#include "matrix_names.h"
 
 void cb_matrix_peers(int rank, int d, int nranks, int *src, int *dst) {
   *src = ((rank - d) % nranks + nranks) % nranks;

@@ -1,9 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "base/stats.h"
 #include "base/timer.h"
-#include "accept.h"
+#include "membw.h"
 
 #define MEMBW_BYTES (64u << 20) /* well past every cache */
 #define MEMBW_COPIES 5

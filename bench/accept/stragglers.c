@@ -11,7 +11,7 @@
 
 #include "base/stats.h"
 #include "base/timer.h"
-#include "accept.h"
+#include "stragglers.h"
 
 #define STRAGGLER_ITERS 200
 #define STRAGGLER_COUNT (64 * 1024 / 4) /* 64 KiB of floats: real traffic, not only latency */

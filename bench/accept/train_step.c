@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/units.h"
-#include "accept.h"
+#include "train_step.h"
 #include "tuner/step_check.h"
 
 int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_topology *t,

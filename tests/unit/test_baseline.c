@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accept/accept.h"
+#include "accept/fleet_verdict.h"
 #include "fleet/baseline.h"
 #include "fleet/compare.h"
 #include "base/robust.h"

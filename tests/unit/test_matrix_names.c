@@ -3,7 +3,8 @@
  * ends are named as hosts over MPI and as GPUs on hosts over nccl. */
 #include <string.h>
 
-#include "accept/accept.h"
+#include "accept/matrix.h"
+#include "accept/matrix_names.h"
 #include "tap.h"
 
 static void test_schedule(void) {

@@ -3,7 +3,7 @@
  * reference a suspect is compared with. */
 #include <math.h>
 
-#include "accept/accept.h"
+#include "accept/matrix.h"
 #include "tap.h"
 
 static void test_retests(void) {

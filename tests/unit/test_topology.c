@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "accept/accept.h"
+#include "accept/ceiling.h"
 #include "ops/op.h"
 #include "presets.h"
 #include "tap.h"

@@ -1,0 +1,18 @@
+/* [step] checks: the reference training step's communication ratio. */
+#ifndef CB_ACCEPT_TRAIN_STEP_H
+#define CB_ACCEPT_TRAIN_STEP_H
+
+#include "core/cluster.h"
+#include "core/settings.h"
+#include "core/topology.h"
+#include "base/verdict.h"
+
+/* [step] checks (train_step.c): refused before anything runs when this launch
+ * cannot run them; measured and judged, one verdict each (not emitted). */
+int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_topology *t,
+                             struct cb_error *err);
+int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t,
+                        const struct cb_settings *base, struct cb_verdict *verdicts,
+                        struct cb_error *err);
+
+#endif

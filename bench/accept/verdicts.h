@@ -1,0 +1,51 @@
+/* What every acceptance check ends in: its figure, its verdict handed to
+ * the sinks and counted, and the run's outcome from the counts. The
+ * checks' files (matrix, stragglers, ceiling, fleet) call these; nothing
+ * here calls them back. */
+#ifndef CB_ACCEPT_VERDICTS_H
+#define CB_ACCEPT_VERDICTS_H
+
+#include "fleet/baseline.h"
+#include "core/cluster.h"
+#include "output/sink.h"
+#include "core/record.h"
+#include "core/topology.h"
+#include "base/verdict.h"
+
+/* What acceptance found: verdict counts, and the reference figures that
+ * relative thresholds were computed from. */
+struct cb_accept_result {
+  int pass, warn, fail, inconclusive;
+  double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
+};
+
+/* Judging against a fleet baseline (bench/accept/fleet_verdict.c): a figure
+ * whose robust z-score (measured - median) / (1.4826 MAD), signed so that
+ * slower is negative, lies under -k FAILs; fewer than min_runs figures in
+ * the baseline cannot judge (WARN, saying so). */
+struct cb_fleet {
+  const struct cb_baseline *b; /* NULL: no fleet judging */
+  double k;
+  long min_runs, repeat;
+};
+
+/* The figure a check judges in a record: its metric, in us or GB/s. */
+double cb_check_figure(const struct cb_check *c, const struct cb_record *rec);
+
+/* Ends a run of verdicts: the sinks' summaries (rank 0), then the verdict
+ * counts, judged on rank 0, shared with every rank for the exit status. */
+int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                     const struct cb_summary *sum, struct cb_accept_result *res,
+                     struct cb_error *err);
+
+/* The run's outcome from its verdict counts: CB_OK, or CB_FAILED (exit 1)
+ * with "FAILED: ..." when a verdict failed, or "INCONCLUSIVE: ..." when
+ * none failed but one could not be settled: acceptance asks whether the
+ * cluster was shown good enough, and that was not shown. Pure. */
+int cb_accept_status(const struct cb_accept_result *res, struct cb_error *err);
+
+/* Hands a verdict to every sink and counts it (rank 0). */
+int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
+                   const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err);
+
+#endif
