@@ -98,6 +98,8 @@ struct cb_backend {
 void *cb_host_alloc(size_t bytes);
 
 extern const struct cb_backend *const cb_backends[];
+/* cb_backends[CB_BACKEND_MPI] is mpi, the default (registry.c asserts it). */
+#define CB_BACKEND_MPI 0
 extern const int cb_nbackends;
 int cb_backend_lookup(const char *name); /* -1 when unknown */
 

@@ -1,5 +1,4 @@
 /* Backends built into this binary. configure decides which exist. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -20,6 +19,7 @@ const struct cb_backend *const cb_backends[] = {
 #endif
 };
 const int cb_nbackends = sizeof cb_backends / sizeof cb_backends[0];
+_Static_assert(CB_BACKEND_MPI == 0, "settings.c's default backend is the table's first");
 
 const struct cb_unbuilt_backend cb_unbuilt_backends[] = {
 #if !CB_HAVE_NCCL
@@ -33,24 +33,6 @@ const struct cb_unbuilt_backend cb_unbuilt_backends[] = {
 #endif
     {NULL, NULL},
 };
-
-const char *const cb_mem_names[CB_NMEMS] = {"host", "pinned", "device"};
-
-int cb_mem_lookup(const char *name) {
-  for (int i = 0; i < CB_NMEMS; i++)
-    if (strcmp(name, cb_mem_names[i]) == 0)
-      return i;
-  return -1;
-}
-
-void *cb_host_alloc(size_t bytes) {
-  void *ptr;
-  return posix_memalign(&ptr, 4096, bytes ? bytes : 1) == 0 ? ptr : NULL;
-}
-
-int cb_mem_built(int mem) {
-  return mem == CB_MEM_HOST || CB_HAVE_CUDA;
-}
 
 int cb_backend_lookup(const char *name) {
   for (int i = 0; i < cb_nbackends; i++)

@@ -15,7 +15,7 @@ int cb_stat_find(const char *name) {
 void cb_settings_defaults(struct cb_settings *s) {
   memset(s, 0, sizeof *s);
   s->ops[s->nops++] = CB_OP_ALLREDUCE;
-  s->backends[s->nbackends++] = cb_backend_lookup("mpi");
+  s->backends[s->nbackends++] = CB_BACKEND_MPI;
   s->mems[s->nmems++] = CB_MEM_HOST;
   s->transports[s->ntransports++] = "auto";
   s->dtypes[s->ndtypes++] = CB_FLOAT;

@@ -1,4 +1,5 @@
-/* The registry of ops and the pieces several ops share. */
+/* The registry of ops: the table every part of collbench looks ops up
+ * in (the pieces ops share are in factors.c, below the ops). */
 #include <string.h>
 
 #include "op.h"
@@ -22,28 +23,4 @@ int cb_op_lookup(const char *name) {
     if (strcmp(name, cb_ops[i]->name) == 0)
       return i;
   return -1;
-}
-
-int cb_p2p_peer(int rank, int nranks) {
-  int peer = rank ^ 1;
-  return peer < nranks ? peer : -1;
-}
-
-/* Broadcast's (and the pairs') bus bandwidth is its algbw at any rank
- * count, one rank included, as nccl-tests' BroadcastGetBw (factor 1). */
-double cb_busbw_one(int nranks) {
-  (void)nranks;
-  return 1.0;
-}
-double cb_busbw_gather(int nranks) {
-  return (double)(nranks - 1) / (double)nranks;
-}
-double cb_divisor_one(int window) {
-  (void)window;
-  return 1.0;
-}
-size_t cb_offset_zero(size_t count, int rank) {
-  (void)count;
-  (void)rank;
-  return 0;
 }

@@ -6,7 +6,9 @@
 
 #include "core/gpu.h"
 #include "config.h"
-#include "probe.h"
+#include "node.h"
+
+#include <stdio.h>
 
 #if CB_HAVE_CUDA
 #include <cuda_runtime.h>

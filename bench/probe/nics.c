@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "probe.h"
+#include "node.h"
+
+#include <stdio.h>
 
 #if CB_HAVE_VERBS
 #include <infiniband/verbs.h>

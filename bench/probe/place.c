@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "config.h"
-#include "probe.h"
+#include "node.h"
+
+#include <stdio.h>
 
 #if CB_HAVE_HWLOC
 #include <hwloc.h>

@@ -11,76 +11,11 @@
 
 #include "core/cluster.h"
 #include "base/error.h"
-
-#define CB_PROBE_MAX_GPUS 16
-#define CB_PROBE_MAX_NICS 16
-#define CB_PROBE_WHY 160
-
-struct cb_probe_gpu {
-  char name[96];
-  char bus_id[32]; /* "0000:1b:00.0" */
-  uint64_t mem_bytes;
-  int sms, cc_major, cc_minor;
-  int numa;                    /* -1: unknown */
-  int nvlinks, nvlinks_active; /* -1: unknown (no NVML) */
-  int nvlinks_to_switch;       /* active links to an NVSwitch */
-  char nvlink_peers[8][32];    /* bus ids of GPUs at the other end of an active link */
-  int npeers;
-};
-
-struct cb_probe_nic {
-  char name[32];   /* ibverbs device (mlx5_0) or network interface (eth0) */
-  char netdev[32]; /* the interface of an RDMA device, if known */
-  char link[16];   /* "InfiniBand", "RoCE", "Ethernet" */
-  int rdma;        /* an ibverbs device */
-  int port;        /* RDMA port; 0 for a plain interface */
-  char state[16];  /* "ACTIVE", "DOWN", "up", "down" */
-  double gbps;     /* link rate; 0: unknown */
-  char rate[32];   /* "4x NDR", "10000 Mb/s" */
-  char bus_id[32]; /* PCI address; "" for a virtual interface */
-  int numa;        /* -1: unknown */
-};
-
-struct cb_probe_node {
-  char hostname[64];
-  char cpu_model[128];
-  int packages, cores, pus, numa_nodes; /* 0: unknown */
-  char placement[CB_PROBE_WHY];         /* "hwloc 2.9.0", or why placement is unknown */
-  int ngpus;
-  char gpu_why[CB_PROBE_WHY]; /* why there are none */
-  struct cb_probe_gpu gpus[CB_PROBE_MAX_GPUS];
-  int nnics, nrdma;
-  char rdma_why[CB_PROBE_WHY]; /* why there is no RDMA NIC */
-  struct cb_probe_nic nics[CB_PROBE_MAX_NICS];
-  /* nvidia-smi topo -m's distance names, "" when unknown */
-  char gpu_nic[CB_PROBE_MAX_GPUS][CB_PROBE_MAX_NICS][8];
-  char driver[32]; /* NVIDIA driver (NVML) */
-  char cuda_driver[16], cuda_runtime[16];
-  char nccl[48]; /* "2.28.9 (library)" or "(header)" */
-};
-
-/* Every node, on rank 0 (nnodes 0 elsewhere). */
-struct cb_probe {
-  int nnodes;
-  struct cb_probe_node *nodes;
-};
-
-/* Copies src into a fixed field, cut to fit and terminated. */
-static inline void cb_probe_copy(char *dst, size_t len, const char *src) {
-  size_t n = strnlen(src, len - 1);
-  memcpy(dst, src, n);
-  dst[n] = '\0';
-}
+#include "node.h"
 
 /* Collective over the cluster: local rank 0 of each node probes. */
 int cb_probe_collect(const struct cb_cluster *cl, struct cb_probe *p, struct cb_error *err);
 void cb_probe_free(struct cb_probe *p);
-
-/* The pieces, each filling its part of one node. */
-void cb_probe_host(struct cb_probe_node *n);
-void cb_probe_gpus(struct cb_probe_node *n);
-void cb_probe_nics(struct cb_probe_node *n);
-void cb_probe_placement(struct cb_probe_node *n);
 
 /* {"nodes": [...]} for the run line of --json (a jansson object). */
 struct json_t;
@@ -88,19 +23,5 @@ struct json_t *cb_probe_json(const struct cb_probe *p);
 
 /* The readable summary of one node. */
 void cb_probe_print(FILE *f, const struct cb_probe_node *n);
-
-/* nvidia-smi topo -m's names for how far two PCI devices are apart, from
- * their nearest common ancestor: a PCI bridge (PIX with at most one bridge
- * below it on either side, else PXB), a host bridge (PHB), or the CPU side
- * (NODE within one NUMA node, SYS across them). */
-enum cb_ancestor { CB_ANC_PCI_BRIDGE, CB_ANC_HOST_BRIDGE, CB_ANC_CPU };
-const char *cb_pci_distance(enum cb_ancestor common, int bridges_below, int same_numa);
-
-/* Whether two PCI bus ids name one device ("00000000:1B:00.0" = "0000:1b:00.0"). */
-int cb_bus_id_same(const char *a, const char *b);
-
-/* "13.0" from CUDA's 13000; "2.28.9" from NCCL's 22809 (and 2.8.4 from 2804). */
-void cb_cuda_version_string(int v, char *buf, size_t len);
-void cb_nccl_version_string(int v, char *buf, size_t len);
 
 #endif
