@@ -13,16 +13,11 @@
 
 #include "base/pattern.h"
 
+#include "launch.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* A grid-stride launch: threads per block, blocks capped at max_blocks,
- * none for no elements. */
-struct cb_launch {
-  unsigned blocks, threads;
-};
-struct cb_launch cb_launch_dims(size_t n, unsigned threads, unsigned max_blocks);
 
 /* dev[k] = value(rank, first + k) for k < n. 0, or -1 with CUDA's reason. */
 int cb_gpu_pattern_fill(const struct cb_pattern *p, void *dev, int rank, uint64_t first, size_t n,

@@ -1,6 +1,6 @@
 /* Host-side launch arithmetic for the CUDA kernels, kept in C so it is tested
  * without a GPU. */
-#include "gpu_pattern.h"
+#include "launch.h"
 
 struct cb_launch cb_launch_dims(size_t n, unsigned threads, unsigned max_blocks) {
   struct cb_launch l = {0, threads ? threads : 1};

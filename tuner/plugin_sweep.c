@@ -9,7 +9,6 @@
 #include "output/replace.h"
 #include "plugin.h"
 #include "space.h"
-#include "tune.h"
 
 /* The records of one forced pair, kept by a sink on rank 0. */
 struct capture {

@@ -6,6 +6,9 @@
 #include <strings.h>
 
 #include "plugin.h"
+#include "core/cluster.h"
+#include "core/gpu.h"
+#include "core/settings.h"
 #include "base/units.h"
 
 const char *const cb_algorithm_names[CB_NALGORITHMS] = {
@@ -250,4 +253,23 @@ void cb_space_defaults_nccl(struct cb_space *s) {
   for (int p = 0; p < CB_NCCL_PROTOS; p++)
     s->protocols[s->nprotocols++] = p;
   s->pair_ok[0][0] = 1;
+}
+
+struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s) {
+  int per_node = 0;
+  for (int i = 0; i < cl->nnodes; i++)
+    per_node = cl->ranks_on_node[i] > per_node ? cl->ranks_on_node[i] : per_node;
+  const char *collnet = getenv("NCCL_COLLNET_ENABLE"), *nvls = getenv("NCCL_NVLS_ENABLE");
+  struct cb_nccl_view v = {
+      .nranks = cl->nranks,
+      /* --share-gpu: NCCL_HOSTID makes each rank a node of its own */
+      .nnodes = s->share_gpu ? cl->nranks : cl->nnodes,
+      .ranks_per_node = s->share_gpu ? 1 : per_node,
+      .cc = cb_gpu_compute_capability(),
+      .collnet = collnet && !strcmp(collnet, "1"),
+  };
+  /* NVLink SHARP needs NVSwitch multicast, which only NCCL can see: tried
+   * only when the user says it is there */
+  v.nvls = nvls && !strcmp(nvls, "1") && v.ranks_per_node > 1 && v.cc >= 90;
+  return v;
 }

@@ -52,6 +52,12 @@ struct cb_nccl_view {
   int collnet; /* NCCL_COLLNET_ENABLE=1 and a CollNet (SHARP) plugin */
 };
 
+/* How NCCL will see the communicator, for pruning (algorithm, protocol);
+ * the --plugin-out sweep and the tuner's search share it. */
+struct cb_cluster;
+struct cb_settings;
+struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s);
+
 /* Fills s->pair_ok for all-reduce of collective `coll` ("allreduce",
  * "allgather", "reducescatter", "broadcast") on that view; pair (0, 0),
  * NCCL's own choice, is always valid. Returns how many pairs with both

@@ -555,25 +555,6 @@ static int make_space(const struct cb_cluster *cl, const struct cb_tune_options 
   return CB_OK;
 }
 
-struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s) {
-  int per_node = 0;
-  for (int i = 0; i < cl->nnodes; i++)
-    per_node = cl->ranks_on_node[i] > per_node ? cl->ranks_on_node[i] : per_node;
-  const char *collnet = getenv("NCCL_COLLNET_ENABLE"), *nvls = getenv("NCCL_NVLS_ENABLE");
-  struct cb_nccl_view v = {
-      .nranks = cl->nranks,
-      /* --share-gpu: NCCL_HOSTID makes each rank a node of its own */
-      .nnodes = s->share_gpu ? cl->nranks : cl->nnodes,
-      .ranks_per_node = s->share_gpu ? 1 : per_node,
-      .cc = cb_gpu_compute_capability(),
-      .collnet = collnet && !strcmp(collnet, "1"),
-  };
-  /* NVLink SHARP needs NVSwitch multicast, which only NCCL can see: tried
-   * only when the user says it is there */
-  v.nvls = nvls && !strcmp(nvls, "1") && v.ranks_per_node > 1 && v.cc >= 90;
-  return v;
-}
-
 int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                 const struct cb_settings *s, int argc, char **argv, struct cb_error *err) {
   const struct cb_compute *compute = NULL;

@@ -12,8 +12,6 @@ void cb_tune_pre_mpi_init(void);
 
 /* s: the run's settings, for the GPU binding (--gpu-list, --share-gpu)
  * and the sizes of the --plugin-out sweep. */
-/* How NCCL will see the communicator, for pruning (algorithm, protocol). */
-struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s);
 
 /* Which step and library: backend "nccl", "mpi", or NULL for nccl where
  * this build has the GPU step and a GPU is usable, else mpi. */

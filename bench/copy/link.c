@@ -1,5 +1,5 @@
 /* Naming the link of a GPU pair: pure, so it is unit-tested. */
-#include "copy.h"
+#include "link.h"
 
 const char *cb_copy_link(int same_gpu, int nvml_known, int nvlink_direct, int both_on_switch,
                          int p2p_access, int native_atomics) {

@@ -9,7 +9,8 @@
 #include "../probe/probe.h"
 #include "base/stats.h"
 #include "config.h"
-#include "copy.h"
+#include "timing.h"
+#include "link.h"
 
 #if CB_HAVE_CUDA
 #include <cuda_runtime.h>

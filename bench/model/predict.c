@@ -20,26 +20,6 @@ int cb_mop_find(const char *name) {
   return -1;
 }
 
-/* Steps and the fraction of the bytes each rank sends in the flat
- * algorithm: ring reduce-scatter + all-gather for allreduce, ring for
- * allgather and reducescatter, a pipelined chain for broadcast, pairwise
- * exchange for alltoall. Only alltoall depends on the node count: a node's
- * ranks send (nodes-1)/nodes of their data through the node's NICs at once. */
-struct cb_terms cb_model_flat_terms(int op, int p, int nodes) {
-  double q = p, steps = p - 1;
-  if (p <= 1)
-    return (struct cb_terms){0, 0};
-  switch (op) {
-  case CB_MOP_ALLREDUCE: return (struct cb_terms){2 * steps, 2 * steps / q};
-  case CB_MOP_BROADCAST: return (struct cb_terms){steps, 1};
-  case CB_MOP_ALLTOALL:
-    if (nodes > 1)
-      return (struct cb_terms){steps, q / nodes * (nodes - 1) / nodes};
-    return (struct cb_terms){steps, steps / q};
-  default: return (struct cb_terms){steps, steps / q};
-  }
-}
-
 /* a link's rendezvous waits over the flat algorithm's steps (0 without) */
 static double flat_wait(int op, int p, int nodes, double bytes, const struct cb_link *l) {
   return l->gamma > 0

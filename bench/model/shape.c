@@ -12,6 +12,27 @@
 
 const char *const cb_shape_names[CB_NSHAPES] = {"ring", "log", "doubling", "tree", "linear"};
 
+
+/* Steps and the fraction of the bytes each rank sends in the flat
+ * algorithm: ring reduce-scatter + all-gather for allreduce, ring for
+ * allgather and reducescatter, a pipelined chain for broadcast, pairwise
+ * exchange for alltoall. Only alltoall depends on the node count: a node's
+ * ranks send (nodes-1)/nodes of their data through the node's NICs at once. */
+struct cb_terms cb_model_flat_terms(int op, int p, int nodes) {
+  double q = p, steps = p - 1;
+  if (p <= 1)
+    return (struct cb_terms){0, 0};
+  switch (op) {
+  case CB_MOP_ALLREDUCE: return (struct cb_terms){2 * steps, 2 * steps / q};
+  case CB_MOP_BROADCAST: return (struct cb_terms){steps, 1};
+  case CB_MOP_ALLTOALL:
+    if (nodes > 1)
+      return (struct cb_terms){steps, q / nodes * (nodes - 1) / nodes};
+    return (struct cb_terms){steps, steps / q};
+  default: return (struct cb_terms){steps, steps / q};
+  }
+}
+
 /* Recorded names: Open MPI 4.1 coll/tuned's (bench/backends/ompi_algo.c)
  * and NCCL's (its TUNING log). recursive_doubling moves more than the
  * halving kind for allreduce (the whole buffer each step) and for

@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "copy/copy.h"
+#include "copy/link.h"
 #include "output/sink.h"
 #include "probe/probe.h"
 #include "tap.h"

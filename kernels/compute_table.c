@@ -1,3 +1,5 @@
+/* The table of compute backends of the reference step (host OpenBLAS,
+ * GPU cuBLAS), as built; compute.h is their interface. */
 #include "compute.h"
 #include "config.h"
 
