@@ -5,7 +5,7 @@
 #include "core/cluster.h"
 #include "core/settings.h"
 #include "core/topology.h"
-#include "base/verdict.h"
+#include "core/verdict.h"
 
 /* [step] checks (train_step.c): refused before anything runs when this launch
  * cannot run them; measured and judged, one verdict each (not emitted). */

@@ -10,7 +10,7 @@
 #include "output/sink.h"
 #include "core/record.h"
 #include "core/topology.h"
-#include "base/verdict.h"
+#include "core/verdict.h"
 
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/verdict.h"
+#include "core/verdict.h"
 
 double cb_overhead_from_rho(double rho) {
   return rho > -1 ? rho / (1 + rho) : NAN;

@@ -11,6 +11,8 @@
 #include "core/settings.h"
 #include "core/topology.h"
 #include "tuner/options.h"
+#include "import/import.h"
+#include "model/commands.h"
 
 struct cb_cli {
   struct cb_settings settings;
@@ -39,36 +41,7 @@ struct cb_report_cli {
   int ninputs;
 };
 
-/* --fit FILE... [--validate FILE...] [--predict ...]: the performance
- * model (bench/model/), also without MPI. */
-#define CB_MAX_MODEL_LIST 64
-struct cb_model_cli {
-  const char *fit[CB_MAX_REPORT_INPUTS], *validate[CB_MAX_REPORT_INPUTS];
-  int nfit, nvalidate, predict;
-  const char *topology, *json_path;
-  long gpus[CB_MAX_MODEL_LIST];
-  int ngpus;
-  long gpus_per_node; /* 0: the topology's, else the fitted runs' */
-  uint64_t sizes[CB_MAX_MODEL_LIST];
-  int nsizes;
-  int ops[8], nops;
-  double compute_s; /* 0: no training-step prediction */
-  uint64_t grad_bytes, buckets[CB_MAX_MODEL_LIST];
-  int nbuckets;
-  const char *trials;  /* a --tune --trials file whose summary gives the step */
-  double max_overhead; /* the planning target (default 20%) */
-  /* --overlap: compute's speed while an allreduce runs, 0..1 (default 1:
-   * free); overlap_measured: derived from --trials' measured efficiency */
-  double overlap;
-  int overlap_measured;
-};
 
-/* --import-nccl-tests FILE --json OUT: nccl-tests' output as collbench's
- * records (bench/import/), also without MPI. */
-struct cb_import_cli {
-  const char *input, *json_path, *csv_path;
-  const char *op; /* when the file does not say which collective ran */
-};
 
 /* --baseline FILE... --out FILE and --compare OLD NEW (bench/modes/cli_fleet.c). */
 struct cb_baseline_cli {

@@ -137,8 +137,8 @@ int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_
         return cb_fail(err, CB_USAGE, "unexpected argument '%s' (files follow --fit or --validate)",
                        a);
       int *n = files == 1 ? &m->nfit : &m->nvalidate;
-      if (*n == CB_MAX_REPORT_INPUTS)
-        return cb_fail(err, CB_USAGE, "at most %d files per option", CB_MAX_REPORT_INPUTS);
+      if (*n == CB_MAX_MODEL_FILES)
+        return cb_fail(err, CB_USAGE, "at most %d files per option", CB_MAX_MODEL_FILES);
       (files == 1 ? m->fit : m->validate)[(*n)++] = a;
       continue;
     }

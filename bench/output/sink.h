@@ -9,7 +9,7 @@
 #include "base/error.h"
 #include "core/record.h"
 #include "core/runinfo.h"
-#include "base/verdict.h"
+#include "core/verdict.h"
 
 struct cb_summary {
   long rows, records;
