@@ -1,3 +1,4 @@
+/* Errors as return values (error.h), and their one printer. */
 #include "error.h"
 
 #include <stdarg.h>
@@ -14,4 +15,8 @@ int cb_fail(struct cb_error *err, int status, const char *fmt, ...) {
   va_end(ap);
   err->status = status;
   return status;
+}
+
+void cb_error_print(const struct cb_error *err) {
+  fprintf(stderr, "collbench: %s%s\n", err->status == CB_USAGE ? "" : "error: ", err->msg);
 }

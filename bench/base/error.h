@@ -20,4 +20,9 @@ struct cb_error {
 int cb_fail(struct cb_error *err, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The one way an error reaches the user: "collbench: [error: ]MSG" on
+ * stderr (usage errors without "error: "). main reports through it; a
+ * rank about to abort the job (MPI_Abort) does too, first. */
+void cb_error_print(const struct cb_error *err);
+
 #endif

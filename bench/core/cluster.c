@@ -107,3 +107,12 @@ int cb_cluster_agree(const struct cb_cluster *cl, int status) {
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, cl->comm);
   return worst;
 }
+
+int cb_launcher_rank(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                     "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+    if (getenv(vars[i]))
+      return atoi(getenv(vars[i]));
+  return 0;
+}

@@ -35,4 +35,8 @@ void cb_cluster_free(struct cb_cluster *cl);
 /* All ranks agree on a status: the worst (highest) one wins. */
 int cb_cluster_agree(const struct cb_cluster *cl, int status);
 
+/* This process's rank before MPI_Init, from the launcher's environment
+ * (Open MPI, PMI, PMIx, Slurm); 0 when none says. */
+int cb_launcher_rank(void);
+
 #endif

@@ -4,33 +4,7 @@
 #ifndef CB_MODEL_RUN_H
 #define CB_MODEL_RUN_H
 
-#include <stdint.h>
-
-#define CB_MAX_MODEL_FILES 64 /* per --fit or --validate */
-
-/* --fit FILE... [--validate FILE...] [--predict ...]: the performance
- * model (bench/model/), also without MPI. */
-#define CB_MAX_MODEL_LIST 64
-struct cb_model_cli {
-  const char *fit[CB_MAX_MODEL_FILES], *validate[CB_MAX_MODEL_FILES];
-  int nfit, nvalidate, predict;
-  const char *topology, *json_path;
-  long gpus[CB_MAX_MODEL_LIST];
-  int ngpus;
-  long gpus_per_node; /* 0: the topology's, else the fitted runs' */
-  uint64_t sizes[CB_MAX_MODEL_LIST];
-  int nsizes;
-  int ops[8], nops;
-  double compute_s; /* 0: no training-step prediction */
-  uint64_t grad_bytes, buckets[CB_MAX_MODEL_LIST];
-  int nbuckets;
-  const char *trials;  /* a --tune --trials file whose summary gives the step */
-  double max_overhead; /* the planning target (default 20%) */
-  /* --overlap: compute's speed while an allreduce runs, 0..1 (default 1:
-   * free); overlap_measured: derived from --trials' measured efficiency */
-  double overlap;
-  int overlap_measured;
-};
+#include "model_options.h"
 
 /* Returns the exit status; errors are printed here. */
 int cb_model_run(const struct cb_model_cli *m);

@@ -6,7 +6,7 @@
 #ifndef CB_NCCL_PREDICT_H
 #define CB_NCCL_PREDICT_H
 
-#include "commands.h"
+#include "model_options.h"
 #include "core/topology.h"
 #include "config.h"
 #include "groups.h"

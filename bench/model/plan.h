@@ -8,7 +8,7 @@
 #if CB_HAVE_JANSSON
 #include <jansson.h>
 
-#include "commands.h"
+#include "model_options.h"
 #include "core/overhead.h"
 #include "model.h"
 

@@ -1,7 +1,9 @@
-/* The run's parser: getopt_long over the measuring options into struct
- * cb_cli, then the rules between the modes. The other modes' parsers are
- * cli_report.c, cli_model.c and cli_fleet.c; --help is cli_usage.c. */
+/* The measuring modes' parser (sweep, accept, matrix, probe, copy, tune;
+ * mode_run.c, mode_tune.c): getopt_long over the measuring options into
+ * struct cb_cli, then the rules between those modes. The file modes parse
+ * their own (mode_report.c, mode_model.c, mode_fleet.c). */
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli_internal.h"
@@ -71,35 +73,6 @@ static const struct option long_options[] = {
     {0, 0, 0, 0},
 };
 
-/* Splits a comma list and maps each name through lookup; an item "all"
- * stands for every id below `all`, so a bad item beside it is the one
- * named. Duplicates are dropped. */
-int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
-                      int *ids, int *n, int max, struct cb_error *err) {
-  char copy[512];
-  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
-    return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, arg);
-  if (cb_list_check(arg, what, err))
-    return err->status;
-  *n = 0;
-  char *save = NULL;
-  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int every = strcmp(tok, "all") == 0;
-    int first = every ? 0 : lookup(tok), last = every ? all - 1 : first;
-    if (first < 0)
-      return cb_fail(err, CB_USAGE, "%s: unknown value '%s' (see --help or --list)", what, tok);
-    for (int id = first; id <= last; id++) {
-      int seen = 0;
-      for (int i = 0; i < *n; i++)
-        seen |= ids[i] == id;
-      if (!seen && *n < max)
-        ids[(*n)++] = id;
-    }
-  }
-  if (*n == 0)
-    return cb_fail(err, CB_USAGE, "%s: empty list '%s'", what, arg);
-  return CB_OK;
-}
 
 static int parse_transports(const char *arg, struct cb_settings *s, struct cb_error *err) {
   static char storage[512];
@@ -232,16 +205,10 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   }
 }
 
-/* An option of another mode's parser given without that mode: say which
- * mode it goes with rather than that it does not exist. */
-static int unknown_option(const char *bad, struct cb_error *err) {
-  char name[64];
-  snprintf(name, sizeof name, "%.*s", (int)strcspn(bad, "="), bad);
-  if (strcmp(name, "--validate") == 0)
-    return cb_fail(err, CB_USAGE, "--validate goes with --fit");
-  for (int i = 3; cb_cli_model_value_options[i]; i++)
-    if (cb_cli_model_value_options[i][1] == '-' && strcmp(name, cb_cli_model_value_options[i]) == 0)
-      return cb_fail(err, CB_USAGE, "%s goes with --predict", name);
+/* An option the measuring modes do not know: named in the refusal, and
+ * kept for the modes' table to say which mode it goes with, if any. */
+static int unknown_option(const char *bad, struct cb_cli *cli, struct cb_error *err) {
+  snprintf(cli->unknown, sizeof cli->unknown, "%.*s", (int)strcspn(bad, "="), bad);
   return cb_fail(err, CB_USAGE, "unknown option '%s' (see --help)", bad);
 }
 
@@ -266,7 +233,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       break;
     const char *bad = argv[prev < argc ? prev : argc - 1];
     if (c == '?')
-      return unknown_option(bad, err);
+      return unknown_option(bad, cli, err);
     if (c == ':')
       return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
     op_given |= c == OPT_OP;

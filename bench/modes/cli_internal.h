@@ -1,8 +1,10 @@
-/* What bench/cli*.c share and no other part of the program needs. */
+/* What the measuring modes' parser (cli.c) and its parts (cli_tune.c,
+ * cli_validate.c) share, and no other part of the program needs. */
 #ifndef CB_CLI_INTERNAL_H
 #define CB_CLI_INTERNAL_H
 
-#include "cli.h"
+#include "args.h"
+#include "run_options.h"
 
 /* getopt_long's codes for the run's long options without a short one;
  * those between OPT_TUNE and OPT_TUNE_END go with --tune (cli_tune.c). */
@@ -55,11 +57,6 @@ enum {
   OPT_TUNE_END,
 };
 
-/* cli.c: a comma list of names through lookup into ids ("all": every id
- * below `all`), duplicates dropped. */
-int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
-                      int *ids, int *n, int max, struct cb_error *err);
-
 /* cli_validate.c: the rules between the run's options once all are read,
  * and --accept's file loaded (with its baseline) before MPI starts. */
 int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err);
@@ -71,13 +68,5 @@ int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct
 int cb_cli_tune_check(const struct cb_tune_options *t, const char *tune_only,
                       const char *model_config, struct cb_tune_options *out, struct cb_error *err);
 
-/* cli_model.c: the model's options that take a value, NULL-terminated;
- * from index 3 on they go with --predict (the run parser says so). */
-extern const char *const cb_cli_model_value_options[];
-
-/* cli_fleet.c: the value of option `name` at argv[*i] (--name V, moving *i
- * on, or --name=V), or NULL when argv[*i] is another option; *missing is
- * set when the value is missing. For the parsers getopt_long cannot serve. */
-const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int *missing);
 
 #endif

@@ -1,5 +1,6 @@
 /* The run's rules between options, once every option is read, and the
  * --accept file (with its fleet baseline) loaded before MPI starts. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,9 +1,10 @@
-/* The parsers of --report and --import-nccl-tests: modes without MPI,
- * each with its own few options. */
+/* --report and --import-nccl-tests: the modes that turn files into
+ * charts and records, without MPI, each with its own few options. */
 #include <stddef.h>
 #include <string.h>
 
-#include "cli_internal.h"
+#include "args.h"
+#include "mode.h"
 
 /* An option whose value is a string field of the parser's struct. */
 struct string_option {
@@ -12,21 +13,13 @@ struct string_option {
 };
 #define NOPTS(table) (sizeof table / sizeof table[0])
 
-/* Whether argv holds `name` or `name`=VALUE. */
-static int given(int argc, char **argv, const char *name) {
-  size_t n = strlen(name);
-  for (int i = 1; i < argc; i++)
-    if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
-      return 1;
-  return 0;
-}
 
-int cb_cli_wants_import(int argc, char **argv) {
-  return given(argc, argv, "--import-nccl-tests");
+static int wants_import(int argc, char **argv) {
+  return cb_arg_given(argc, argv, "--import-nccl-tests");
 }
 
 /* Its own small parser, like --report's: no measuring option applies. */
-int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err) {
+static int parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err) {
   static const struct string_option opts[] = {
       {"--import-nccl-tests", offsetof(struct cb_import_cli, input)},
       {"--json", offsetof(struct cb_import_cli, json_path)},
@@ -66,13 +59,13 @@ int cb_cli_parse_import(int argc, char **argv, struct cb_import_cli *im, struct 
   return CB_OK;
 }
 
-int cb_cli_wants_report(int argc, char **argv) {
-  return given(argc, argv, "--report");
+static int wants_report(int argc, char **argv) {
+  return cb_arg_given(argc, argv, "--report");
 }
 
 /* Its own small parser: --report takes any number of files, which
  * getopt_long cannot express, and no measuring option applies. */
-int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct cb_error *err) {
+static int parse_report(int argc, char **argv, struct cb_report_cli *rep, struct cb_error *err) {
   static const struct string_option values[] = {
       {"--out", offsetof(struct cb_report_cli, out)},
       {"--baseline", offsetof(struct cb_report_cli, baseline)},
@@ -113,3 +106,58 @@ int cb_cli_parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
     return cb_fail(err, CB_USAGE, "--report needs --out DIR");
   return CB_OK;
 }
+
+static int import_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  return parse_import(argc, argv, &o->import, err);
+}
+
+static int import_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  (void)argc, (void)argv, (void)err;
+  return cb_import_run(&o->import);
+}
+
+static int report_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  return parse_report(argc, argv, &o->report, err);
+}
+
+static int report_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  (void)argc, (void)argv, (void)err;
+  return cb_report(&o->report);
+}
+
+const char cb_help_reports[] =
+    "Reports (no mpirun needed):\n"
+    "      --report FILE...     charts (busbw, latency, the model's predictions;\n"
+    "                           PNG and SVG) and an index.html from --json, --matrix\n"
+    "                           and --tune --trials files; several files are drawn\n"
+    "                           on the same charts to compare them\n"
+    "      --out DIR            where --report writes (created if missing)\n"
+    "      --baseline FILE      with --report: each run's series against the fleet\n"
+    "                           band per size, outliers marked and listed first\n"
+    "      --topology FILE      with --report: link tiers the inputs lack, for the\n"
+    "                           capacity and step charts\n"
+    "      --import-nccl-tests FILE\n"
+    "                           nccl-tests' output (its table or its -J JSON) as\n"
+    "                           collbench's records, written with --json FILE\n"
+    "                           and/or --csv FILE; --op NAME when the file does not\n"
+    "                           say which collective ran\n";
+
+static const char *const help[] = {cb_help_reports, NULL};
+const struct cb_mode_def cb_mode_import = {
+    .name = "import",
+    .option = "--import-nccl-tests",
+    .synopsis = "collbench --import-nccl-tests FILE [--json FILE] [--csv FILE] [--op NAME]",
+    .help = help,
+    .wants = wants_import,
+    .parse = import_parse,
+    .run = import_run,
+};
+const struct cb_mode_def cb_mode_report = {
+    .name = "report",
+    .option = "--report",
+    .synopsis = "collbench --report FILE... --out DIR [--baseline FILE] [--topology FILE]",
+    .help = help,
+    .wants = wants_report,
+    .parse = report_parse,
+    .run = report_run,
+};

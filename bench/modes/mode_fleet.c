@@ -1,14 +1,15 @@
-/* The parsers of the fleet modes, without MPI like --report's:
- * `--baseline FILE... --out FILE` and `--compare OLD NEW`. */
+/* The fleet modes, without MPI like --report: `--baseline FILE... --out
+ * FILE` (a fleet baseline from runs) and `--compare OLD NEW`. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_internal.h"
+#include "args.h"
+#include "mode.h"
 #include "base/robust.h"
 #include "base/units.h"
 
 /* --baseline without --accept, --matrix or --report builds one. */
-int cb_cli_wants_baseline(int argc, char **argv) {
+static int wants_baseline(int argc, char **argv) {
   int baseline = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -19,30 +20,15 @@ int cb_cli_wants_baseline(int argc, char **argv) {
   return baseline;
 }
 
-int cb_cli_wants_compare(int argc, char **argv) {
+static int wants_compare(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--compare") == 0)
       return 1;
   return 0;
 }
 
-/* Shared with cli_report.c (cli_internal.h). */
-const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int *missing) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0)
-    return NULL;
-  if (argv[*i][n] == '=')
-    return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0')
-    return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
 
-int cb_cli_parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, struct cb_error *err) {
+static int parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, struct cb_error *err) {
   memset(b, 0, sizeof *b);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -68,7 +54,7 @@ int cb_cli_parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, stru
   return CB_OK;
 }
 
-int cb_cli_parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct cb_error *err) {
+static int parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct cb_error *err) {
   memset(c, 0, sizeof *c);
   c->min_slowdown = CB_COMPARE_MIN_RATIO;
   const char *files[2];
@@ -96,3 +82,52 @@ int cb_cli_parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct
   c->new_path = files[1];
   return CB_OK;
 }
+
+static int baseline_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  return parse_baseline(argc, argv, &o->baseline, err);
+}
+
+static int baseline_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  (void)argc, (void)argv, (void)err;
+  return cb_baseline_main(&o->baseline);
+}
+
+static int compare_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  return parse_compare(argc, argv, &o->compare, err);
+}
+
+static int compare_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  (void)argc, (void)argv, (void)err;
+  return cb_compare_main(&o->compare);
+}
+
+const char cb_help_fleet[] =
+    "Fleet baselines (no mpirun needed; README: Baselines):\n"
+    "      --baseline FILE... --out B.json\n"
+    "                           a baseline from --json runs: per series, size, rank\n"
+    "                           and node count, pair and node: n, median, MAD,\n"
+    "                           quantiles and the runs it came from\n"
+    "      --compare OLD NEW    series and sizes slower beyond their noise between\n"
+    "                           two --json runs or baselines; exit 1 when any\n"
+    "      --min-slowdown X     with --compare: slower means the 95% CI of the\n"
+    "                           slowdown lies above X (default 1.1)\n";
+
+static const char *const help[] = {cb_help_fleet, NULL};
+const struct cb_mode_def cb_mode_compare = {
+    .name = "compare",
+    .option = "--compare",
+    .synopsis = "collbench --compare OLD NEW [--min-slowdown X]",
+    .help = help,
+    .wants = wants_compare,
+    .parse = compare_parse,
+    .run = compare_run,
+};
+const struct cb_mode_def cb_mode_baseline = {
+    .name = "baseline",
+    .option = "--baseline",
+    .synopsis = "collbench --baseline FILE... --out B.json",
+    .help = help,
+    .wants = wants_baseline,
+    .parse = baseline_parse,
+    .run = baseline_run,
+};

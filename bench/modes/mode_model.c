@@ -1,13 +1,15 @@
-/* The model's parser: --fit FILE... [--validate FILE...] [--predict ...]
- * (bench/model/), without MPI. */
+/* The performance model's mode: --fit FILE... [--validate FILE...]
+ * [--predict ...] (bench/model/), without MPI: its options, its parser,
+ * its --help section. */
 #include <string.h>
 
-#include "cli_internal.h"
+#include "args.h"
+#include "mode.h"
 #include "model/model.h"
 #include "core/overhead.h"
 #include "base/units.h"
 
-int cb_cli_wants_model(int argc, char **argv) {
+static int wants(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--fit") == 0 || strcmp(argv[i], "--predict") == 0)
       return 1;
@@ -15,7 +17,7 @@ int cb_cli_wants_model(int argc, char **argv) {
 }
 
 /* The model's options that take a value; all but --json, --op go with --predict. */
-const char *const cb_cli_model_value_options[] = {
+static const char *const value_options[] = {
     "--json",       "-J",       "--op",     "--topology",     "--gpus",      "--gpus-per-node",
     "--size",       "-b",       "-e",       "--min-bytes",    "--max-bytes", "--compute-time",
     "--grad-bytes", "--bucket", "--trials", "--max-overhead", "--overlap",   NULL};
@@ -23,9 +25,9 @@ const char *const cb_cli_model_value_options[] = {
 /* One option with its value; predict_only remembers one that needs --predict. */
 static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
                         const char **predict_only, struct cb_error *err) {
-  for (int i = 3; cb_cli_model_value_options[i]; i++)
-    if (strcmp(opt, cb_cli_model_value_options[i]) == 0)
-      *predict_only = cb_cli_model_value_options[i];
+  for (int i = 3; value_options[i]; i++)
+    if (strcmp(opt, value_options[i]) == 0)
+      *predict_only = value_options[i];
   if (strcmp(opt, "--json") == 0 || strcmp(opt, "-J") == 0)
     m->json_path = v;
   else if (strcmp(opt, "--topology") == 0)
@@ -124,7 +126,7 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
 
 /* Its own parser, like --report's: --fit and --validate take any number of
  * files (everything up to the next option). */
-int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_error *err) {
+static int parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_error *err) {
   memset(m, 0, sizeof *m);
   uint64_t range[2] = {0, 0};
   const char *predict_only = NULL;
@@ -154,8 +156,8 @@ int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_
       const char *eq = strchr(a, '='), *v;
       snprintf(opt, sizeof opt, "%.*s", eq && a[1] == '-' ? (int)(eq - a) : (int)strlen(a), a);
       int known = 0;
-      for (int k = 0; cb_cli_model_value_options[k]; k++)
-        known |= strcmp(opt, cb_cli_model_value_options[k]) == 0;
+      for (int k = 0; value_options[k]; k++)
+        known |= strcmp(opt, value_options[k]) == 0;
       if (!known)
         return cb_fail(err, CB_USAGE, "option '%s' does not go with --fit or --predict", a);
       if (eq && a[1] == '-')
@@ -173,3 +175,63 @@ int cb_cli_parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_
   return model_check(m, range, predict_only, bucket_given, overlap_given, fit_given, validate_given,
                      err);
 }
+
+/* An option of the model's given without it: which option it goes with
+ * (all but --json, -J and --op, which the measuring modes have too). */
+static const char *goes_with(const char *option) {
+  if (strcmp(option, "--validate") == 0)
+    return "--fit";
+  for (int i = 3; value_options[i]; i++)
+    if (value_options[i][1] == '-' && strcmp(option, value_options[i]) == 0)
+      return "--predict";
+  return NULL;
+}
+
+static int parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  return parse_model(argc, argv, &o->model, err);
+}
+
+static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  (void)argc, (void)argv, (void)err;
+  return cb_model_run(&o->model);
+}
+
+const char cb_help_model[] =
+    "Performance model (no mpirun needed; README: Capacity planning):\n"
+    "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
+    "                           tier (intra-node, inter-node) from --json files\n"
+    "      --validate FILE...   predict these files' measurements from the fit and\n"
+    "                           print the errors (median and max)\n"
+    "      --predict            time and busbw of ring, tree and hierarchical\n"
+    "                           algorithms on larger systems, from --fit, --topology\n"
+    "                           or both (a fitted tier replaces the topology's)\n"
+    "                           and, for a GPU topology, NCCL's own pick and time\n"
+    "                           (its cost model; --fit nccl records calibrate it)\n"
+    "      --topology FILE      a topology file (topologies/README.md)\n"
+    "      --gpus LIST          cluster sizes (default 8,16,...,16384)\n"
+    "      --gpus-per-node N    ranks per node (default: the topology's, else the fitted runs')\n"
+    "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
+    "      --op LIST            ops to fit and predict (default all collectives)\n"
+    "      --compute-time SEC   with --grad-bytes SIZE: predict a training step's\n"
+    "                           exposed communication / compute (rho), the\n"
+    "                           overhead (exposed / step) and, per bucket size,\n"
+    "                           the most GPUs that keep it within --max-overhead\n"
+    "      --trials FILE        the step (T_compute, gradient bytes) from a\n"
+    "                           --tune --trials file instead, and its measured point\n"
+    "      --bucket LIST        gradient bucket sizes (default 1M,4M,25M,100M,400M)\n"
+    "      --overlap F          compute's speed while an allreduce runs, 0 to 1\n"
+    "                           (default 1: hidden for free; 0: compute waits);\n"
+    "                           'measured': from --trials' overlap efficiency\n"
+    "      --json FILE          the fit, validation and predictions as JSON\n";
+
+static const char *const help[] = {cb_help_model, NULL};
+const struct cb_mode_def cb_mode_model = {
+    .name = "model",
+    .option = "--fit",
+    .synopsis = "collbench --fit FILE... [--validate FILE...] [--predict [options]]",
+    .help = help,
+    .wants = wants,
+    .parse = parse,
+    .goes_with = goes_with,
+    .run = run,
+};

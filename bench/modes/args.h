@@ -1,0 +1,20 @@
+/* What the modes' parsers share (args.c). */
+#ifndef CB_MODES_ARGS_H
+#define CB_MODES_ARGS_H
+
+#include "base/error.h"
+
+/* Whether argv holds `name` or `name`=VALUE. */
+int cb_arg_given(int argc, char **argv, const char *name);
+
+/* The value of option `name` at argv[*i] (--name V, moving *i on, or
+ * --name=V), or NULL when argv[*i] is another option; *missing is set
+ * when the value is missing. For the parsers getopt_long cannot serve. */
+const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int *missing);
+
+/* A comma list of names through lookup into ids ("all": every id below
+ * `all`), duplicates dropped. */
+int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
+                      int *ids, int *n, int max, struct cb_error *err);
+
+#endif

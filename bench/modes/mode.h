@@ -1,0 +1,52 @@
+/* One mode of collbench as the table (modes.c) holds it: how it is
+ * chosen, whether it needs MPI and at which thread level, its options
+ * (its --help sections, its parser) and its work. Each mode_NAME.c
+ * defines one or a few of these. */
+#ifndef CB_MODES_MODE_H
+#define CB_MODES_MODE_H
+
+#include "cli.h"
+#include "fleet/compare.h"
+#include "import/import.h"
+#include "model/commands.h"
+#include "report/report.h"
+
+/* What a mode parsed; the measuring modes share struct cb_cli. */
+union cb_mode_options {
+  struct cb_cli run;
+  struct cb_report_cli report;
+  struct cb_model_cli model;
+  struct cb_import_cli import;
+  struct cb_baseline_cli baseline;
+  struct cb_compare_cli compare;
+};
+
+/* Whether a mode runs under MPI, and at which thread level. */
+enum cb_mode_mpi { CB_MPI_NONE, CB_MPI_SINGLE, CB_MPI_SERIALIZED };
+
+struct cb_mode_def {
+  const char *name;         /* collbench NAME --help */
+  const char *option;       /* the option that asks for it ("--report"), or NULL */
+  const char *synopsis;     /* its usage line */
+  const char *const *help;  /* its --help sections, NULL-terminated */
+  /* A mode of its own parser (the file modes): chosen when argv asks for
+   * it (wants), then parsed by parse. The measuring modes share the
+   * measuring options' parser (cli.c) and are chosen by what it parsed. */
+  int (*wants)(int argc, char **argv);
+  int (*parse)(int argc, char **argv, union cb_mode_options *o, struct cb_error *err);
+  int (*chosen)(const struct cb_cli *cli);
+  /* For an option no parser knows: the option it goes with, or NULL. */
+  const char *(*goes_with)(const char *option);
+  /* Whether (and how) this run needs MPI; NULL: it does not. */
+  enum cb_mode_mpi (*mpi)(const union cb_mode_options *o);
+  int mpi_without_argv; /* MPI_Init gets no argv (it would misread ours) */
+  /* Before MPI_Init, where what MPI or NCCL read then is set; may be NULL. */
+  int (*pre_mpi)(const union cb_mode_options *o, int launcher_rank, struct cb_error *err);
+  /* The work. Without MPI: prints its own errors, returns the exit status.
+   * Under MPI: returns the status with err filled, for main to report. */
+  int (*run)(union cb_mode_options *o, int argc, char **argv, struct cb_error *err);
+  /* --junit FILE on a run that ends in an error: the file says so. */
+  void (*on_error)(const union cb_mode_options *o, const struct cb_error *err);
+};
+
+#endif

@@ -1,0 +1,455 @@
+/* The measuring modes: a sweep (the default), --probe, --op copy,
+ * --accept FILE and --matrix. They share the measuring options (cli.c)
+ * and one frame (outputs checked, then opened, the run record, the
+ * work, the outputs closed); each brings its checks and its work. Their
+ * --help sections are here too. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "accept/accept.h"
+#include "accept/matrix.h"
+#include "backends/nccl_env.h"
+#include "copy/copy.h"
+#include "core/cluster.h"
+#include "core/engine.h"
+#include "core/plan_check.h"
+#include "mode.h"
+#include "output/replace.h"
+#include "probe/probe.h"
+#include "run_modes.h"
+
+/* --junit FILE on an --accept or --matrix run that ends in an error: the
+ * file says so (one error case), so CI sees the error, not a missing file. */
+static void junit_error(const struct cb_cli *cli, const struct cb_error *err) {
+  if (cli->junit_path && (cli->accept_path || cli->matrix) &&
+      (err->status == CB_USAGE || err->status == CB_RUNTIME))
+    cb_junit_write_error(cli->junit_path, err);
+}
+
+/* The outputs the command line names (rank 0 writes them). */
+static int cli_outputs(const struct cb_cli *cli, struct cb_output outs[4]) {
+  const struct cb_output all[] = {
+      {cli->json_path, "--json", 0, cb_sink_jsonl},
+      {cli->csv_path, "--csv", 0, cb_sink_csv},
+      {cli->prom_path, "--prom", 1, cb_sink_prom},
+      {cli->junit_path, "--junit", 1, cb_sink_junit},
+  };
+  int nouts = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i].path)
+      outs[nouts++] = all[i];
+  return nouts;
+}
+
+/* Rank 0: whether every output path can be written, said before the run's
+ * other checks (a path is the first thing a user fixes) and before any
+ * file is opened. */
+static int check_outputs(const struct cb_cli *cli, int rank, struct cb_error *err) {
+  struct cb_output outs[4];
+  int nouts = rank == 0 ? cli_outputs(cli, outs) : 0;
+  for (int i = 0; i < nouts; i++)
+    if (cb_output_check(outs[i].path, outs[i].option,
+                        outs[i].replace ? CB_OUT_REPLACE : CB_OUT_STREAM, err))
+      return err->status;
+  return CB_OK;
+}
+
+/* Opens the outputs on rank 0 only, after everything was validated; every
+ * path is checked before any file is opened and none is emptied before all
+ * opened, so a bad command line never truncates an earlier result file. */
+static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks, int *n,
+                      struct cb_error *err) {
+  *n = 0;
+  if (rank != 0)
+    return CB_OK;
+  struct cb_output outs[4];
+  int nouts = cli_outputs(cli, outs);
+  if (cb_sink_table(stdout, &sinks[*n], err))
+    return err->status;
+  (*n)++;
+  return cb_sinks_open(outs, nouts, sinks, n, err);
+}
+
+static void close_sinks(struct cb_sink *sinks, int n) {
+  struct cb_error ignored = {0}; /* the run failed already */
+  cb_sinks_close(sinks, n, &ignored);
+}
+
+/* --probe: the summary on stdout (rank 0), the run record (which carries
+ * the probe) in the other outputs. */
+static int run_probe(const struct cb_probe *probe, const struct cb_run_info *ri,
+                     struct cb_sink *sinks, int nsinks, struct cb_error *err) {
+  for (int n = 0; n < probe->nnodes; n++)
+    cb_probe_print(stdout, &probe->nodes[n]);
+  fflush(stdout);
+  for (int i = 1; i < nsinks; i++) /* sinks[0] is the table */
+    if (sinks[i].run && sinks[i].run(sinks[i].state, ri, err))
+      return err->status;
+  return CB_OK;
+}
+
+/* What differs between the measuring modes inside the frame below: the
+ * checks that can refuse the run (before any output is opened), and the
+ * measuring itself, with the sinks open and the run record made. */
+struct measuring {
+  int (*validate)(const struct cb_cluster *cl, struct cb_cli *cli,
+                  const struct cb_matrix_rules *rules, struct cb_error *err);
+  int (*go)(const struct cb_cluster *cl, struct cb_cli *cli, const struct cb_matrix_rules *rules,
+            const struct cb_probe *probe, const struct cb_run_info *ri, struct cb_sink *sinks,
+            int nsinks, struct cb_error *err);
+};
+
+/* Every measuring mode's run: the cluster, the output paths checked, the
+ * mode's own checks, the outputs opened, the run record and probe, the
+ * mode's work, the outputs closed. Errors of one rank stop every rank. */
+static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli *cli,
+                 struct cb_error *err) {
+  struct cb_cluster cl;
+  if (cb_cluster_init(&cl, err))
+    return err->status;
+  struct cb_settings *s = &cli->settings;
+  s->progress = cl.rank == 0 && (cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress);
+  if (s->root >= cl.nranks) {
+    cb_fail(err, CB_USAGE, "--root %d: there are only %d ranks", s->root, cl.nranks);
+    cb_cluster_free(&cl);
+    return err->status;
+  }
+  if (cb_cluster_agree(&cl, check_outputs(cli, cl.rank, err)) != CB_OK) {
+    cb_cluster_free(&cl);
+    return err->status ? err->status
+                       : cb_fail(err, CB_USAGE, "cannot open the output files (rank 0 says why)");
+  }
+  struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
+  cb_matrix_rules_defaults(&rules);
+  /* every check that can refuse the run, before any output is opened */
+  if (m->validate(&cl, cli, &rules, err)) {
+    cb_cluster_free(&cl);
+    return err->status;
+  }
+  struct cb_sink sinks[6];
+  int nsinks = 0, rc = open_sinks(cli, cl.rank, sinks, &nsinks, err);
+  if (cb_cluster_agree(&cl, rc) != CB_OK) {
+    close_sinks(sinks, nsinks);
+    cb_cluster_free(&cl);
+    return cb_fail(err, CB_USAGE, "cannot open the output files (rank 0 says why)");
+  }
+  struct cb_run_info ri;
+  cb_run_info_collect(&ri, argc, argv, &cl, s);
+  struct cb_probe probe; /* every run says what it ran on */
+  rc = cb_probe_collect(&cl, &probe, err);
+  ri.probe = cl.rank == 0 ? &probe : NULL;
+  if (rc == CB_OK)
+    rc = m->go(&cl, cli, &rules, &probe, &ri, sinks, nsinks, err);
+  struct cb_error cerr = {0}; /* a failed close (NFS, disk full) fails the run */
+  if (cb_sinks_close(sinks, nsinks, &cerr) && (rc == CB_OK || rc == CB_FAILED)) {
+    *err = cerr;
+    rc = cerr.status;
+  }
+  cb_run_info_free(&ri);
+  cb_probe_free(&probe);
+  if (rc == CB_RUNTIME || rc == CB_USAGE) { /* other ranks may be blocked in a call */
+    cb_error_print(err);
+    if (cl.rank == 0)
+      junit_error(cli, err);
+    MPI_Abort(MPI_COMM_WORLD, rc);
+  }
+  cb_cluster_free(&cl);
+  return rc;
+}
+
+/* --sweep, or what --op/--backend/--mem name: the engine over its plan. */
+static int sweep_validate(const struct cb_cluster *cl, struct cb_cli *cli,
+                          const struct cb_matrix_rules *rules, struct cb_error *err) {
+  (void)rules;
+  return cb_engine_validate(cl, &cli->settings, err) ||
+         cb_engine_plan_check(cl, &cli->settings, err);
+}
+
+static int sweep_go(const struct cb_cluster *cl, struct cb_cli *cli,
+                    const struct cb_matrix_rules *rules, const struct cb_probe *probe,
+                    const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                    struct cb_error *err) {
+  (void)rules, (void)probe;
+  struct cb_summary sum;
+  int rc = cb_engine_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
+  if (rc == CB_OK && sum.wrong > 0)
+    rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
+  return rc;
+}
+
+/* --op copy: the GPU copy matrix of each node. */
+static int copy_validate(const struct cb_cluster *cl, struct cb_cli *cli,
+                         const struct cb_matrix_rules *rules, struct cb_error *err) {
+  (void)rules;
+  return cb_copy_validate(cl, &cli->settings, err);
+}
+
+static int copy_go(const struct cb_cluster *cl, struct cb_cli *cli,
+                   const struct cb_matrix_rules *rules, const struct cb_probe *probe,
+                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                   struct cb_error *err) {
+  (void)rules, (void)probe;
+  struct cb_summary sum;
+  int rc = cb_copy_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
+  if (rc == CB_OK && sum.wrong > 0)
+    rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong bytes in the copy matrix", sum.wrong);
+  return rc;
+}
+
+/* --probe: nothing to refuse; the summary on stdout. */
+static int probe_validate(const struct cb_cluster *cl, struct cb_cli *cli,
+                          const struct cb_matrix_rules *rules, struct cb_error *err) {
+  (void)cl, (void)cli, (void)rules, (void)err;
+  return CB_OK;
+}
+
+static int probe_go(const struct cb_cluster *cl, struct cb_cli *cli,
+                    const struct cb_matrix_rules *rules, const struct cb_probe *probe,
+                    const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                    struct cb_error *err) {
+  (void)cl, (void)cli, (void)rules;
+  return run_probe(probe, ri, sinks, nsinks, err);
+}
+
+/* --accept FILE: the file's checks, verdicts, exit 1 on FAIL or INCONCLUSIVE. */
+static int accept_validate(const struct cb_cluster *cl, struct cb_cli *cli,
+                           const struct cb_matrix_rules *rules, struct cb_error *err) {
+  (void)rules;
+  return cb_accept_validate(cl, &cli->topology, &cli->settings, err);
+}
+
+static int accept_go(const struct cb_cluster *cl, struct cb_cli *cli,
+                     const struct cb_matrix_rules *rules, const struct cb_probe *probe,
+                     const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                     struct cb_error *err) {
+  (void)rules, (void)probe;
+  struct cb_accept_result res;
+  struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL,
+                           cli->topology.baseline.k, cli->topology.baseline.min_runs,
+                           cli->topology.baseline.repeat};
+  int rc = cb_accept_run(cl, &cli->topology, &fleet, &cli->settings, ri, sinks, nsinks, &res, err);
+  return rc == CB_OK ? cb_accept_status(&res, err) : rc;
+}
+
+/* --matrix: all pairs, verdicts per node and link. */
+static int matrix_validate(const struct cb_cluster *cl, struct cb_cli *cli,
+                           const struct cb_matrix_rules *rules, struct cb_error *err) {
+  return cb_matrix_validate(cl, rules, err) || cb_engine_validate(cl, &cli->settings, err);
+}
+
+static int matrix_go(const struct cb_cluster *cl, struct cb_cli *cli,
+                     const struct cb_matrix_rules *rules, const struct cb_probe *probe,
+                     const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                     struct cb_error *err) {
+  (void)probe;
+  struct cb_accept_result res;
+  int rc = cb_matrix_run(cl, &cli->settings, rules, ri, sinks, nsinks, &res, err);
+  return rc == CB_OK ? cb_accept_status(&res, err) : rc;
+}
+
+/* Backends that fix their path at MPI_Init (MPI's shm or tcp) set it now:
+ * from the command line, or from the acceptance file's checks (the CLI
+ * made sure those agree). */
+int cb_run_pre_mpi(const struct cb_cli *cli, int rank, struct cb_error *err) {
+  const struct cb_topology *t = &cli->topology;
+  /* every mode, --accept included: NCCL refuses two ranks on one GPU
+   * ("Duplicate GPU detected") unless each has its own host id */
+  if (cli->settings.share_gpu) {
+    char kept[512] = "";
+    cb_nccl_share_gpu_env(rank, kept, sizeof kept);
+    if (kept[0] && rank == 0)
+      fprintf(stderr, "collbench: --share-gpu: keeping what you set: %s\n", kept);
+    if (!cb_mps_running(getenv("CUDA_MPS_PIPE_DIRECTORY")) && rank == 0)
+      fprintf(stderr,
+              "collbench: --share-gpu: warning: no MPS control daemon (its pipe is not in %s): "
+              "ranks on one GPU take turns and NCCL's kernels spin waiting for each other; "
+              "start it first (nvidia-cuda-mps-control -d)\n",
+              getenv("CUDA_MPS_PIPE_DIRECTORY") ? getenv("CUDA_MPS_PIPE_DIRECTORY")
+                                                : CB_MPS_DEFAULT_PIPE_DIR);
+  }
+  if (cli->accept_path) {
+    for (int i = 0; i < t->nchecks; i++) {
+      int b = cb_backend_lookup(t->checks[i].backend_name);
+      if (b >= 0 && cb_backends[b]->pre_mpi_init &&
+          cb_backends[b]->pre_mpi_init(t->checks[i].transport, err))
+        return err->status;
+    }
+    return CB_OK;
+  }
+  for (int b = 0; b < cli->settings.nbackends; b++) {
+    const struct cb_backend *be = cb_backends[cli->settings.backends[b]];
+    if (be->pre_mpi_init && be->pre_mpi_init(cli->settings.transports[0], err))
+      return err->status;
+  }
+  return CB_OK;
+}
+
+static int pre_mpi(const union cb_mode_options *o, int rank, struct cb_error *err) {
+  return cb_run_pre_mpi(&o->run, rank, err);
+}
+
+static enum cb_mode_mpi single(const union cb_mode_options *o) {
+  (void)o;
+  /* Plain MPI_Init like the OSU benchmarks and NetPIPE: asking Open MPI
+   * for MPI_THREAD_FUNNELED costs about 40 ns per small message here.
+   * The watchdog thread never calls MPI. */
+  return CB_MPI_SINGLE;
+}
+
+static enum cb_mode_mpi accept_mpi(const union cb_mode_options *o) {
+  /* [step] checks run the tuner's step, whose all-reduces use a thread */
+  return o->run.topology.nsteps > 0 ? CB_MPI_SERIALIZED : CB_MPI_SINGLE;
+}
+
+void cb_run_on_error(const union cb_mode_options *o, const struct cb_error *err) {
+  junit_error(&o->run, err);
+}
+
+#define MEASURING_RUN(NAME)                                                                        \
+  static int NAME##_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {   \
+    static const struct measuring m = {NAME##_validate, NAME##_go};                                \
+    return frame(&m, argc, argv, &o->run, err);                                                    \
+  }
+MEASURING_RUN(sweep)
+MEASURING_RUN(copy)
+MEASURING_RUN(probe)
+MEASURING_RUN(accept)
+MEASURING_RUN(matrix)
+
+static int is_copy(const struct cb_cli *cli) {
+  return cli->copy;
+}
+static int is_probe(const struct cb_cli *cli) {
+  return cli->probe;
+}
+static int is_accept(const struct cb_cli *cli) {
+  return cli->accept_path != NULL;
+}
+static int is_matrix(const struct cb_cli *cli) {
+  return cli->matrix;
+}
+static int always(const struct cb_cli *cli) {
+  (void)cli;
+  return 1;
+}
+
+const char cb_help_what[] =
+    "What to run (comma lists; 'all' for every one):\n"
+    "      --sweep              every op on every usable backend and memory kind\n"
+    "      --op LIST            allreduce allgather reducescatter broadcast alltoall\n"
+    "                           p2p_lat p2p_bw p2p_bibw (default allreduce); copy\n"
+    "                           alone: the GPU copy matrix of each node (copy\n"
+    "                           engine and SM kernel, one and both ways, host to\n"
+    "                           GPU and back; -e SIZE copies, default 64M)\n"
+    "      --backend LIST       backends (default mpi; see --list)\n"
+    "      --mem LIST           host pinned device (default host)\n"
+    "      --transport LIST     path, e.g. shm or tcp for mpi; nvlink pcie shm net\n"
+    "                           ib roce socket for nccl (default auto)\n"
+    "  -d, --dtype LIST         int8 int32 int64 float double half bfloat16\n"
+    "                           e4m3 e5m2 (fp8: nccl only) (default float)\n"
+    "  -o, --redop LIST         sum prod min max (default sum)\n"
+    "  -r, --root N             broadcast root (default 0)\n";
+const char cb_help_sizes[] =
+    "Sizes (bytes; K, M, G suffixes are binary):\n"
+    "  -b, --min-bytes SIZE     smallest size (default 8)\n"
+    "  -e, --max-bytes SIZE     largest size (default 64M)\n"
+    "  -f, --step-factor N      multiply by N between sizes (default 2)\n"
+    "  -i, --step-bytes SIZE    add SIZE between sizes instead\n";
+const char cb_help_timing[] =
+    "Timing:\n"
+    "      --mode MODE          throughput (batches timed whole, default) or latency\n"
+    "                           (each iteration between barriers, slowest rank)\n"
+    "      --stat STAT          what the time column, algbw and busbw show: median\n"
+    "                           (default), mean (total time / iterations, as in\n"
+    "                           nccl-tests, OSU, IMB) or min; --json and --csv\n"
+    "                           carry all three\n"
+    "  -n, --iters N|auto       timed iterations per size (default auto: until the\n"
+    "                           median's 95% CI is within --precision, or --max-time)\n"
+    "      --precision P        relative CI half-width, e.g. 5% or 0.05 (default 5%)\n"
+    "      --max-time SEC       wall-clock budget per size (both variants, checks\n"
+    "                           included) in auto mode (default 1; 0.15 with --sweep)\n"
+    "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
+    "                           one, more while they take under 2 ms)\n"
+    "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"
+    "      --window-bytes SIZE  fewer messages when a window would carry more than\n"
+    "                           SIZE (default 64M: the pipe is full long before)\n"
+    "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
+    "                           in one measurement; 0 disables (default 300)\n";
+const char cb_help_ucx[] =
+    "UCX backend:\n"
+    "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"
+    "                           puts, flushed per window (p2p_lat is always tag)\n";
+const char cb_help_verbs[] =
+    "Verbs (RDMA) backend:\n"
+    "      --ib-dev DEV[:PORT]  NIC and port, e.g. mlx5_0:1 (default: one per local\n"
+    "                           rank among the active ports)\n"
+    "      --gid-index N        RoCE GID index (default: RoCE v2 with IPv4, same rule\n"
+    "                           on both sides; the one used is reported)\n";
+const char cb_help_gpus[] =
+    "GPUs and NCCL:\n"
+    "      --gpu-list LIST      GPU ordinals indexed by local rank (default: the\n"
+    "                           local rank's own ordinal)\n"
+    "      --graph N            nccl: capture N ops in a CUDA graph and time graph\n"
+    "                           launches (small-message latency)\n"
+    "      --share-gpu          all ranks on one GPU, each its own NCCL_HOSTID: the\n"
+    "                           figures are of NCCL's network transport (testing)\n";
+const char cb_help_checking[] =
+    "Checking and output:\n"
+    "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
+    "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
+    "      --csv FILE           the result lines as CSV\n"
+    "      --prom FILE          Prometheus textfile (node_exporter), replaced\n"
+    "                           atomically at the end of the run\n"
+    "      --progress           progress (op, size, elapsed) on stderr even when it is\n"
+    "                           not a terminal (under mpirun it is a pipe)\n"
+    "      --no-progress        never show progress\n"
+    "      --list               backends, memory kinds and transports usable here\n"
+    "      --probe              each node: CPUs, NUMA, GPUs (NVLink), NICs (state,\n"
+    "                           rate), GPU-NIC distance, driver, CUDA and NCCL\n"
+    "                           versions; every --json run record carries it too\n";
+const char cb_help_accept[] =
+    "Acceptance (see topologies/README.md):\n"
+    "      --accept FILE        run a topology file's checks; one PASS/WARN/FAIL line\n"
+    "                           per check with its margin; exit 1 when any fails\n"
+    "      --matrix[=SIZE]      all-pairs bandwidth (SIZE messages, default 1M) and\n"
+    "                           latency in N-1 shift rounds; names slow links and nodes\n"
+    "                           (--backend nccl: GPU to GPU, one rank per GPU)\n"
+    "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
+    "      --baseline FILE      with --accept: judge each check, and the [matrix]'s\n"
+    "                           nodes and links, against a fleet baseline too\n"
+    "                           (robust z-score under -5 fails; README: Baselines)\n"
+    "      --repeat N           measure a check the fleet finds slow again, up to N\n"
+    "                           times, before it fails (default 1)\n";
+
+static const char *const sweep_help[] = {cb_help_what,  cb_help_sizes, cb_help_timing,
+                                         cb_help_ucx,   cb_help_verbs, cb_help_gpus,
+                                         cb_help_checking, NULL};
+static const char *const copy_help[] = {cb_help_what, cb_help_gpus, cb_help_checking, NULL};
+static const char *const probe_help[] = {cb_help_checking, NULL};
+static const char *const accept_help[] = {cb_help_accept, cb_help_timing, cb_help_gpus,
+                                          cb_help_checking, NULL};
+
+#define MEASURING_MODE(NAME, OPTION, SYNOPSIS, HELP, CHOSEN, MPI)                                  \
+  const struct cb_mode_def cb_mode_##NAME = {                                                          \
+      .name = #NAME,                                                                               \
+      .option = OPTION,                                                                            \
+      .synopsis = SYNOPSIS,                                                                        \
+      .help = HELP,                                                                                \
+      .chosen = CHOSEN,                                                                            \
+      .mpi = MPI,                                                                                  \
+      .pre_mpi = pre_mpi,                                                                          \
+      .run = NAME##_run,                                                                           \
+      .on_error = cb_run_on_error,                                                                 \
+  }
+MEASURING_MODE(copy, NULL, "mpirun -np N collbench --op copy [-e SIZE] [--json FILE]", copy_help,
+               is_copy, single);
+MEASURING_MODE(probe, "--probe", "mpirun -np N collbench --probe [--json FILE]", probe_help,
+               is_probe, single);
+MEASURING_MODE(accept, "--accept", "mpirun -np N collbench --accept FILE [--baseline FILE] [options]",
+               accept_help, is_accept, accept_mpi);
+MEASURING_MODE(matrix, "--matrix", "mpirun -np N collbench --matrix[=SIZE] [options]", accept_help,
+               is_matrix, single);
+MEASURING_MODE(sweep, "--sweep", "mpirun -np N collbench [--sweep] [options]", sweep_help, always,
+               single);

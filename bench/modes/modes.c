@@ -1,0 +1,177 @@
+/* The table of collbench's modes and the one lookup main makes in it;
+ * --help assembled from the modes' sections; the --help/--version/--list
+ * mode itself. */
+#include "modes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "config.h"
+#include "core/cluster.h"
+#include "core/gpu.h"
+#include "core/runinfo.h"
+#include "gitversion.h"
+
+/* In the order argv is matched: the file modes by the option that asks
+ * for them (an --import-nccl-tests or --report run may carry --baseline),
+ * then the measuring modes by what their shared parser read. */
+const struct cb_mode_def *const cb_modes[] = {
+    &cb_mode_import, &cb_mode_report, &cb_mode_model,  &cb_mode_compare, &cb_mode_baseline,
+    &cb_mode_help,   &cb_mode_tune,   &cb_mode_accept, &cb_mode_matrix,  &cb_mode_probe,
+    &cb_mode_copy,   &cb_mode_sweep,  NULL,
+};
+
+/* --help's order of the modes' sections. */
+static const char *const sections[] = {
+    cb_help_what,   cb_help_sizes,  cb_help_timing, cb_help_ucx,     cb_help_verbs, cb_help_gpus,
+    cb_help_checking, cb_help_accept, cb_help_tune, cb_help_reports, cb_help_fleet, cb_help_model,
+    NULL,
+};
+
+static const char header[] =
+    "usage: mpirun -np N collbench [options]\n"
+    "Measures collectives and point-to-point traffic; every rank checks its results.\n"
+    "\n";
+static const char footer[] =
+    "  -h, --help               this text\n"
+    "  -V, --version            version and build configuration\n"
+    "\n"
+    "Exit status: 0 ok, 1 wrong results or failed acceptance, 2 usage or\n"
+    "configuration error, 3 runtime error (backend failure, timeout; gnuplot\n"
+    "failing for --report).\n";
+
+void cb_mode_usage(FILE *out, const struct cb_mode_def *m) {
+  if (!m) {
+    fputs(header, out);
+    for (int i = 0; sections[i]; i++)
+      fputs(sections[i], out);
+  } else {
+    fprintf(out, "usage: %s\n", m->synopsis);
+    for (int i = 0; m->help[i]; i++)
+      fputs(m->help[i], out);
+  }
+  fputs(footer, out);
+}
+
+/* MODE --help, --help MODE (by name), or a mode's option with --help:
+ * that mode's options only. */
+static const struct cb_mode_def *help_of;
+
+static const struct cb_mode_def *wants_help_of(int argc, char **argv) {
+  if (!cb_arg_given(argc, argv, "--help") && !cb_arg_given(argc, argv, "-h"))
+    return NULL;
+  for (int i = 1; i < argc; i++)
+    for (int k = 0; cb_modes[k]; k++)
+      if (argv[i][0] != '-' && cb_modes[k]->help && strcmp(argv[i], cb_modes[k]->name) == 0)
+        return cb_modes[k];
+  for (int k = 0; cb_modes[k]; k++) /* as the lookup below chooses them */
+    if (cb_modes[k]->wants ? cb_modes[k]->wants(argc, argv)
+                           : cb_modes[k]->option && cb_arg_given(argc, argv, cb_modes[k]->option))
+      return cb_modes[k];
+  return NULL;
+}
+
+const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_options *o,
+                                   const struct cb_mode_def **failed, struct cb_error *err) {
+  *failed = NULL;
+  memset(o, 0, sizeof *o);
+  if ((help_of = wants_help_of(argc, argv)))
+    return &cb_mode_help;
+  for (int k = 0; cb_modes[k]; k++) {
+    const struct cb_mode_def *m = cb_modes[k];
+    if (m->wants && m->wants(argc, argv)) {
+      if (m->parse(argc, argv, o, err)) {
+        *failed = m;
+        return NULL;
+      }
+      return m;
+    }
+  }
+  if (cb_cli_parse(argc, argv, &o->run, err)) {
+    *failed = &cb_mode_sweep; /* the measuring modes' parser: their --junit */
+    for (int k = 0; cb_modes[k] && o->run.unknown[0]; k++) {
+      const char *with = cb_modes[k]->goes_with ? cb_modes[k]->goes_with(o->run.unknown) : NULL;
+      if (with) { /* another mode's option: say which, not that it does not exist */
+        err->status = CB_OK;
+        cb_fail(err, CB_USAGE, "%s goes with %s", o->run.unknown, with);
+        break;
+      }
+    }
+    return NULL;
+  }
+  for (int k = 0; cb_modes[k]; k++)
+    if (cb_modes[k]->chosen && cb_modes[k]->chosen(&o->run))
+      return cb_modes[k];
+  return &cb_mode_sweep;
+}
+
+/* --list: what this build and machine can run. */
+static void list(FILE *out) {
+  struct cb_backend_info infos[CB_MAX_LIST];
+  int n;
+  cb_backend_infos(infos, &n);
+  fprintf(out, "backends:\n");
+  for (int i = 0; i < n; i++) {
+    fprintf(out, "  %-8s %s (%s); transports:", infos[i].name,
+            infos[i].usable ? "usable" : "not usable",
+            infos[i].usable ? infos[i].version : infos[i].why);
+    for (const char *const *t = cb_backends[i]->transports; *t; t++)
+      fprintf(out, " %s", *t);
+    fputc('\n', out);
+  }
+  for (int i = 0; cb_unbuilt_backends[i].name; i++)
+    fprintf(out, "  %-8s not built: %s\n", cb_unbuilt_backends[i].name, cb_unbuilt_backends[i].why);
+  fprintf(out, "memory kinds:\n");
+  for (int m = 0; m < CB_NMEMS; m++) {
+    char why[160];
+    int usable = cb_gpu_mem_usable(m, why, sizeof why);
+    fprintf(out, "  %-8s %s\n", cb_mem_names[m], usable ? "usable" : why);
+  }
+  char why[160];
+  if (cb_mem_built(CB_MEM_DEVICE) && !cb_gpu_mpi_cuda_aware(why, sizeof why))
+    fprintf(out, "  device memory with the mpi backend: %s\n", why);
+  for (int b = 0; b < cb_nbackends && cb_mem_built(CB_MEM_DEVICE); b++)
+    if (cb_backends[b]->mem_usable && !cb_backends[b]->mem_usable(CB_MEM_DEVICE, why, sizeof why))
+      fprintf(out, "  device memory with the %s backend: %s\n", cb_backends[b]->name, why);
+  fprintf(out, "ops:");
+  for (int o = 0; o < CB_NOPS; o++)
+    fprintf(out, " %s", cb_ops[o]->name);
+  fprintf(out, "\ndtypes:");
+  for (int d = 0; d < CB_NDTYPES; d++)
+    fprintf(out, " %s", cb_dtypes[d].name);
+  fprintf(out, "\nredops:");
+  for (int r = 0; r < CB_NREDOPS; r++)
+    fprintf(out, " %s", cb_redop_names[r]);
+  fputc('\n', out);
+}
+
+static int help_chosen(const struct cb_cli *cli) {
+  return cli->help || cli->version || cli->list;
+}
+
+/* --help, --version, --list: printed once, by the launcher's rank 0. */
+static int help_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  (void)argc, (void)argv, (void)err;
+  if (cb_launcher_rank() != 0)
+    return CB_OK;
+  if (help_of) {
+    cb_mode_usage(stdout, help_of);
+    return CB_OK;
+  }
+  if (o->run.help)
+    cb_mode_usage(stdout, NULL);
+  if (o->run.version)
+    printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT,
+           CB_CONFIG_SUMMARY);
+  if (o->run.list)
+    list(stdout);
+  return CB_OK;
+}
+
+const struct cb_mode_def cb_mode_help = {
+    .name = "help",
+    .synopsis = "collbench --help [MODE] | MODE --help | --version | --list",
+    .chosen = help_chosen,
+    .run = help_run,
+};

@@ -1,0 +1,14 @@
+/* What the measuring modes' file (mode_run.c) lends --tune's
+ * (mode_tune.c): the steps before MPI_Init, and --junit on an error. */
+#ifndef CB_MODES_RUN_MODES_H
+#define CB_MODES_RUN_MODES_H
+
+#include "mode.h"
+
+/* Backends that fix their path at MPI_Init (MPI's shm or tcp) set it, and
+ * --share-gpu its NCCL variables; rank is the launcher's. */
+int cb_run_pre_mpi(const struct cb_cli *cli, int rank, struct cb_error *err);
+
+void cb_run_on_error(const union cb_mode_options *o, const struct cb_error *err);
+
+#endif

@@ -1,0 +1,34 @@
+/* What the measuring modes (sweep, accept, matrix, probe, copy, tune)
+ * parse into: they share one parser (cli.c), as they share the measuring
+ * options. */
+#ifndef CB_MODES_RUN_OPTIONS_H
+#define CB_MODES_RUN_OPTIONS_H
+
+#include <stdint.h>
+
+#include "core/settings.h"
+#include "core/topology.h"
+#include "fleet/baseline.h"
+#include "tuner/options.h"
+
+struct cb_cli {
+  struct cb_settings settings;
+  const char *json_path, *csv_path, *prom_path, *junit_path;
+  int help, version, list, sweep;
+  const char *accept_path;     /* --accept FILE: run the topology file's checks */
+  struct cb_topology topology; /* loaded from accept_path while parsing */
+  const char *baseline_path;   /* --baseline FILE (else the file's [baseline] file) */
+  long repeat;                 /* --repeat N; -1: the file's, or the default */
+  struct cb_baseline baseline; /* loaded while parsing; nentries 0: none */
+  int matrix;                  /* --matrix: all-pairs bandwidth and latency */
+  uint64_t matrix_bytes;       /* --matrix=SIZE (default 1 MiB) */
+  int probe;                   /* --probe: what every node is made of */
+  int copy;                    /* --op copy: the GPU copy matrix, a mode of its own */
+  int progress;                /* -1: when stderr is a terminal; 0 never; 1 always */
+  struct cb_tune_options tune; /* --tune and its options */
+  /* An option the measuring modes do not know (the parser's refusal
+   * names it); the modes' table says which mode it goes with. */
+  char unknown[64];
+};
+
+#endif
