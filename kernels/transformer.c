@@ -1,3 +1,4 @@
+/* Transformer shapes for the reference training step (transformer.h says more). */
 #include "transformer.h"
 
 #include <stdio.h>

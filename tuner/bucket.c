@@ -1,3 +1,4 @@
+/* DDP-style gradient buckets: tensors packed in gradient-ready order (bucket.h says more). */
 #include "bucket.h"
 
 int cb_buckets_assign(const size_t *tensor_elems, int ntensors, size_t elem_size, uint64_t cap,

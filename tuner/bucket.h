@@ -1,4 +1,6 @@
-/* DDP-style gradient buckets (REFERENCE.md section 3): tensors are taken
+/* DDP-style gradient buckets (Li et al., "PyTorch Distributed",
+ * VLDB 2020, section 3.2.3; torch.nn.parallel.DistributedDataParallel's
+ * bucket_cap_mb): tensors are taken
  * in the order their gradients become ready and packed into buckets of
  * about `cap` bytes; a bucket closes once it holds `cap` bytes or more, and
  * a tensor is never split across buckets. Pure: unit-tested. */

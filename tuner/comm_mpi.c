@@ -10,7 +10,8 @@
  * MPI_THREAD_SERIALIZED: the compute thread makes no MPI call while the
  * communication thread works (wait_all() hands MPI back).
  *
- * Settings change at run time (REFERENCE.md section 4): with
+ * Settings change at run time (Open MPI 4.1, coll/tuned's
+ * MCA parameters and ompi/mca/coll/tuned/coll_tuned_component.c): with
  * coll_tuned_use_dynamic_rules=1 set before MPI_Init, write the algorithm
  * and segment size through MPI_T, then MPI_Comm_dup: the new communicator
  * uses them. */

@@ -4,7 +4,7 @@
  * rest of backward as DDP's does. Each (algorithm, protocol, CTAs) is its
  * own communicator, shared by the bucket sizes (setting_cache.h): NCCL
  * reads NCCL_ALGO and NCCL_PROTO at communicator init, and the CTA count
- * goes in through ncclConfig_t (REFERENCE.md section 2). */
+ * goes in through ncclConfig_t (NCCL user guide, API, "ncclConfig_t": cgaClusterSize, minCTAs, maxCTAs). */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <stdio.h>

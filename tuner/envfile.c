@@ -1,3 +1,4 @@
+/* The --env-out file: validated, single-quoted export lines (envfile.h says more). */
 #include "envfile.h"
 
 #include <string.h>

@@ -1,3 +1,5 @@
+/* NCCL_ALGO and NCCL_PROTO as NCCL reads them, and the values --env-out writes for them
+ * (nccl_choice.h says more). */
 #include "nccl_choice.h"
 
 #include <stdio.h>

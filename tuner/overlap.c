@@ -1,3 +1,5 @@
+/* The overlap engine: the reference step with its buckets all-reduced as gradients become
+ * ready, timed (overlap.h says more). */
 #include "overlap.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* --plugin-out's rules file from the sweep's results: the fastest algorithm and protocol per
+ * size (plugin.h says more). */
 #include "plugin.h"
 
 #include <math.h>

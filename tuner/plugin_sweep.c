@@ -1,3 +1,5 @@
+/* --plugin-out's sweep: each collective over every NCCL algorithm and protocol pair, through
+ * the engine (plugin_sweep.h says more). */
 #include "plugin_sweep.h"
 
 #include <stdio.h>

@@ -1,3 +1,5 @@
+/* The search over a cb_space: coordinate descent with noise-aware moves, or the exhaustive grid
+ * (search.h says more). */
 #include "search.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* Communicators shared by configurations that differ only in bucket size (setting_cache.h says
+ * more). */
 #include "setting_cache.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* What the tuner searches, and the grid of valid combinations (space.h says more). */
 #include "space.h"
 
 #include <stdio.h>

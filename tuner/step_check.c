@@ -1,3 +1,5 @@
+/* --accept's [step] check: the tuner's reference step run once, its ratio judged (step_check.h
+ * says more). */
 #include "step_check.h"
 
 #include <stdio.h>
@@ -6,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/gpu.h"
-#include "tune.h"
+#include "step_setup.h"
 #include "core/watchdog.h"
 
 int cb_step_check_validate(const struct cb_cluster *cl, const struct cb_step_check *c,

@@ -1,3 +1,5 @@
+/* The --trials file: setup, one line per configuration measured, the summary; and --resume's
+ * reading of it (trials.h says more). */
 #include "trials.h"
 
 #include <errno.h>

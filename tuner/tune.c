@@ -1,4 +1,7 @@
+/* --tune: the reference step, the overlap engine and the search, driven together (tune.h says
+ * more). */
 #include "tune.h"
+#include "step_setup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +18,7 @@
 #include "plugin_sweep.h"
 #include "trials.h"
 #include "base/units.h"
-#include "base/verdict.h"
+#include "core/verdict.h"
 #include "core/watchdog.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
@@ -111,30 +114,7 @@ static int measure_batch(void *user, const char *phase, const struct cb_tune_con
   return rc;
 }
 
-static long mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  char line[256];
-  long kb = -1;
-  while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
-      break;
-  if (f)
-    fclose(f);
-  return kb;
-}
 
-int cb_tune_check_memory(const struct cb_cluster *cl, const struct cb_model *m,
-                         struct cb_error *err) {
-  long kb = mem_available();
-  double need = (double)cb_model_host_bytes(m) * cl->local_size;
-  if (kb > 0 && need > (double)kb * 1024.0 * 0.9)
-    return cb_fail(err, CB_USAGE,
-                   "--model %s: %d ranks on %s need %.1f GiB for weights, gradients and "
-                   "activations, %.1f GiB are available: choose a smaller model or "
-                   "--model-config (e.g. seq=, layers=)",
-                   m->name, cl->local_size, cl->hostname, need / (1 << 30), (double)kb / (1 << 20));
-  return CB_OK;
-}
 
 static int baseline_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_error *err) {
   const char *v = getenv(BUCKET_VAR);
@@ -485,30 +465,6 @@ static int open_outputs(struct tuner *t, const struct cb_space *space, struct cb
   return CB_OK;
 }
 
-/* Which library --tune tunes: --backend, else nccl where this build has
- * the GPU step and a GPU is usable, else mpi. */
-int cb_tune_choose(const char *backend, const struct cb_compute **compute,
-                   const struct cb_comm **comm, struct cb_error *err) {
-  const char *why, *gpu_why;
-  const struct cb_compute *gpu = cb_compute_gpu(&gpu_why);
-  char none[256] = "";
-  int gpus = gpu ? cb_gpu_count(none, sizeof none) : 0;
-  int want_nccl = backend ? !strcmp(backend, "nccl") : gpus > 0 && CB_HAVE_NCCL;
-  if (want_nccl) {
-#if CB_HAVE_NCCL
-    if (!gpu)
-      return cb_fail(err, CB_USAGE, "--tune --backend nccl: %s", gpu_why);
-    if (!gpus)
-      return cb_fail(err, CB_USAGE, "--tune --backend nccl: %s", none);
-    *compute = gpu, *comm = &cb_comm_nccl;
-    return CB_OK;
-#endif
-  }
-  if (!(*compute = cb_compute_host(&why)))
-    return cb_fail(err, CB_USAGE, "--tune: %s", why);
-  *comm = &cb_comm_mpi;
-  return CB_OK;
-}
 
 /* The search space of the chosen library, from the options. */
 static int make_space(const struct cb_cluster *cl, const struct cb_tune_options *opt,
@@ -577,7 +533,8 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
     cb_trials_close(&t.trials, &(struct cb_error){0});
     return rc ? rc : cb_fail(err, CB_USAGE, "another rank could not set up --tune");
   }
-  /* ranks sharing cores get one BLAS thread each (REFERENCE.md section 4) */
+  /* ranks sharing cores get one BLAS thread each (OpenBLAS README, OPENBLAS_NUM_THREADS:
+   * more threads than cores slow every rank down) */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int threads = cl->local_size >= cores ? 1 : (int)(cores / cl->local_size);
   if (cb_watchdog_start(cl, opt->timeout)) {

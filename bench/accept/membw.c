@@ -1,3 +1,4 @@
+/* The memory copy reference of relative thresholds (membw.h says more). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -283,7 +283,8 @@ static int read_cvar_int(const char *name, MPI_Datatype type, int fallback) {
   return read_cvar_as(name, type, NULL, 0, &v) ? v : fallback;
 }
 
-/* What coll/tuned will run (REFERENCE.md section 4): an algorithm is
+/* What coll/tuned will run (Open MPI 4.1, ompi/mca/coll/tuned/coll_tuned_component.c and
+ * coll_tuned_allreduce_decision.c): an algorithm is
  * forced only with use_dynamic_rules and coll_tuned_<coll>_algorithm set;
  * a dynamic rules file decides by rules collbench cannot see. */
 static void read_tuned(struct mpi_ctx *c) {

@@ -1,3 +1,5 @@
+/* NCCL takes its paths and logging from the environment, read when the first communicator is
+ * made (nccl_env.h says more). */
 #include "nccl_env.h"
 
 #include <stdio.h>
@@ -8,7 +10,8 @@
 const char *const cb_nccl_transports[] = {"auto", "nvlink", "pcie",   "shm", "net",
                                           "ib",   "roce",   "socket", NULL};
 
-/* REFERENCE.md section 2. NCCL prefers NVLink whenever it exists, so pcie
+/* NCCL's environment variables (NCCL user guide, "Environment Variables":
+ * NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, NCCL_NET). NCCL prefers NVLink whenever it exists, so pcie
  * only allows peer copies at any PCIe distance; the record says what NCCL
  * actually chose. Network choices turn off the node-local paths so even
  * ranks on one node go through the network. */

@@ -1,3 +1,5 @@
+/* The path NCCL actually used, read from its own INFO log (NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS
+ * including INIT and GRAPH) (nccl_log.h says more). */
 #include "nccl_log.h"
 
 #include <stdio.h>

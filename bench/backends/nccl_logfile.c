@@ -1,3 +1,5 @@
+/* This process's NCCL log file: made once, read for the path NCCL used and for its warnings
+ * (nccl_logfile.h says more). */
 #include "nccl_logfile.h"
 
 #include <dirent.h>

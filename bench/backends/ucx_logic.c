@@ -1,3 +1,5 @@
+/* The ucx backend's pure logic, apart from any UCP context so that it is unit-tested without a
+ * GPU or a CUDA-enabled UCX (ucx_logic.h says more). */
 #include "ucx_logic.h"
 
 #include <stdio.h>

@@ -1,3 +1,5 @@
+/* The verbs backend's pure logic, apart from any device so that it is unit-tested on machines
+ * without RDMA (verbs_logic.h says more). */
 #include "verbs_logic.h"
 
 #include <stdio.h>

@@ -1,3 +1,5 @@
+/* OpenBLAS (its pthreads build) starts worker threads from a library constructor, before main,
+ * in every process that links it, and stops them in its ... (blas_threads.h says more). */
 #include "blas_threads.h"
 
 #include "config.h"

@@ -1,3 +1,4 @@
+/* Element types and reduction operations, as tables (dtype.h says more). */
 #include "dtype.h"
 
 #include <math.h>

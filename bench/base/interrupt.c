@@ -1,3 +1,5 @@
+/* SIGINT and SIGTERM: a message, the temporary file of an output being replaced removed, exit 3
+ * (interrupt.h says more). */
 #include "interrupt.h"
 
 #include <signal.h>

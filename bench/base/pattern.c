@@ -1,3 +1,5 @@
+/* Check patterns: the value rank r holds at element i, and what a correct result holds
+ * (pattern.h says more). */
 #include "pattern.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* Bounded reading of input files, for every reader (readbound.h says more). */
 #include "readbound.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* Robust statistics for fleet baselines (--baseline, --compare) (robust.h says more). */
 #include "robust.h"
 
 #include <math.h>

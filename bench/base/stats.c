@@ -1,3 +1,4 @@
+/* Summary statistics of timing samples (stats.h says more). */
 #include "stats.h"
 
 #include <math.h>

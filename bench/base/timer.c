@@ -1,3 +1,4 @@
+/* The clock every measurement uses, and its own cost (timer.h says more). */
 #define _GNU_SOURCE
 #include "timer.h"
 

@@ -1,3 +1,5 @@
+/* Parsing and printing of sizes, counts and durations given on the command line (units.h says
+ * more). */
 #include "units.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* Where this process sits: rank, node, hostnames, the launch checked (cluster.h says more). */
 #include "cluster.h"
 
 #include <stdio.h>

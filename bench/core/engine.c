@@ -1,3 +1,5 @@
+/* The measuring engine: settings expanded into series and sizes, buffers, checks, the sinks fed
+ * (engine.h says more). */
 #include "engine.h"
 
 #include <stdarg.h>

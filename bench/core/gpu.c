@@ -1,3 +1,5 @@
+/* GPU runtime helpers: GPU count and why none, binding, pinned and device buffers, CUDA-aware
+ * MPI (gpu.h says more). */
 #include "gpu.h"
 
 #include <mpi.h>

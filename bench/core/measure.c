@@ -1,3 +1,5 @@
+/* Timing one op at one size: warm-up, then samples until the median is precise enough or time
+ * is up (measure.h says more). */
 #include "measure.h"
 
 #include <math.h>

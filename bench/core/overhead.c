@@ -1,3 +1,5 @@
+/* Communication overhead of a training step, the one definition every mode prints and judges
+ * (--tune, --predict, --report, --accept's [step]) (overhead.h says more). */
 #include "overhead.h"
 
 #include <math.h>

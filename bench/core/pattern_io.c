@@ -1,3 +1,4 @@
+/* Where check patterns are written and read (pattern_io.h says more). */
 #include "pattern_io.h"
 
 #include <stdio.h>

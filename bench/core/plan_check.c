@@ -1,3 +1,4 @@
+/* Whether a run would measure anything, known before it starts (plan_check.h says more). */
 #include "plan_check.h"
 
 #include <stdio.h>

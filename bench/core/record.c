@@ -1,3 +1,5 @@
+/* The measurement record every output reads, and --stat's choice of its figure (record.h says
+ * more). */
 #include "record.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* The run record: what ran, where, with what; collected once, read by every output (runinfo.h
+ * says more). */
 #include "runinfo.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* What to run: settings' defaults and names (settings.h says more). */
 #include "settings.h"
 
 #include <string.h>

@@ -1,3 +1,4 @@
+/* Topology files (topologies/NAME.conf) (topology.h says more). */
 #include "topology.h"
 
 #include <errno.h>

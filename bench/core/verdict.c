@@ -1,3 +1,5 @@
+/* Verdicts: PASS, WARN, FAIL or INCONCLUSIVE of a figure's interval against its levels
+ * (verdict.h says more). */
 #include "verdict.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* A hang must name who is stuck where (watchdog.h says more). */
 #include "watchdog.h"
 
 #include <poll.h>

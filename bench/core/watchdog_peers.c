@@ -1,3 +1,4 @@
+/* Which rank is the stuck one (watchdog_peers.h says more). */
 #define _GNU_SOURCE /* accept4 */
 #include "watchdog_peers.h"
 

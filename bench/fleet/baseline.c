@@ -10,7 +10,7 @@
 #include "config.h"
 #include "gitversion.h"
 #include "output/replace.h"
-#include "report/report.h"
+#include "records/records.h"
 #include "base/units.h"
 
 const char *const cb_bl_kind_names[] = {"result", "pair", "node"};

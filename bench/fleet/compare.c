@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modes/cli.h"
 #include "output/replace.h"
 
 /* Results compare time, pairs and nodes bandwidth: one metric each. */

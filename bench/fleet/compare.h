@@ -26,6 +26,17 @@ struct cb_ratio cb_compare_metric(const struct cb_bl_entry *o, const struct cb_b
 int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b, double min_ratio,
                FILE *out, int *common);
 
+#define CB_MAX_FLEET_INPUTS 64
+/* --baseline FILE... --out FILE and --compare OLD NEW (bench/modes/mode_fleet.c). */
+struct cb_baseline_cli {
+  const char *inputs[CB_MAX_FLEET_INPUTS], *out;
+  int ninputs;
+};
+struct cb_compare_cli {
+  const char *old_path, *new_path;
+  double min_slowdown; /* SLOWER: the slowdown's 95% CI above this */
+};
+
 /* The whole of --compare: exit 0 (none slower), 1 (some), 2 (bad input). */
 struct cb_compare_cli;
 int cb_compare_main(const struct cb_compare_cli *c);

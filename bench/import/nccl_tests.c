@@ -1,3 +1,5 @@
+/* nccl-tests' output (its table or its -J JSON) read into collbench's records (nccl_tests.h
+ * says more). */
 #include "nccl_tests.h"
 
 #include <ctype.h>

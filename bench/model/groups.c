@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/topology.h"
 #include "groups.h"
 
 /* A run over several nodes with ranks sharing nodes is labelled

@@ -4,7 +4,7 @@
 #ifndef CB_MODEL_GROUPS_H
 #define CB_MODEL_GROUPS_H
 
-#include "../report/report.h"
+#include "records/records.h"
 #include "model.h"
 
 struct cb_fit_group {

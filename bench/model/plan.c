@@ -1,3 +1,4 @@
+/* --predict's planning table (plan.h says more). */
 #include "plan.h"
 
 #if CB_HAVE_JANSSON

@@ -40,8 +40,8 @@ static int parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, stru
     else if (strcmp(a, "--baseline") == 0)
       continue;
     else if (strncmp(a, "--baseline=", 11) == 0 || a[0] != '-' || strcmp(a, "-") == 0) {
-      if (b->ninputs == CB_MAX_REPORT_INPUTS)
-        return cb_fail(err, CB_USAGE, "--baseline: at most %d files", CB_MAX_REPORT_INPUTS);
+      if (b->ninputs == CB_MAX_FLEET_INPUTS)
+        return cb_fail(err, CB_USAGE, "--baseline: at most %d files", CB_MAX_FLEET_INPUTS);
       b->inputs[b->ninputs++] = a[0] == '-' && a[1] ? a + 11 : a;
     } else
       return cb_fail(err, CB_USAGE, "option '%s' does not go with --baseline FILE... --out FILE",

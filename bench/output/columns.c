@@ -1,3 +1,4 @@
+/* The result columns shared by JSON Lines and CSV (columns.h says more). */
 #include "columns.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* Streamed outputs (--json, --csv, --trials): whole lines as they come (lines.h says more). */
 #include "lines.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* Output paths checked before a run, and files replaced whole at its end (replace.h says more). */
 #include "replace.h"
 
 #include <errno.h>

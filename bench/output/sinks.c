@@ -1,3 +1,4 @@
+/* The sinks as one: each call handed to every sink that has it (sink.h says more). */
 #include "sink.h"
 
 #include "replace.h"

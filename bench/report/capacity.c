@@ -14,7 +14,7 @@
 #include "../model/nccl_predict.h"
 #include "base/units.h"
 #include "escape.h"
-#include "report.h"
+#include "parts.h"
 
 /* Message sizes of the capacity chart: a latency-bound and a
  * bandwidth-bound one. */
@@ -22,29 +22,8 @@ static const uint64_t capacity_sizes[] = {1u << 20, 256u << 20};
 #define NCAPACITY_SIZES 2
 #define MAX_GPUS 16384
 
-int cb_rep_nfit(const struct cb_rep_data *d) {
-  return d->nruns >= 3 ? d->nruns - 1 : 1;
-}
 
-void cb_rep_fit(const struct cb_rep_data *d, struct cb_fit_groups *gs) {
-  *gs = (struct cb_fit_groups){0};
-  for (int file = 0; file < cb_rep_nfit(d); file++)
-    cb_fit_groups_add(gs, d, NULL, file);
-  cb_fit_groups_fit(gs);
-}
 
-static const char *base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
-
-const char *cb_rep_fit_names(const struct cb_rep_data *d, char *buf, size_t len) {
-  size_t at = 0;
-  buf[0] = '\0';
-  for (int file = 0; file < cb_rep_nfit(d) && at < len; file++)
-    at += snprintf(buf + at, len - at, "%s%s", file ? " + " : "", base_name(d->runs[file].path));
-  return buf;
-}
 
 /* "model (ring) fitted on a.jsonl; held-out median |error| 12%": what the
  * dashed lines are and how far to trust them, in the chart's key. */

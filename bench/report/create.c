@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "parts.h"
 
 #define MAX_OPEN 8 /* the report holds at most a data file and a script open */
 
@@ -93,38 +93,4 @@ int cb_rep_check_out(const char *dir, struct cb_error *err) {
   return CB_OK;
 }
 
-/* Moves every file of the private folder `priv` into `dir` and removes it. */
-static int move_out(const char *dir, const char *priv, struct cb_error *err) {
-  DIR *d = opendir(priv);
-  if (!d)
-    return cb_fail(err, CB_RUNTIME, "--report: cannot read '%s': %s", priv, strerror(errno));
-  int rc = CB_OK;
-  char from[4096], to[4096];
-  for (struct dirent *e; (e = readdir(d));) {
-    if (e->d_name[0] == '.')
-      continue; /* gnuplot writes no dot files; "." and ".." */
-    if (snprintf(from, sizeof from, "%s/%s", priv, e->d_name) >= (int)sizeof from ||
-        snprintf(to, sizeof to, "%s/%s", dir, e->d_name) >= (int)sizeof to)
-      continue; /* cannot happen: priv is dir plus 16 */
-    if (rename(from, to) != 0 && rc == CB_OK)
-      rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", to, strerror(errno));
-    unlink(from); /* left only when the rename failed */
-  }
-  closedir(d);
-  rmdir(priv);
-  return rc;
-}
 
-int cb_rep_gnuplot_private(const char *dir, const char *script, struct cb_error *err) {
-  char priv[4096], name[64];
-  if (snprintf(priv, sizeof priv, "%s/.gnuplot.XXXXXX", dir) >= (int)sizeof priv)
-    return cb_fail(err, CB_USAGE, "--out: '%s': name too long", dir);
-  if (!mkdtemp(priv)) /* mode 0700, ours: no one else can plant a link in it */
-    return cb_fail(err, CB_USAGE, "--out: cannot write in '%s': %s", dir, strerror(errno));
-  snprintf(name, sizeof name, "%s", strrchr(priv, '/') + 1);
-  int rc = cb_rep_run_gnuplot_in(dir, name, script, err);
-  struct cb_error move_err = {0};
-  if (move_out(dir, priv, &move_err) && rc == CB_OK)
-    rc = cb_fail(err, move_err.status, "%s", move_err.msg);
-  return rc;
-}

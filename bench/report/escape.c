@@ -1,3 +1,4 @@
+/* Escaping for the two places strings read from input files reach (escape.h says more). */
 #include "escape.h"
 
 #include <stddef.h>

@@ -8,7 +8,7 @@
 
 #include "fleet/baseline.h"
 #include "escape.h"
-#include "report.h"
+#include "parts.h"
 
 /* The baseline entry of a series' point (NULL: none). */
 static const struct cb_bl_entry *entry_of(const struct cb_rep_data *d, const struct cb_record *r) {

@@ -10,7 +10,7 @@
 
 #include "base/units.h"
 #include "escape.h"
-#include "report.h"
+#include "parts.h"
 
 /* One file's matrix: N x N cells, row = sending rank, NAN = not measured. */
 struct grid {
@@ -143,11 +143,6 @@ static void put_cbrange(FILE *f, const struct grid *g, const double *v, int is_l
   fprintf(f, "cb_low = %.6g\ncb_high = %.6g\n", lo, hi);
 }
 
-static const char *base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
-
 static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix, const char *dir,
                        struct cb_error *err) {
   struct grid g;
@@ -184,7 +179,7 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
             *matrix ? "source GPU" : "sending rank");
     /* the file name comes from the command line; it reaches the script
      * only as a quoted string */
-    const char *name = base_name(d->runs[file].path);
+    const char *name = cb_rep_base_name(d->runs[file].path);
     char size[32];
     if (g.has_bw) {
       fputs("\nblock = 0\nvalue_label = 'GB/s'\nhigh_is_good = 1\n", f);

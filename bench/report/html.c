@@ -6,7 +6,7 @@
 
 #include "../model/groups.h"
 #include "escape.h"
-#include "report.h"
+#include "parts.h"
 
 static void cell(FILE *f, const char *s) {
   fputs("<td>", f);

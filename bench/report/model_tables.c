@@ -6,7 +6,7 @@
 #include "../model/groups.h"
 #include "base/units.h"
 #include "escape.h"
-#include "report.h"
+#include "parts.h"
 
 static int by_abs(const void *a, const void *b) {
   double x = fabs(*(const double *)a), y = fabs(*(const double *)b);

@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "escape.h"
-#include "report.h"
+#include "parts.h"
 
 #ifndef CB_GNUPLOT
 #define CB_GNUPLOT "gnuplot"
@@ -21,17 +21,11 @@
 #define CB_REPORTS_DIR "reports"
 #endif
 
-#define CHART_SIZE "size 960,600"
 
 /* Point-to-point latency, and the model's collectives: their time chart
  * shows the latency term (alpha) the busbw chart hides at small sizes. */
 int cb_rep_has_latency(const char *op) {
   return strcmp(op, "p2p_lat") == 0 || cb_mop_find(op) >= 0;
-}
-
-static const char *base_name(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
 }
 
 static int write_data(const struct cb_rep_data *d, int first, int n, const char *path,
@@ -61,7 +55,7 @@ static void put_title(FILE *f, const struct cb_rep_data *d, const struct cb_rep_
   char t[TITLE_MAX + 1], file[96] = "";
   const struct cb_rep_run *run = &d->runs[s->file];
   if (d->nruns > 1 || v->file) /* the rank count is what compared files usually differ in */
-    snprintf(file, sizeof file, "%s (%ld rank%s, %ld node%s)", base_name(run->path), run->nranks,
+    snprintf(file, sizeof file, "%s (%ld rank%s, %ld node%s)", cb_rep_base_name(run->path), run->nranks,
              run->nranks == 1 ? "" : "s", run->nnodes, run->nnodes == 1 ? "" : "s");
   snprintf(t, sizeof t, "%s%s%s %s %s%s%s%s%s%s", file, *file ? ": " : "", s->backend, s->mem,
            s->transport, v->dtype ? " " : "", v->dtype ? s->dtype : "", v->redop ? " " : "",
@@ -74,26 +68,6 @@ static void put_title(FILE *f, const struct cb_rep_data *d, const struct cb_rep_
   cb_gp_put_string(f, t);
 }
 
-/* The source tree's templates while developing, the installed ones after
- * `make install` (the source tree may be gone by then). */
-static int copy_template(FILE *out, const char *name, struct cb_error *err) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", CB_REPORTS_DIR, name);
-  FILE *in = fopen(path, "r");
-  if (!in) {
-    snprintf(path, sizeof path, "%s/%s", CB_REPORTS_INSTALL_DIR, name);
-    in = fopen(path, "r");
-  }
-  if (!in)
-    return cb_fail(err, CB_USAGE, "--report: cannot read the chart template '%s': %s", path,
-                   strerror(errno));
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-    fwrite(buf, 1, n, out);
-  fclose(in);
-  return CB_OK;
-}
 
 /* Size tics at powers of two (every other one over wide ranges), labelled
  * in B, KiB, MiB: gnuplot's own %B prefixes read "ki" and pad oddly. */
@@ -119,26 +93,6 @@ static void put_xtics(FILE *f, const struct cb_rep_data *d, int first, int n) {
   fprintf(f, ")\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
 }
 
-/* One chart as PNG and SVG: the same template under both terminals. */
-int cb_rep_put_chart(FILE *f, const char *stem, const char *template_name, const char *title,
-                     struct cb_error *err) {
-  fprintf(f, "\n# %s\nchart_title = ", stem);
-  cb_gp_put_string(f, title);
-  /* gp_out: the private folder collbench runs gnuplot with (create.c);
-   * the script still runs by hand, writing beside itself */
-  fprintf(f, "\nif (!exists('gp_out')) gp_out = '.'\n");
-  fprintf(f, "set terminal @png_term\nset output gp_out.'/%s.png'\n", stem);
-  if (copy_template(f, template_name, err))
-    return err->status;
-  fprintf(f,
-          "set output\nset terminal svg noenhanced " CHART_SIZE " background rgb 'white'\n"
-          "set output gp_out.'/%s.svg'\n",
-          stem);
-  if (copy_template(f, template_name, err))
-    return err->status;
-  fputs("set output\n", f);
-  return CB_OK;
-}
 
 /* OP_KIND.png and .svg from reports/KIND.gp. */
 static int put_chart(FILE *f, const char *op, const char *kind, const char *title,
@@ -149,12 +103,6 @@ static int put_chart(FILE *f, const char *op, const char *kind, const char *titl
   return cb_rep_put_chart(f, stem, template_name, title, err);
 }
 
-void cb_rep_put_png_term(FILE *f) {
-  fputs("# pngcairo draws smoother lines; plain png (libgd) where it is missing.\n"
-        "png_term = (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0 ? 'pngcairo' : 'png')"
-        " . ' noenhanced " CHART_SIZE "'\n",
-        f);
-}
 
 /* OP_ratio.dat: for each later file's series with a match in the first
  * file, its busbw over the match's at the sizes both have (one block per
@@ -230,7 +178,7 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
     /* the first file's name comes from the command line: a quoted string */
     char ratio_title[160];
     snprintf(ratio_title, sizeof ratio_title, "%s: bus bandwidth relative to %s", op,
-             base_name(d->runs[0].path));
+             cb_rep_base_name(d->runs[0].path));
     if (!rc)
       rc = put_chart(f, op, "ratio", ratio_title, err);
   }
@@ -239,38 +187,7 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
   return rc;
 }
 
-int cb_rep_run_gnuplot(const char *dir, const char *script, struct cb_error *err) {
-  return cb_rep_gnuplot_private(dir, script, err);
-}
 
-/* gnuplot SCRIPT in DIR, without a shell: no input string is ever parsed
- * by one, and relative output names keep DIR out of the script; its charts
- * go to DIR/OUTDIR (gp_out). */
-int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *script,
-                          struct cb_error *err) {
-  char gp_out[128];
-  snprintf(gp_out, sizeof gp_out, "gp_out='%s'", outdir); /* mkdtemp's letters: no quote */
-  pid_t pid = fork();
-  if (pid < 0)
-    return cb_fail(err, CB_RUNTIME, "--report: fork: %s", strerror(errno));
-  if (pid == 0) {
-    int null = open("/dev/null", O_RDONLY);
-    if (null >= 0)
-      dup2(null, STDIN_FILENO);
-    char *const argv[] = {"gnuplot", "-e", gp_out, (char *)script, NULL};
-    if (chdir(dir) == 0)
-      execvp(CB_GNUPLOT, argv);
-    fprintf(stderr, "collbench: cannot run %s in '%s': %s\n", CB_GNUPLOT, dir, strerror(errno));
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return cb_fail(err, CB_RUNTIME, "--report: waitpid: %s", strerror(errno));
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return cb_fail(err, CB_RUNTIME, "--report: gnuplot failed on %s/%s", dir, script);
-  return CB_OK;
-}
 
 int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
   char path[4096], script[64];

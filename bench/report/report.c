@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 
 #include "fleet/baseline.h"
-#include "modes/cli.h"
+#include "parts.h"
 #include "report.h"
 
 static int has_tuning(const struct cb_rep_data *d) {

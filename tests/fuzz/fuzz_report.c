@@ -1,4 +1,4 @@
-/* libFuzzer harness for --report's reader (bench/report/input.c) and what
+/* libFuzzer harness for --report's reader (bench/records/read.c) and what
  * reads its result: the ordering and the HTML sections built from pairs,
  * verdicts, fits and trials (the heatmap grid among them). Charts and
  * gnuplot are left out: they write files and run a program. */
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "bench/report/report.h"
+#include "bench/report/parts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *paths[FUZZ_MAX_FILES];

@@ -8,7 +8,7 @@
 #include "core/overhead.h"
 #include "tap.h"
 #include "tuner/overlap.h"
-#include "base/verdict.h"
+#include "core/verdict.h"
 
 static void test_definition(void) {
   struct cb_overhead o = cb_overhead_from_rho_interval(0.25, 0.25, 0.25);

@@ -10,7 +10,7 @@
 #include "presets.h"
 #include "tap.h"
 #include "core/topology.h"
-#include "base/verdict.h"
+#include "core/verdict.h"
 
 static const char good[] = "# a comment\n"
                            "[system]\n"

@@ -10,7 +10,7 @@
 #include "accept/accept.h"
 #include "output/sink.h"
 #include "tap.h"
-#include "base/verdict.h"
+#include "core/verdict.h"
 
 static void test_interval(void) {
   /* bandwidths: at least 100 */

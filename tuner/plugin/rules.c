@@ -1,3 +1,5 @@
+/* The rules file of collbench's NCCL tuner plugin (RULES.md beside this file) (rules.h says
+ * more). */
 #include "rules.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "records.h"
 
 static int by_bytes(const void *a, const void *b) {
   const struct cb_record *x = a, *y = b;
@@ -96,4 +96,9 @@ int cb_rep_has_ratio(const struct cb_rep_data *d, int first, int n) {
     if (cb_rep_ratio_base(d, first, n, i) >= 0)
       return 1;
   return 0;
+}
+
+const char *cb_rep_base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
 }

@@ -10,7 +10,7 @@
 #include "core/overhead.h"
 #include "base/readbound.h"
 #include "config.h"
-#include "report.h"
+#include "records.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>

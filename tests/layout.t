@@ -1,0 +1,69 @@
+#!/bin/sh
+# The house's rules (bench/LAYOUT.md): the include graph and the built
+# library's calls point down the layers with no cycle and no file name
+# twice (scripts/include-graph.sh), and the checker catches each kind of
+# break; main dispatches through the modes' table only; each mode's --help.
+. tests/lib.sh
+plan 12
+
+scripts/include-graph.sh >"$TMP/graph" 2>&1
+ok $? "scripts/include-graph.sh: no cycle, no upward include, no file name twice"
+[ $? -eq 0 ] || diag "$TMP/graph"
+[ "$(scripts/include-graph.sh --edges | wc -l)" -gt 300 ]
+ok $? "the graph holds the modules' edges (includes and calls: over 300)"
+
+# A copy of the sources (no library: includes only) with one break each.
+copy() {
+  rm -rf "$TMP/tree" && mkdir -p "$TMP/tree/scripts" &&
+    cp -r bench tuner kernels "$TMP/tree/" && cp scripts/include-graph.sh "$TMP/tree/scripts/"
+}
+copy && echo '#include "modes/cli.h"' >>"$TMP/tree/bench/base/units.c"
+"$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'upward include: bench/base/units (layer 0) -> bench/modes/cli' "$TMP/out"
+ok $? "an include from base/ up to modes/ is named"
+copy && echo '#include "core/engine.h"' >>"$TMP/tree/bench/core/measure.c"
+"$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'loop' "$TMP/out" && grep -q 'bench/core/measure' "$TMP/out" &&
+  grep -q 'bench/core/engine' "$TMP/out"
+ok $? "an include cycle (engine <-> measure) is named"
+copy && cp bench/base/stats.c "$TMP/tree/bench/core/stats.c"
+"$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'file name used twice: bench/base/stats.c bench/core/stats.c' "$TMP/out"
+ok $? "a file name used twice is named"
+copy && mkdir -p "$TMP/tree/bench/misc" && echo '#include "base/error.h"' >"$TMP/tree/bench/misc/odd.c"
+"$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'no layer: bench/misc/odd' "$TMP/out"
+ok $? "a folder outside the layers is named"
+# A cycle only the calls show: a leaf calling back into its hub, each
+# declared in a header of no .c (what hid five cycles before).
+copy && mkdir -p "$TMP/tree/build" && cd "$TMP/tree" &&
+  printf 'void leaf(void);\nvoid hub(void) { leaf(); }\n' >bench/core/hubx.c &&
+  printf 'void hub(void);\nvoid leaf(void) { hub(); }\n' >bench/core/leafx.c &&
+  cc -c -o build/hubx.o bench/core/hubx.c && cc -c -o build/leafx.o bench/core/leafx.c &&
+  ar rcs build/libcollbench.a build/hubx.o build/leafx.o && cd - >/dev/null &&
+  "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'bench/core/hubx' "$TMP/out" && grep -q 'bench/core/leafx' "$TMP/out"
+ok $? "a cycle of calls without includes is named (from the library's symbols)"
+
+# main: the modes' table only.
+! grep -nE 'argv\[|strcmp|strncmp|getopt|cb_cli_' bench/main.c >"$TMP/sniff"
+ok $? "bench/main.c reads no argv itself (one lookup in the modes' table)"
+[ -s "$TMP/sniff" ] && diag "$TMP/sniff"
+
+# Each mode's --help: its synopsis and its own section, not another's.
+./collbench --report --help >"$TMP/h" 2>&1 && head -1 "$TMP/h" | grep -q '^usage: collbench --report' &&
+  grep -q '^Reports' "$TMP/h" && ! grep -q '^Tuning' "$TMP/h" && grep -q '^Exit status' "$TMP/h"
+ok $? "--report --help: the report mode's options only"
+./collbench accept --help >"$TMP/h" 2>&1 && grep -q '^Acceptance' "$TMP/h" && ! grep -q '^Reports' "$TMP/h"
+ok $? "collbench accept --help: acceptance's options"
+./collbench --help tune >"$TMP/h" 2>&1 && grep -q '^Tuning' "$TMP/h" && ! grep -q '^Acceptance' "$TMP/h"
+ok $? "collbench --help tune: tuning's options"
+# Every section of the full --help belongs to some mode's help.
+./collbench --help | grep -E '^[A-Z][A-Za-z ()]*' | grep -v '^Measures\|^Exit' | cut -c1-12 | sort -u >"$TMP/full"
+for m in sweep copy probe accept matrix tune report import baseline compare model; do
+  ./collbench "$m" --help
+done 2>&1 | grep -E '^[A-Z][A-Za-z ()]*' | grep -v '^Exit' | cut -c1-12 | sort -u >"$TMP/modes"
+diff "$TMP/full" "$TMP/modes" >"$TMP/diff"
+ok $? "every section of --help is in some mode's --help"
+[ -s "$TMP/diff" ] && diag "$TMP/diff"
+finish
