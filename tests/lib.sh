@@ -37,7 +37,8 @@ check() {
   ok $? "$desc"
 }
 
-diag() { sed 's/^/# /' "$@"; }
+# on stderr: prove shows it without -v, so a CI log says why a test failed
+diag() { sed 's/^/# /' "$@" >&2; }
 
 # skip DESCRIPTION: a visible TAP skip for a check this host cannot make
 skip() {

@@ -4,7 +4,7 @@
 # sbatch scripts end to end, including a failing acceptance that must fail
 # its job. Every daemon started here is stopped at the end, by its PID.
 . tests/lib.sh
-N=15
+N=16
 plan $N
 
 skip_all() {
@@ -69,7 +69,7 @@ SlurmdPidFile=$S/slurmd.pid
 SlurmctldLogFile=$S/slurmctld.log
 SlurmdLogFile=$S/slurmd.log
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=task/affinity
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SchedulerType=sched/builtin
@@ -111,6 +111,13 @@ ok $st "srun --mpi=pmix -n 2 ./collbench exits 0"
 [ $st -eq 0 ] || diag "$TMP/err"
 grep -q '^# 2 ranks on 1 node' "$TMP/out" && jq_all "$TMP/srun.jsonl" '.nranks == 2 and .wrong == 0'
 ok $? "srun's ranks are one job of 2 ranks, results checked"
+
+# task/affinity binds each task to its own CPU, as production clusters do
+# (task/affinity or task/cgroup): unbound, two ranks sharing a core now and
+# then made the healthy accept job below fail its allgather check.
+srun -n 2 sh -c 'grep Cpus_allowed_list /proc/self/status' >"$TMP/bind" 2>&1
+[ "$(awk '{ print $2 }' "$TMP/bind" | sort -u | grep -c '^[0-9]*$')" -eq 2 ]
+ok $? "srun binds its 2 tasks to 2 different CPUs ($(awk '{ print $2 }' "$TMP/bind" | tr '\n' ' '))"
 
 # pmi2 and none: Open MPI 4.1 (built with PMIx only) aborts in MPI_Init,
 # before collbench runs; README says to use pmix.
