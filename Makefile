@@ -185,10 +185,15 @@ build/collbench.1: collbench scripts/collbench.h2m
 	$(Q)help2man -N -s 1 -n "measure and check collectives and point-to-point traffic" \
 	  -i scripts/collbench.h2m -o $@ ./collbench
 
+# README's guides keep their paths under share/doc/collbench, so its links work there too.
+GUIDES := $(wildcard bench/*.md bench/*/*.md reports/*.md topologies/*.md tuner/*.md \
+                     tuner/plugin/*.md scripts/*.md tests/*.md)
+
 install: collbench $(TUNER_PLUGIN) build/collbench.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/collbench
 	install -m 755 collbench $(DESTDIR)$(PREFIX)/bin/collbench
 	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/collbench/
+	for g in $(GUIDES); do install -D -m 644 $$g $(DESTDIR)$(PREFIX)/share/doc/collbench/$$g || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/share/collbench/reports
 	install -m 644 reports/*.gp $(DESTDIR)$(PREFIX)/share/collbench/reports/
 	install -d $(DESTDIR)$(PREFIX)/share/collbench/topologies

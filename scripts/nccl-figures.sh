@@ -1,9 +1,9 @@
 #!/bin/sh
-# The published-figure table of README.md, "NCCL's cost model": each row is
+# The published-figure table of reports/PLANNING.md, "NCCL's cost model": each row is
 # a figure someone published (the source is named; each was read for this
 # table), and what `collbench --predict` says for the same system, GPU count,
 # size and algorithm, with the error predicted / published - 1. Prints the
-# Markdown table; tests/nccl_model.t checks README.md carries exactly it.
+# Markdown table; tests/nccl_model.t checks reports/PLANNING.md carries exactly it.
 #   scripts/nccl-figures.sh [COLLBENCH]
 set -u
 cd "$(dirname "$0")/.." || exit 2

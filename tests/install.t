@@ -4,7 +4,7 @@
 # page renders with man -l, the installed binary sweeps, reports and accepts
 # a preset by name from another directory, and make uninstall removes it all.
 . tests/lib.sh
-plan 9
+plan 10
 for b in help2man man; do
   if ! command -v $b >/dev/null; then
     for _ in 1 2 3 4 5 6 7 8 9; do skip "$b not installed (scripts/install-deps.sh installs it)"; done
@@ -23,6 +23,13 @@ n=$(ls topologies/*.conf | wc -l)
   [ -s "$I/share/collbench/topologies/README.md" ] && [ -s "$I/share/collbench/reports/busbw.gp" ] &&
   [ -s "$I/share/man/man1/collbench.1" ] && [ -s "$I/share/doc/collbench/README.md" ]
 ok $? "installed: bin/collbench, $n topology presets, chart templates, collbench.1, README"
+# every guide README links to is installed beside it, at the same path
+missing=
+for g in $(grep -o '](\([a-z][^)#]*\.md\)' README.md | sed 's/^](//' | sort -u); do
+  [ -s "$I/share/doc/collbench/$g" ] || missing="$missing $g"
+done
+[ -z "$missing" ] && [ -n "$(grep -o '](\([a-z][^)#]*\.md\)' README.md)" ]
+ok $? "installed: every guide README links to, at its path under share/doc/collbench${missing:+ (missing:$missing)}"
 if grep -q '^HAVE_NCCL = 1' config.mk; then
   # where NCCL looks for it by name (NCCL_TUNER_PLUGIN=collbench), loadable as NCCL loads it
   so=$I/lib/libnccl-tuner-collbench.so

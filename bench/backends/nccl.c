@@ -299,7 +299,7 @@ static int abort_comm(struct nccl_ctx *c, struct cb_error *err) {
 
 /* Waits for the stream by polling, as nccl-tests does: a peer that never
  * comes shows as an async error or as --timeout, never as a silent hang
- * (as long as the NCCL call itself returned: see README on lazy connect). */
+ * (as long as the NCCL call itself returned: see bench/backends/GPUS.md on lazy connect). */
 static int wait_stream(struct nccl_ctx *c, struct cb_error *err) {
   for (;;) {
     cudaError_t q = cudaStreamQuery(c->stream);

@@ -35,7 +35,7 @@ struct cb_ratio {
 };
 struct cb_ratio cb_ratio_ci(double old_v, double old_ci95, double new_v, double new_ci95);
 
-/* Defaults of the verdict rule (README, "Baselines"). */
+/* Defaults of the verdict rule (topologies/ACCEPTANCE.md, "Baselines"). */
 #define CB_BASELINE_K 5.0        /* z under -K fails */
 #define CB_BASELINE_MIN_N 5      /* fewer runs: cannot judge */
 #define CB_BASELINE_FLOOR 0.02   /* spread floor: 2% of the median */

@@ -2,7 +2,7 @@
  * node count (results), per host pair and per node (--matrix runs). Built
  * from --json runs by `collbench --baseline FILE... --out B.json`, read back
  * by --accept, --compare and --report. The file is JSON, "format":
- * "collbench-baseline", "version": 1 (README, "Baselines"). */
+ * "collbench-baseline", "version": 1 (topologies/ACCEPTANCE.md, "Baselines"). */
 #ifndef CB_BASELINE_H
 #define CB_BASELINE_H
 

@@ -209,7 +209,7 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
   for (int i = 0; i < m->nops; i++) {
     int op = m->ops[i];
     printf("\n# NCCL's choice for %s: its cost model (NVIDIA/nccl v2.28.9-1, src/graph/tuning.cc "
-           "and src/enqueue.cc; README.md, \"NCCL's cost model\")\n",
+           "and src/enqueue.cc; reports/PLANNING.md, \"NCCL's cost model\")\n",
            cb_mop_names[op]);
     if (op == CB_MOP_ALLTOALL) {
       printf("#   none: NCCL runs alltoall as point-to-point sends, outside its algorithm "

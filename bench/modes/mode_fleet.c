@@ -102,7 +102,7 @@ static int compare_run(union cb_mode_options *o, int argc, char **argv, struct c
 }
 
 const char cb_help_fleet[] =
-    "Fleet baselines (no mpirun needed; README: Baselines):\n"
+    "Fleet baselines (no mpirun; topologies/ACCEPTANCE.md):\n"
     "      --baseline FILE... --out B.json\n"
     "                           a baseline from --json runs: per series, size, rank\n"
     "                           and node count, pair and node: n, median, MAD,\n"

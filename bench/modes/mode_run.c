@@ -419,7 +419,7 @@ const char cb_help_accept[] =
     "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
     "      --baseline FILE      with --accept: judge each check, and the [matrix]'s\n"
     "                           nodes and links, against a fleet baseline too\n"
-    "                           (robust z-score under -5 fails; README: Baselines)\n"
+    "                           (robust z < -5 fails; see topologies/ACCEPTANCE.md)\n"
     "      --repeat N           measure a check the fleet finds slow again, up to N\n"
     "                           times, before it fails (default 1)\n";
 

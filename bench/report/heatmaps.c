@@ -324,7 +324,7 @@ static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const ch
     fputs("<h2>All-pairs matrix: ", f);
     cb_html_put(f, d->runs[file].path);
     fputs("</h2>\n<p>Row: the sending rank; column: the receiving rank. Measured in rounds in "
-          "which every rank sends to one other at once (see README.md, &ldquo;Accepting a new "
+          "which every rank sends to one other at once (see topologies/ACCEPTANCE.md, &ldquo;Accepting a new "
           "cluster&rdquo;); retests of suspect links alone are not drawn.</p>\n",
           f);
   }

@@ -360,7 +360,7 @@ void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d) {
         fputs("<strong>No held-out data: the model's error beyond the fitted points is "
               "unknown; give a second input file (e.g. more ranks) to measure it.</strong> ",
               f);
-      fputs("Buckets of gradients all-reduced while backward runs (README.md, &ldquo;Capacity "
+      fputs("Buckets of gradients all-reduced while backward runs (reports/PLANNING.md, &ldquo;Capacity "
             "planning&rdquo;).</p>\n",
             f);
       snprintf(stem, sizeof stem, "tune%d_step", file + 1);

@@ -1,11 +1,12 @@
 #!/bin/sh
-# The README's options block is the --help text, word for word.
+# bench/modes/OPTIONS.md's options block is the --help text, word for word
+# (the man page is made from the same text).
 . tests/lib.sh
 plan 1
 awk '/^## Options$/ { on = 1; next } on && /^```$/ { if (inside) exit; inside = 1; next } inside' \
-  README.md >"$TMP/readme-help"
+  bench/modes/OPTIONS.md >"$TMP/readme-help"
 ./collbench --help >"$TMP/help"
 diff -u "$TMP/help" "$TMP/readme-help" >"$TMP/diff"
-ok $? "README.md's options block equals ./collbench --help"
+ok $? "bench/modes/OPTIONS.md's options block equals ./collbench --help"
 [ -s "$TMP/diff" ] && diag "$TMP/diff"
 finish
