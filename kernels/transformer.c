@@ -15,7 +15,7 @@ const char *const cb_tensor_names[CB_T_PER_LAYER] = {
 };
 
 /* The published shapes (embeddings and the LM head are not part of the
- * step: only the transformer layers run, see README "Tuning"). `tiny`
+ * step: only the transformer layers run, see tuner/TUNING.md). `tiny`
  * keeps a host step at tens of milliseconds on one core, for tests. */
 static const struct cb_model presets[] = {
     {"tiny", 128, 4, 4, 64, 1, CB_MODEL_FLOAT},

@@ -1,13 +1,13 @@
 #!/bin/sh
-# The presets cite their original sources (issue 31): no preset points at a
+# Files cite their original sources (issues 30, 31): nothing points at a
 # file the repository does not have (the project's REFERENCE.md), and every
 # GPU preset names at least one public address for its figures.
 . tests/lib.sh
 plan 2
 
-bad=$(grep -l 'REFERENCE\.md' topologies/*.conf tests/fuzz/corpus/topology/*.conf bench/core/topology.h 2>/dev/null | tr '\n' ' ')
+bad=$(git grep -l 'REFERENCE\.md' -- . ':!tests/sources.t' 2>/dev/null | tr '\n' ' ')
 [ -z "$bad" ]
-ok $? "no preset cites REFERENCE.md${bad:+ ($bad)}"
+ok $? "no file of the repository (code, guides, presets) cites REFERENCE.md${bad:+ ($bad)}"
 
 bad=
 n=0
