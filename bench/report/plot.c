@@ -1,25 +1,15 @@
 /* Charts for --report: per op a data file of numbers only, and a gnuplot
  * script made of a generated header and the templates in reports/. Every
  * string from an input reaches the script through cb_gp_put_string, and
- * gnuplot is started with execv, never through a shell. */
+ * gnuplot.c runs gnuplot on it (execv, never through a shell). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "escape.h"
 #include "parts.h"
-
-#ifndef CB_GNUPLOT
-#define CB_GNUPLOT "gnuplot"
-#endif
-#ifndef CB_REPORTS_DIR
-#define CB_REPORTS_DIR "reports"
-#endif
 
 
 /* Point-to-point latency, and the model's collectives: their time chart
