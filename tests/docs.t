@@ -4,57 +4,79 @@
 # collbench command uses exists; and every command in README's examples
 # runs here (with a time budget appended) or is refused as it should be.
 . tests/lib.sh
-plan 9
+plan 11
 ROOT=$PWD
 
-guides=$(git ls-files '*.md' | grep -v '^tests/fixtures/')
-[ "$(wc -l <README.md)" -lt 300 ]
-ok $? "README.md is under 300 lines ($(wc -l <README.md))"
-
-missing=
-for g in $guides; do
-  [ "$g" = README.md ] || grep -q "]($g)" README.md || missing="$missing $g"
-done
-[ -z "$missing" ]
-ok $? "README.md links every guide${missing:+ (not:$missing)}"
-
+# Each check is a function of a tree (a folder with README.md and its
+# guides), so the same code judges the repository and, at the end, broken
+# copies of it.
+guides_of() { # DIR: the guides, as paths relative to DIR
+  (cd "$1" && find . -name '*.md' -not -path './build/*' -not -path './.git/*' \
+    -not -path './tests/fixtures/*' | sed 's|^\./||' | sort)
+}
+long_readme() { # DIR: prints README's line count when it is 300 or more
+  n=$(wc -l <"$1/README.md")
+  [ "$n" -lt 300 ] || echo "$n"
+}
+unlinked_guides() { # DIR: the guides README.md does not link
+  for g in $(guides_of "$1"); do
+    [ "$g" = README.md ] || grep -q "]($g)" "$1/README.md" || echo "$g"
+  done
+}
 # A heading's anchor as GitHub makes it: lower case, punctuation dropped,
 # spaces to hyphens.
 anchors() {
   awk '/^```/ { code = !code; next } !code && /^#+ / {
     sub(/^#+ /, ""); s = tolower($0); gsub(/[^a-z0-9_ -]/, "", s); gsub(/ /, "-", s); print s }' "$1"
 }
-: >"$TMP/broken"
-for g in $guides; do
-  dir=$(dirname "$g")
-  grep -o '](\([^)# ]*\)\(#[^) ]*\)\?)' "$g" | sed 's/^](//; s/)$//' | grep -v '^https\?:' |
-    while read -r link; do
-      file=${link%%#*}
-      anchor=
-      case $link in *'#'*) anchor=${link#*#} ;; esac
-      target=$g
-      [ -n "$file" ] && target=$dir/$file
-      if [ ! -e "$target" ]; then
-        echo "$g: $link (no file $target)" >>"$TMP/broken"
-      elif [ -n "$anchor" ] && ! anchors "$target" | grep -qx -- "$anchor"; then
-        echo "$g: $link (no heading #$anchor in $target)" >>"$TMP/broken"
-      fi
-    done
-done
+broken_links() { # DIR: each relative link of a guide that does not resolve
+  for g in $(guides_of "$1"); do
+    dir=$(dirname "$g")
+    grep -o '](\([^)# ]*\)\(#[^) ]*\)\?)' "$1/$g" | sed 's/^](//; s/)$//' | grep -v '^https\?:' |
+      while read -r link; do
+        file=${link%%#*}
+        anchor=
+        case $link in *'#'*) anchor=${link#*#} ;; esac
+        target=$g
+        [ -n "$file" ] && target=$dir/$file
+        if [ ! -e "$1/$target" ]; then
+          echo "$g: $link (no file $target)"
+        elif [ -n "$anchor" ] && ! anchors "$1/$target" | grep -qx -- "$anchor"; then
+          echo "$g: $link (no heading #$anchor in $target)"
+        fi
+      done
+  done
+}
+# Options of documented collbench commands: in code blocks, the words
+# after "collbench" that start with --.
+used_options() { # DIR: "GUIDE --option" for each use
+  for g in $(guides_of "$1"); do
+    awk '/^```/ { code = !code; next } code && /collbench/ && !/^#/' "$1/$g" |
+      sed 's/.*collbench//; s/ #.*//' | grep -o -- '--[a-z][a-z0-9-]*' | sed "s|^|$g |"
+  done | sort -u
+}
+unknown_options() { # DIR: the uses of an option --help does not list
+  used_options "$1" | awk 'NR == FNR { known[$1] = 1; next } !($2 in known)' "$TMP/known" -
+}
+./collbench --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$TMP/known"
+
+long_readme . >"$TMP/long"
+[ ! -s "$TMP/long" ]
+ok $? "README.md is under 300 lines ($(wc -l <README.md))"
+
+unlinked_guides . >"$TMP/unlinked"
+[ ! -s "$TMP/unlinked" ] && [ "$(guides_of . | wc -l)" -gt 10 ]
+ok $? "README.md links every guide ($(guides_of . | wc -l) guides)"
+[ -s "$TMP/unlinked" ] && diag "$TMP/unlinked"
+
+broken_links . >"$TMP/broken"
 [ ! -s "$TMP/broken" ]
 ok $? "every relative link in the guides resolves, anchors included"
 [ -s "$TMP/broken" ] && diag "$TMP/broken"
 
-# Options of documented collbench commands: in code blocks, the words
-# after "collbench" that start with --, against --help.
-./collbench --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u >"$TMP/known"
-for g in $guides; do
-  awk '/^```/ { code = !code; next } code && /collbench/ && !/^#/' "$g" |
-    sed 's/.*collbench//; s/ #.*//' | grep -o -- '--[a-z][a-z0-9-]*' | sed "s|^|$g |"
-done | sort -u >"$TMP/used"
-awk 'NR == FNR { known[$1] = 1; next } !($2 in known)' "$TMP/known" "$TMP/used" >"$TMP/unknown"
-[ ! -s "$TMP/unknown" ] && [ "$(wc -l <"$TMP/used")" -gt 50 ]
-ok $? "every option of a documented collbench command is in --help ($(wc -l <"$TMP/used") uses)"
+unknown_options . >"$TMP/unknown"
+[ ! -s "$TMP/unknown" ] && [ "$(used_options . | wc -l)" -gt 50 ]
+ok $? "every option of a documented collbench command is in --help ($(used_options . | wc -l) uses)"
 [ -s "$TMP/unknown" ] && diag "$TMP/unknown"
 
 # README's example commands, run in a scratch folder as written, with a
@@ -125,23 +147,23 @@ ok $? "every command of README's examples is run here or by a named test ($(wc -
 ok $? "README's examples run with the status they should (their files written)"
 [ -s "$TMP/failed" ] && diag "$TMP/failed"
 
-# Each check above fails on a broken document: the same checks on copies.
+# Each check above fails on a broken document: the same functions on broken
+# copies of the repository's guides, one fault each.
 B=$TMP/b
-mkdir -p "$B/bench/x" && cp README.md "$B/" && echo '# Extra' >"$B/bench/x/EXTRA.md"
-(cd "$B" && git init -q && git add . && git ls-files '*.md' | while read -r g; do
-  [ "$g" = README.md ] || grep -q "]($g)" README.md || echo "$g"
-done) | grep -qx 'bench/x/EXTRA.md'
+mkdir -p "$B"
+for g in $(guides_of .); do mkdir -p "$B/$(dirname "$g")" && cp "$g" "$B/$g"; done
+[ -z "$(long_readme "$B")$(unlinked_guides "$B")$(broken_links "$B")$(unknown_options "$B")" ]
+ok $? "the copy of the guides passes every check before it is broken"
+cp -r "$B" "$B.long" && seq 300 >>"$B.long/README.md"
+[ -n "$(long_readme "$B.long")" ]
+ok $? "a README of 300 lines or more is caught (a broken copy)"
+cp -r "$B" "$B.extra" && mkdir -p "$B.extra/bench/x" && echo '# Extra' >"$B.extra/bench/x/EXTRA.md"
+[ "$(unlinked_guides "$B.extra")" = bench/x/EXTRA.md ]
 ok $? "a guide README does not link is named (a broken copy)"
-printf '# T\n\nsee [x](nowhere.md) and [y](#no-such-heading)\n' >"$B/T.md"
-n=0
-grep -o '](\([^)# ]*\)\(#[^) ]*\)\?)' "$B/T.md" | sed 's/^](//; s/)$//' | while read -r link; do
-  file=${link%%#*}
-  if [ -n "$file" ]; then [ -e "$B/$file" ] || echo bad; else anchors "$B/T.md" | grep -qx "${link#\#}" || echo bad; fi
-done >"$TMP/bad"
-[ "$(wc -l <"$TMP/bad")" -eq 2 ]
+cp -r "$B" "$B.links" && printf '\nsee [x](nowhere.md) and [y](#no-such-heading)\n' >>"$B.links/tests/TESTING.md"
+[ "$(broken_links "$B.links" | wc -l)" -eq 2 ]
 ok $? "a link to a missing file and one to a missing heading are both caught (a broken copy)"
-printf '```sh\n./collbench --no-such-option\n```\n' >"$B/U.md"
-awk '/^```/ { code = !code; next } code && /collbench/' "$B/U.md" | sed 's/.*collbench//' |
-  grep -o -- '--[a-z][a-z0-9-]*' | grep -vxFf "$TMP/known" | grep -qx -- '--no-such-option'
+cp -r "$B" "$B.opt" && printf '\n```sh\n./collbench --no-such-option\n```\n' >>"$B.opt/tests/TESTING.md"
+[ "$(unknown_options "$B.opt")" = "tests/TESTING.md --no-such-option" ]
 ok $? "an option --help lacks is caught (a broken copy)"
 finish
