@@ -22,10 +22,21 @@ static int refuse(const struct cb_mode_def *m, const union cb_mode_options *o, i
   return err->status;
 }
 
+/* A mode's error: said once, and in its --junit file. */
+static int report(const struct cb_mode_def *m, const union cb_mode_options *o, int speak,
+                  const struct cb_error *err) {
+  if (speak) {
+    cb_error_print(err);
+    if (m->on_error)
+      m->on_error(o, err);
+  }
+  return err->status;
+}
+
 int main(int argc, char **argv) {
   static union cb_mode_options opt; /* large: a topology and a baseline */
   struct cb_error err = {0};
-  int printer = cb_launcher_rank() == 0;
+  int launcher_rank = cb_launcher_rank(), printer = launcher_rank == 0;
   cb_interrupt_install(printer); /* Ctrl-C: exit 3, outputs whole */
   const struct cb_mode_def *failed, *mode = cb_mode_find(argc, argv, &opt, &failed, &err);
   if (!mode)
@@ -34,41 +45,24 @@ int main(int argc, char **argv) {
     cb_blas_threads_stop(); /* modes without MPI call no BLAS: no thread outlives main */
     return mode->run(&opt, argc, argv, &err);
   }
-  if (mode->pre_mpi && mode->pre_mpi(&opt, cb_launcher_rank(), &err)) {
-    if (printer) {
-      cb_error_print(&err);
-      if (mode->on_error)
-        mode->on_error(&opt, &err);
-    }
-    return err.status;
-  }
-  enum cb_mode_mpi level = mode->mpi(&opt);
+  if (mode->pre_mpi && mode->pre_mpi(&opt, launcher_rank, &err))
+    return report(mode, &opt, printer, &err);
+  int *mpi_argc = mode->mpi_without_argv ? NULL : &argc;
+  char ***mpi_argv = mode->mpi_without_argv ? NULL : &argv;
   int provided;
-  if (level == CB_MPI_SERIALIZED)
-    MPI_Init_thread(mode->mpi_without_argv ? NULL : &argc, mode->mpi_without_argv ? NULL : &argv,
-                    MPI_THREAD_SERIALIZED, &provided);
+  if (mode->mpi(&opt) == CB_MPI_SERIALIZED)
+    MPI_Init_thread(mpi_argc, mpi_argv, MPI_THREAD_SERIALIZED, &provided);
   else
-    MPI_Init(mode->mpi_without_argv ? NULL : &argc, mode->mpi_without_argv ? NULL : &argv);
+    MPI_Init(mpi_argc, mpi_argv);
   cb_interrupt_install(printer); /* again: ours, whatever MPI_Init set */
   int nranks, rank;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int rc = cb_cluster_check_launch(nranks, &err);
-  if (rc != CB_OK) { /* every process is rank 0 here: let the launcher's rank 0 speak */
-    if (printer) {
-      cb_error_print(&err);
-      if (mode->on_error)
-        mode->on_error(&opt, &err);
-    }
-    MPI_Finalize();
-    return rc;
-  }
-  rc = mode->run(&opt, argc, argv, &err);
-  if (rc != CB_OK && rank == 0) {
-    cb_error_print(&err);
-    if (mode->on_error)
-      mode->on_error(&opt, &err);
-  }
+  if (rc != CB_OK) /* every process is rank 0 here: let the launcher's rank 0 speak */
+    report(mode, &opt, printer, &err);
+  else if ((rc = mode->run(&opt, argc, argv, &err)) != CB_OK)
+    report(mode, &opt, rank == 0, &err);
   MPI_Finalize();
   return rc;
 }
