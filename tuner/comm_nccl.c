@@ -7,6 +7,7 @@
  * goes in through ncclConfig_t (NCCL user guide, API, "ncclConfig_t": cgaClusterSize, minCTAs, maxCTAs). */
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,7 @@ static int nccl_wait_all(void *ctx, struct cb_error *err) {
       return CB_OK;
     if (e != cudaErrorNotReady)
       return cuda_failed(c, "cudaStreamQuery", e, err);
+    sched_yield(); /* NCCL's proxy thread may share this core (bench/backends/nccl.c) */
     ncclResult_t async = ncclSuccess;
     if (c->running && ncclCommGetAsyncError(c->running, &async) == ncclSuccess &&
         async != ncclSuccess && async != ncclInProgress)

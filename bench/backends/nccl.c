@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <nccl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,7 +300,11 @@ static int abort_comm(struct nccl_ctx *c, struct cb_error *err) {
 
 /* Waits for the stream by polling, as nccl-tests does: a peer that never
  * comes shows as an async error or as --timeout, never as a silent hang
- * (as long as the NCCL call itself returned: see bench/backends/GPUS.md on lazy connect). */
+ * (as long as the NCCL call itself returned: see bench/backends/GPUS.md on lazy connect).
+ * Each idle poll yields the CPU, as nccl-tests' testStreamSynchronize does:
+ * mpirun binds a rank to one core, NCCL's proxy thread shares it, and a
+ * busy loop starved the network transport (2 ranks --share-gpu on an
+ * H100: 7.4 ms per 8-byte allreduce instead of nccl-tests' 46 us). */
 static int wait_stream(struct nccl_ctx *c, struct cb_error *err) {
   for (;;) {
     cudaError_t q = cudaStreamQuery(c->stream);
@@ -307,6 +312,7 @@ static int wait_stream(struct nccl_ctx *c, struct cb_error *err) {
       return CB_OK;
     if (q != cudaErrorNotReady)
       return cuda_failed(c, "cudaStreamQuery", q, err);
+    sched_yield();
     ncclResult_t async = ncclSuccess;
     TRY_NCCL(ncclCommGetAsyncError(c->comm, &async));
     if (async != ncclSuccess && async != ncclInProgress) {

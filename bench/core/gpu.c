@@ -92,6 +92,12 @@ int cb_gpu_bind(const struct cb_cluster *cl, const struct cb_settings *s, int *d
   if (rc != cudaSuccess)
     return cb_fail(err, CB_RUNTIME, "rank %d (%s): cudaSetDevice(%d) failed: %s (%d)", cl->rank,
                    cl->hostname, d, cudaGetErrorString(rc), (int)rc);
+  /* A blocking sync (the --tune step's cudaStreamSynchronize) yields the
+   * CPU instead of spinning: mpirun binds a rank to one core, NCCL's proxy
+   * thread shares it, and a spinning wait starved NCCL's network transport
+   * (bench/backends/nccl.c, wait_stream). A refusal only keeps CUDA's own. */
+  (void)cudaSetDeviceFlags(cudaDeviceScheduleYield);
+  (void)cudaGetLastError();
   int major = 0, minor = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess &&
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) == cudaSuccess)
