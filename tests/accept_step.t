@@ -13,7 +13,9 @@ plan 11
 # 3 MiB takes about a tenth of the compute here). fail: one token per step, so
 # compute is almost nothing and the whole all-reduce, in one bucket, is
 # exposed after it: T_step is about T_compute + T_comm (40% overhead here),
-# far above a 5% limit.
+# far above a 5% limit. 20 rounds, not 5: a round whose T_compute a loaded
+# machine stretched can read near 0%, and with 5 rounds one such round
+# widened the interval below 5% (INCONCLUSIVE, CI at 9cdbfee).
 cat >"$TMP/step.conf" <<'EOF2'
 [system]
 name = this host
@@ -28,7 +30,7 @@ limit = 99%
 model = tiny
 model_config = seq=1
 bucket = 1G
-reps = 5
+reps = 20
 limit = 5%
 EOF2
 mpi 2 --accept "$TMP/step.conf" --json "$TMP/s.jsonl" --junit "$TMP/s.xml" --prom "$TMP/s.prom"

@@ -119,6 +119,10 @@ int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *scrip
                           struct cb_error *err) {
   char gp_out[128];
   snprintf(gp_out, sizeof gp_out, "gp_out='%s'", outdir); /* mkdtemp's letters: no quote */
+  if (!CB_GNUPLOT[0]) /* configure found none (the lent GPU machine had none) */
+    return cb_fail(err, CB_RUNTIME,
+                   "--report: no gnuplot: configure found none; install gnuplot and run "
+                   "./configure again");
   pid_t pid = fork();
   if (pid < 0)
     return cb_fail(err, CB_RUNTIME, "--report: fork: %s", strerror(errno));
