@@ -127,7 +127,7 @@ while read -r c; do
   *'--matrix --json matrix.jsonl'*)
     run_doc "0 1" "$c" $BUDGET
     grep -q '"type":"pair"' "$W/matrix.jsonl" || echo "$c: no pair lines" >>"$TMP/failed" ;;
-  *'--tune --model tiny'*)
+  *'--trials trials.jsonl --tune'*)
     run_doc 0 "$c" --tune-algorithms 0 --tune-buckets 1M --tune-reps 2 --backend mpi
     [ -s "$W/tuned.env" ] || echo "$c: no env file" >>"$TMP/failed" ;;
   '. ./tuned.env') run_doc 0 "$c" ;;

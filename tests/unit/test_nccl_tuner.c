@@ -482,6 +482,9 @@ static void test_threads(void) {
 }
 
 int main(void) {
+  /* line by line: a crash keeps what ran before it (tune.t's check on the
+   * H100 once failed with an empty output) */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   const char *so = getenv("CB_TUNER_PLUGIN");
   if (!so)
     so = "build/libnccl-tuner-collbench.so";
