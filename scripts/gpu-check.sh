@@ -18,6 +18,11 @@
 #             (scripts/nccl-allreduce-loop.c), like with like: the mean of
 #             100 calls by CUDA events in both; scripts/fidelity.awk judges
 #             (2% from 1 MiB, 5% below, never under the events' resolution)
+#   tuner     --tune on NCCL, 2 ranks sharing the GPU, the tiny model, with
+#             --env-out and --plugin-out; the env file sourced into a fresh
+#             run of allreduce, broadcast and allgather; NCCL loading
+#             collbench's tuner plugin with those rules (its INFO log must say
+#             "TUNER/Plugin: Using collbench")
 #   tests     make check's GPU tests (unit tests and tests/*.t that touch the
 #             GPU), counting how many ran and how many skipped
 #
@@ -48,12 +53,12 @@ cd "$(dirname "$0")/.." || exit 3
 OUT=${GPU_CHECK_OUT:-gpu-check-out}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 START=$(date +%s)
-PARTS=${*:-basics nccl copy watchdog anchor tests}
+PARTS=${*:-basics nccl copy watchdog anchor tuner tests}
 for p in $PARTS; do
   case $p in
-  basics | nccl | copy | watchdog | anchor | tests) ;;
+  basics | nccl | copy | watchdog | anchor | tuner | tests) ;;
   *)
-    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tests)" >&2
+    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner tests)" >&2
     exit 2
     ;;
   esac
@@ -74,6 +79,7 @@ steps_of() {
   copy) echo copy mpi-device ;;
   watchdog) echo watchdog ;;
   anchor) echo loop-N-B anchor-N-B ;;
+  tuner) echo tune-tiny tune-sourced tune-plugin ;;
   tests) echo tests-build tests ;;
   esac
 }
@@ -84,7 +90,8 @@ planned() {
   nccl-1) echo 90 ;;
   share-2 | share-4) echo 120 ;; # ranks may take turns on the GPU (no MPS)
   graph) echo 45 ;;
-  copy | mpi-device | watchdog) echo 60 ;;
+  copy | mpi-device | watchdog | tune-sourced | tune-plugin) echo 60 ;;
+  tune-tiny) echo 120 ;;
   tests) echo 300 ;;
   *) echo 0 ;;
   esac
@@ -327,6 +334,29 @@ part_anchor() {
       say "$1 anchor-$n: $np rank(s), $size B: collbench ${cb:-?} us, loop ${loop:-?} us (GPU clock, mean of 100), difference $2% (tolerance $3%)"
     done
   done
+}
+
+# the tuner on the GPU: its search, then its two outputs put to use
+part_tuner() {
+  mps_start >/dev/null
+  # --tune last: Open MPI's mpirun reads a --tune with an argument after it
+  # as its own option (tuner/TUNING.md)
+  step tune-tiny 0 mpirun -np 2 ./collbench --backend nccl --share-gpu --model tiny --tune-reps 5 \
+    --tune-buckets 1M,4M -e 4M --max-time 0.05 --env-out "$OUT/tiny.env" \
+    --plugin-out "$OUT/rules.csv" --trials "$OUT/tiny.jsonl" --tune || return
+  grep -E '^ *(T_compute|overhead|exposed)|^(gain|tuned)' "$OUT/tune-tiny.out" | sed 's/^ */    /' |
+    tee -a "$REPORT"
+  step tune-sourced 0 sh -c ". '$OUT/tiny.env' && exec mpirun -np 2 ./collbench --backend nccl \
+    --mem device --share-gpu --op allreduce,broadcast,allgather -b 1M -e 4M"
+  step tune-plugin 0 env NCCL_TUNER_PLUGIN="$PWD/build/libnccl-tuner-collbench.so" \
+    COLLBENCH_TUNER_RULES="$OUT/rules.csv" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
+    mpirun -np 2 ./collbench --backend nccl --mem device --share-gpu --op allreduce -b 1M -e 4M &&
+    if grep -q 'TUNER/Plugin: Using collbench' "$OUT/tune-plugin.out"; then
+      say "  $(grep -m 1 -o 'TUNER/collbench: .*' "$OUT/tune-plugin.out")"
+    else
+      say "FAIL tune-plugin: NCCL's log does not say it used collbench's tuner plugin"
+      FAILED=$((FAILED + 1))
+    fi
 }
 
 # make check's tests that touch the GPU must run here, not skip: count both
