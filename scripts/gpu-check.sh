@@ -205,12 +205,13 @@ step() {
   return 1
 }
 
-# figures NAME: busbw at the largest size and latency at 8 B per series of
-# the table in $OUT/NAME.out (out-of-place columns)
+# figures NAME: algbw and busbw at the largest size (busbw is 0 on one rank,
+# as in nccl-tests) and latency at 8 B per series of the table in
+# $OUT/NAME.out (out-of-place columns)
 figures() {
   awk '/^# [a-z0-9_]+: backend / { op = $2; sub(":", "", op); next }
-       /^ +[0-9]+ / && op != "" { if (!(op in lat) && $1 == 8) lat[op] = $6; big[op] = $8; size[op] = $1 }
-       END { for (o in big) printf "    %-14s busbw %8s GB/s at %s B; time at 8 B %s us\n", o, big[o], size[o], (o in lat) ? lat[o] : "-" }' \
+       /^ +[0-9]+ / && op != "" { if (!(op in lat) && $1 == 8) lat[op] = $6; alg[op] = $7; big[op] = $8; size[op] = $1 }
+       END { for (o in big) printf "    %-14s algbw %8s busbw %8s GB/s at %s B; time at 8 B %s us\n", o, alg[o], big[o], size[o], (o in lat) ? lat[o] : "-" }' \
     "$OUT/$1.out" | sort | tee -a "$REPORT"
 }
 
