@@ -32,3 +32,9 @@ void cb_html_put(FILE *f, const char *s) {
     }
   }
 }
+
+void cb_html_cell(FILE *f, const char *s) {
+  fputs("<td>", f);
+  cb_html_put(f, s); /* NULL: an empty cell */
+  fputs("</td>", f);
+}

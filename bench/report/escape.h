@@ -18,4 +18,7 @@ void cb_gp_put_string(FILE *f, const char *s);
  * other than tab and newline become spaces). */
 void cb_html_put(FILE *f, const char *s);
 
+/* Writes s escaped as one table cell, <td>s</td> (NULL: an empty one). */
+void cb_html_cell(FILE *f, const char *s);
+
 #endif

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/baseline.h"
 #include "escape.h"
+#include "fleet/baseline.h"
 #include "parts.h"
 
 /* The baseline entry of a series' point (NULL: none). */
@@ -143,12 +143,11 @@ static void point_rows(FILE *f, const struct cb_rep_data *d, int want_outliers) 
       const struct cb_dist *t = &e->d[CB_BLM_TIME];
       char what[512];
       cb_bl_describe(e, what, sizeof what);
-      fputs("<tr><td>", f);
-      cb_html_put(f, d->runs[s->file].path);
-      fputs("</td><td>", f);
-      cb_html_put(f, what);
+      fputs("<tr>", f);
+      cb_html_cell(f, d->runs[s->file].path);
+      cb_html_cell(f, what);
       fprintf(f,
-              "</td><td class=n>%llu</td><td class=n>%.4g us</td><td class=n>%.4g</td>"
+              "<td class=n>%llu</td><td class=n>%.4g us</td><td class=n>%.4g</td>"
               "<td class=n>%.4g - %.4g</td><td class=n>%+.2f</td></tr>\n",
               (unsigned long long)s->pts[p].bytes, s->pts[p].time_us, t->median, t->p10, t->p90,
               z_of(e, s->pts[p].time_us));

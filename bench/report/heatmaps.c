@@ -257,20 +257,15 @@ static void verdicts_table(FILE *f, const struct cb_rep_data *d) {
       continue;
     const char *cells[] = {d->runs[v->file].path, v->check, v->status};
     fputs("<tr>", f);
-    for (int c = 0; c < 3; c++) {
-      fputs("<td>", f);
-      cb_html_put(f, cells[c]);
-      fputs("</td>", f);
-    }
+    for (int c = 0; c < 3; c++)
+      cb_html_cell(f, cells[c]);
     if (isnan(v->measured))
       fputs("<td></td>", f);
     else
       fprintf(f, "<td class=n>%.4g</td>", v->measured);
-    fputs("<td>", f);
-    cb_html_put(f, v->unit);
-    fputs("</td><td>", f);
-    cb_html_put(f, v->what);
-    fputs("</td></tr>\n", f);
+    cb_html_cell(f, v->unit);
+    cb_html_cell(f, v->what);
+    fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
 }
@@ -297,11 +292,9 @@ static void host_rows(FILE *f, const struct cb_rep_data *d, int file, const char
       fputs("<td></td>", f);
     else
       fprintf(f, "<td class=n>%.3f</td>", p->bw_GBps);
-    fputs("<td>", f);
-    cb_html_put(f, p->link);
-    fputs("</td><td>", f);
-    cb_html_put(f, p->src < 0 ? p->src_host : p->dst_host);
-    fputs("</td></tr>\n", f);
+    cb_html_cell(f, p->link);
+    cb_html_cell(f, p->src < 0 ? p->src_host : p->dst_host);
+    fputs("</tr>\n", f);
   }
   if (any)
     fputs("</table>\n", f);
@@ -324,7 +317,8 @@ static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const ch
     fputs("<h2>All-pairs matrix: ", f);
     cb_html_put(f, d->runs[file].path);
     fputs("</h2>\n<p>Row: the sending rank; column: the receiving rank. Measured in rounds in "
-          "which every rank sends to one other at once (see topologies/ACCEPTANCE.md, &ldquo;Accepting a new "
+          "which every rank sends to one other at once (see topologies/ACCEPTANCE.md, "
+          "&ldquo;Accepting a new "
           "cluster&rdquo;); retests of suspect links alone are not drawn.</p>\n",
           f);
   }

@@ -8,12 +8,6 @@
 #include "escape.h"
 #include "parts.h"
 
-static void cell(FILE *f, const char *s) {
-  fputs("<td>", f);
-  cb_html_put(f, s ? s : "");
-  fputs("</td>", f);
-}
-
 /* A file path: it may break after each '/', so a long temporary path wraps
  * in its column instead of widening the table past the window. */
 static void path_cell(FILE *f, const char *s) {
@@ -44,10 +38,10 @@ static void runs_table(FILE *f, const struct cb_rep_data *d) {
   for (int i = 0; i < d->nruns; i++) {
     const struct cb_rep_run *r = &d->runs[i];
     fputs("<tr>", f);
-    path_cell(f, r->path), cell(f, r->start_time), cell(f, r->command_line);
-    cell(f, r->hostnames);
+    path_cell(f, r->path), cb_html_cell(f, r->start_time), cb_html_cell(f, r->command_line);
+    cb_html_cell(f, r->hostnames);
     fprintf(f, "<td class=n>%ld</td><td class=n>%ld</td>", r->nranks, r->nnodes);
-    cell(f, r->mpi_library), cell(f, r->version), cell(f, r->git_commit);
+    cb_html_cell(f, r->mpi_library), cb_html_cell(f, r->version), cb_html_cell(f, r->git_commit);
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
@@ -77,9 +71,10 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
         big = p;
     }
     fputs("<tr>", f);
-    cell(f, s->op), path_cell(f, d->runs[s->file].path), cell(f, s->backend), cell(f, s->mem);
-    cell(f, s->transport), cell(f, s->dtype), cell(f, s->redop);
-    cell(f, s->inplace ? "in-place" : "out-of-place");
+    cb_html_cell(f, s->op), path_cell(f, d->runs[s->file].path);
+    cb_html_cell(f, s->backend), cb_html_cell(f, s->mem);
+    cb_html_cell(f, s->transport), cb_html_cell(f, s->dtype), cb_html_cell(f, s->redop);
+    cb_html_cell(f, s->inplace ? "in-place" : "out-of-place");
     fprintf(f, "<td class=n>%d</td><td class=n>%.3f</td>", s->npts, s->pts[peak].busbw_GBps);
     size_cell(f, s->pts[peak].bytes);
     fprintf(f, "<td class=n>%.3f</td>", s->pts[big].busbw_GBps);
