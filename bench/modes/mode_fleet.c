@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "args.h"
-#include "mode.h"
 #include "base/robust.h"
 #include "base/units.h"
+#include "mode.h"
 
 /* --baseline without --accept, --matrix or --report builds one. */
 static int wants_baseline(int argc, char **argv) {
@@ -27,8 +27,8 @@ static int wants_compare(int argc, char **argv) {
   return 0;
 }
 
-
-static int parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, struct cb_error *err) {
+static int parse_baseline(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  struct cb_baseline_cli *b = &o->baseline;
   memset(b, 0, sizeof *b);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -54,7 +54,8 @@ static int parse_baseline(int argc, char **argv, struct cb_baseline_cli *b, stru
   return CB_OK;
 }
 
-static int parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct cb_error *err) {
+static int parse_compare(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  struct cb_compare_cli *c = &o->compare;
   memset(c, 0, sizeof *c);
   c->min_slowdown = CB_COMPARE_MIN_RATIO;
   const char *files[2];
@@ -83,17 +84,9 @@ static int parse_compare(int argc, char **argv, struct cb_compare_cli *c, struct
   return CB_OK;
 }
 
-static int baseline_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
-  return parse_baseline(argc, argv, &o->baseline, err);
-}
-
 static int baseline_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
   (void)argc, (void)argv, (void)err;
   return cb_baseline_main(&o->baseline);
-}
-
-static int compare_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
-  return parse_compare(argc, argv, &o->compare, err);
 }
 
 static int compare_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
@@ -119,7 +112,7 @@ const struct cb_mode_def cb_mode_compare = {
     .synopsis = "collbench --compare OLD NEW [--min-slowdown X]",
     .help = help,
     .wants = wants_compare,
-    .parse = compare_parse,
+    .parse = parse_compare,
     .run = compare_run,
 };
 const struct cb_mode_def cb_mode_baseline = {
@@ -128,6 +121,6 @@ const struct cb_mode_def cb_mode_baseline = {
     .synopsis = "collbench --baseline FILE... --out B.json",
     .help = help,
     .wants = wants_baseline,
-    .parse = baseline_parse,
+    .parse = parse_baseline,
     .run = baseline_run,
 };

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "args.h"
+#include "base/units.h"
+#include "core/overhead.h"
 #include "mode.h"
 #include "model/model.h"
-#include "core/overhead.h"
-#include "base/units.h"
 
 static int wants(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
@@ -126,7 +126,8 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
 
 /* Its own parser, like --report's: --fit and --validate take any number of
  * files (everything up to the next option). */
-static int parse_model(int argc, char **argv, struct cb_model_cli *m, struct cb_error *err) {
+static int parse_model(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  struct cb_model_cli *m = &o->model;
   memset(m, 0, sizeof *m);
   uint64_t range[2] = {0, 0};
   const char *predict_only = NULL;
@@ -187,10 +188,6 @@ static const char *goes_with(const char *option) {
   return NULL;
 }
 
-static int parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
-  return parse_model(argc, argv, &o->model, err);
-}
-
 static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
   (void)argc, (void)argv, (void)err;
   return cb_model_run(&o->model);
@@ -231,7 +228,7 @@ const struct cb_mode_def cb_mode_model = {
     .synopsis = "collbench --fit FILE... [--validate FILE...] [--predict [options]]",
     .help = help,
     .wants = wants,
-    .parse = parse,
+    .parse = parse_model,
     .goes_with = goes_with,
     .run = run,
 };

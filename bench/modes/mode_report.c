@@ -13,13 +13,13 @@ struct string_option {
 };
 #define NOPTS(table) (sizeof table / sizeof table[0])
 
-
 static int wants_import(int argc, char **argv) {
   return cb_arg_given(argc, argv, "--import-nccl-tests");
 }
 
 /* Its own small parser, like --report's: no measuring option applies. */
-static int parse_import(int argc, char **argv, struct cb_import_cli *im, struct cb_error *err) {
+static int parse_import(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  struct cb_import_cli *im = &o->import;
   static const struct string_option opts[] = {
       {"--import-nccl-tests", offsetof(struct cb_import_cli, input)},
       {"--json", offsetof(struct cb_import_cli, json_path)},
@@ -65,7 +65,8 @@ static int wants_report(int argc, char **argv) {
 
 /* Its own small parser: --report takes any number of files, which
  * getopt_long cannot express, and no measuring option applies. */
-static int parse_report(int argc, char **argv, struct cb_report_cli *rep, struct cb_error *err) {
+static int parse_report(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  struct cb_report_cli *rep = &o->report;
   static const struct string_option values[] = {
       {"--out", offsetof(struct cb_report_cli, out)},
       {"--baseline", offsetof(struct cb_report_cli, baseline)},
@@ -107,17 +108,9 @@ static int parse_report(int argc, char **argv, struct cb_report_cli *rep, struct
   return CB_OK;
 }
 
-static int import_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
-  return parse_import(argc, argv, &o->import, err);
-}
-
 static int import_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
   (void)argc, (void)argv, (void)err;
   return cb_import_run(&o->import);
-}
-
-static int report_parse(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
-  return parse_report(argc, argv, &o->report, err);
 }
 
 static int report_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
@@ -149,7 +142,7 @@ const struct cb_mode_def cb_mode_import = {
     .synopsis = "collbench --import-nccl-tests FILE [--json FILE] [--csv FILE] [--op NAME]",
     .help = help,
     .wants = wants_import,
-    .parse = import_parse,
+    .parse = parse_import,
     .run = import_run,
 };
 const struct cb_mode_def cb_mode_report = {
@@ -158,6 +151,6 @@ const struct cb_mode_def cb_mode_report = {
     .synopsis = "collbench --report FILE... --out DIR [--baseline FILE] [--topology FILE]",
     .help = help,
     .wants = wants_report,
-    .parse = report_parse,
+    .parse = parse_report,
     .run = report_run,
 };
