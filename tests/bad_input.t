@@ -22,7 +22,7 @@ cases='--bogus|--bogus
 --redop avg|avg
 stray|stray'
 # device memory is bad input only where no GPU is (tests/nccl.t runs it where one is)
-ls /dev/nvidia[0-9]* >/dev/null 2>&1 || cases="$cases
+gpu_usable || cases="$cases
 --mem device|device"
 
 plan $(($(printf '%s\n' "$cases" | wc -l) * 2 + 6))

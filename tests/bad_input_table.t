@@ -60,7 +60,7 @@ row() {
 # a 'nogpu' row (device or pinned memory, the nccl backend) is bad input only
 # on a machine without a GPU; where one is, it would run, so it is skipped
 GPU=
-ls /dev/nvidia[0-9]* >/dev/null 2>&1 && GPU=1
+gpu_usable && GPU=1
 jobs_max=$(nproc)
 n=0 flags=() argv=()
 while IFS=$'\t' read -r flag want regex args; do

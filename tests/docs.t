@@ -100,7 +100,7 @@ run_doc() { # EXPECTED-STATUSES COMMAND [APPENDED...]: runs it in $W
   esac
 }
 gpu=0
-./collbench --list | grep -q '^  nccl *usable' && gpu=1
+gpu_usable && gpu=1
 while read -r c; do
   case $c in
   *install-deps.sh*)

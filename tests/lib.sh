@@ -48,6 +48,10 @@ skip() {
 
 finish() { [ "$TESTS_FAILED" -eq 0 ]; exit $?; }
 
+# gpu_usable: collbench can use a GPU here (its --list says the nccl backend
+# is usable, which pinned and device memory share), as a test's GPU branch asks
+gpu_usable() { ./collbench --list 2>&1 | grep -q '^  nccl *usable'; }
+
 # mpi NP ARGS...: ./collbench under mpirun; stdout, stderr and status in
 # $TMP/out, $TMP/err, $STATUS. Oversubscribes only when NP exceeds cores.
 mpi() {

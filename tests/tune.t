@@ -192,7 +192,7 @@ ok $? "--tune-protocols on the host tuner exits 2 (got $STATUS)"
 mpi 2 --tune --backend mpi --model tiny --plugin-out "$TMP/rules.csv"
 [ $STATUS -eq 2 ] && grep -q -- '--plugin-out: NCCL only' "$TMP/err" && [ ! -e "$TMP/rules.csv" ]
 ok $? "--plugin-out on the host tuner exits 2 and writes nothing (got $STATUS)"
-if ! ./collbench --list 2>&1 | grep -q '^  nccl *usable'; then
+if ! gpu_usable; then
   mpi 2 --tune --backend nccl --model tiny
   [ $STATUS -eq 2 ] && grep -q "nccl: no usable GPU\|without CUDA\|unknown backend\|unknown value 'nccl'" "$TMP/err"
   ok $? "--tune --backend nccl without a GPU exits 2 saying why (got $STATUS)"
