@@ -15,9 +15,14 @@
 #             the run with exit 3 within 60 s
 #   anchor    collbench's 1- and 2-rank allreduce at 8 B, 1 MiB, 64 MiB and
 #             256 MiB against a plain timed ncclAllReduce loop
-#             (scripts/nccl-allreduce-loop.c), like with like: the mean of
-#             100 calls by CUDA events in both; scripts/fidelity.awk judges
-#             (2% from 1 MiB, 5% below, never under the events' resolution)
+#             (scripts/nccl-allreduce-loop.c, which waits as nccl-tests does:
+#             polling and yielding), like with like: the mean of 100 calls
+#             (20 on 2 ranks) by CUDA events in both, slowest rank; launches
+#             interleaved (loop, then collbench), GPU_CHECK_REPEATS times
+#             (default 6); scripts/paired.awk judges each size by the 95%
+#             interval of the paired ratios' median: PASS inside 2% from
+#             1 MiB (5% below), FAIL wholly outside, INCONCLUSIVE when the
+#             spread measured in the same call crosses the band (not failed)
 #   tuner     --tune on NCCL, 2 ranks sharing the GPU, the tiny model, with
 #             --env-out and --plugin-out; the env file sourced into a fresh
 #             run of allreduce, broadcast and allgather; NCCL loading
@@ -29,8 +34,9 @@
 # Time: every step has its own limit and the whole call a budget,
 # GPU_CHECK_BUDGET seconds (default 480, so one call fits a 10-minute
 # command with room to copy results back); a step that would start past the
-# budget is reported SKIP (budget) instead. Parts after basics build first
-# if ./collbench is missing.
+# budget is reported SKIP (budget) instead. The first part run builds (make
+# rebuilds what is older than its sources: a warm machine keeps the last
+# call's binaries; configure runs again when configure is newer than config.mk).
 #
 # Output: everything (report, logs, JSON Lines, the NCCL link folder) goes
 # under $GPU_CHECK_OUT (default gpu-check-out/); report.txt there and stdout
@@ -71,21 +77,22 @@ say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 FAILED=0
 
 # --- the plan: every step of the parts asked for, with its own limit ---
-# (the table step() takes its limit from; anchor-N-B stands for its 4 pairs)
+# (the table step() takes its limit from; anchor-R-N stands for its launches)
 steps_of() {
   case $1 in
   basics) echo mpi-hostname build ;;
   nccl) echo probe nccl-1 share-2 share-4 graph ;;
   copy) echo copy mpi-device ;;
   watchdog) echo watchdog ;;
-  anchor) echo loop-N-B anchor-N-B ;;
+  anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
   tests) echo tests-build tests ;;
   esac
 }
 planned() {
   case $1 in
-  mpi-hostname | probe | loop-* | anchor-*) echo 30 ;;
+  mpi-hostname | probe) echo 30 ;;
+  anchor-build | anchor-*) echo 60 ;;
   build | tests-build) echo 300 ;;
   nccl-1) echo 90 ;;
   share-2 | share-4) echo 120 ;; # ranks may take turns on the GPU (no MPS)
@@ -214,9 +221,13 @@ figures() {
     "$OUT/$1.out" | sort | tee -a "$REPORT"
 }
 
+BUILT=0
 build() {
-  step build 0 sh -c "./configure --with-cuda='$CUDA_DIR' --with-nccl='$NCCL_DIR' && make -j$(nproc)" ||
-    exit 3
+  BUILT=1
+  cfg=true
+  { [ -f config.mk ] && [ config.mk -nt configure ]; } ||
+    cfg="./configure --with-cuda='$CUDA_DIR' --with-nccl='$NCCL_DIR'"
+  step build 0 sh -c "$cfg && make -j$(nproc)" || exit 3
   grep -E '^(cuda|nccl|cublas|hwloc|json):' "$OUT/build.out" | sed 's/^/  /' | tee -a "$REPORT"
 }
 
@@ -240,6 +251,12 @@ part_basics() {
 # running (its pipe and logs under $OUT), and stopped after, by its PID.
 MPS_PID=
 mps_start() {
+  # a daemon on the default pipe (CUDA_MPS_PIPE_DIRECTORY unset) serves every
+  # client that does not name another: a second one would split the ranks
+  if [ -z "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -e "${MPS_DEFAULT_PIPE:-/tmp/nvidia-mps}/control" ]; then
+    say "  MPS: already running on the default pipe (${MPS_DEFAULT_PIPE:-/tmp/nvidia-mps})"
+    return 0
+  fi
   export CUDA_MPS_PIPE_DIRECTORY=${CUDA_MPS_PIPE_DIRECTORY:-$OUT/mps-pipe}
   export CUDA_MPS_LOG_DIRECTORY=${CUDA_MPS_LOG_DIRECTORY:-$OUT/mps-log}
   if [ -p "$CUDA_MPS_PIPE_DIRECTORY/control" ] || [ -S "$CUDA_MPS_PIPE_DIRECTORY/control" ]; then
@@ -308,32 +325,35 @@ part_watchdog() {
 }
 
 part_anchor() {
-  if ! mpicc -O2 -I"$NCCL_DIR/include" -I"$CUDA_DIR/include" scripts/nccl-allreduce-loop.c \
-    -L"$NCCL_DIR/lib" -L"$NCCL_DIR/lib64" -L"$CUDA_DIR/lib64" -Wl,-rpath,"$CUDA_DIR/lib64" \
-    -lnccl -lcudart -o "$OUT/nccl-allreduce-loop" >"$OUT/loop-build.log" 2>&1; then
-    say "FAIL anchor: scripts/nccl-allreduce-loop.c did not build (see $OUT/loop-build.log)"
-    FAILED=$((FAILED + 1))
-    return
-  fi
-  say "anchor: collbench allreduce (float, out of place) vs a plain ncclAllReduce loop: both the"
-  say "  mean of 100 calls after 20 warm-ups by CUDA events (rule and tolerances: scripts/fidelity.awk)"
+  step anchor-build 0 mpicc -O2 -I"$NCCL_DIR/include" -I"$CUDA_DIR/include" \
+    scripts/nccl-allreduce-loop.c -L"$NCCL_DIR/lib" -L"$NCCL_DIR/lib64" -L"$CUDA_DIR/lib64" \
+    -Wl,-rpath,"$CUDA_DIR/lib64" -lnccl -lcudart -o "$OUT/nccl-allreduce-loop" || return
+  reps=${GPU_CHECK_REPEATS:-6} sizes="8 1048576 67108864 268435456"
+  say "anchor: collbench allreduce (float, out of place) vs a plain ncclAllReduce loop, $reps"
+  say "  interleaved launches a rank count, CUDA events in both (rule: scripts/paired.awk)"
   mps_start >/dev/null
-  for np in 1 2; do
-    for size in 8 1048576 67108864 268435456; do
-      share=
-      [ "$np" -gt 1 ] && share=--share-gpu
-      n=$np-$size
-      step loop-$n 0 env SHARE_GPU=1 mpirun -np $np "$OUT/nccl-allreduce-loop" $size 100 || continue
-      step anchor-$n 0 mpirun -np $np ./collbench --backend nccl --mem device --op allreduce \
-        -b $size -e $size $share -n 100 -w 20 --json "$OUT/anchor-$n.jsonl" || continue
-      loop=$(awk 'NF == 2 && $1 + 0 > 0 {print $1}' "$OUT/loop-$n.out" | tail -n 1)
-      cb=$(grep '"type": *"result"' "$OUT/anchor-$n.jsonl" | grep '"inplace": *false' |
-        sed -n 's/.*"time_us_gpu": *\([0-9.eE+-]*\).*/\1/p' | tail -n 1)
-      set -- $(awk -v bytes="$size" -v cb="${cb:-0}" -v ref="${loop:-0}" -v calls=100 -f scripts/fidelity.awk)
-      [ "$1" = PASS ] || FAILED=$((FAILED + 1))
-      say "$1 anchor-$n: $np rank(s), $size B: collbench ${cb:-?} us, loop ${loop:-?} us (GPU clock, mean of 100), difference $2% (tolerance $3%)"
+  : >"$OUT/anchor.pairs"
+  for r in $(seq "$reps"); do
+    for np in 1 2; do
+      share= iters=100
+      [ "$np" -gt 1 ] && share=--share-gpu iters=20
+      n=$r-$np
+      step anchor-loop-$n 0 env SHARE_GPU=1 mpirun -np $np "$OUT/nccl-allreduce-loop" $iters $sizes ||
+        continue
+      step anchor-cb-$n 0 mpirun -np $np ./collbench --backend nccl --mem device --op allreduce \
+        -b 8 -e 256M -f 2 $share -n $iters -w 20 --json "$OUT/anchor-$n.jsonl" || continue
+      grep '"type": *"result"' "$OUT/anchor-$n.jsonl" | grep '"inplace": *false' |
+        sed -n 's/.*"bytes": *\([0-9]*\).*"time_us_gpu": *\([0-9.eE+-]*\).*/\1 \2/p' >"$OUT/anchor-$n.cb"
+      awk -v np="$np" 'NR == FNR { cb[$1] = $2; next } NF == 3 && ($1 in cb) { print np, "allreduce", $1, $2, cb[$1] }' \
+        "$OUT/anchor-$n.cb" "$OUT/anchor-loop-$n.out" >>"$OUT/anchor.pairs"
     done
   done
+  awk -f scripts/paired.awk "$OUT/anchor.pairs" >"$OUT/anchor.table"
+  while read -r np op size m ref cb ratio lo hi cover verdict; do
+    [ "$np" = verdicts ] && continue
+    [ "$verdict" = FAIL ] || [ "$verdict" = NOREF ] && FAILED=$((FAILED + 1))
+    say "$verdict anchor $np rank(s) $size B: loop $ref us, collbench $cb us (medians of $m), ratio $ratio (95% $lo..$hi)"
+  done <"$OUT/anchor.table"
 }
 
 # the tuner on the GPU: its search, then its two outputs put to use
@@ -351,11 +371,14 @@ part_tuner() {
   step tune-plugin 0 env NCCL_TUNER_PLUGIN="$PWD/build/libnccl-tuner-collbench.so" \
     COLLBENCH_TUNER_RULES="$OUT/rules.csv" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
     mpirun -np 2 ./collbench --backend nccl --mem device --share-gpu --op allreduce -b 1M -e 4M &&
-    if grep -q 'TUNER/Plugin: Using collbench' "$OUT/tune-plugin.out"; then
-      say "  $(grep -m 1 -o 'TUNER/collbench: .*' "$OUT/tune-plugin.out")"
-    else
+    if ! grep -q 'TUNER/Plugin: Using collbench' "$OUT/tune-plugin.out"; then
       say "FAIL tune-plugin: NCCL's log does not say it used collbench's tuner plugin"
       FAILED=$((FAILED + 1))
+    elif ! applied=$(sh scripts/plugin-applied.sh "$OUT/rules.csv" "$OUT/tune-plugin.out"); then
+      say "FAIL tune-plugin: $applied"
+      FAILED=$((FAILED + 1))
+    else
+      say "  $applied"
     fi
 }
 
@@ -379,7 +402,7 @@ part_tests() {
 }
 
 for p in $PARTS; do
-  [ "$p" = basics ] || [ -x ./collbench ] || build
+  [ "$p" = basics ] || [ "$BUILT" = 1 ] || build
   part_$p
 done
 

@@ -114,20 +114,18 @@ int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_r
       if (kept && kept->time_us - kept->ci95_us <= best->time_us + best->ci95_us)
         best = kept;
       if (nrules > 0 && best->algo == prev_algo && best->proto == prev_proto &&
-          strcmp(out[nrules - 1].coll, colls[c]) == 0) {
-        /* the open rule goes on, on the channels of its largest size */
-        if (best->channels > 0)
-          out[nrules - 1].channels = best->channels;
-        continue;
-      }
+          strcmp(out[nrules - 1].coll, colls[c]) == 0)
+        continue; /* the open rule goes on */
       if (nrules == max)
         goto done;
       if (prev_algo >= 0)
         out[nrules - 1].max_bytes = sizes[s] - 1;
-      out[nrules++] = (struct cb_plugin_rule){colls[c],    prev_algo >= 0 ? sizes[s] : 0,
-                                              UINT64_MAX,  best->algo,
-                                              best->proto, best->channels,
-                                              NAN};
+      /* channels 0 (written -1): NCCL's own at each size. The sweep forced only the
+       * algorithm and protocol (NCCL_ALGO, NCCL_PROTO), so NCCL lowered its channel
+       * count for small sizes (topoGetAlgoInfo, enqueue.cc) while measuring; a
+       * plugin's count would replace that at every size of the rule. */
+      out[nrules++] = (struct cb_plugin_rule){
+          colls[c], prev_algo >= 0 ? sizes[s] : 0, UINT64_MAX, best->algo, best->proto, 0, NAN};
       prev_algo = best->algo, prev_proto = best->proto;
     }
   }
@@ -181,12 +179,12 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
              "the rule's measured sizes (negative: kept within the noise); none: no other "
              "measured");
   if (unknown)
-    comment(f, "channels -1: NCCL's channel count was not learnt (NCCL_DEBUG set by the "
-               "user?); collbench's plugin then keeps NCCL's count, the example plugin "
-               "runs ONE channel (set the column by hand)");
+    comment(f, "channels -1: NCCL's own count at each size, as while measuring (only the "
+               "algorithm and protocol were forced); collbench's plugin keeps NCCL's count, "
+               "NCCL's example plugin runs ONE channel (set the column by hand for it)");
   else
-    comment(f, "channels: what NCCL ran the rule's largest measured size on, read from "
-               "its TUNING log (the example plugin's -1 would mean one channel)");
+    comment(f, "channels: forced at every size of the rule (the example plugin's -1 "
+               "would mean one channel)");
   comment(f, "rules hold only for the measured nodes and ranks; collectives without "
              "a rule (reduce) keep NCCL's choice (one channel with the example plugin)");
   for (int i = 0; i < nrules; i++) {

@@ -40,7 +40,7 @@ struct cb_plugin_rule {
   const char *coll;
   uint64_t min_bytes, max_bytes;
   int algo, proto;
-  int channels; /* of the rule's largest measured size; 0 unknown */
+  int channels; /* forced at every size of the rule; 0: NCCL's own (what --tune measured) */
   /* the smallest, over the rule's measured sizes, of how much longer the
    * fastest other pair took, in % of the rule's pair's time (negative where
    * the rule's pair was kept within the noise); NaN: no other pair measured */
@@ -70,12 +70,13 @@ int cb_plugin_ll128_proven(const struct cb_plugin_point *pts, int n, const char 
  * winner merge into one rule covering [first size, next winner's size - 1];
  * the first rule of a collective starts at 0 and the last ends at
  * UINT64_MAX, because the example plugin gives collectives no rule matches
- * a single channel. Returns the number of rules (at most max), or -1 when
- * no point is usable. */
+ * a single channel. Rules leave the channel count to NCCL (channels 0),
+ * as it was while measuring. Returns the number of rules (at most max), or -1
+ * when no point is usable. */
 int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_rule *out, int max);
 
 /* Writes the header line, comments (each made one safe line), then the
- * rules. A rule's channels 0 (unknown) is written -1, and a comment says
+ * rules. A rule's channels 0 (NCCL's own) is written -1, and a comment says
  * the example plugin then uses ONE channel (collbench's keeps NCCL's). */
 int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
                     const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
