@@ -187,7 +187,7 @@ void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB
   double total = nvl ? hw->nvlink_links * nvlink_link_bw[gen] : pcie_bw(hw->pcie_gen);
   ring_graph(hw, nnodes, total, &g[CB_NC_RING]);
   g[CB_NC_TREE] = g[CB_NC_RING];
-  if (nnodes == 2) { /* search pass 2: raise a tree's intra speed, up to 2x inter */
+  if (nnodes >= 2) { /* search pass 2: raise a tree's intra speed, up to 2x inter */
     const double *sp = speeds(hw->arch, 1);
     struct cb_nc_graph *t = &g[CB_NC_TREE];
     double share = hw->gpus_per_node > 0 ? (hw->gpus_per_node - 1.0) / hw->gpus_per_node : 1;
@@ -197,8 +197,16 @@ void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB
     while (i > 0 && t->bw_intra < 2 * t->bw_inter && t->nch * sp[i - 1] * share <= total + 1e-9)
       t->bw_intra = sp[--i];
   }
+  /* search.cc: one GPU per node searches the plain TREE pattern, and its
+   * channels cannot differ */
+  g[CB_NC_RING].pattern = CB_NC_PATTERN_RING;
+  g[CB_NC_TREE].pattern =
+      hw->gpus_per_node == 1 ? CB_NC_PATTERN_TREE : CB_NC_PATTERN_BALANCED_TREE;
+  g[CB_NC_RING].same_channels = g[CB_NC_TREE].same_channels = hw->gpus_per_node == 1;
+  /* init.cc: CollNet has graphs of its own (approximated by the tree's); PAT runs
+   * on the tree's graph */
   g[CB_NC_COLLNET_DIRECT] = g[CB_NC_COLLNET_CHAIN] = g[CB_NC_TREE];
-  g[CB_NC_PAT] = g[CB_NC_RING];
+  g[CB_NC_PAT] = g[CB_NC_TREE];
   if (hw->nvls && hw->nvswitch && nvl && hw->arch >= CB_NC_HOPPER && hw->gpus_per_node > 1) {
     int heads = hw->gpus_per_node < MAX_NVLS_ARITY ? hw->gpus_per_node : MAX_NVLS_ARITY;
     if (nnodes > 1 && hw->nics_per_node < heads)
@@ -280,6 +288,8 @@ static double busbw_of(const struct cb_nc_hw *hw, const struct cb_nc_comm *c, in
     bus = fmin(bus / 3.8, llmax);
   if (a == CB_NC_TREE && p == CB_NC_LL128)
     bus = fmin(bus * (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->nch * tree_ll128_ch[arch][idx2]);
+  if (a == CB_NC_TREE && g->pattern == CB_NC_PATTERN_TREE) /* comm->maxTreePattern */
+    bus *= .85;
   if (a == CB_NC_PAT)
     bus *= .75;
   if (collnet && p != CB_NC_SIMPLE)
@@ -322,7 +332,9 @@ static double latency_of(const struct cb_nc_hw *hw, const struct cb_nc_comm *c, 
   int nsteps = nccl_func_steps(op, nranks);
   switch (a) {
   case CB_NC_RING:
-    if (op == CB_MOP_BROADCAST) { /* ring graphs searched without sameChannels */
+    if (op == CB_MOP_BROADCAST && c->g[a].same_channels)
+      lat += hw_lat[hwk][a][p];
+    else if (op == CB_MOP_BROADCAST) { /* channels of different paths: each step a chunk */
       double l = p == CB_NC_SIMPLE ? hw_lat[hwk][CB_NC_TREE][p] : hw_lat[hwk][a][p];
       lat += nsteps * l;
     } else {
@@ -381,13 +393,30 @@ static int enabled(const struct cb_nc_hw *hw, const struct cb_nc_comm *c, int op
 
 void cb_nc_tune(const struct cb_nc_hw *hw0, int nranks, int nnodes, struct cb_nc_comm *c) {
   struct cb_nc_hw hw = *hw0;
+  struct cb_nc_graph g[CB_NC_NALGOS];
+  if (nnodes < 1)
+    nnodes = 1;
+  hw.gpus_per_node = nranks / nnodes;
+  cb_nc_graphs(&hw, nnodes, g);
+  cb_nc_tune_graphs(&hw, nranks, nnodes, g, c);
+}
+
+void cb_nc_tune_graphs(const struct cb_nc_hw *hw0, int nranks, int nnodes,
+                       const struct cb_nc_graph g[CB_NC_NALGOS], struct cb_nc_comm *c) {
+  struct cb_nc_hw hw = *hw0;
   memset(c, 0, sizeof *c);
   if (nnodes < 1)
     nnodes = 1;
   hw.gpus_per_node = nranks / nnodes;
   c->nranks = nranks, c->nnodes = nnodes, c->arch = hw.arch;
-  cb_nc_graphs(&hw, nnodes, c->g);
-  c->ring_nch = c->g[CB_NC_RING].nch;
+  memcpy(c->g, g, sizeof c->g);
+  /* init.cc: ring and tree keep the fewer channels; connect.cc (ncclTopoPostset)
+   * then doubles comm->nChannels, up to MAXCHANNELS (64) */
+  int nch = g[CB_NC_RING].nch < g[CB_NC_TREE].nch || !g[CB_NC_TREE].nch ? g[CB_NC_RING].nch
+                                                                         : g[CB_NC_TREE].nch;
+  c->ring_nch = 2 * nch < 64 ? 2 * nch : 64;
+  if (g[CB_NC_TREE].nch)
+    c->g[CB_NC_RING].nch = c->g[CB_NC_TREE].nch = nch;
   if (nranks <= 1 || (nnodes > 1 && hw.nics_per_node <= 0)) /* no NIC: nothing across nodes */
     return;
   double ppn = (double)nranks / nnodes;

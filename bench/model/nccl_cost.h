@@ -59,7 +59,10 @@ struct cb_nc_graph {
   int nch;                   /* channels */
   double bw_intra, bw_inter; /* GB/s per channel */
   int nvl;                   /* the intra-node path is NVLink (else PCIe) */
+  int pattern;               /* NCCL_TOPO_PATTERN_* (graph.h); a tree's TREE (3) costs it 15% */
+  int same_channels;         /* every channel the same path: broadcast pays one hop, not n */
 };
+enum { CB_NC_PATTERN_BALANCED_TREE = 1, CB_NC_PATTERN_TREE = 3, CB_NC_PATTERN_RING = 4 };
 
 /* NCCL's tuning tables for one communicator (nranks over nnodes), in
  * NCCL's units: bandwidth GB/s of algorithm bandwidth, latency us; 0
@@ -70,7 +73,7 @@ struct cb_nc_comm {
   struct cb_nc_graph g[CB_NC_NALGOS];
   double bw[CB_NMOPS][CB_NC_NALGOS][CB_NC_NPROTOS];
   double lat[CB_NMOPS][CB_NC_NALGOS][CB_NC_NPROTOS];
-  int ring_nch; /* comm->nChannels, for the ring plateau rule */
+  int ring_nch; /* comm->nChannels (twice the ring graph's), for the ring plateau rule */
 };
 
 /* Calibration: multipliers of each algorithm/protocol's bandwidth and
@@ -87,6 +90,10 @@ void cb_nc_cal_identity(struct cb_nc_cal *c);
 void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB_NC_NALGOS]);
 /* ncclTopoTuneModel for nranks GPUs on nnodes nodes (nranks/nnodes per node). */
 void cb_nc_tune(const struct cb_nc_hw *hw, int nranks, int nnodes, struct cb_nc_comm *c);
+/* The same on given graphs (NCCL's own, read from its log, instead of
+ * cb_nc_graphs's approximation): tests/unit/test_nccl_table.c. */
+void cb_nc_tune_graphs(const struct cb_nc_hw *hw, int nranks, int nnodes,
+                       const struct cb_nc_graph g[CB_NC_NALGOS], struct cb_nc_comm *c);
 /* ncclTopoGetAlgoTime, in seconds (NaN: off), for `bytes` as collbench
  * counts them (the whole buffer; NCCL's nBytes). cal NULL: NCCL's own. */
 double cb_nc_time(const struct cb_nc_comm *c, int op, int algo, int proto, double bytes,
