@@ -11,8 +11,9 @@ ROOT=$PWD
 # guides), so the same code judges the repository and, at the end, broken
 # copies of it.
 guides_of() { # DIR: the guides, as paths relative to DIR
+  # (.gpu-deps holds carried third-party trees for a GPU machine, git-ignored)
   (cd "$1" && find . -name '*.md' -not -path './build/*' -not -path './.git/*' \
-    -not -path './tests/fixtures/*' | sed 's|^\./||' | sort)
+    -not -path './tests/fixtures/*' -not -path './.gpu-deps/*' | sed 's|^\./||' | sort)
 }
 long_readme() { # DIR: prints README's line count when it is 300 or more
   n=$(wc -l <"$1/README.md")
