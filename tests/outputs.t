@@ -11,17 +11,17 @@ FAST="-b 1K -e 1K --max-time 0.05"
 
 # ---- item 1: a refused run leaves earlier results alone ----
 echo keep >"$TMP/r.jsonl"
-cb -e 1K --json "$TMP/r.jsonl" --csv /nonexistent/x.csv
-[ $STATUS -eq 2 ] && [ "$(cat "$TMP/r.jsonl")" = keep ] && grep -q "/nonexistent/x.csv" "$TMP/err"
+cb -e 1K --json "$TMP/r.jsonl" --csv "$TMP/missing/x.csv"
+[ $STATUS -eq 2 ] && [ "$(cat "$TMP/r.jsonl")" = keep ] && grep -q "$TMP/missing/x.csv" "$TMP/err"
 ok $? "--json kept when --csv's directory is missing (exit $STATUS)"
 echo old >"$TMP/old.csv"
-cb -e 1K --csv "$TMP/old.csv" --prom /nope/p.prom
+cb -e 1K --csv "$TMP/old.csv" --prom "$TMP/missing/p.prom"
 [ $STATUS -eq 2 ] && [ "$(cat "$TMP/old.csv")" = old ]
 ok $? "--csv kept when --prom's directory is missing (exit $STATUS)"
-mpi 2 -e 1K --json "$TMP/r.jsonl" --csv "$TMP/old.csv" --prom /nope/p.prom
+mpi 2 -e 1K --json "$TMP/r.jsonl" --csv "$TMP/old.csv" --prom "$TMP/missing/p.prom"
 [ $STATUS -eq 2 ] && [ "$(cat "$TMP/r.jsonl")" = keep ] && [ "$(cat "$TMP/old.csv")" = old ]
 ok $? "the same under mpirun -np 2 (exit $STATUS)"
-mpi 2 --json "$TMP/new.jsonl" --junit /nope/j.xml --accept topologies/localhost.conf
+mpi 2 --json "$TMP/new.jsonl" --junit "$TMP/missing/j.xml" --accept topologies/localhost.conf
 [ $STATUS -eq 2 ] && [ ! -e "$TMP/new.jsonl" ]
 ok $? "no empty new file is left by a refused run"
 
@@ -80,7 +80,7 @@ mkdir -p "$long"
 name=$(printf '%*s' $((4095 - ${#long} - 1)) '' | tr ' ' f)
 long=$long/$name
 echo precious >"$long"
-mpi 2 --accept topologies/localhost.conf --max-time 0.05 --prom "$long" --junit /nope/j.xml
+mpi 2 --accept topologies/localhost.conf --max-time 0.05 --prom "$long" --junit "$TMP/missing/j.xml"
 [ ${#long} -eq 4095 ] && [ "$(cat "$long")" = precious ] && [ $STATUS -eq 2 ]
 ok $? "a 4095-byte --prom path of a refused run: the file kept (exit $STATUS)"
 

@@ -37,7 +37,7 @@ got=$(grep '^collbench_busbw_bytes_per_second{op="allreduce".*inplace="false",si
 awk -v a="$want" -v b="$got" 'BEGIN { exit !(b > 0 && (a - b) / a < 1e-6 && (b - a) / a < 1e-6) }'
 ok $? "it is the JSON record's busbw ($got = $want)"
 
-mpi 2 -e 8 --prom /nonexistent-dir/x.prom
+mpi 2 -e 8 --prom "$TMP/missing/x.prom"
 [ $STATUS -eq 2 ] && grep -q 'prom' "$TMP/err"
 ok $? "an unwritable --prom path exits 2 before running (got $STATUS)"
 finish
