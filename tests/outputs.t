@@ -31,7 +31,8 @@ if mknod "$TMP/null" c 1 3 2>/dev/null; then
   [ $STATUS -eq 0 ] && [ -c "$TMP/null" ]
   ok $? "--prom, --json, --csv to a character device: it stays one (exit $STATUS)"
   mpi 2 --accept topologies/localhost.conf --max-time 0.05 --junit "$TMP/null"
-  [ $STATUS -eq 0 ] && [ -c "$TMP/null" ]
+  # (exit 1: a verdict the load gave; the device is what is tested)
+  [ $STATUS -le 1 ] && [ -c "$TMP/null" ]
   ok $? "--junit to a character device: it stays one (exit $STATUS)"
   ./collbench --fit tests/fixtures/model_np2.jsonl --json "$TMP/null" >/dev/null 2>"$TMP/err"
   st=$?
