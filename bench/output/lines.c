@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/interrupt.h"
+#include "replace.h"
 
 static int failed(const struct cb_lines *l, int status, int e, struct cb_error *err) {
   return cb_fail(err, status, "%s: cannot write '%s': %s", l->option, l->path, strerror(e));
@@ -32,6 +33,16 @@ int cb_lines_open(struct cb_lines *l, const char *path, const char *option, stru
     free(l->path);
     l->path = NULL;
     return rc;
+  }
+  /* after the open, so a link planted before it is seen; nothing is written
+   * (truncation waits for cb_lines_start) */
+  if (cb_output_trusted(path, option, err)) {
+    close(l->fd);
+    if (l->created)
+      unlink(path);
+    free(l->path);
+    l->path = NULL;
+    return err->status;
   }
   l->regular = S_ISREG(st.st_mode);
   return CB_OK;

@@ -55,6 +55,66 @@ static int resolve(const char *path, char *out, size_t len) {
   return ELOOP;
 }
 
+/* Whether a folder is shared the way /tmp is: anyone may add names. */
+static int world_writable(const struct stat *d) {
+  return (d->st_mode & S_IWOTH) != 0;
+}
+
+/* Links and folders another user could have planted or swapped, refused as
+ * the kernel's protected_symlinks would refuse them, but for every output and
+ * whatever that setting is (a replace resolves links itself, so the kernel
+ * never sees them): each link on the way to the file, in a world-writable
+ * sticky folder, must be ours or the folder owner's; and the file's own folder
+ * must not be world-writable without the sticky bit (anyone could swap the
+ * file). CB_OK, or `status` with a message naming the link or folder. */
+static int trusted(const char *path, const char *option, int status, struct cb_error *err) {
+  char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
+  if (strlen(path) >= sizeof cur)
+    return cannot(status, option, path, ENAMETOOLONG, err);
+  strcpy(cur, path);
+  for (int hops = 0; hops < 40; hops++) {
+    struct stat st, d;
+    strcpy(dir, cur);
+    int has_dir = stat(dirname(dir), &d) == 0;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+      /* the file itself (or its name to be): a regular file's folder */
+      int regular = lstat(cur, &st) != 0 || S_ISREG(st.st_mode);
+      if (regular && has_dir && world_writable(&d) && !(d.st_mode & S_ISVTX))
+        return cb_fail(err, status,
+                       "%s: refusing to write '%s': its folder %s is writable by every user "
+                       "and not sticky, so another user could replace the file (chmod +t or "
+                       "o-w the folder, or write elsewhere)",
+                       option, path, dir);
+      return CB_OK;
+    }
+    if (has_dir && world_writable(&d) && (d.st_mode & S_ISVTX) && st.st_uid != geteuid() &&
+        st.st_uid != d.st_uid)
+      return cb_fail(err, status,
+                     "%s: refusing to write '%s': %s is a symbolic link owned by another user "
+                     "(uid %u) in the shared folder %s; following it would write wherever that "
+                     "user chose",
+                     option, path, cur, (unsigned)st.st_uid, dir);
+    ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0)
+      return CB_OK; /* gone meanwhile: the write will say */
+    link[n] = '\0';
+    if (link[0] == '/') {
+      strcpy(cur, link);
+    } else {
+      strcpy(dir, cur);
+      char next[PATH_MAX];
+      if (snprintf(next, sizeof next, "%s/%s", dirname(dir), link) >= (int)sizeof next)
+        return cannot(status, option, path, ENAMETOOLONG, err);
+      strcpy(cur, next);
+    }
+  }
+  return cannot(status, option, path, ELOOP, err);
+}
+
+int cb_output_trusted(const char *path, const char *option, struct cb_error *err) {
+  return trusted(path, option, CB_USAGE, err);
+}
+
 /* The temporary file's template beside `target`. */
 static int temp_template(const char *target, char *out, size_t len) {
   char d[PATH_MAX], b[PATH_MAX];
@@ -68,6 +128,8 @@ int cb_output_check(const char *path, const char *option, enum cb_output_kind ki
   char target[PATH_MAX], tmp[PATH_MAX];
   if (!*path)
     return cb_fail(err, CB_USAGE, "%s: an empty file name", option);
+  if (trusted(path, option, CB_USAGE, err))
+    return err->status;
   int e = resolve(path, target, sizeof target);
   if (e)
     return cannot(CB_USAGE, option, path, e, err);
@@ -113,6 +175,9 @@ static int write_direct(const char *path, const char *option, int (*write)(void 
 int cb_replace_write(const char *path, const char *option, int (*write)(void *state, FILE *f),
                      void *state, struct cb_error *err) {
   char target[PATH_MAX], tmp[PATH_MAX];
+  /* again at the end: a link may have been planted since the run started */
+  if (trusted(path, option, CB_RUNTIME, err))
+    return err->status;
   int e = resolve(path, target, sizeof target);
   if (e)
     return cannot(CB_RUNTIME, option, path, e, err);

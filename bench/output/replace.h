@@ -20,6 +20,13 @@ enum cb_output_kind {
 int cb_output_check(const char *path, const char *option, enum cb_output_kind kind,
                     struct cb_error *err);
 
+/* Refuses (CB_USAGE, naming it) a path another user could redirect: a
+ * symbolic link on the way owned by someone else in a world-writable sticky
+ * folder (/tmp), or a file in a world-writable folder without the sticky
+ * bit. cb_output_check and cb_replace_write apply it; streams (lines.c)
+ * apply it once their file is open. */
+int cb_output_trusted(const char *path, const char *option, struct cb_error *err);
+
 /* Writes through `write` (non-zero: failed). A regular file (or none yet)
  * is written to a unique temporary file beside it and renamed over it,
  * keeping its mode; a symbolic link's target is replaced, the link stays;

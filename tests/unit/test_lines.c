@@ -144,13 +144,39 @@ static void test_replace(void) {
   }
 }
 
+/* A link planted by another user after the run's start check, in a sticky
+ * shared folder: the end-of-run replace checks again and refuses it. */
+static void test_planted_late(void) {
+  if (geteuid() != 0) {
+    ok(1, "# SKIP not root: a link owned by another user needs lchown");
+    ok(1, "# SKIP not root");
+    return;
+  }
+  struct cb_error err = {0};
+  mkdir(at("shared"), 0777);
+  chmod(at("shared"), 01777);
+  put(at("victim"), "secret\n");
+  ok(cb_output_check(at("shared/late.prom"), "--prom", CB_OUT_REPLACE, &err) == CB_OK,
+     "the start check passes: nothing there yet");
+  char victim[256];
+  snprintf(victim, sizeof victim, "%s", at("victim"));
+  int planted = symlink(victim, at("shared/late.prom")) == 0 &&
+                lchown(at("shared/late.prom"), 65534, 65534) == 0;
+  err = (struct cb_error){0};
+  int rc = cb_replace_write(at("shared/late.prom"), "--prom", write_text, "new\n", &err);
+  ok(planted && rc == CB_RUNTIME && !strcmp(get(at("victim")), "secret\n") &&
+         strstr(err.msg, "owned by another user (uid 65534)"),
+     "a link another user planted since: refused at the write, its target kept (%s)", err.msg);
+}
+
 int main(void) {
-  plan(22);
+  plan(24);
   if (!mkdtemp(dir))
     return 1;
   test_lines();
   test_check();
   test_replace();
+  test_planted_late();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0)
