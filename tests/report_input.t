@@ -4,7 +4,7 @@
 # truncated --matrix run), an endless line (a character device, a binary
 # file), and a folder given as input. No MPI needed.
 . tests/lib.sh
-plan 13
+plan 14
 
 pair() { # SRC DST: one measured pair line
   printf '{"type":"pair","src":%s,"dst":%s,"src_host":"a","dst_host":"b","bytes":65536,' "$1" "$2"
@@ -68,4 +68,12 @@ status=$?
   ! grep -q -- --report "$TMP/err"
 ok $? "--fit on a folder: exit 2 naming --fit (got $status)"
 [ $status -eq 2 ] || diag "$TMP/err"
+# gnuplot runs without the user's ~/.gnuplot: root's --report with HOME set
+# to another user's folder must not run that user's commands
+mkdir "$TMP/home"
+printf 'system "touch %s/ran"\n' "$TMP" >"$TMP/home/.gnuplot"
+HOME=$TMP/home ./collbench --report "$TMP/one.jsonl" --out "$TMP/home-rep" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] && [ ! -e "$TMP/ran" ] && [ -s "$TMP/home-rep/index.html" ]
+ok $? "--report does not run \$HOME/.gnuplot (gnuplot -d; exit $st)"
 finish

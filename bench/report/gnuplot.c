@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,12 @@ int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *scrip
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
       dup2(null, STDIN_FILENO);
-    char *const argv[] = {"gnuplot", "-e", gp_out, (char *)script, NULL};
+    /* -d: not the user's ~/.gnuplot nor the system's gnuplotrc (root's report
+     * with another user's HOME would run that user's commands); a script name
+     * is never read as an option */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s%s", script[0] == '-' ? "./" : "", script);
+    char *const argv[] = {"gnuplot", "-d", "-e", gp_out, path, NULL};
     if (chdir(dir) == 0)
       execvp(CB_GNUPLOT, argv);
     fprintf(stderr, "collbench: cannot run %s in '%s': %s\n", CB_GNUPLOT, dir, strerror(errno));
