@@ -4,7 +4,7 @@
 # named with their reason; no torn JSON line; SIGINT/SIGTERM exit 3 with
 # whole lines. Device nodes are made with mknod here, never /dev itself.
 . tests/lib.sh
-plan 29
+plan 31
 
 cb() { ./collbench "$@" >"$TMP/out" 2>"$TMP/err"; STATUS=$?; }
 FAST="-b 1K -e 1K --max-time 0.05"
@@ -197,4 +197,17 @@ ok $? "SIGTERM to every rank of mpirun -np 2: exit 3 ($STATUS), whole lines"
 # passes SIGTERM on to them, and they stop as above
 interrupted INT 2 to-mpirun
 ok $? "SIGINT to mpirun: the ranks' message, whole lines (mpirun's own exit $STATUS)"
+# ---- two runs, one --json: the second is refused while the first holds the
+# file (flock(1) stands for the first run: it holds the same lock) ----
+./collbench $FAST --json "$TMP/shared.jsonl" >/dev/null 2>&1
+cp "$TMP/shared.jsonl" "$TMP/shared.before"
+flock "$TMP/shared.jsonl" ./collbench $FAST --json "$TMP/shared.jsonl" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 2 ] && cmp -s "$TMP/shared.jsonl" "$TMP/shared.before" &&
+  grep -q "is being written by another run" "$TMP/err"
+ok $? "--json a running run holds: refused (exit $st), its file untouched"
+flock "$TMP/shared.csv" ./collbench $FAST --csv "$TMP/shared.csv" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 2 ] && grep -q "is being written by another run" "$TMP/err"
+ok $? "--csv likewise (exit $st)"
 finish

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +46,22 @@ int cb_lines_open(struct cb_lines *l, const char *path, const char *option, stru
     return err->status;
   }
   l->regular = S_ISREG(st.st_mode);
+  /* one writer per file: a second run given the same --json or --csv would
+   * interleave its lines and empty the first run's file, so it is refused
+   * (the lock goes with the descriptor, at exit too) */
+  if (l->regular && flock(l->fd, LOCK_EX | LOCK_NB) != 0) {
+    int e = errno;
+    close(l->fd);
+    int rc = e == EWOULDBLOCK
+                 ? cb_fail(err, CB_USAGE,
+                           "%s: '%s' is being written by another run (it holds the file's "
+                           "lock): give each run its own file",
+                           option, path)
+                 : failed(l, CB_USAGE, e, err);
+    free(l->path);
+    l->path = NULL;
+    return rc;
+  }
   return CB_OK;
 }
 
