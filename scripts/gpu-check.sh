@@ -391,7 +391,8 @@ part_tuner() {
 part_tests() {
   units="build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t build/tests/test_gpu_alloc.t
     build/tests/test_engine_staging.t build/tests/test_cli.t build/tests/test_nccl_tuner.t
-    build/tests/test_nccl_abort.t build/tests/test_nccl_paths.t build/tests/test_probe.t"
+    build/tests/test_nccl_abort.t build/tests/test_nccl_paths.t build/tests/test_probe.t
+    build/tests/test_gpu_yield.t"
   step tests-build 0 make -j"$(nproc)" $units || return
   # every tests/*.t that has a GPU branch (bad_input*.t and ucx.t included)
   step tests 0 prove -v --exec '' $units tests/nccl.t tests/fp8.t tests/probe.t tests/tune.t \
