@@ -37,6 +37,9 @@
 # budget is reported SKIP (budget) instead. The first part run builds (make
 # rebuilds what is older than its sources: a warm machine keeps the last
 # call's binaries; configure runs again when configure is newer than config.mk).
+# Where it looks: GPU_CHECK_DEV (default /dev) for nvidia0..., MPS_DEFAULT_PIPE
+# (default /tmp/nvidia-mps) for a running MPS daemon's control pipe; tests
+# point both into a temp folder (tests/gpu_scripts.t).
 #
 # Output: everything (report, logs, JSON Lines, the NCCL link folder) goes
 # under $GPU_CHECK_OUT (default gpu-check-out/); report.txt there and stdout
@@ -111,8 +114,10 @@ for p in $PARTS; do
 done
 
 # --- a GPU, or nothing to do ---
-if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
-  why="no /dev/nvidia0"
+# (GPU_CHECK_DEV: the device folder, /dev unless a test points it elsewhere)
+DEV=${GPU_CHECK_DEV:-/dev}
+if ! ls "$DEV"/nvidia[0-9]* >/dev/null 2>&1; then
+  why="no $DEV/nvidia0"
   command -v nvidia-smi >/dev/null 2>&1 && why="$why; nvidia-smi: $(nvidia-smi -L 2>&1 | head -n 1)"
   say "gpu-check: no GPU here ($why): nothing run"
   exit 2
@@ -386,7 +391,8 @@ part_tuner() {
 part_tests() {
   units="build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t build/tests/test_gpu_alloc.t
     build/tests/test_engine_staging.t build/tests/test_cli.t build/tests/test_nccl_tuner.t
-    build/tests/test_nccl_abort.t build/tests/test_nccl_paths.t build/tests/test_probe.t"
+    build/tests/test_nccl_abort.t build/tests/test_nccl_paths.t build/tests/test_probe.t
+    build/tests/test_gpu_yield.t"
   step tests-build 0 make -j"$(nproc)" $units || return
   # every tests/*.t that has a GPU branch (bad_input*.t and ucx.t included)
   step tests 0 prove -v --exec '' $units tests/nccl.t tests/fp8.t tests/probe.t tests/tune.t \

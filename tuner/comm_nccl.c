@@ -151,14 +151,21 @@ static int nccl_open(void *ctx, const struct cb_tune_config *cfg, void **setting
   char *proto = swap_env("NCCL_PROTO", cb_nccl_measure_value(c->launch_proto, c->proto_index,
                                                              cfg->protocol, cb_nccl_proto_env));
   ncclComm_t *comm = malloc(sizeof *comm);
+  if (comm)
+    *comm = NULL;
   cb_watchdog_arm("--tune nccl communicator setup (ncclCommInitRankConfig)");
   r = comm ? ncclCommInitRankConfig(comm, cl->nranks, id, cl->rank, &config) : ncclSystemError;
   cb_watchdog_disarm();
   restore_env("NCCL_ALGO", algo);
   restore_env("NCCL_PROTO", proto);
   if (r != ncclSuccess) {
+    /* NCCL's text first, then what NCCL left in the handle aborted (a
+     * failed init is freed with ncclCommAbort; NULL: nothing to call) */
+    int status = nccl_failed(c, "ncclCommInitRankConfig", r, err);
+    if (comm)
+      cb_nccl_comm_end(*comm, 1);
     free(comm);
-    return nccl_failed(c, "ncclCommInitRankConfig", r, err);
+    return status;
   }
   *setting = comm;
   return CB_OK;

@@ -8,7 +8,9 @@
 
 #include "envfile.h"
 
-/* Indices are NCCL's NCCL_ALGO_* and NCCL_PROTO_* numbers (nccl_tuner.h). */
+/* Indices are NCCL's NCCL_ALGO_* and NCCL_PROTO_* numbers (NCCL's
+ * src/include/plugin/nccl_tuner.h at v2.28.9-1; src/include/nccl_common.h in
+ * 2.24 to 2.27, the same numbers). */
 const char *const cb_nccl_algo_csv[CB_NCCL_NALGOS] = {
     "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
 const char *const cb_nccl_algo_env[CB_NCCL_NALGOS] = {
@@ -137,8 +139,9 @@ done:
 }
 
 /* A comment as lines of at most 200 bytes, broken at spaces: NCCL's example
- * plugin reads 255-byte pieces (fgets into 256 bytes), and the rest of a
- * longer line would not start with '#'. */
+ * plugin (a safe reader from NCCL 2.30 only: RULES.md) reads 255-byte pieces
+ * (fgets into 256 bytes), and the rest of a longer line would not start with
+ * '#'. */
 static void comment(FILE *f, const char *text) {
   char piece[201];
   while (*text) {
@@ -172,16 +175,18 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
   comment(f, "format: collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,"
              "nRanks,numPipeOps,regBuff,margin (tuner/plugin/RULES.md)");
   comment(f, "use: NCCL_TUNER_PLUGIN=collbench (libnccl-tuner-collbench.so, installed "
-             "beside collbench in lib/) COLLBENCH_TUNER_RULES=<this file>; NCCL's example "
-             "plugin reads it too (NCCL_TUNER_CONFIG_FILE); NCCL_ALGO/NCCL_PROTO override "
-             "any plugin");
+             "beside collbench in lib/) COLLBENCH_TUNER_RULES=<this file>; NCCL_ALGO/NCCL_PROTO "
+             "override any plugin");
+  comment(f, "NCCL's example plugin (NCCL_TUNER_CONFIG_FILE) reads these columns, but before "
+             "NCCL 2.30 it mis-indexes NCCL's cost table: use it from 2.30 only "
+             "(tuner/plugin/RULES.md)");
   comment(f, "margin: % longer the fastest other algorithm/protocol took, the least over "
              "the rule's measured sizes (negative: kept within the noise); none: no other "
              "measured");
   if (unknown)
-    comment(f, "channels -1: NCCL's own count at each size, as while measuring (only the "
-               "algorithm and protocol were forced); collbench's plugin keeps NCCL's count, "
-               "NCCL's example plugin runs ONE channel (set the column by hand for it)");
+    comment(f, "channels -1: NCCL's own count at each size, as measured (only algorithm "
+               "and protocol were forced); collbench's plugin keeps it, NCCL's example (2.30 "
+               "on) runs ONE channel: set the column for it");
   else
     comment(f, "channels: forced at every size of the rule (the example plugin's -1 "
                "would mean one channel)");

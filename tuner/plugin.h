@@ -1,8 +1,12 @@
 /* --plugin-out: per-size rules for collbench's NCCL tuner plugin
  * (tuner/plugin, format in tuner/plugin/RULES.md: "collbench-tuner-rules 1"),
- * which NCCL's example tuner plugin (ext-tuner/example, through
- * NCCL_TUNER_CONFIG_FILE) reads too, from a collective sweep over
- * NCCL_ALGO x NCCL_PROTO. Pure: unit-tested.
+ * from a collective sweep over NCCL_ALGO x NCCL_PROTO. Pure: unit-tested.
+ * The columns are those of NCCL's example tuner plugin (ext-tuner/example,
+ * NCCL_TUNER_CONFIG_FILE), but that example is no safe reader before NCCL
+ * 2.30: up to 2.29 it indexes NCCL's cost table as an array of row pointers
+ * and writes to the wrong memory (fixed in 2.30; RULES.md). Algorithm and
+ * protocol numbers are NCCL's NCCL_ALGO_* and NCCL_PROTO_* (NCCL's
+ * src/include/plugin/nccl_tuner.h).
  *
  * The header line, then one line per rule, NCCL's example's column order
  * with the measured margin last (the example reads ten columns at most and
@@ -77,7 +81,8 @@ int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_r
 
 /* Writes the header line, comments (each made one safe line), then the
  * rules. A rule's channels 0 (NCCL's own) is written -1, and a comment says
- * the example plugin then uses ONE channel (collbench's keeps NCCL's). */
+ * NCCL's example plugin (from NCCL 2.30; earlier ones mis-index the cost
+ * table) then uses ONE channel (collbench's keeps NCCL's). */
 int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
                     const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
                     struct cb_error *err);

@@ -1,6 +1,6 @@
 /* --plugin-out: a collective sweep of the nccl backend over every
  * (NCCL_ALGO, NCCL_PROTO) pair that runs here, through the engine like any
- * other sweep, turned into per-size rules for NCCL's example tuner plugin
+ * other sweep, turned into per-size rules for collbench's NCCL tuner plugin
  * (plugin.h). Every rank calls it; rank 0 writes the file. */
 #ifndef CB_PLUGIN_SWEEP_H
 #define CB_PLUGIN_SWEEP_H

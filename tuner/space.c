@@ -113,15 +113,18 @@ int cb_space_grid(const struct cb_space *s, struct cb_tune_config *out) {
  * can be known before a communicator exists: NVLS needs NVLink SHARP,
  * CollNet a SHARP plugin, PAT one rank per node and only gathers and
  * scatters, broadcast only Ring; NVLS, CollNet and PAT run Simple only;
- * LL128 is enabled on the architectures NCCL validated it on. */
+ * LL128 on any compute capability from 7.0 (ncclTopoTuneModel since 2.27:
+ * "!(minCompCap < 70 ...)", then only the paths decide, which are not known
+ * here; 2.24 to 2.26 listed 70, 80, 90, 100 and, from 2.25, 120). An unknown
+ * capability (0) prunes nothing. */
 static int pair_runs(const char *coll, const struct cb_nccl_view *v, int algo, int proto) {
   int allreduce = !strcmp(coll, "allreduce"),
       gather = !strcmp(coll, "allgather") || !strcmp(coll, "reducescatter");
   int simple = proto == 3;
   if (v->nranks < 2)
     return 0; /* NCCL copies locally: nothing to choose */
-  if (proto == 2 && v->cc && v->cc != 70 && v->cc != 80 && v->cc != 90 && v->cc != 100)
-    return 0;
+  if (proto == 2 && v->cc && v->cc < 70)
+    return 0; /* LL128 before Volta */
   switch (algo) {
   case 1: return allreduce; /* Tree */
   case 2: return 1;         /* Ring */

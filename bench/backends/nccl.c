@@ -541,11 +541,18 @@ static int make_comm(struct nccl_ctx *c, struct cb_error *err) {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 1;
   cb_watchdog_arm("nccl communicator setup (ncclCommInitRankConfig)");
+  c->comm = NULL;
   rc = ncclCommInitRankConfig(&c->comm, cl->nranks, id, cl->rank, &config);
   cb_watchdog_disarm();
   if (rc != ncclSuccess) {
+    /* NCCL's text first (an abort may log), then what NCCL left in the
+     * handle aborted, as NCCL's docs say of a communicator whose init
+     * failed (2.24 to 2.30 free it themselves on this blocking path and
+     * leave NULL: then nothing is called) */
+    int status = nccl_failed(c, "ncclCommInitRankConfig", rc, err);
+    cb_nccl_comm_end(c->comm, 1);
     c->comm = NULL;
-    return nccl_failed(c, "ncclCommInitRankConfig", rc, err);
+    return status;
   }
   follow_log(c); /* the init bucket: the graph, and connections made at init */
   return CB_OK;

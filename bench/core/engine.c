@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpu.h"
 #include "measure.h"
 #include "pattern_io.h"
 #include "base/timer.h"
@@ -34,8 +35,9 @@ struct series_ctx {
   struct buffers buf;
   /* how fill and check reach the buffers (choose_access) */
   struct cb_pattern_access access;
-  int staged;     /* through host copies in buf.staging */
-  double started; /* the run's start, for progress */
+  int staged;         /* through host copies in buf.staging */
+  double started;     /* the run's start, for progress */
+  int said_gpu_waits; /* the GPU waits note (cb_gpu_wait_note), once a run */
   /* rows of this series, and those with a record whose CI stayed wider
    * than --precision (marked on the row; one summary line at the end) */
   int nrows, nnoisy;
@@ -488,6 +490,12 @@ static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
   if (sc->backend->init(sc->cl, s, transport, &sc->ctx, err))
     return err->status;
   int rc = CB_OK;
+  /* a GPU now bound: how host waits on it behave, a setting of the run */
+  char waits[320];
+  if (!sc->said_gpu_waits && cb_gpu_wait_note(waits, sizeof waits)) {
+    sc->said_gpu_waits = 1;
+    rc = note(sc, err, "%s", waits);
+  }
   for (int m = 0; m < s->nmems && !rc; m++)
     for (int o = 0; o < s->nops && !rc; o++)
       for (int d = 0; d < s->ndtypes && !rc; d++) {

@@ -39,7 +39,23 @@ int cb_gpu_mpi_cuda_aware(char *why, size_t len) {
 
 #if CB_HAVE_CUDA
 
-static struct { int bound, device, cc; } gpu = {0, -1, 0};
+/* yield: whether host waits yield the CPU (cb_gpu_waits_by_yield), schedule
+ * the device's cudaDeviceSchedule* flags read back (-1 unknown), why what
+ * refused or could not read them */
+static struct {
+  int bound, device, cc, yield, schedule;
+  char why[160];
+} gpu = {0, -1, 0, -1, -1, ""};
+
+static const char *schedule_name(int flags, char *buf, size_t len) {
+  switch (flags) {
+  case cudaDeviceScheduleAuto: return "auto (CUDA spins or yields by its own rule)";
+  case cudaDeviceScheduleSpin: return "spin";
+  case cudaDeviceScheduleYield: return "yield";
+  case cudaDeviceScheduleBlockingSync: return "blocking sync";
+  default: snprintf(buf, len, "0x%x", (unsigned)flags); return buf;
+  }
+}
 
 int cb_gpu_devices(char *why, size_t len) {
   int n = 0;
@@ -95,9 +111,22 @@ int cb_gpu_bind(const struct cb_cluster *cl, const struct cb_settings *s, int *d
   /* A blocking sync (the --tune step's cudaStreamSynchronize) yields the
    * CPU instead of spinning: mpirun binds a rank to one core, NCCL's proxy
    * thread shares it, and a spinning wait starved NCCL's network transport
-   * (bench/backends/nccl.c, wait_stream). A refusal only keeps CUDA's own. */
-  (void)cudaSetDeviceFlags(cudaDeviceScheduleYield);
+   * (bench/backends/nccl.c, wait_stream). A refusal only keeps CUDA's own;
+   * what is in effect is read back (cudaGetDeviceFlags) and said with the
+   * run's notes (cb_gpu_wait_note). */
+  cudaError_t set = cudaSetDeviceFlags(cudaDeviceScheduleYield);
+  if (set != cudaSuccess)
+    snprintf(gpu.why, sizeof gpu.why, "cudaSetDeviceFlags: %s", cudaGetErrorString(set));
   (void)cudaGetLastError();
+  unsigned int flags = 0;
+  cudaError_t got = cudaGetDeviceFlags(&flags);
+  if (got == cudaSuccess) {
+    gpu.schedule = (int)(flags & cudaDeviceScheduleMask);
+    gpu.yield = gpu.schedule == cudaDeviceScheduleYield;
+  } else {
+    snprintf(gpu.why, sizeof gpu.why, "cudaGetDeviceFlags: %s", cudaGetErrorString(got));
+    (void)cudaGetLastError();
+  }
   int major = 0, minor = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) == cudaSuccess &&
       cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) == cudaSuccess)
@@ -109,6 +138,32 @@ int cb_gpu_bind(const struct cb_cluster *cl, const struct cb_settings *s, int *d
 
 int cb_gpu_compute_capability(void) {
   return gpu.cc;
+}
+
+int cb_gpu_waits_by_yield(void) {
+  return gpu.bound ? gpu.yield : -1;
+}
+
+int cb_gpu_wait_note(char *buf, size_t len) {
+  char name[16];
+  if (!gpu.bound)
+    return 0;
+  if (gpu.yield == 1)
+    snprintf(buf, len,
+             "GPU waits: host waits on GPU %d yield the CPU (cudaDeviceScheduleYield, read back "
+             "with cudaGetDeviceFlags)",
+             gpu.device);
+  else if (gpu.yield == 0)
+    snprintf(buf, len,
+             "GPU waits: cudaDeviceScheduleYield did not take effect on GPU %d (%s%sits schedule "
+             "is %s): a blocking wait may spin on the core NCCL's proxy thread shares",
+             gpu.device, gpu.why, gpu.why[0] ? "; " : "",
+             schedule_name(gpu.schedule, name, sizeof name));
+  else
+    snprintf(buf, len,
+             "GPU waits: whether cudaDeviceScheduleYield took effect on GPU %d is unknown (%s)",
+             gpu.device, gpu.why);
+  return 1;
 }
 
 static int cuda_failed(const struct cb_cluster *cl, const char *who, const char *call, size_t bytes,
@@ -190,6 +245,15 @@ int cb_gpu_bind(const struct cb_cluster *cl, const struct cb_settings *s, int *d
 }
 
 int cb_gpu_compute_capability(void) {
+  return 0;
+}
+
+int cb_gpu_waits_by_yield(void) {
+  return -1;
+}
+
+int cb_gpu_wait_note(char *buf, size_t len) {
+  (void)buf, (void)len;
   return 0;
 }
 

@@ -36,6 +36,15 @@ int cb_gpu_bind(const struct cb_cluster *cl, const struct cb_settings *s, int *d
 /* Compute capability of the bound device as major * 10 + minor; 0 unknown. */
 int cb_gpu_compute_capability(void);
 
+/* Whether host waits on the bound device yield the CPU: cb_gpu_bind asks
+ * for cudaDeviceScheduleYield and reads the flags back. 1 yes, 0 no (CUDA
+ * refused, another schedule is in effect), -1 unknown (no device bound, the
+ * flags unreadable, or a build without CUDA). */
+int cb_gpu_waits_by_yield(void);
+/* That, as one line for the run's notes ("GPU waits: ..."); 0 and nothing
+ * written when no device is bound. */
+int cb_gpu_wait_note(char *buf, size_t len);
+
 /* Pinned host (cudaHostAlloc) or device (cudaMalloc) memory. Device
  * memory is checked against cudaMemGetInfo first so a size too large
  * fails with a message, not a crash; `who` names the backend. */

@@ -2,10 +2,13 @@
  * leave the communicator to be aborted at finalize, never destroyed
  * (destroy waits for kernels that may wait on a peer: the run would end
  * only through the watchdog); a communicator that never failed is
- * destroyed. No GPU here: the CUDA and NCCL calls the backend makes on
- * this path are stand-ins defined below (the test's own definitions come
- * before libcudart's and libnccl's); ncclAllReduce fails as on a broken
- * peer, the rest succeed. One rank, MPI as a singleton. */
+ * destroyed. A failed ncclCommInitRankConfig: what NCCL left in the handle
+ * is aborted (NCCL's docs), in the backend and in --tune's NCCL all-reduce
+ * (tuner/comm_nccl.c); a NULL handle is left alone. No GPU here: the CUDA
+ * and NCCL calls made on these paths are stand-ins defined below (the
+ * test's own definitions come before libcudart's and libnccl's);
+ * ncclAllReduce fails as on a broken peer, ncclCommInitRankConfig as
+ * init_fails says, the rest succeed. One rank, MPI as a singleton. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,8 @@
 #include "ops/op.h"
 #include "core/settings.h"
 #include "tap.h"
+#include "tuner/comm.h"
+#include "tuner/space.h"
 
 #if CB_HAVE_NCCL
 #include <cuda_runtime_api.h>
@@ -22,6 +27,11 @@
 
 static int destroyed, aborted, allreduce_fails;
 static int fake_comm, fake_stream, fake_event;
+/* ncclCommInitRankConfig: 0 succeeds; 1 fails leaving its communicator in
+ * the handle (to be aborted); 2 fails leaving NULL (as NCCL 2.24 to 2.30
+ * do on a blocking init) */
+static int init_fails;
+static ncclComm_t aborted_comm;
 
 cudaError_t cudaGetDeviceCount(int *n) {
   *n = 1;
@@ -45,6 +55,11 @@ cudaError_t cudaEventCreate(cudaEvent_t *e) {
   *e = (cudaEvent_t)&fake_event;
   return cudaSuccess;
 }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags) {
+  (void)flags;
+  *e = (cudaEvent_t)&fake_event;
+  return cudaSuccess;
+}
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   (void)e, (void)s;
   return cudaSuccess;
@@ -64,8 +79,8 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
 ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int n, ncclUniqueId id, int rank,
                                     ncclConfig_t *config) {
   (void)n, (void)id, (void)rank, (void)config;
-  *comm = (ncclComm_t)&fake_comm;
-  return ncclSuccess;
+  *comm = init_fails == 2 ? NULL : (ncclComm_t)&fake_comm;
+  return init_fails ? ncclSystemError : ncclSuccess;
 }
 ncclResult_t ncclAllReduce(const void *in, void *out, size_t count, ncclDataType_t t,
                            ncclRedOp_t op, ncclComm_t comm, cudaStream_t s) {
@@ -79,9 +94,37 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return ncclSuccess;
 }
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
-  (void)comm;
-  aborted++;
+  aborted++, aborted_comm = comm;
   return ncclSuccess;
+}
+
+/* --tune's NCCL all-reduce: a communicator for one setting, then closed */
+static void tuner_open(const struct cb_cluster *cl, const char *how) {
+  int stream = 0;
+  struct cb_comm_setup setup = {.dtype = 0, .stream = &stream};
+  struct cb_tune_config cfg = {0};
+  struct cb_error err = {0};
+  void *ctx = NULL, *setting = NULL;
+  aborted = destroyed = 0, aborted_comm = NULL;
+  int rc = cb_comm_nccl.init(cl, &setup, &ctx, &err);
+  if (rc == CB_OK)
+    rc = cb_comm_nccl.open(ctx, &cfg, &setting, &err);
+  if (rc == CB_OK)
+    cb_comm_nccl.close(ctx, setting);
+  if (ctx)
+    cb_comm_nccl.finalize(ctx);
+  if (!init_fails)
+    ok(rc == CB_OK && destroyed == 1 && aborted == 0,
+       "--tune nccl: %s: opened and destroyed (aborted %d, destroyed %d)", how, aborted, destroyed);
+  else if (init_fails == 1)
+    ok(rc == CB_RUNTIME && strstr(err.msg, "ncclCommInitRankConfig") && aborted == 1 &&
+           aborted_comm == (ncclComm_t)&fake_comm && destroyed == 0,
+       "--tune nccl: %s: its communicator aborted (aborted %d, destroyed %d; %s)", how, aborted,
+       destroyed, err.msg);
+  else
+    ok(rc == CB_RUNTIME && strstr(err.msg, "ncclCommInitRankConfig") && aborted == 0 &&
+           destroyed == 0,
+       "--tune nccl: %s: nothing to abort (aborted %d, destroyed %d)", how, aborted, destroyed);
 }
 
 int main(int argc, char **argv) {
@@ -117,6 +160,32 @@ int main(int argc, char **argv) {
   b->finalize(ctx);
   ok(destroyed == 1 && aborted == 0,
      "a healthy one is destroyed, not aborted (aborted %d, destroyed %d)", aborted, destroyed);
+
+  /* a failed init: the backend's init fails, naming the call, and aborts
+   * what NCCL left in the handle, once (not again at finalize) */
+  aborted = destroyed = 0, aborted_comm = NULL, init_fails = 1;
+  struct cb_error err3 = {0};
+  ctx = NULL;
+  rc = b->init(&cl, &s, "auto", &ctx, &err3);
+  ok(rc == CB_RUNTIME && !ctx && strstr(err3.msg, "ncclCommInitRankConfig"),
+     "a failed ncclCommInitRankConfig fails init, naming it (%s)", err3.msg);
+  ok(aborted == 1 && aborted_comm == (ncclComm_t)&fake_comm && destroyed == 0,
+     "the communicator NCCL left is aborted, once, never destroyed (aborted %d, destroyed %d)",
+     aborted, destroyed);
+  aborted = destroyed = 0, init_fails = 2;
+  ctx = NULL;
+  rc = b->init(&cl, &s, "auto", &ctx, &err3);
+  ok(rc == CB_RUNTIME && aborted == 0 && destroyed == 0,
+     "a failed init that left NULL: nothing aborted (aborted %d, destroyed %d)", aborted,
+     destroyed);
+
+  init_fails = 0;
+  tuner_open(&cl, "a healthy communicator");
+  init_fails = 1;
+  tuner_open(&cl, "a failed init that left a communicator");
+  init_fails = 2;
+  tuner_open(&cl, "a failed init that left NULL");
+  init_fails = 0;
   MPI_Finalize();
   done_testing();
   return exit_status();

@@ -238,8 +238,20 @@ static void test_nccl_space(void) {
   is_long(cb_nccl_prune("broadcast", &v, runs), 3, "broadcast: Ring only");
   v.ranks_per_node = 2;
   is_long(cb_nccl_prune("allgather", &v, runs), 3, "two ranks per node: no PAT");
+  /* LL128 from compute capability 7.0 on, as NCCL 2.27 and later enable it
+   * (subject to paths): B300 (10.3) and RTX PRO 6000 (12.0) too */
+  v.cc = 60;
+  is_long(cb_nccl_prune("allreduce", &v, runs), 4, "sm_60: LL128 pruned");
+  ok(!runs[1][2] && !runs[2][2] && !runs[0][2], "sm_60: no pair with LL128, nor LL128 alone");
+  v.cc = 103;
+  is_long(cb_nccl_prune("allreduce", &v, runs), 6, "sm_103 (B300): LL128 tried");
+  ok(runs[1][2] && runs[2][2], "sm_103: Tree/LL128 and Ring/LL128");
+  v.cc = 120;
+  is_long(cb_nccl_prune("allreduce", &v, runs), 6, "sm_120: LL128 tried");
   v.cc = 86;
-  is_long(cb_nccl_prune("allreduce", &v, runs), 4, "sm_86: LL128 pruned");
+  is_long(cb_nccl_prune("allreduce", &v, runs), 6, "sm_86: LL128 tried (NCCL 2.27 and later)");
+  v.cc = 0;
+  is_long(cb_nccl_prune("allreduce", &v, runs), 6, "unknown capability: LL128 tried");
   v.cc = 90, v.nvls = 1, v.nnodes = 1;
   cb_nccl_prune("allreduce", &v, runs);
   ok(runs[5][3] && !runs[5][1] && !runs[6][3], "NVLS Simple on one node; NVLSTree needs several");

@@ -29,10 +29,15 @@
  *   float (*)[NCCL_NUM_PROTOCOLS]. So it is numAlgo rows of numProto floats,
  *   not an array of pointers; -1.0 (NCCL_ALGO_PROTO_IGNORE) marks a choice
  *   NCCL cannot make. A non-zero *nChannels replaces NCCL's channel count.
- * - Algorithm and protocol numbers, ncclFunc_t, ncclResult_t, the log levels,
- *   NCCL_TUNING and the logger's signature: src/include/nccl_common.h (and
- *   src/nccl.h.in for ncclResult_t) at v2.24.3-1, v2.25.1-1, v2.26.2-1,
- *   v2.27.7-1 and v2.28.9-1: identical in all five for what is used here.
+ *   (NCCL's example tuner plugin indexed it as float** rows up to 2.29,
+ *   fixed in 2.30: tuner/plugin/RULES.md.)
+ * - Algorithm and protocol numbers (NCCL_ALGO_*, NCCL_PROTO_*):
+ *   src/include/nccl_common.h at v2.24.3-1 .. v2.27.7-1, and
+ *   src/include/plugin/nccl_tuner.h at v2.28.9-1, the same numbers.
+ * - ncclFunc_t, ncclResult_t, the log levels, NCCL_TUNING and the logger's
+ *   signature: src/include/nccl_common.h (and src/nccl.h.in for
+ *   ncclResult_t) at v2.24.3-1, v2.25.1-1, v2.26.2-1, v2.27.7-1 and
+ *   v2.28.9-1: identical in all five for what is used here.
  * scripts/check-tuner-abi.sh NCCL_GIT_DIR checks all of the above at compile
  * time (sizes, alignments, offsets, exact signatures, numbers) against
  * NCCL's own headers at each tag; it passes for v2.24.3-1, v2.25.1-1,
@@ -63,7 +68,9 @@ typedef void (*cb_nccl_logger_t)(int level, unsigned long flags, const char *fil
  * with a choice to make, and get no rule here. */
 typedef int cb_nccl_func_t;
 
-/* NCCL_ALGO_* (0 tree .. 6 pat) and NCCL_PROTO_* (0 LL, 1 LL128, 2 Simple) */
+/* NCCL_ALGO_* (0 tree .. 6 pat) and NCCL_PROTO_* (0 LL, 1 LL128, 2 Simple):
+ * src/include/plugin/nccl_tuner.h at v2.28.9-1, src/include/nccl_common.h at
+ * v2.24.3-1 .. v2.27.7-1 (scripts/check-tuner-abi.sh asserts them) */
 #define CB_NCCL_NUM_ALGORITHMS 7
 #define CB_NCCL_NUM_PROTOCOLS 3
 #define CB_NCCL_ALGO_PROTO_IGNORE (-1.0f)

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
-/* Indices are NCCL's numbers (nccl_abi.h); the names are those NCCL's
- * example plugin reads, which --plugin-out has always written. */
+/* Indices are NCCL's NCCL_ALGO_* and NCCL_PROTO_* numbers (NCCL's
+ * src/include/plugin/nccl_tuner.h; nccl_abi.h); the names are those NCCL's
+ * example plugin reads, which --plugin-out has always written (that example
+ * is a safe reader of the file from NCCL 2.30 only: RULES.md). */
 static const char *const colls[] = {"broadcast", "reduce", "allgather", "reducescatter",
                                     "allreduce"};
 static const char *const algos[] = {"tree",      "ring", "collnet_direct", "collnet_chain", "nvls",
