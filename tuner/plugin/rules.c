@@ -3,12 +3,15 @@
 #include "rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Indices are NCCL's NCCL_ALGO_* and NCCL_PROTO_* numbers (NCCL's
  * src/include/plugin/nccl_tuner.h; nccl_abi.h); the names are those NCCL's
@@ -194,9 +197,25 @@ static int read_line(FILE *f, char *buf, long *total, char *why, size_t len) {
 
 int cbt_rules_load(const char *path, struct cbt_rules *out, char *why, size_t whylen) {
   *out = (struct cbt_rules){0};
-  FILE *f = fopen(path, "r");
-  if (!f)
+  /* not blocking, and a regular file only: a FIFO (or a device) named here
+   * would stall ncclCommInitRank, and the plugin never fails nor stops a job */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
     return fail(why, whylen, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    int dir = S_ISDIR(st.st_mode);
+    close(fd);
+    return fail(why, whylen, "%s: not a regular file (%s): refused", path,
+                dir ? "a directory" : "a pipe, socket or device");
+  }
+  int flags = fcntl(fd, F_GETFL);
+  FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "r") : NULL;
+  if (!f) {
+    int e = errno;
+    close(fd);
+    return fail(why, whylen, "%s: cannot read: %s", path, strerror(e));
+  }
   char buf[CBT_RULES_MAX_LINE + 1], msg[256];
   long total = 0;
   int lineno = 0, rc = 0, cap = 0;
