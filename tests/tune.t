@@ -197,7 +197,7 @@ if ! gpu_usable; then
   [ $STATUS -eq 2 ] && grep -q "nccl: no usable GPU\|without CUDA\|unknown backend\|unknown value 'nccl'" "$TMP/err"
   ok $? "--tune --backend nccl without a GPU exits 2 saying why (got $STATUS)"
   for what in "2 ranks --share-gpu: --tune on NCCL writes NCCL_* settings" \
-    "--plugin-out: per-size rules for NCCL's example tuner" \
+    "--plugin-out: per-size rules for collbench's tuner plugin" \
     "collbench's tuner plugin loads the GPU run's rules and follows them" \
     "--env-out names all-reduce only (NCCL_ALGO='allreduce:...')" \
     "LL128 in the env file only with --plugin-out's checked results" \
@@ -217,7 +217,7 @@ grep -q '^# comm: nccl' "$TMP/out" && grep -q '^# ranks: 2 on 1 node(s); NCCL ' 
 ok $? "the env file names NCCL and holds the tuned settings"
 head -n 1 "$TMP/rules.csv" | grep -qx '# collbench-tuner-rules 1' &&
   grep -Eq '^allreduce,0,[0-9]+,(tree|ring),(ll|ll128|simple),(-1|[0-9]+),2,2,-1,-1,(-?[0-9.]+|none)$' "$TMP/rules.csv"
-ok $? "--plugin-out: per-size rules for NCCL's example tuner, from 0 bytes"
+ok $? "--plugin-out: per-size rules for collbench's tuner plugin, from 0 bytes"
 # collbench's plugin loads that file and its rules drive its choices
 CB_TUNER_CHECK_FILE=$TMP/rules.csv CB_TUNER_CHECK_SHAPE=2,2 build/tests/test_nccl_tuner.t >"$TMP/plugin" 2>&1
 st=$?
