@@ -5,7 +5,7 @@
 # file and line, and leaves the output untouched. No MPI.
 . tests/lib.sh
 
-plan 31
+plan 33
 
 T=tests/fixtures/nccl_tests_allreduce.txt
 J=tests/fixtures/nccl_tests_allgather.json
@@ -95,4 +95,13 @@ EOF
   >"$TMP/out" 2>"$TMP/err"
 ok $(test $? -eq 2 && grep -q '/dev/zero:1: a line longer than 1 MiB' "$TMP/err"; echo $?) \
   "/dev/zero: exit 2 at the 1 MiB line bound"
+# text from the input reaches CSV cells escaped (RFC 4180): a comma, a quote
+# and a line break stay inside one quoted field, and a cell a spreadsheet would
+# run as a formula is kept as text ('=...)
+sed 's/"type":"float","redop":"none"/"type":"=HYPERLINK(1)","redop":"a,b\\nc\\"d"/' "$J" >"$TMP/inj.json"
+./collbench --import-nccl-tests "$TMP/inj.json" --csv "$TMP/inj.csv" >"$TMP/out" 2>"$TMP/err"
+ok $? "a -J file with a formula, a comma, a quote and a newline in its text imports (exit 0)"
+grep -q "^allgather,nccl,device,auto,\"'=HYPERLINK(1)\",\"a,b\$" "$TMP/inj.csv" &&
+  grep -q '^c""d",false,1024,' "$TMP/inj.csv" && ! grep -q '^allgather,nccl,device,auto,=' "$TMP/inj.csv"
+ok $? "CSV: the formula kept as text, the redop one quoted field over its line break"
 finish
