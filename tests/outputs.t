@@ -4,7 +4,7 @@
 # named with their reason; no torn JSON line; SIGINT/SIGTERM exit 3 with
 # whole lines. Device nodes are made with mknod here, never /dev itself.
 . tests/lib.sh
-plan 31
+plan 32
 
 cb() { ./collbench "$@" >"$TMP/out" 2>"$TMP/err"; STATUS=$?; }
 FAST="-b 1K -e 1K --max-time 0.05"
@@ -210,4 +210,11 @@ flock "$TMP/shared.csv" ./collbench $FAST --csv "$TMP/shared.csv" >"$TMP/out" 2>
 st=$?
 [ $st -eq 2 ] && grep -q "is being written by another run" "$TMP/err"
 ok $? "--csv likewise (exit $st)"
+# --junit declares UTF-8: bytes of a config that are not UTF-8 become U+FFFD
+# there, so CI report readers take the file (a check name with \377 here)
+printf '[system]\nname = t\n[check ar\377x\303\251]\nop = allreduce\nbackend = mpi\nsize = 4K\n' >"$TMP/u.conf"
+mpi 2 --accept "$TMP/u.conf" --max-time 0.02 --junit "$TMP/u.xml"
+[ $STATUS -eq 2 ] && grep -q 'section' "$TMP/u.xml" && iconv -f UTF-8 -t UTF-8 "$TMP/u.xml" >/dev/null 2>&1 &&
+  grep -q "$(printf 'ar\357\277\275x\303\251')" "$TMP/u.xml"
+ok $? "--junit with a config's non-UTF-8 bytes: valid UTF-8, the bad byte U+FFFD, good ones kept"
 finish
