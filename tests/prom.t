@@ -2,7 +2,7 @@
 # --prom: node_exporter textfile format, replaced atomically, from the same
 # records as every other output.
 . tests/lib.sh
-plan 8
+plan 9
 
 echo 'old_metric 1' >"$TMP/cb.prom"
 mpi 2 --op nope --prom "$TMP/cb.prom"
@@ -40,4 +40,12 @@ ok $? "it is the JSON record's busbw ($got = $want)"
 mpi 2 -e 8 --prom "$TMP/missing/x.prom"
 [ $STATUS -eq 2 ] && grep -q 'prom' "$TMP/err"
 ok $? "an unwritable --prom path exits 2 before running (got $STATUS)"
+# two acceptance checks of one op and size: each series once (a series written
+# twice makes node_exporter drop both at every scrape); the later figure stands
+printf '[system]\nname = t\n[check a]\nop = allreduce\nbackend = mpi\nsize = 4K\nmetric = busbw\nfail = 0.0001 GB/s\n[check b]\nop = allreduce\nbackend = mpi\nsize = 4K\nmetric = time\nfail = 1000000 us\n' >"$TMP/two.conf"
+mpi 2 --accept "$TMP/two.conf" --max-time 0.02 --prom "$TMP/two.prom"
+[ $STATUS -le 1 ] && [ -s "$TMP/two.prom" ] &&
+  [ -z "$(grep -v '^#' "$TMP/two.prom" | sed 's/ [^ ]*$//' | sort | uniq -d)" ] &&
+  grep -q '^collbench_busbw_bytes_per_second{op="allreduce".*size_bytes="4096"}' "$TMP/two.prom"
+ok $? "--accept --prom with two checks of one op and size: every series once (exit $STATUS)"
 finish
