@@ -76,9 +76,10 @@ static int trusted(const char *path, const char *option, int status, struct cb_e
     struct stat st, d;
     strcpy(dir, cur);
     int has_dir = stat(dirname(dir), &d) == 0;
-    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+    int missing = lstat(cur, &st) != 0;
+    if (missing || !S_ISLNK(st.st_mode)) {
       /* the file itself (or its name to be): a regular file's folder */
-      int regular = lstat(cur, &st) != 0 || S_ISREG(st.st_mode);
+      int regular = missing || S_ISREG(st.st_mode);
       if (regular && has_dir && world_writable(&d) && !(d.st_mode & S_ISVTX))
         return cb_fail(err, status,
                        "%s: refusing to write '%s': its folder %s is writable by every user "
