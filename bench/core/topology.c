@@ -12,10 +12,10 @@
 
 #include "backends/backend.h"
 #include "base/dtype.h"
-#include "ops/op.h"
-#include "overhead.h"
 #include "base/robust.h"
 #include "base/units.h"
+#include "ops/op.h"
+#include "overhead.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
 const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw"};
@@ -32,6 +32,14 @@ struct parse_state {
   int line;
   const char *text; /* the whole file */
   size_t pos;
+  /* the keys of the section being read, and where: a key given twice is
+   * refused (inih would let the last win without a word) */
+  struct {
+    char key[32];
+    int line;
+  } seen[32];
+  int nseen;
+  int singles; /* bit per [system], [matrix], [baseline] seen */
 };
 
 static int bad(struct parse_state *ps, const char *key, const char *fmt, const char *value) {
@@ -63,6 +71,8 @@ static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *
       end++;
     for (int r = CB_REF_MEMBW; bandwidth && r < CB_NREFS; r++)
       if (strcmp(end, cb_reference_names[r]) == 0) {
+        if (v > 1000) /* ten times the reference: a typo */
+          return -1;
         th->value = v / 100;
         th->reference = r;
         return 0;
@@ -81,7 +91,10 @@ static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
     if (units[i].bandwidth == bandwidth && strcmp(end, units[i].unit) == 0) {
       th->value = v * units[i].scale;
-      return 0;
+      /* bounds far past any machine (NVL72's NVLink domain is 130 TB/s; a
+       * step is seconds): a figure beyond them is a typo, and 1e308 would
+       * overflow the model's sums */
+      return th->value <= (bandwidth ? CB_TOPO_MAX_BPS : CB_TOPO_MAX_SECONDS) ? 0 : -1;
     }
   return -1;
 }
@@ -362,8 +375,13 @@ static int begin_section(struct parse_state *ps, const char *section) {
   struct cb_topology *t = ps->t;
   const char *name = strchr(section, ' ');
   name = name ? name + 1 : "";
-  if (strcmp(section, "system") == 0 || strcmp(section, "matrix") == 0 ||
-      strcmp(section, "baseline") == 0) {
+  ps->nseen = 0;
+  static const char *const singles[] = {"system", "matrix", "baseline", NULL};
+  int single = one_of(section, singles);
+  if (single >= 0 && ps->singles & 1 << single)
+    return bad(ps, "section", "[%s] is given twice; write its keys in one section", section);
+  if (single >= 0) {
+    ps->singles |= 1 << single;
     t->matrix.set |= strcmp(section, "matrix") == 0;
     t->baseline.set |= strcmp(section, "baseline") == 0;
     return 1;
@@ -391,6 +409,9 @@ static int begin_section(struct parse_state *ps, const char *section) {
     c->bucket_bytes = 25u << 20; /* PyTorch DDP's bucket_cap_mb default */
     c->reps = 10;
   } else if (is_tier) {
+    for (int i = 0; i < t->ntiers; i++)
+      if (strcmp(t->tiers[i].name, name) == 0)
+        return bad(ps, "section", "tier '%s' is defined twice", name);
     if (t->ntiers == CB_TOPO_MAX_TIERS)
       return bad(ps, "section", "'%s': too many tiers", name);
     struct cb_tier *tier = &t->tiers[t->ntiers++];
@@ -422,6 +443,23 @@ static int on_key(void *user, const char *section, const char *key, const char *
             "first (key '%s' would be read under [%s])",
             ps->file, ps->line, ps->section, key, section);
     return 0;
+  }
+  for (const unsigned char *c = (const unsigned char *)value; *c; c++)
+    if ((*c < 0x20 && *c != '\t') || *c == 0x7f) {
+      char why[64];
+      snprintf(why, sizeof why, "holds the control byte 0x%02x: values are printable text", *c);
+      return bad(ps, key, "%s", why);
+    }
+  for (int i = 0; i < ps->nseen; i++)
+    if (strcmp(ps->seen[i].key, key) == 0) {
+      char why[96];
+      snprintf(why, sizeof why, "given twice in this section (first on line %d)", ps->seen[i].line);
+      return bad(ps, key, "%s", why);
+    }
+  if (ps->nseen < (int)(sizeof ps->seen / sizeof ps->seen[0]) &&
+      strlen(key) < sizeof ps->seen[0].key) {
+    snprintf(ps->seen[ps->nseen].key, sizeof ps->seen[0].key, "%s", key);
+    ps->seen[ps->nseen++].line = ps->line;
   }
   if (strcmp(section, "system") == 0)
     return system_key(ps, key, value);

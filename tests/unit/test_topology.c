@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "accept/ceiling.h"
+#include "core/topology.h"
+#include "core/verdict.h"
 #include "ops/op.h"
 #include "presets.h"
 #include "tap.h"
-#include "core/topology.h"
-#include "core/verdict.h"
 
 static const char good[] = "# a comment\n"
                            "[system]\n"
@@ -107,8 +107,17 @@ static void bad(const char *line_text, int line, const char *key) {
 static void test_bad(void) {
   bad("mertic = busbw", 9, "mertic");
   bad("size = 12Q", 9, "size");
-  bad("op = allreduse", 9, "allreduse");
-  bad("backend = nvshmem", 9, "nvshmem");
+  bad("[check d]\nop = allreduse", 10, "allreduse");
+  bad("[check d]\nbackend = nvshmem", 10, "nvshmem");
+  /* issue 38: what inih would take silently, last one winning */
+  bad("op = allgather", 9, "given twice in this section (first on line 4)");
+  bad("[system]\nnodes = 2", 9, "[system] is given twice");
+  bad("[tier t]\nscope = intra-node\n[tier t]", 11, "tier 't' is defined twice");
+  bad("[tier t]\nbandwidth = 1e308 GB/s", 10, "bandwidth");
+  bad("[tier t]\nlatency = 1e9 s", 10, "latency");
+  bad("warn = 5000% membw", 9, "warn");
+  bad("[check d]\ntransport = a\x1b[2Jb", 10, "control byte 0x1b");
+  bad("[system2]\n", 9, "system2");
   bad("warn = 2 GB", 9, "warn");
   bad("fail = -1 GB/s", 9, "fail");
   bad("fail = 5% cpu", 9, "fail");
@@ -253,11 +262,11 @@ static void test_verdicts(void) {
 static void test_ceiling(void) {
   const char *file = "[system]\nname = x\n[tier nv]\nscope = intra-node\nkind = nvlink4\n"
                      "bandwidth = 400 GB/s\nlatency = 3 us\n[check c]\nop = allreduce\n"
-                     "backend = mpi\nsize = 1M\nmetric = busbw\nfail = 1 GB/s\nceiling = nv\n%s";
+                     "backend = mpi\nsize = 1M\nmetric = busbw\nfail = 1 GB/s\n%s";
   char text[1024];
   struct cb_topology t;
   struct cb_error err = {0};
-  snprintf(text, sizeof text, file, "");
+  snprintf(text, sizeof text, file, "ceiling = nv\n");
   int rc = cb_topology_parse(text, "c.conf", &t, &err);
   ok(rc == CB_OK && t.checks[0].ceiling_tier == 0 && t.checks[0].ceiling_fraction == 0.6,
      "ceiling: resolved to its tier, fraction 0.6 by default (%s)", err.msg);
@@ -282,8 +291,8 @@ static void test_ceiling(void) {
   cb_ceiling_judge(&t, &t.checks[0], NULL, name, sizeof name, &v);
   ok(v.status == CB_FAIL && strstr(v.what, "not measured"), "ceiling: not measured fails");
 
-  const char *wrong[][2] = {{"ceiling_fraction = 1.5\n", "'1.5' is not a fraction"},
-                            {"ceiling_fraction = 0\n", "'0' is not a fraction"},
+  const char *wrong[][2] = {{"ceiling = nv\nceiling_fraction = 1.5\n", "'1.5' is not a fraction"},
+                            {"ceiling = nv\nceiling_fraction = 0\n", "'0' is not a fraction"},
                             {"ceiling = ib\n", "ceiling 'ib' names no [tier]"}};
   for (int i = 0; i < 3; i++) {
     memset(&err, 0, sizeof err);
