@@ -4,7 +4,7 @@
 # named with their reason; no torn JSON line; SIGINT/SIGTERM exit 3 with
 # whole lines. Device nodes are made with mknod here, never /dev itself.
 . tests/lib.sh
-plan 32
+plan 35
 
 cb() { ./collbench "$@" >"$TMP/out" 2>"$TMP/err"; STATUS=$?; }
 FAST="-b 1K -e 1K --max-time 0.05"
@@ -217,4 +217,38 @@ mpi 2 --accept "$TMP/u.conf" --max-time 0.02 --junit "$TMP/u.xml"
 [ $STATUS -eq 2 ] && grep -q 'section' "$TMP/u.xml" && iconv -f UTF-8 -t UTF-8 "$TMP/u.xml" >/dev/null 2>&1 &&
   grep -q "$(printf 'ar\357\277\275x\303\251')" "$TMP/u.xml"
 ok $? "--junit with a config's non-UTF-8 bytes: valid UTF-8, the bad byte U+FFFD, good ones kept"
+# An argument or an NCCL_ value that is not UTF-8 once dropped the whole
+# command line or the variable from the JSON run record (jansson refuses
+# it): now kept, each bad byte U+FFFD
+NCCL_CB_TEST=$(printf 'a\377b') ./collbench $FAST --json "$TMP/l1.jsonl" \
+  --csv "$(printf '%s/caf\351.csv' "$TMP")" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] && head -1 "$TMP/l1.jsonl" | jq -e '(.command_line | test("caf\ufffd\\.csv"))
+  and .env.NCCL_CB_TEST == "a\ufffdb"' >/dev/null
+ok $? "a Latin-1 argument and NCCL_ value stay in the run record, bad bytes as U+FFFD (exit $st)"
+# A topology file's text with an ESC sequence is refused, and the message
+# shows the byte escaped: nothing from a file drives the terminal
+printf '[system]\nname = a\033[2Jb\n' >"$TMP/esc.conf"
+cb --accept "$TMP/esc.conf"
+[ $STATUS -eq 2 ] && grep -q 'esc.conf:2: \[system\] name: holds the control byte 0x1b' "$TMP/err" &&
+  ! grep -q "$(printf '\033')" "$TMP/err" "$TMP/out"
+ok $? "a topology value holding ESC: exit 2 naming file and line, no ESC on the terminal ($STATUS)"
+# A host name holding ESC c (a terminal reset) and a newline (set in a UTS
+# namespace of our own; Open MPI itself refuses one with '[')
+# split the table's header and reached the terminal raw; now escaped once
+# where it is read, the same in the table and the run record
+if unshare -u true 2>/dev/null; then
+  unshare -u python3 -c 'import os, socket, sys
+socket.sethostname("evil\x1bc\nname")
+os.execv("./collbench", ["./collbench"] + sys.argv[1:])' $FAST --json "$TMP/h.jsonl" \
+    >"$TMP/out" 2>"$TMP/err"
+  st=$?
+  [ $st -eq 0 ] && ! grep -q "$(printf '\033')" "$TMP/out" "$TMP/err" &&
+    grep -q 'evil\\x1bc\\x0aname' "$TMP/out" && ! grep -qx 'name.*' "$TMP/out" &&
+    head -1 "$TMP/h.jsonl" | jq -e '.hostnames[0] == "evil\\x1bc\\x0aname"' >/dev/null
+  ok $? "a host name with ESC and newline: shown escaped in the table and the record (exit $st)"
+  [ $st -eq 0 ] || diag "$TMP/err"
+else
+  skip "unshare -u (a host name of our own) needs root"
+fi
 finish

@@ -1,9 +1,12 @@
 /* Errors as return values (error.h), and their one printer. */
 #include "error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "text.h"
 
 int cb_fail(struct cb_error *err, int status, const char *fmt, ...) {
   /* The first failure is the root cause; later ones are consequences. */
@@ -17,6 +20,15 @@ int cb_fail(struct cb_error *err, int status, const char *fmt, ...) {
   return status;
 }
 
+int cb_write_status(int errnum) {
+  return errnum == ENOSPC || errnum == EDQUOT || errnum == EFBIG || errnum == EIO ? CB_RUNTIME
+                                                                                  : CB_USAGE;
+}
+
 void cb_error_print(const struct cb_error *err) {
-  fprintf(stderr, "collbench: %s%s\n", err->status == CB_USAGE ? "" : "error: ", err->msg);
+  /* messages quote values from input files and the environment: shown
+   * escaped, so none drives the terminal */
+  char shown[4 * sizeof err->msg];
+  cb_text_terminal(shown, sizeof shown, err->msg, 1);
+  fprintf(stderr, "collbench: %s%s\n", err->status == CB_USAGE ? "" : "error: ", shown);
 }

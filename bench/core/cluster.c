@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
+
 void cb_mpi_library(char *buf, size_t len) {
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int n;
@@ -47,6 +49,10 @@ int cb_cluster_init(struct cb_cluster *cl, struct cb_error *err) {
   MPI_Comm_size(cl->comm, &cl->nranks);
   int len;
   MPI_Get_processor_name(cl->hostname, &len);
+  /* the one text every output carries that no file checked: shown escaped
+   * from here on (a name holding a newline or ESC would split the table's
+   * header or drive the terminal) */
+  cb_text_terminal_inplace(cl->hostname, sizeof cl->hostname);
 
   MPI_Comm local;
   MPI_Comm_split_type(cl->comm, MPI_COMM_TYPE_SHARED, cl->rank, MPI_INFO_NULL, &local);

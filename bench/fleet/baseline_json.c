@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/readbound.h"
+#include "base/text.h"
 #include "baseline.h"
 #include "config.h"
 #include "output/replace.h"
-#include "base/readbound.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>
@@ -35,20 +36,20 @@ static json_t *dist_json(const struct cb_dist *d) {
 
 static json_t *entry_json(const struct cb_bl_entry *e) {
   json_t *o = json_object();
-  json_object_set_new(o, "kind", json_string(cb_bl_kind_names[e->kind]));
+  json_object_set_new(o, "kind", cb_json_text(cb_bl_kind_names[e->kind]));
   if (e->kind == CB_BL_RESULT) {
     const char *keys[] = {"op", "backend", "mem", "transport", "dtype", "redop"};
     const char *vals[] = {e->op, e->backend, e->mem, e->transport, e->dtype, e->redop};
     for (int i = 0; i < 6; i++)
-      json_object_set_new(o, keys[i], json_string(vals[i]));
+      json_object_set_new(o, keys[i], cb_json_text(vals[i]));
     json_object_set_new(o, "inplace", json_boolean(e->inplace));
     json_object_set_new(o, "nranks", json_integer(e->nranks));
     json_object_set_new(o, "nnodes", json_integer(e->nnodes));
   } else if (e->kind == CB_BL_PAIR) {
-    json_object_set_new(o, "src_host", json_string(e->src));
-    json_object_set_new(o, "dst_host", json_string(e->dst));
+    json_object_set_new(o, "src_host", cb_json_text(e->src));
+    json_object_set_new(o, "dst_host", cb_json_text(e->dst));
   } else
-    json_object_set_new(o, "host", json_string(e->src));
+    json_object_set_new(o, "host", cb_json_text(e->src));
   json_object_set_new(o, "bytes", json_integer((json_int_t)e->bytes));
   for (int m = 0; m < CB_BL_NMETRICS; m++)
     if (e->d[m].n > 0)
@@ -63,9 +64,9 @@ static json_t *entry_json(const struct cb_bl_entry *e) {
 static int write_json(void *state, FILE *f) {
   const struct cb_baseline *b = state;
   json_t *o = json_object();
-  json_object_set_new(o, "format", json_string(CB_BASELINE_FORMAT));
+  json_object_set_new(o, "format", cb_json_text(CB_BASELINE_FORMAT));
   json_object_set_new(o, "version", json_integer(CB_BASELINE_VERSION));
-  json_object_set_new(o, "collbench_version", json_string(b->collbench_version));
+  json_object_set_new(o, "collbench_version", cb_json_text(b->collbench_version));
   json_t *runs = json_array();
   for (int i = 0; i < b->nruns; i++) {
     const struct cb_bl_run *r = &b->runs[i];

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "../probe/probe.h"
+#include "base/text.h"
 #include "columns.h"
 #include "lines.h"
 
@@ -21,8 +22,8 @@
 static json_t *column_value(const struct cb_record *r, const struct cb_column *c) {
   const void *p = cb_column_ptr(r, c);
   switch (c->kind) {
-  case CB_COL_STRING: return json_string(*(const char *const *)p);
-  case CB_COL_CHARS: return json_string((const char *)p);
+  case CB_COL_STRING: return cb_json_text(*(const char *const *)p);
+  case CB_COL_CHARS: return cb_json_text((const char *)p);
   case CB_COL_BOOL: return json_boolean(*(const int *)p);
   case CB_COL_INT: return json_integer(*(const int *)p);
   case CB_COL_LONG: return json_integer(*(const long *)p);
@@ -33,7 +34,7 @@ static json_t *column_value(const struct cb_record *r, const struct cb_column *c
   case CB_COL_KNOWN: return *(const double *)p > 0 ? json_real(*(const double *)p) : json_null();
   case CB_COL_STAT: return isnan(*(const double *)p) ? json_null() : json_real(*(const double *)p);
   case CB_COL_OPTSTR:
-    return *(const char *const *)p ? json_string(*(const char *const *)p) : json_null();
+    return *(const char *const *)p ? cb_json_text(*(const char *const *)p) : json_null();
   case CB_COL_COUNT: return *(const long *)p > 0 ? json_integer(*(const long *)p) : json_null();
   case CB_COL_FLAG: return json_boolean(*(const int *)p);
   }
@@ -49,11 +50,11 @@ static int put_line(struct cb_lines *l, json_t *obj, struct cb_error *err) {
 
 static json_t *settings_json(const struct cb_settings *s) {
   json_t *o = json_object();
-  json_object_set_new(o, "mode", json_string(cb_mode_names[s->mode]));
-  json_object_set_new(o, "iters", s->iters ? json_integer(s->iters) : json_string("auto"));
+  json_object_set_new(o, "mode", cb_json_text(cb_mode_names[s->mode]));
+  json_object_set_new(o, "iters", s->iters ? json_integer(s->iters) : cb_json_text("auto"));
   json_object_set_new(o, "precision", json_real(s->precision));
   json_object_set_new(o, "max_time_s", json_real(s->max_time));
-  json_object_set_new(o, "warmup", s->warmup < 0 ? json_string("auto") : json_integer(s->warmup));
+  json_object_set_new(o, "warmup", s->warmup < 0 ? cb_json_text("auto") : json_integer(s->warmup));
   json_object_set_new(o, "check", json_integer(s->check));
   json_object_set_new(o, "window", json_integer(s->window));
   json_object_set_new(o, "window_bytes", json_integer((json_int_t)s->window_bytes));
@@ -66,35 +67,35 @@ static json_t *settings_json(const struct cb_settings *s) {
   json_object_set_new(o, "share_gpu", json_boolean(s->share_gpu));
   if (s->share_gpu)
     json_object_set_new(o, "share_gpu_note",
-                        json_string("all ranks share one GPU, each its own NCCL_HOSTID: the "
-                                    "figures are of NCCL's network transport, not of the GPU's "
-                                    "links"));
+                        cb_json_text("all ranks share one GPU, each its own NCCL_HOSTID: the "
+                                     "figures are of NCCL's network transport, not of the GPU's "
+                                     "links"));
   return o;
 }
 
 static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
   const struct cb_cluster *cl = ri->cluster;
   json_t *o = json_object();
-  json_object_set_new(o, "type", json_string("run"));
-  json_object_set_new(o, "collbench_version", json_string(ri->version));
-  json_object_set_new(o, "git_commit", json_string(ri->git_commit));
-  json_object_set_new(o, "start_time", json_string(ri->start_time));
-  json_object_set_new(o, "command_line", json_string(ri->command_line));
+  json_object_set_new(o, "type", cb_json_text("run"));
+  json_object_set_new(o, "collbench_version", cb_json_text(ri->version));
+  json_object_set_new(o, "git_commit", cb_json_text(ri->git_commit));
+  json_object_set_new(o, "start_time", cb_json_text(ri->start_time));
+  json_object_set_new(o, "command_line", cb_json_text(ri->command_line));
   json_t *hosts = json_array(), *rpn = json_array();
   for (int n = 0; n < cl->nnodes; n++) {
-    json_array_append_new(hosts, json_string(cl->node_names[n]));
+    json_array_append_new(hosts, cb_json_text(cl->node_names[n]));
     json_array_append_new(rpn, json_integer(cl->ranks_on_node[n]));
   }
   json_object_set_new(o, "hostnames", hosts);
   json_object_set_new(o, "nranks", json_integer(cl->nranks));
   json_object_set_new(o, "nnodes", json_integer(cl->nnodes));
   json_object_set_new(o, "ranks_per_node", rpn);
-  json_object_set_new(o, "mpi_library", json_string(ri->mpi_library));
-  json_object_set_new(o, "cpu_model", json_string(ri->cpu_model));
+  json_object_set_new(o, "mpi_library", cb_json_text(ri->mpi_library));
+  json_object_set_new(o, "cpu_model", cb_json_text(ri->cpu_model));
   json_t *backends = json_object();
   for (int i = 0; i < ri->nbackends; i++) {
     json_t *b = json_object();
-    json_object_set_new(b, "version", json_string(ri->backends[i].version));
+    json_object_set_new(b, "version", cb_json_text(ri->backends[i].version));
     json_object_set_new(b, "usable", json_boolean(ri->backends[i].usable));
     json_object_set_new(backends, ri->backends[i].name, b);
   }
@@ -106,7 +107,10 @@ static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error 
       continue;
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)(eq - ri->env[i]), ri->env[i]);
-    json_object_set_new(env, name, json_string(eq + 1));
+    char *key = cb_text_utf8_dup(name); /* a key must be UTF-8 too */
+    if (key)
+      json_object_set_new(env, key, cb_json_text(eq + 1));
+    free(key);
   }
   json_object_set_new(o, "env", env);
   json_object_set_new(o, "timer_overhead_ns", json_real(ri->timer_overhead_ns));
@@ -118,7 +122,7 @@ static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error 
 
 static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_error *err) {
   json_t *o = json_object();
-  json_object_set_new(o, "type", json_string("result"));
+  json_object_set_new(o, "type", cb_json_text("result"));
   for (int i = 0; i < cb_ncolumns; i++)
     json_object_set_new(o, cb_columns[i].name, column_value(r, &cb_columns[i]));
   if (r->time_us_gpu > 0) /* GPU backends: the CUDA-event time beside the host clock's */
@@ -126,12 +130,12 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
   if (r->nccl_channels > 0)
     json_object_set_new(o, "nccl_channels", json_integer(r->nccl_channels));
   if (r->nccl_algo[0]) /* what NCCL chose, where its log says */
-    json_object_set_new(o, "nccl_algo", json_string(r->nccl_algo));
+    json_object_set_new(o, "nccl_algo", cb_json_text(r->nccl_algo));
   if (r->nccl_proto[0])
-    json_object_set_new(o, "nccl_proto", json_string(r->nccl_proto));
+    json_object_set_new(o, "nccl_proto", cb_json_text(r->nccl_proto));
   if (r->algo[0]) { /* where the library says, or its rules do */
-    json_object_set_new(o, "algo", json_string(r->algo));
-    json_object_set_new(o, "algo_by", json_string(r->algo_by));
+    json_object_set_new(o, "algo", cb_json_text(r->algo));
+    json_object_set_new(o, "algo_by", cb_json_text(r->algo_by));
   }
   return put_line(f, o, err);
 }
@@ -150,19 +154,19 @@ static json_t *real_or_null(double v) {
 
 static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
   json_t *o = json_object();
-  json_object_set_new(o, "type", json_string("verdict"));
-  json_object_set_new(o, "check", json_string(v->name));
-  json_object_set_new(o, "status", json_string(cb_verdict_names[v->status]));
+  json_object_set_new(o, "type", cb_json_text("verdict"));
+  json_object_set_new(o, "check", cb_json_text(v->name));
+  json_object_set_new(o, "status", cb_json_text(cb_verdict_names[v->status]));
   json_object_set_new(o, "measured", real_or_null(v->measured));
   json_object_set_new(o, "warn", real_or_null(v->warn));
   json_object_set_new(o, "fail", real_or_null(v->fail));
-  json_object_set_new(o, "unit", json_string(v->unit));
+  json_object_set_new(o, "unit", cb_json_text(v->unit));
   json_object_set_new(o, "margin", real_or_null(v->margin));
   if (v->interval) { /* the measured figure's 95% interval, as judged */
     json_object_set_new(o, "lo", real_or_null(v->lo));
     json_object_set_new(o, "hi", real_or_null(v->hi));
   }
-  json_object_set_new(o, "what", json_string(v->what));
+  json_object_set_new(o, "what", cb_json_text(v->what));
   if (v->line)
     json_object_set_new(o, "line", json_integer(v->line));
   return put_line(state, o, err);
@@ -170,19 +174,19 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
 
 static int jsonl_pair(void *state, const struct cb_pair *p, struct cb_error *err) {
   json_t *o = json_object();
-  json_object_set_new(o, "type", json_string("pair"));
+  json_object_set_new(o, "type", cb_json_text("pair"));
   json_object_set_new(o, "src", json_integer(p->src));
   json_object_set_new(o, "dst", json_integer(p->dst));
-  json_object_set_new(o, "src_host", json_string(p->src_host));
-  json_object_set_new(o, "dst_host", json_string(p->dst_host));
+  json_object_set_new(o, "src_host", cb_json_text(p->src_host));
+  json_object_set_new(o, "dst_host", cb_json_text(p->dst_host));
   json_object_set_new(o, "bytes", json_integer((json_int_t)p->bytes));
   json_object_set_new(o, "bw_GBps", real_or_null(p->bw_GBps));
   json_object_set_new(o, "lat_us", real_or_null(p->lat_us));
   json_object_set_new(o, "round", json_integer(p->round));
   if (p->matrix)
-    json_object_set_new(o, "matrix", json_string(p->matrix));
+    json_object_set_new(o, "matrix", cb_json_text(p->matrix));
   if (p->link)
-    json_object_set_new(o, "link", json_string(p->link));
+    json_object_set_new(o, "link", cb_json_text(p->link));
   if (!p->matrix && p->src_gpu >= 0)
     json_object_set_new(o, "src_gpu", json_integer(p->src_gpu));
   if (!p->matrix && p->dst_gpu >= 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "replace.h"
 #include "sink.h"
 
@@ -29,30 +30,12 @@ struct junit {
   int n, cap;
 };
 
-/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
- * forms, no surrogates, nothing past U+10FFFF), or 0. */
-static int utf8_len(const unsigned char *s) {
-  int n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
-                                           : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
-                                                                          : 0;
-  if (!n)
-    return 0;
-  unsigned char lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80,
-                hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;
-  if (s[1] < lo || s[1] > hi)
-    return 0;
-  for (int i = 2; i < n; i++)
-    if (s[i] < 0x80 || s[i] > 0xbf)
-      return 0;
-  return n;
-}
-
 static void xml_escape(FILE *f, const char *s) {
   for (; *s; s++)
     if ((unsigned char)*s >= 0x80) {
       /* the file says UTF-8: a byte that is not part of a well-formed
        * sequence becomes U+FFFD, so report readers do not refuse the file */
-      int n = utf8_len((const unsigned char *)s);
+      int n = cb_utf8_len((const unsigned char *)s);
       if (n) {
         fwrite(s, 1, (size_t)n, f);
         s += n - 1;
@@ -61,16 +44,16 @@ static void xml_escape(FILE *f, const char *s) {
       }
     } else
       switch (*s) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&apos;", f); break;
-    default:
-      /* XML 1.0 has no way to carry other control characters */
-      if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-        fputc(*s, f);
-    }
+      case '&': fputs("&amp;", f); break;
+      case '<': fputs("&lt;", f); break;
+      case '>': fputs("&gt;", f); break;
+      case '"': fputs("&quot;", f); break;
+      case '\'': fputs("&apos;", f); break;
+      default:
+        /* XML 1.0 has no way to carry other control characters */
+        if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+          fputc(*s, f);
+      }
 }
 
 static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {

@@ -1,4 +1,5 @@
 /* The probe as JSON, for the run line of --json files. */
+#include "base/text.h"
 #include "config.h"
 #include "probe.h"
 
@@ -12,11 +13,11 @@ static json_t *gpu_json(const struct cb_probe_node *n, int g) {
                 "memory_bytes", (json_int_t)d->mem_bytes, "sms", d->sms, "numa", d->numa);
   char cc[16];
   snprintf(cc, sizeof cc, "%d.%d", d->cc_major, d->cc_minor);
-  json_object_set_new(o, "compute_capability", json_string(cc));
+  json_object_set_new(o, "compute_capability", cb_json_text(cc));
   if (d->nvlinks >= 0) {
     json_t *peers = json_array();
     for (int p = 0; p < d->npeers; p++)
-      json_array_append_new(peers, json_string(d->nvlink_peers[p]));
+      json_array_append_new(peers, cb_json_text(d->nvlink_peers[p]));
     json_object_set_new(o, "nvlink",
                         json_pack("{s:i, s:i, s:i, s:o}", "links", d->nvlinks, "active",
                                   d->nvlinks_active, "to_nvswitch", d->nvlinks_to_switch,
@@ -27,7 +28,7 @@ static json_t *gpu_json(const struct cb_probe_node *n, int g) {
   json_t *near = json_object();
   for (int i = 0; i < n->nnics; i++)
     if (n->gpu_nic[g][i][0])
-      json_object_set_new(near, n->nics[i].name, json_string(n->gpu_nic[g][i]));
+      json_object_set_new(near, n->nics[i].name, cb_json_text(n->gpu_nic[g][i]));
   json_object_set_new(o, "nic_distance", near);
   return o;
 }
@@ -37,26 +38,26 @@ static json_t *nic_json(const struct cb_probe_nic *c) {
                         c->link, "state", c->state, "pci", c->bus_id, "numa", c->numa);
   if (c->rdma) {
     json_object_set_new(o, "port", json_integer(c->port));
-    json_object_set_new(o, "netdev", json_string(c->netdev));
+    json_object_set_new(o, "netdev", cb_json_text(c->netdev));
   }
   json_object_set_new(o, "gbps", c->gbps > 0 ? json_real(c->gbps) : json_null());
-  json_object_set_new(o, "rate", json_string(c->rate));
+  json_object_set_new(o, "rate", cb_json_text(c->rate));
   return o;
 }
 
 static json_t *or_null(const char *s) {
-  return s[0] ? json_string(s) : json_null();
+  return s[0] ? cb_json_text(s) : json_null();
 }
 
 static json_t *node_json(const struct cb_probe_node *n) {
   json_t *o = json_object();
-  json_object_set_new(o, "hostname", json_string(n->hostname));
-  json_object_set_new(o, "cpu_model", json_string(n->cpu_model));
+  json_object_set_new(o, "hostname", cb_json_text(n->hostname));
+  json_object_set_new(o, "cpu_model", cb_json_text(n->cpu_model));
   json_object_set_new(o, "packages", json_integer(n->packages));
   json_object_set_new(o, "cores", json_integer(n->cores));
   json_object_set_new(o, "threads", json_integer(n->pus));
   json_object_set_new(o, "numa_nodes", json_integer(n->numa_nodes));
-  json_object_set_new(o, "placement", json_string(n->placement));
+  json_object_set_new(o, "placement", cb_json_text(n->placement));
   json_t *gpus = json_array(), *nics = json_array();
   for (int g = 0; g < n->ngpus; g++)
     json_array_append_new(gpus, gpu_json(n, g));
@@ -64,11 +65,11 @@ static json_t *node_json(const struct cb_probe_node *n) {
     json_array_append_new(nics, nic_json(&n->nics[i]));
   json_object_set_new(o, "gpus", gpus);
   if (!n->ngpus)
-    json_object_set_new(o, "gpus_why_none", json_string(n->gpu_why));
+    json_object_set_new(o, "gpus_why_none", cb_json_text(n->gpu_why));
   json_object_set_new(o, "nics", nics);
   json_object_set_new(o, "rdma_nics", json_integer(n->nrdma));
   if (!n->nrdma)
-    json_object_set_new(o, "rdma_why_none", json_string(n->rdma_why));
+    json_object_set_new(o, "rdma_why_none", cb_json_text(n->rdma_why));
   json_object_set_new(o, "driver_version", or_null(n->driver));
   json_object_set_new(o, "cuda_driver", or_null(n->cuda_driver));
   json_object_set_new(o, "cuda_runtime", or_null(n->cuda_runtime));

@@ -6,10 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/text.h"
+
 #define TAG_PROBE 31
 
 void cb_probe_host(struct cb_probe_node *n) {
   gethostname(n->hostname, sizeof n->hostname - 1);
+  cb_text_terminal_inplace(n->hostname, sizeof n->hostname); /* as cluster.c does */
   snprintf(n->cpu_model, sizeof n->cpu_model, "unknown");
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f)
