@@ -4,7 +4,7 @@
 # baseline doctored to a much faster fleet (FAIL, naming the check), and
 # --compare quiet between two healthy baselines, loud on a slowdown.
 . tests/lib.sh
-plan 15
+plan 16
 
 run() { # run N: one short healthy run into $TMP/hN.jsonl
   mpirun -np 2 ./collbench --op allreduce -b 1K -e 4K -f 4 --max-time 0.02 \
@@ -22,6 +22,22 @@ jq -e '.format == "collbench-baseline" and .version == 1 and (.runs | length) ==
        all(.entries[]; .time_us.n == 5 and .time_us.mad >= 0 and .time_us.p10 <= .time_us.median
            and (.runs | length) == 5)' "$TMP/a.json" >/dev/null
 ok $? "the baseline: 4 result entries of 5 figures each, quantiles in order, its runs named"
+
+# Issue 38 item 5: a run holding a negative size or 0 ranks once went into
+# the baseline, which its own reader then refused; now each such line is
+# named and skipped, and the baseline written reads back.
+{ cat "$TMP/h1.jsonl"
+  jq -c 'select(.type == "result") | .bytes = -8' "$TMP/h1.jsonl" | head -1
+  jq -c 'select(.type == "result") | .nranks = 0' "$TMP/h1.jsonl" | head -1
+} >"$TMP/badsz.jsonl"
+bad_line=$(($(wc -l <"$TMP/h1.jsonl") + 1))
+./collbench --baseline "$TMP/badsz.jsonl" "$TMP/h3.jsonl" --out "$TMP/badsz.json" >"$TMP/out" 2>&1 &&
+  grep -q "badsz.jsonl:$bad_line: 'bytes' is not a size" "$TMP/out" &&
+  grep -q "badsz.jsonl:$((bad_line + 1)): 'nranks' or 'nnodes'" "$TMP/out" &&
+  ./collbench --compare "$TMP/badsz.json" "$TMP/badsz.json" >"$TMP/cmp" 2>&1
+st=$?
+ok $st "--baseline skips a negative size and 0 ranks, naming each; its baseline reads back"
+[ $st -eq 0 ] || diag "$TMP/out" "$TMP/cmp"
 
 # Verdicts judged against a fleet must not hang on this machine's noise: the
 # five runs above can differ by 4x under load (a fleet that wide honestly

@@ -4,7 +4,7 @@
 # truncated --matrix run), an endless line (a character device, a binary
 # file), and a folder given as input. No MPI needed.
 . tests/lib.sh
-plan 14
+plan 21
 
 pair() { # SRC DST: one measured pair line
   printf '{"type":"pair","src":%s,"dst":%s,"src_host":"a","dst_host":"b","bytes":65536,' "$1" "$2"
@@ -76,4 +76,46 @@ HOME=$TMP/home ./collbench --report "$TMP/one.jsonl" --out "$TMP/home-rep" >"$TM
 st=$?
 [ $st -eq 0 ] && [ ! -e "$TMP/ran" ] && [ -s "$TMP/home-rep/index.html" ]
 ok $? "--report does not run \$HOME/.gnuplot (gnuplot -d; exit $st)"
+
+# Issue 38 item 5: two pair lines naming rank 4095 once made a 4096 x 4096
+# heatmap (451 MB .dat, gnuplot at 7 GB); now too sparse to draw, said so.
+{ pair 0 4095; pair 4095 0; } >"$TMP/sparse.jsonl"
+( ulimit -d 1000000; timeout 120 ./collbench --report "$TMP/sparse.jsonl" --out "$TMP/sparse" ) \
+  >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] && [ ! -e "$TMP/sparse/matrix1.dat" ] && grep -q 'rank 4095 in 2 pair lines' "$TMP/err" &&
+  grep -q 'No heatmap' "$TMP/sparse/index.html"
+ok $? "--report: 2 pair lines naming rank 4095 draw no heatmap, and say why (exit $st)"
+
+# A result line is checked field by field before anything is drawn from it:
+# each bad one is named and skipped, the report made from the rest.
+result() { # BYTES TIME_US ALGBW [OP]
+  printf '{"type":"result","op":"%s","backend":"mpi","mem":"host","transport":"shm",' "${4:-allreduce}"
+  printf '"dtype":"float","redop":"sum","inplace":false,"bytes":%s,"count":2,"nranks":2,' "$1"
+  printf '"nnodes":1,"iters":10,"time_us":%s,"ci95_us":0.1,"algbw_GBps":%s,' "$2" "$3"
+  printf '"busbw_GBps":1,"wrong":0,"samples":10,"noisy":false}\n'
+}
+{ result 8 1 0.008; result 2305843009213693952 1 1; result -8 1 1; result 64 0 1; result 64 1 -1; } \
+  >"$TMP/fields.jsonl"
+( ulimit -d 1000000; timeout 120 ./collbench --report "$TMP/fields.jsonl" --out "$TMP/fields" ) \
+  >"$TMP/out" 2>"$TMP/err"
+st=$?
+ok $st "--report with bytes 2^61, bytes -8, time_us 0 and algbw -1 beside a good line: exit 0 ($st)"
+[ $st -eq 0 ] || diag "$TMP/err"
+check "bytes 2^61 named (line 2)" grep -q "fields.jsonl:2: 'bytes' is not a size" "$TMP/err"
+check "bytes -8 named (line 3)" grep -q "fields.jsonl:3: 'bytes' is not a size" "$TMP/err"
+check "time_us 0 named (line 4)" grep -q "fields.jsonl:4: 'time_us' is not a positive time" "$TMP/err"
+check "algbw -1 named (line 5)" grep -q "fields.jsonl:5: 'algbw_GBps' or 'busbw_GBps'" "$TMP/err"
+# 3,000 op names kept --report busy past 300 s; past 64 ops lines are skipped
+i=0
+while [ $i -lt 3000 ]; do
+  result 8 1 0.008 "op$i"
+  i=$((i + 1))
+done >"$TMP/ops.jsonl"
+( ulimit -d 1000000; timeout 300 ./collbench --report "$TMP/ops.jsonl" --out "$TMP/ops" ) \
+  >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] && grep -q 'ops.jsonl:65: more than 2048 series or 64 ops' "$TMP/err" &&
+  [ "$(grep -c 'more than 2048 series or 64 ops' "$TMP/err")" -eq 2936 ]
+ok $? "--report on 3,000 op names: the first 64 drawn, each further line named and skipped (exit $st)"
 finish

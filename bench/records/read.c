@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "../output/columns.h"
-#include "core/overhead.h"
 #include "base/readbound.h"
 #include "config.h"
+#include "core/overhead.h"
 #include "records.h"
 
 #if CB_HAVE_JANSSON
@@ -66,6 +66,16 @@ static struct cb_rep_series *find_series(struct cb_rep_data *d, int file, json_t
     if (same)
       return s;
   }
+  if (d->nseries == CB_REP_MAX_SERIES)
+    return NULL;
+  /* each op is a page of charts: a bound on them bounds the report's time */
+  const char *op = json_string_value(json_object_get(o, "op"));
+  int known = 0;
+  for (int i = 0; i < d->nseries && !known; i++)
+    known = strcmp(d->series[i].op, op) == 0;
+  if (!known && d->nops == CB_REP_MAX_OPS)
+    return NULL;
+  d->nops += !known;
   if (d->nseries == d->cap) {
     d->cap = d->cap ? 2 * d->cap : 16;
     d->series = realloc(d->series, d->cap * sizeof *d->series);
@@ -87,8 +97,18 @@ static const char *check_result(json_t *o, struct cb_record *rec) {
     snprintf(why, sizeof why, "result line without a valid '%s'", bad);
     return why;
   }
-  if (rec->bytes == 0 || !(rec->time_us >= 0) || !(rec->busbw_GBps >= 0))
-    return "'bytes', 'time_us' or 'busbw_GBps' is not a positive number";
+  /* each figure in its range before anything is drawn from it: a size of
+   * 2^61 or more overflowed the axis code, a zero time divided by zero */
+  if (rec->bytes == 0 || rec->bytes > CB_REP_MAX_BYTES)
+    return "'bytes' is not a size from 1 byte to 1 PiB";
+  if (!(rec->time_us > 0 && rec->time_us < 1e12))
+    return "'time_us' is not a positive time";
+  if (!(rec->algbw_GBps >= 0 && rec->algbw_GBps < 1e9) ||
+      !(rec->busbw_GBps >= 0 && rec->busbw_GBps < 1e9))
+    return "'algbw_GBps' or 'busbw_GBps' is not a bandwidth of 0 or more";
+  if (rec->nranks < 1 || rec->nranks > CB_REP_MAX_RANKS || rec->nnodes < 1 ||
+      rec->nnodes > rec->nranks)
+    return "'nranks' or 'nnodes' is not a count from 1 (nodes at most ranks)";
   if (!safe_op_name(rec->op))
     return "op name is not a short word of letters, digits, '_' and '-'";
   return NULL;
@@ -127,8 +147,9 @@ static const char *check_pair(json_t *o, struct cb_rep_pair *p) {
     return copy ? "pair line without devices 'src' and 'dst' (-1 for the host, 0 "
                   "to 4095; not both the host)"
                 : "pair line without two different ranks 'src' and 'dst' (0 to 4095)";
-  if (!json_is_integer(bytes) || json_integer_value(bytes) <= 0)
-    return "pair line without a positive 'bytes'";
+  if (!json_is_integer(bytes) || json_integer_value(bytes) <= 0 ||
+      (uint64_t)json_integer_value(bytes) > CB_REP_MAX_BYTES)
+    return "pair line without a 'bytes' from 1 byte to 1 PiB";
   if (!json_is_integer(round) || json_integer_value(round) < 0)
     return "pair line without a 'round' (0 or more)";
   if (!json_is_string(json_object_get(o, "src_host")) ||
@@ -222,7 +243,10 @@ static const char *read_summary(json_t *o, struct cb_rep_tune *t) {
       read_cfg(json_object_get(o, "tuned"), &t->tuned))
     return "summary line without whole 'default' and 'tuned' objects";
   json_t *g = json_object_get(o, "grad_bytes");
-  t->grad_bytes = json_is_integer(g) && json_integer_value(g) > 0 ? json_integer_value(g) : 0;
+  if (g && !(json_is_integer(g) && json_integer_value(g) > 0 &&
+             (uint64_t)json_integer_value(g) <= CB_REP_MAX_BYTES))
+    return "summary line whose 'grad_bytes' is not a size from 1 byte to 1 PiB";
+  t->grad_bytes = g ? (uint64_t)json_integer_value(g) : 0;
   json_t *mo = json_object_get(o, "max_overhead");
   double target = json_is_number(mo) ? json_number_value(mo) : 0;
   t->max_overhead = target > 0 && target < 1 ? target : CB_OVERHEAD_DEFAULT_TARGET;
@@ -252,6 +276,7 @@ static void add_line(const char *path, long lineno, const char *line, size_t len
   json_t *o = json_loadb(line, len, 0, &jerr);
   struct cb_record rec;
   struct cb_rep_pair pair;
+  struct cb_rep_series *s = NULL;
   const char *why = NULL;
   const char *type = json_string_value(json_object_get(o, "type"));
   if (!o)
@@ -260,8 +285,11 @@ static void add_line(const char *path, long lineno, const char *line, size_t len
     why = "not a collbench record (no \"type\")";
   else if (strcmp(type, "run") == 0)
     read_run(o, &d->runs[file]);
-  else if (strcmp(type, "result") == 0 && !(why = check_result(o, &rec))) {
-    struct cb_rep_series *s = find_series(d, file, o);
+  else if (strcmp(type, "result") == 0 && !(why = check_result(o, &rec)) &&
+           !(s = find_series(d, file, o)))
+    why =
+        "more than " CB_REP_MAX_SERIES_TEXT " series or " CB_REP_MAX_OPS_TEXT " ops in the report";
+  else if (strcmp(type, "result") == 0 && !why) {
     if (s->npts == s->cap) {
       s->cap = s->cap ? 2 * s->cap : 32;
       s->pts = realloc(s->pts, s->cap * sizeof *s->pts);

@@ -85,7 +85,7 @@ struct cb_rep_data {
   struct cb_rep_run *runs;
   int nruns;
   struct cb_rep_series *series;
-  int nseries, cap;
+  int nseries, cap, nops;
   struct cb_rep_pair *pairs;
   int npairs, pairs_cap;
   struct cb_rep_verdict *verdicts;
@@ -94,6 +94,17 @@ struct cb_rep_data {
   const struct cb_topology *topo;  /* --topology: tiers the fit lacks; NULL */
   const struct cb_baseline *fleet; /* --baseline: the fleet to draw against; NULL */
 };
+
+/* Bounds on what a result line may carry, so no input makes a report
+ * allocate or draw without end: sizes to 1 PiB, 2^24 ranks, and the ops
+ * and series (collbench has 16 ops; a sweep of every backend, memory
+ * kind, dtype and variant of one op across a few files stays far under). */
+#define CB_REP_MAX_BYTES (1ull << 50)
+#define CB_REP_MAX_RANKS (1 << 24)
+#define CB_REP_MAX_OPS 64
+#define CB_REP_MAX_OPS_TEXT "64"
+#define CB_REP_MAX_SERIES 2048
+#define CB_REP_MAX_SERIES_TEXT "2048"
 
 /* Largest rank number a pair line may name: the heatmap holds N x N cells. */
 #define CB_REP_MAX_MATRIX_RANKS 4096

@@ -19,7 +19,15 @@ struct grid {
   const char **host; /* per rank, from the pair lines (NULL: none) */
   uint64_t bw_bytes, lat_bytes;
   int has_bw, has_lat;
+  long sparse_n, sparse_lines; /* not drawn: ranks named, pair lines that name them */
 };
+
+/* A heatmap is drawn up to this many ranks whatever it holds; past it only
+ * when its pair lines fill one cell in 16 (a --matrix run stopped after a
+ * sixteenth of its rounds still draws), so a file of a few lines naming
+ * rank 4095 cannot make a 4096 x 4096 chart (451 MB of .dat, GBs of SVG). */
+#define DENSE_ANY_RANKS 64
+#define DENSE_FILL 16
 
 int cb_rep_has_matrix(const struct cb_rep_data *d, int file) {
   for (int i = 0; i < d->npairs; i++)
@@ -84,7 +92,14 @@ static int grid_of(const struct cb_rep_data *d, int file, const char *matrix, st
       g->n = p->src + 1;
     if (p->dst >= g->n)
       g->n = p->dst + 1;
+    g->sparse_lines++;
   }
+  if (g->n > DENSE_ANY_RANKS && g->sparse_lines * DENSE_FILL < g->n * g->n) {
+    g->sparse_n = g->n;
+    g->n = 0; /* nothing drawn, nothing allocated */
+    return 0;
+  }
+  g->sparse_lines = 0;
   long cells = g->n > 0 ? g->n * g->n : 1;
   g->bw = malloc(cells * sizeof *g->bw);
   g->lat = malloc(cells * sizeof *g->lat);
@@ -149,6 +164,12 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
   if (grid_of(d, file, matrix, &g))
     return cb_fail(err, CB_RUNTIME, "--report: no memory for the matrix of '%s'",
                    d->runs[file].path);
+  if (g.sparse_n)
+    fprintf(stderr,
+            "collbench: --report: '%s' names rank %ld in %ld pair lines: too few to draw a "
+            "%ld x %ld heatmap (one cell in %d needed past %d ranks); none drawn\n",
+            d->runs[file].path, g.sparse_n - 1, g.sparse_lines, g.sparse_n, g.sparse_n, DENSE_FILL,
+            DENSE_ANY_RANKS);
   if (g.n == 0) { /* only host rows: a table in index.html */
     grid_free(&g);
     return CB_OK;
@@ -159,18 +180,21 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
   FILE *f = cb_rep_fopen(path);
   int rc = CB_OK;
   if (!f)
-    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    rc =
+        cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path, strerror(errno));
   if (!rc) {
     put_block(f, &g, g.bw);
     fputc('\n', f);
     put_block(f, &g, g.lat);
     if (cb_rep_fclose(f) != 0)
-      rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+      rc = cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   }
   snprintf(script, sizeof script, "%s.gp", base);
   snprintf(path, sizeof path, "%s/%s", dir, script);
   if (!rc && !(f = cb_rep_fopen(path)))
-    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    rc =
+        cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path, strerror(errno));
   if (!rc) {
     fprintf(f, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
     cb_rep_put_png_term(f);
@@ -203,7 +227,8 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
       rc = cb_rep_put_chart(f, stem, "matrix.gp", title, err);
     }
     if (cb_rep_fclose(f) != 0 && !rc)
-      rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+      rc = cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   }
   if (!rc)
     rc = cb_rep_run_gnuplot(dir, script, err);
@@ -322,6 +347,11 @@ static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const ch
           "cluster&rdquo;); retests of suspect links alone are not drawn.</p>\n",
           f);
   }
+  if (g.sparse_n)
+    fprintf(f,
+            "<p>No heatmap: the file names rank %ld in only %ld pair lines, too few for a "
+            "%ld x %ld chart.</p>\n",
+            g.sparse_n - 1, g.sparse_lines, g.sparse_n, g.sparse_n);
   if (g.has_bw)
     chart(f, base, "bw", *matrix ? "copy bandwidth heatmap" : "all-pairs bandwidth heatmap");
   if (g.has_lat)
