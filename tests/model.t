@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 74
+plan 76
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -154,6 +154,21 @@ printf '%s\n' '{"type":"tune","setup":{"library":"mpi","nranks":2,"buckets":[104
 check "--trials: the step is the summary's (10 ms, 1 GiB), its overhead measured 20% at 2 ranks" \
   jq -e '.step.compute_s == 0.01 and .step.grad_bytes == 1073741824 and .step.plan.max_overhead == 0.25
   and (.step.plan.measured | .nranks == 2 and (.overhead - 0.2 | fabs) < 1e-9)' "$TMP/tr.json"
+# issue 38 item 5: --trials' grad_bytes had no cap (2^45 kept --predict busy
+# for minutes; 2^63-1 is undefined behaviour in step_time.c): now the cap
+# --grad-bytes has, and the reader's 1 PiB bound, each named with the file
+sed 's/"grad_bytes":1073741824/"grad_bytes":35184372088832/' "$TMP/trials.jsonl" >"$TMP/t45.jsonl"
+timeout 60 ./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --trials "$TMP/t45.jsonl" >"$TMP/out" 2>&1
+st=$?
+[ $st -eq 2 ] && grep -q "^collbench: --trials $TMP/t45.jsonl: grad_bytes 35184372088832 is over a million buckets of --bucket 1048576" "$TMP/out"
+ok $? "--trials grad_bytes 2^45: exit 2 naming the file and the bucket (exit $st)"
+sed 's/"grad_bytes":1073741824/"grad_bytes":9223372036854775807/' "$TMP/trials.jsonl" >"$TMP/t63.jsonl"
+timeout 60 ./collbench --predict --topology "$TMP/topo.conf" --op allreduce --gpus 64 --size 1M \
+  --trials "$TMP/t63.jsonl" >"$TMP/out" 2>&1
+st=$?
+[ $st -eq 2 ] && grep -q "t63.jsonl:2: summary line whose 'grad_bytes' is not a size" "$TMP/out"
+ok $? "--trials grad_bytes 2^63-1: the summary line named and refused, exit 2 (exit $st)"
 # the 20% rule is three-way on the paired rho's interval (issue 31): rho 0.1
 # +- 0.05 is 4.8-13% (PASS at 25%), 0.6 +- 0.1 is 33-41% (FAIL), 0.25 +- 0.2
 # is 4.8-31% (INCONCLUSIVE)

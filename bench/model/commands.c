@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "../output/replace.h"
-#include "core/topology.h"
 #include "base/units.h"
+#include "commands.h"
 #include "config.h"
+#include "core/topology.h"
 #include "groups.h"
 #include "nccl_predict.h"
 #include "plan.h"
-#include "commands.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>
@@ -706,6 +706,12 @@ int cb_model_run(const struct cb_model_cli *m) {
            m->overlap == 1 ? "--overlap 1, the default: hidden for free" : "--overlap");
   if (!rc && m->trials) /* read first: a bad file stops everything before any output */
     rc = step_from_trials(m->trials, m->overlap_measured, &step, &err);
+  uint64_t bad_bucket;
+  if (!rc && m->trials && cb_model_buckets_fit(m, step.grad_bytes, &bad_bucket))
+    rc = cb_fail(&err, CB_USAGE,
+                 "--trials %s: grad_bytes %llu is over a million buckets of --bucket %llu: give "
+                 "larger --bucket sizes",
+                 m->trials, (unsigned long long)step.grad_bytes, (unsigned long long)bad_bucket);
   if (!rc && m->nfit)
     rc = read_all("--fit", m->fit, m->nfit, &fd, &err);
   if (!rc && m->nvalidate)

@@ -32,4 +32,20 @@ struct cb_model_cli {
   int overlap_measured;
 };
 
+/* Whether the step's gradient bytes, from --grad-bytes or a --trials file
+ * (`from`), split into at most a million buckets of every --bucket size:
+ * each bucket is one all-reduce the planner models, so this bounds its
+ * time (2^45 bytes kept it busy for minutes). 0, or the bucket that does
+ * not into *bad. */
+#define CB_MODEL_MAX_BUCKETS (1u << 20)
+static inline int cb_model_buckets_fit(const struct cb_model_cli *m, uint64_t grad_bytes,
+                                       uint64_t *bad) {
+  for (int i = 0; i < m->nbuckets; i++)
+    if (grad_bytes / m->buckets[i] > CB_MODEL_MAX_BUCKETS) {
+      *bad = m->buckets[i];
+      return -1;
+    }
+  return 0;
+}
+
 #endif

@@ -114,10 +114,10 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
     for (int i = 0; i < 5; i++)
       m->buckets[m->nbuckets++] =
           (uint64_t[]){1u << 20, 4u << 20, 25u << 20, 100u << 20, 400u << 20}[i];
-  for (int i = 0; m->compute_s > 0 && i < m->nbuckets; i++)
-    if (m->grad_bytes / m->buckets[i] > 1u << 20) /* each bucket is one allreduce to model */
-      return cb_fail(err, CB_USAGE, "--bucket %llu: over a million buckets of --grad-bytes %llu",
-                     (unsigned long long)m->buckets[i], (unsigned long long)m->grad_bytes);
+  uint64_t bad;
+  if (m->compute_s > 0 && cb_model_buckets_fit(m, m->grad_bytes, &bad))
+    return cb_fail(err, CB_USAGE, "--bucket %llu: over a million buckets of --grad-bytes %llu",
+                   (unsigned long long)bad, (unsigned long long)m->grad_bytes);
   if (!m->nops)
     for (; m->nops < CB_NMOPS; m->nops++)
       m->ops[m->nops] = m->nops;
