@@ -96,9 +96,10 @@ build/libnccl-tuner-collbench.so: $(PLUGIN_SRC) $(wildcard tuner/plugin/*.h)
 	$(Q)$(PLUGIN_CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
 	  -Wl,--no-undefined -Wl,-soname,libnccl-tuner-collbench.so -o $@ $(PLUGIN_SRC) -lm
 
-collbench: build/bench/main.o build/libcollbench.a
+collbench: build/bench/main.o build/libcollbench.a bench/main.exports
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS_EXTRA) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_EXTRA) -Wl,--dynamic-list=bench/main.exports -o $@ \
+	  build/bench/main.o build/libcollbench.a $(LIBS)
 
 build/libcollbench.a: $(LIB_OBJ)
 	@echo "  AR      $@"

@@ -7,7 +7,7 @@
 # written so far stay valid. The run is known to be under way when its
 # first result line is in the JSON file (polled, bounded); no sleeps.
 . tests/lib.sh
-plan 10
+plan 12
 
 # start_run NAME: a long 2-rank run in the background; waits (up to 60 s)
 # for a result line. Sets PID (mpirun) and RANK1 (the pid of rank 1).
@@ -73,4 +73,16 @@ for fault in KILL STOP; do
   valid_jsonl "$TMP/$fault.jsonl"
   ok $? "$fault: the JSON Lines written so far are valid ($(wc -l <"$TMP/$fault.jsonl") lines)"
 done
+# MPI that cannot start (a PML that does not exist) once made collbench
+# exit 1, read as "validation failed": now 3 with a line saying so. Under
+# mpirun the job's status is mpirun's own; the line is there all the same.
+OMPI_MCA_pml=no-such-pml ./collbench -e 1K >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 3 ] && grep -q '^collbench: error: MPI could not start' "$TMP/err" && ! grep -q '^ *1024' "$TMP/out"
+ok $? "MPI that cannot start: exit 3, said so (exit $st)"
+[ $st -eq 3 ] || diag "$TMP/err"
+OMPI_MCA_pml=no-such-pml mpirun -np 2 ./collbench -e 1K >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -ne 0 ] && grep -q '^collbench: error: MPI could not start' "$TMP/err"
+ok $? "the same under mpirun -np 2: the job fails (mpirun's status $st), the line names why"
 finish
