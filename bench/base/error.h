@@ -20,6 +20,12 @@ struct cb_error {
 int cb_fail(struct cb_error *err, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The status of a write that failed with errnum: 3 (runtime) when the
+ * system ran out of room or failed (a full disk, a quota, an I/O error),
+ * 2 (usage) when the path given cannot be written (permissions, a missing
+ * folder). */
+int cb_write_status(int errnum);
+
 /* The one way an error reaches the user: "collbench: [error: ]MSG" on
  * stderr (usage errors without "error: "). main reports through it; a
  * rank about to abort the job (MPI_Abort) does too, first. */

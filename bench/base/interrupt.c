@@ -13,7 +13,7 @@
 enum { IDLE, WRITING, PENDING, LEAVING };
 
 static atomic_int state = IDLE;
-static volatile sig_atomic_t pending_sig, printer, have_temp;
+static volatile sig_atomic_t pending_sig, printer, have_temp, child;
 static char temp[4096];
 
 /* Async-signal-safe only: unlink, write, _exit. */
@@ -38,6 +38,8 @@ static void on_signal(int sig) {
     if (atomic_compare_exchange_strong(&state, &expect, LEAVING))
       leave(sig);
     pending_sig = sig; /* a line is being written: its writer leaves after it */
+    if (child > 0)
+      kill((pid_t)child, SIGTERM); /* its holder waits for it, tidies, then leaves */
     expect = WRITING;
     if (atomic_compare_exchange_strong(&state, &expect, PENDING) || expect != IDLE)
       return;
@@ -69,6 +71,14 @@ void cb_interrupt_release(void) {
   int expect = WRITING;
   if (!atomic_compare_exchange_strong(&state, &expect, IDLE))
     leave(pending_sig); /* a signal came during the write */
+}
+
+void cb_interrupt_child(int pid) {
+  child = pid;
+}
+
+int cb_interrupt_pending(void) {
+  return atomic_load(&state) == PENDING;
 }
 
 void cb_interrupt_temp(const char *path) {

@@ -17,4 +17,12 @@ void cb_interrupt_release(void);
 /* The temporary file to remove on a signal; NULL when none. */
 void cb_interrupt_temp(const char *path);
 
+/* A child (gnuplot) that a signal arriving inside a hold ends too, so the
+ * holder can tidy up after it before leaving; 0 when none. */
+void cb_interrupt_child(int pid);
+
+/* Inside a hold: whether a signal has come and the process will leave at
+ * cb_interrupt_release. */
+int cb_interrupt_pending(void);
+
 #endif

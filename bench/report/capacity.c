@@ -22,9 +22,6 @@ static const uint64_t capacity_sizes[] = {1u << 20, 256u << 20};
 #define NCAPACITY_SIZES 2
 #define MAX_GPUS 16384
 
-
-
-
 /* "model (ring) fitted on a.jsonl; held-out median |error| 12%": what the
  * dashed lines are and how far to trust them, in the chart's key. */
 static void put_model_title(FILE *gp, const struct cb_rep_data *d, const struct cb_fit_groups *gs,
@@ -60,7 +57,8 @@ int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, 
     cb_rep_fit(d, &gs);
     if (!(f = cb_rep_fopen(path))) {
       cb_fit_groups_free(&gs);
-      return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+      return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                     strerror(errno));
     }
   }
   fprintf(gp, "array model_of[%d]\n", n);
@@ -90,7 +88,8 @@ int cb_rep_model_lines(FILE *gp, const struct cb_rep_data *d, int first, int n, 
     fputs("model_title = ''\n", gp);
   int rc = CB_OK;
   if (f && cb_rep_fclose(f) != 0)
-    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+    rc =
+        cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path, strerror(errno));
   if (f && !nmodel)
     remove(path);
   cb_fit_groups_free(&gs);
@@ -235,28 +234,33 @@ static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups
   snprintf(path, sizeof path, "%s/%s_capacity.dat", dir, name);
   FILE *f = cb_rep_fopen(path);
   if (!f)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   snprintf(script, sizeof script, "%s_capacity.gp", name);
   snprintf(path, sizeof path, "%s/%s", dir, script);
   FILE *gp = cb_rep_fopen(path);
   if (!gp) {
     cb_rep_fclose(f);
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   }
   fprintf(gp, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
   cb_rep_put_png_term(gp);
   fprintf(gp, "capfile = '%s_capacity.dat'\n", name);
   capacity_data(f, gp, d, op, &s, gs);
   cb_rep_put_tiers_note(gp, &s, from, cb_rep_unit(d));
-  int rc =
-      cb_rep_fclose(f) ? cb_fail(err, CB_USAGE, "--out: cannot write %s_capacity.dat", name) : 0;
+  int rc = cb_rep_fclose(f)
+               ? cb_fail(err, cb_write_status(errno), "--out: cannot write %s_capacity.dat: %s",
+                         name, strerror(errno))
+               : 0;
   snprintf(title, sizeof title, "%s: predicted bus bandwidth against cluster size", name);
   char stem[64];
   snprintf(stem, sizeof stem, "%s_capacity", name);
   if (!rc)
     rc = cb_rep_put_chart(gp, stem, "capacity.gp", title, err);
   if (cb_rep_fclose(gp) != 0 && !rc)
-    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+    rc =
+        cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path, strerror(errno));
   if (!rc)
     rc = cb_rep_run_gnuplot(dir, script, err);
   return rc;

@@ -1,6 +1,7 @@
 /* --report --baseline B.json: each series of each run against the fleet
  * band per size (fleetN.png/.svg), each node's median pair bandwidth
  * against the fleet's nodes, and the outliers listed first in index.html. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,8 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
   snprintf(path, sizeof path, "%s/fleet.gp", dir);
   FILE *gp = cb_rep_fopen(path);
   if (!gp)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   cb_rep_put_png_term(gp);
   int charts = 0;
   for (int i = 0; i < d->nseries; i++) {
@@ -54,7 +56,8 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
     FILE *f = cb_rep_fopen(path);
     if (!f) {
       cb_rep_fclose(gp);
-      return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+      return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                     strerror(errno));
     }
     for (int p = 0; p < s->npts; p++) {
       const struct cb_bl_entry *e = entry_of(d, &s->pts[p]);
@@ -79,7 +82,8 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
     charts++;
   }
   if (cb_rep_fclose(gp) != 0)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s/fleet.gp'", dir);
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s/fleet.gp': %s", dir,
+                   strerror(errno));
   return charts ? cb_rep_run_gnuplot(dir, "fleet.gp", err) : CB_OK;
 }
 

@@ -6,12 +6,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "base/interrupt.h"
 
 #include "config.h"
 #include "escape.h"
@@ -73,12 +79,26 @@ void cb_rep_put_png_term(FILE *f) {
         f);
 }
 
-/* Moves every file of the private folder `priv` into `dir` and removes it. */
-static int move_out(const char *dir, const char *priv, struct cb_error *err) {
+/* One chart file out of the private folder. An empty chart is gnuplot's
+ * sign that a write failed (on a full disk gnuplot still exits 0): a
+ * runtime error, and the empty file is not moved. */
+static int move_one(const char *from, const char *to, struct cb_error *err) {
+  struct stat st;
+  if (lstat(from, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+    return cb_fail(err, CB_RUNTIME,
+                   "--report: gnuplot wrote an empty '%s' (a write failed: is the disk full?)", to);
+  if (rename(from, to) != 0)
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", to,
+                   strerror(errno));
+  return CB_OK;
+}
+
+/* Moves every file of the private folder `priv` into `dir` and removes it;
+ * with `discard` (the report was interrupted) only removes them. */
+static int move_out(const char *dir, const char *priv, int discard, struct cb_error *err) {
   DIR *d = opendir(priv);
   if (!d)
     return cb_fail(err, CB_RUNTIME, "--report: cannot read '%s': %s", priv, strerror(errno));
-  int rc = CB_OK;
   char from[4096], to[4096];
   for (struct dirent *e; (e = readdir(d));) {
     if (e->d_name[0] == '.')
@@ -86,26 +106,35 @@ static int move_out(const char *dir, const char *priv, struct cb_error *err) {
     if (snprintf(from, sizeof from, "%s/%s", priv, e->d_name) >= (int)sizeof from ||
         snprintf(to, sizeof to, "%s/%s", dir, e->d_name) >= (int)sizeof to)
       continue; /* cannot happen: priv is dir plus 16 */
-    if (rename(from, to) != 0 && rc == CB_OK)
-      rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", to, strerror(errno));
-    unlink(from); /* left only when the rename failed */
+    if (!discard)
+      move_one(from, to, err); /* the first failure is kept */
+    unlink(from);              /* left only when not moved */
   }
   closedir(d);
   rmdir(priv);
-  return rc;
+  return err->status;
 }
 
 int cb_rep_gnuplot_private(const char *dir, const char *script, struct cb_error *err) {
   char priv[4096], name[64];
   if (snprintf(priv, sizeof priv, "%s/.gnuplot.XXXXXX", dir) >= (int)sizeof priv)
     return cb_fail(err, CB_USAGE, "--out: '%s': name too long", dir);
+  /* SIGINT/SIGTERM from here on end gnuplot and wait for the private folder
+   * to be removed (else gnuplot ran on, reparented to init, and the folder
+   * stayed in --out); the process leaves at the release */
+  cb_interrupt_hold();
+  int rc = CB_OK;
   if (!mkdtemp(priv)) /* mode 0700, ours: no one else can plant a link in it */
-    return cb_fail(err, CB_USAGE, "--out: cannot write in '%s': %s", dir, strerror(errno));
-  snprintf(name, sizeof name, "%s", strrchr(priv, '/') + 1);
-  int rc = cb_rep_run_gnuplot_in(dir, name, script, err);
-  struct cb_error move_err = {0};
-  if (move_out(dir, priv, &move_err) && rc == CB_OK)
-    rc = cb_fail(err, move_err.status, "%s", move_err.msg);
+    rc = cb_fail(err, cb_write_status(errno), "--out: cannot write in '%s': %s", dir,
+                 strerror(errno));
+  if (rc == CB_OK) {
+    snprintf(name, sizeof name, "%s", strrchr(priv, '/') + 1);
+    rc = cb_rep_run_gnuplot_in(dir, name, script, err);
+    struct cb_error move_err = {0};
+    if (move_out(dir, priv, cb_interrupt_pending(), &move_err) && rc == CB_OK)
+      rc = cb_fail(err, move_err.status, "%s", move_err.msg);
+  }
+  cb_interrupt_release();
   return rc;
 }
 
@@ -128,6 +157,9 @@ int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *scrip
   if (pid < 0)
     return cb_fail(err, CB_RUNTIME, "--report: fork: %s", strerror(errno));
   if (pid == 0) {
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGTERM); /* collbench killed outright: gnuplot ends too */
+#endif
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0)
       dup2(null, STDIN_FILENO);
@@ -142,10 +174,16 @@ int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *scrip
     fprintf(stderr, "collbench: cannot run %s in '%s': %s\n", CB_GNUPLOT, dir, strerror(errno));
     _exit(127);
   }
+  cb_interrupt_child(pid);
+  if (cb_interrupt_pending()) /* the signal came before the child was known */
+    kill(pid, SIGTERM);
   int status;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
+    if (errno != EINTR) {
+      cb_interrupt_child(0);
       return cb_fail(err, CB_RUNTIME, "--report: waitpid: %s", strerror(errno));
+    }
+  cb_interrupt_child(0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return cb_fail(err, CB_RUNTIME, "--report: gnuplot failed on %s/%s", dir, script);
   return CB_OK;

@@ -122,7 +122,8 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
   snprintf(path, sizeof path, "%s/index.html", dir);
   FILE *f = cb_rep_fopen(path);
   if (!f)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   fputs("<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=utf-8>\n"
         "<title>collbench report</title>\n<style>\n"
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}\n"
@@ -165,6 +166,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
   runs_table(f, d);
   fputs("</body>\n</html>\n", f);
   if (cb_rep_fclose(f) != 0)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   return CB_OK;
 }

@@ -11,7 +11,6 @@
 #include "escape.h"
 #include "parts.h"
 
-
 /* Point-to-point latency, and the model's collectives: their time chart
  * shows the latency term (alpha) the busbw chart hides at small sizes. */
 int cb_rep_has_latency(const char *op) {
@@ -22,7 +21,8 @@ static int write_data(const struct cb_rep_data *d, int first, int n, const char 
                       struct cb_error *err) {
   FILE *f = cb_rep_fopen(path);
   if (!f)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   for (int i = first; i < first + n; i++) {
     if (i > first)
       fputs("\n\n", f); /* two blank lines: gnuplot's next 'index' */
@@ -33,7 +33,8 @@ static int write_data(const struct cb_rep_data *d, int first, int n, const char 
     }
   }
   if (cb_rep_fclose(f) != 0)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   return CB_OK;
 }
 
@@ -45,8 +46,8 @@ static void put_title(FILE *f, const struct cb_rep_data *d, const struct cb_rep_
   char t[TITLE_MAX + 1], file[96] = "";
   const struct cb_rep_run *run = &d->runs[s->file];
   if (d->nruns > 1 || v->file) /* the rank count is what compared files usually differ in */
-    snprintf(file, sizeof file, "%s (%ld rank%s, %ld node%s)", cb_rep_base_name(run->path), run->nranks,
-             run->nranks == 1 ? "" : "s", run->nnodes, run->nnodes == 1 ? "" : "s");
+    snprintf(file, sizeof file, "%s (%ld rank%s, %ld node%s)", cb_rep_base_name(run->path),
+             run->nranks, run->nranks == 1 ? "" : "s", run->nnodes, run->nnodes == 1 ? "" : "s");
   snprintf(t, sizeof t, "%s%s%s %s %s%s%s%s%s%s", file, *file ? ": " : "", s->backend, s->mem,
            s->transport, v->dtype ? " " : "", v->dtype ? s->dtype : "", v->redop ? " " : "",
            v->redop ? s->redop : "",
@@ -57,7 +58,6 @@ static void put_title(FILE *f, const struct cb_rep_data *d, const struct cb_rep_
       t[--n] = '\0';
   cb_gp_put_string(f, t);
 }
-
 
 /* Size tics at powers of two (every other one over wide ranges), labelled
  * in B, KiB, MiB: gnuplot's own %B prefixes read "ki" and pad oddly. */
@@ -83,7 +83,6 @@ static void put_xtics(FILE *f, const struct cb_rep_data *d, int first, int n) {
   fprintf(f, ")\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
 }
 
-
 /* OP_KIND.png and .svg from reports/KIND.gp. */
 static int put_chart(FILE *f, const char *op, const char *kind, const char *title,
                      struct cb_error *err) {
@@ -92,7 +91,6 @@ static int put_chart(FILE *f, const char *op, const char *kind, const char *titl
   snprintf(template_name, sizeof template_name, "%s.gp", kind);
   return cb_rep_put_chart(f, stem, template_name, title, err);
 }
-
 
 /* OP_ratio.dat: for each later file's series with a match in the first
  * file, its busbw over the match's at the sizes both have (one block per
@@ -104,7 +102,8 @@ static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
   snprintf(path, sizeof path, "%s/%s_ratio.dat", dir, op);
   FILE *f = cb_rep_fopen(path);
   if (!f)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   int blocks = 0;
   for (int i = first; i < first + n; i++) {
     int b = cb_rep_ratio_base(d, first, n, i);
@@ -122,7 +121,8 @@ static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
     fputc('\n', gp);
   }
   if (cb_rep_fclose(f) != 0)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   return CB_OK;
 }
 
@@ -131,7 +131,8 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
   const char *op = d->series[first].op; /* checked to be a plain word on input */
   FILE *f = cb_rep_fopen(path);
   if (!f)
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   struct cb_rep_varies v;
   cb_rep_varies(d, first, n, &v);
   fprintf(f, "# Written by collbench --report; run 'gnuplot %s.gp' in this folder.\n", op);
@@ -173,11 +174,10 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
       rc = put_chart(f, op, "ratio", ratio_title, err);
   }
   if (cb_rep_fclose(f) != 0 && !rc)
-    rc = cb_fail(err, CB_USAGE, "--out: cannot write '%s'", path);
+    rc =
+        cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path, strerror(errno));
   return rc;
 }
-
-
 
 int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *err) {
   char path[4096], script[64];

@@ -15,9 +15,9 @@
 #include "../model/groups.h"
 #include "../model/nccl_predict.h"
 #include "base/units.h"
+#include "core/overhead.h"
 #include "escape.h"
 #include "parts.h"
-#include "core/overhead.h"
 
 #define MAX_GPUS 16384
 
@@ -153,11 +153,13 @@ int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
   if (!(*dat = cb_rep_fopen(path)))
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   snprintf(path, sizeof path, "%s/%s.gp", dir, stem);
   if (!(*gp = cb_rep_fopen(path))) {
     cb_rep_fclose(*dat);
-    return cb_fail(err, CB_USAGE, "--out: cannot write '%s': %s", path, strerror(errno));
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
   }
   fprintf(*gp, "# Written by collbench --report; run 'gnuplot %s.gp' in this folder.\n", stem);
   cb_rep_put_png_term(*gp);
@@ -168,12 +170,15 @@ int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,
 int cb_rep_close_pair(const char *dir, const char *stem, const char *template_name,
                       const char *title, FILE *dat, FILE *gp, struct cb_error *err) {
   char script[64];
-  int rc =
-      cb_rep_fclose(dat) ? cb_fail(err, CB_USAGE, "--out: cannot write %s/%s.dat", dir, stem) : 0;
+  int rc = cb_rep_fclose(dat)
+               ? cb_fail(err, cb_write_status(errno), "--out: cannot write %s/%s.dat: %s", dir,
+                         stem, strerror(errno))
+               : 0;
   if (!rc)
     rc = cb_rep_put_chart(gp, stem, template_name, title, err);
   if (cb_rep_fclose(gp) && !rc)
-    rc = cb_fail(err, CB_USAGE, "--out: cannot write %s/%s.gp", dir, stem);
+    rc = cb_fail(err, cb_write_status(errno), "--out: cannot write %s/%s.gp: %s", dir, stem,
+                 strerror(errno));
   snprintf(script, sizeof script, "%s.gp", stem);
   return rc ? rc : cb_rep_run_gnuplot(dir, script, err);
 }
@@ -360,7 +365,8 @@ void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d) {
         fputs("<strong>No held-out data: the model's error beyond the fitted points is "
               "unknown; give a second input file (e.g. more ranks) to measure it.</strong> ",
               f);
-      fputs("Buckets of gradients all-reduced while backward runs (reports/PLANNING.md, &ldquo;Capacity "
+      fputs("Buckets of gradients all-reduced while backward runs (reports/PLANNING.md, "
+            "&ldquo;Capacity "
             "planning&rdquo;).</p>\n",
             f);
       snprintf(stem, sizeof stem, "tune%d_step", file + 1);
