@@ -4,7 +4,7 @@
 # named with their reason; no torn JSON line; SIGINT/SIGTERM exit 3 with
 # whole lines. Device nodes are made with mknod here, never /dev itself.
 . tests/lib.sh
-plan 35
+plan 36
 
 cb() { ./collbench "$@" >"$TMP/out" 2>"$TMP/err"; STATUS=$?; }
 FAST="-b 1K -e 1K --max-time 0.05"
@@ -251,4 +251,13 @@ os.execv("./collbench", ["./collbench"] + sys.argv[1:])' $FAST --json "$TMP/h.js
 else
   skip "unshare -u (a host name of our own) needs root"
 fi
+# Strings read back from JSON Lines reach the terminal escaped too (--compare
+# prints each series' backend and transport)
+jq -c 'if .type == "result" then .transport = "shm\u001bc" | .backend = "mpi\u001b[31m" else . end' \
+  "$TMP/l1.jsonl" >"$TMP/esc.jsonl"
+./collbench --compare "$TMP/esc.jsonl" "$TMP/esc.jsonl" >"$TMP/out" 2>"$TMP/err"
+st=$?
+[ $st -eq 0 ] && ! grep -q "$(printf '\033')" "$TMP/out" "$TMP/err" &&
+  grep -q 'mpi\\x1b\[31m .* shm\\x1bc' "$TMP/out"
+ok $? "--compare shows a record's ESC bytes escaped (exit $st)"
 finish

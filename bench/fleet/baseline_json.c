@@ -97,7 +97,7 @@ static int str_field(json_t *o, const char *key, char *out, size_t size) {
   const char *s = json_string_value(json_object_get(o, key));
   if (!s || strlen(s) >= size)
     return -1;
-  memcpy(out, s, strlen(s) + 1);
+  cb_text_terminal(out, size, s, 0); /* --compare prints it */
   return 0;
 }
 

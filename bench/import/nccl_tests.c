@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/readbound.h"
+#include "base/text.h"
 #include "config.h"
 #if CB_HAVE_JANSSON
 #include <jansson.h>
@@ -62,7 +63,7 @@ static void add_host(struct cb_import *im, const char *host) {
     if (strcmp(im->hosts[i], host) == 0)
       return;
   if (im->nnodes < CB_IMPORT_MAX_HOSTS)
-    snprintf(im->hosts[im->nnodes++], sizeof im->hosts[0], "%s", host);
+    cb_text_terminal(im->hosts[im->nnodes++], sizeof im->hosts[0], host, 0); /* as cluster.c */
 }
 
 /* A number as nccl-tests prints it (%.2f ... %.1e; "nan"); 0 when bad. */

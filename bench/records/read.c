@@ -8,6 +8,7 @@
 
 #include "../output/columns.h"
 #include "base/readbound.h"
+#include "base/text.h"
 #include "config.h"
 #include "core/overhead.h"
 #include "records.h"
@@ -15,9 +16,16 @@
 #if CB_HAVE_JANSSON
 #include <jansson.h>
 
+/* A string field, shown escaped from here on: --compare and the model
+ * print them on the terminal (text.h). */
 static char *dup_str(json_t *o, const char *key) {
   const char *s = json_string_value(json_object_get(o, key));
-  return strdup(s ? s : "");
+  s = s ? s : "";
+  size_t n = 4 * strlen(s) + 1;
+  char *out = malloc(n);
+  if (out)
+    cb_text_terminal(out, n, s, 0);
+  return out;
 }
 
 /* Op names become file names: only a short [A-Za-z0-9_-] word is taken. */
@@ -46,12 +54,16 @@ static void read_run(json_t *o, struct cb_rep_run *r) {
   json_t *h, *hosts = json_object_get(o, "hostnames");
   json_array_foreach(hosts, i, h) len +=
       strlen(json_string_value(h) ? json_string_value(h) : "") + 2;
-  r->hostnames = calloc(1, len);
-  json_array_foreach(hosts, i, h) {
+  char *joined = calloc(1, len);
+  json_array_foreach(joined ? hosts : NULL, i, h) {
     if (i)
-      strcat(r->hostnames, ", ");
-    strcat(r->hostnames, json_string_value(h) ? json_string_value(h) : "");
+      strcat(joined, ", ");
+    strcat(joined, json_string_value(h) ? json_string_value(h) : "");
   }
+  r->hostnames = malloc(4 * len); /* shown escaped, as every string read */
+  if (r->hostnames)
+    cb_text_terminal(r->hostnames, 4 * len, joined ? joined : "", 0);
+  free(joined);
 }
 
 static struct cb_rep_series *find_series(struct cb_rep_data *d, int file, json_t *o) {
@@ -61,8 +73,11 @@ static struct cb_rep_series *find_series(struct cb_rep_data *d, int file, json_t
     struct cb_rep_series *s = &d->series[i];
     char *v[6] = {s->op, s->backend, s->mem, s->transport, s->dtype, s->redop};
     int same = s->file == file && s->inplace == inplace;
-    for (int j = 0; same && j < 6; j++)
-      same = strcmp(v[j], json_string_value(json_object_get(o, k[j]))) == 0;
+    for (int j = 0; same && j < 6; j++) {
+      char shown[4 * 256 + 1]; /* the series holds its strings escaped */
+      cb_text_terminal(shown, sizeof shown, json_string_value(json_object_get(o, k[j])), 0);
+      same = strcmp(v[j], shown) == 0;
+    }
     if (same)
       return s;
   }
@@ -111,6 +126,7 @@ static const char *check_result(json_t *o, struct cb_record *rec) {
     return "'nranks' or 'nnodes' is not a count from 1 (nodes at most ranks)";
   if (!safe_op_name(rec->op))
     return "op name is not a short word of letters, digits, '_' and '-'";
+  cb_text_terminal_inplace(rec->transport, sizeof rec->transport);
   return NULL;
 }
 
