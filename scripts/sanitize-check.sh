@@ -21,7 +21,7 @@ src=$PWD
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(tests/bad_input.t tests/bad_input_table.t tests/sweep_np1.t
   tests/sweep_np2.t tests/modes.t tests/accept.t tests/prom.t tests/report.t
-  tests/report_matrix.t tests/model.t tests/tune.t)
+  tests/report_matrix.t tests/report_input.t tests/model.t tests/tune.t)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/collbench-sanitize.XXXXXX") || exit 3
 # SANITIZE_KEEP=1 keeps the copy and the reports for a closer look
