@@ -2,17 +2,18 @@
  * (engine.h says more). */
 #include "engine.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/timer.h"
+#include "base/units.h"
 #include "gpu.h"
 #include "measure.h"
 #include "pattern_io.h"
-#include "base/timer.h"
-#include "base/units.h"
 #include "watchdog.h"
 
 /* Buffers of one series, grown as sizes grow. */
@@ -42,6 +43,7 @@ struct series_ctx {
    * than --precision (marked on the row; one summary line at the end) */
   int nrows, nnoisy;
   double worst_ci; /* the widest of those, relative to the median */
+  int nnoci;       /* rows of too few samples for any interval */
 };
 
 #define EACH_SINK(sc, method, ...)                                                                 \
@@ -253,6 +255,11 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   double spent = cb_now() - size_start;
   MPI_Allreduce(MPI_IN_PLACE, &spent, 1, MPI_DOUBLE, MPI_MAX, cl->comm);
   double budget = (sc->s->max_time - spent) / variants_left;
+  /* a variant that sampled past its share to reach an interval (measure.h,
+   * CB_CI_OVERRUN) leaves the next one at least a quarter of --max-time,
+   * not nothing: a size may take up to 3x --max-time that way */
+  if (budget < sc->s->max_time / 4)
+    budget = sc->s->max_time / 4;
 
   struct cb_error alloc_err = {0};
   int rc = inplace
@@ -300,9 +307,10 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
     return err->status;
   /* auto iterations whose stated CI is wider than --precision asked (the
    * budget ran out first); one that stopped on its budget within it is not */
-  int noisy =
-      !sc->s->iters && t.stats.median > 0 && t.stats.ci95 > sc->s->precision * t.stats.median;
-  if (noisy && t.stats.ci95 / t.stats.median > sc->worst_ci)
+  int has_ci = t.samples >= CB_CI_MIN_SAMPLES;
+  int noisy = !has_ci || (!sc->s->iters && t.stats.median > 0 &&
+                          t.stats.ci95 > sc->s->precision * t.stats.median);
+  if (noisy && has_ci && t.stats.ci95 / t.stats.median > sc->worst_ci)
     sc->worst_ci = t.stats.ci95 / t.stats.median;
   long wrong = -1;
   struct cb_op_args checked = a;
@@ -338,7 +346,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .time_us_p5 = t.stats.p5 * scale,
       .time_us_p95 = t.stats.p95 * scale,
       .time_us_p99 = t.stats.p99 * scale,
-      .ci95_us = t.stats.ci95 * scale,
+      .ci95_us = has_ci ? t.stats.ci95 * scale : NAN, /* none rather than a zero width */
       .time_us_stddev = t.stats.stddev * scale,
       .source = "collbench",
       .time_us_gpu = t.device_median * scale,
@@ -445,6 +453,8 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
     sc->sum->rows++;
     sc->nrows++;
     sc->nnoisy += (row.outofplace && row.outofplace->noisy) || (row.inplace && row.inplace->noisy);
+    sc->nnoci += (row.outofplace && isnan(row.outofplace->ci95_us)) ||
+                 (row.inplace && isnan(row.inplace->ci95_us));
     if (!begun++ &&
         begin_series(sc, &series, (row.outofplace ? row.outofplace : row.inplace)->transport, err))
       return err->status;
@@ -455,13 +465,20 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
   /* Said, not hidden: where the machine was too noisy for --precision
    * within --max-time, the rows say so (the table's `~`, JSON/CSV
    * "noisy"); one line here counts them. */
-  if (sc->nnoisy &&
+  char noci[128] = "";
+  if (sc->nnoci)
+    snprintf(noci, sizeof noci, "; %d with n<%d samples: no interval", sc->nnoci,
+             CB_CI_MIN_SAMPLES);
+  if (sc->nnoisy && sc->nnoisy > sc->nnoci &&
       note(sc, err,
            "%s: %d of %d rows noisy (~: 95%% CI of the median wider than "
-           "--precision %.3g%% after --max-time; widest +-%.1f%%)",
-           op->name, sc->nnoisy, sc->nrows, 100 * sc->s->precision, 100 * sc->worst_ci))
+           "--precision %.3g%% after --max-time; widest +-%.1f%%%s)",
+           op->name, sc->nnoisy, sc->nrows, 100 * sc->s->precision, 100 * sc->worst_ci, noci))
     return err->status;
-  sc->nrows = sc->nnoisy = 0;
+  if (sc->nnoisy && sc->nnoisy == sc->nnoci &&
+      note(sc, err, "%s: %d of %d rows noisy (~%s)", op->name, sc->nnoisy, sc->nrows, noci))
+    return err->status;
+  sc->nrows = sc->nnoisy = sc->nnoci = 0;
   sc->worst_ci = 0;
   EACH_SINK(sc, series_end, &series, err);
   return CB_OK;

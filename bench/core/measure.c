@@ -194,7 +194,8 @@ static int run_auto(const struct cb_measure *m, struct samples *sa, double start
     /* re-estimated from every sample (identical on every rank), so one
      * slow first sample cannot fix the batch size for the whole size */
     estimate = estimate > 0 ? 0.75 * estimate + 0.25 * last : last;
-    if (elapsed >= m->budget)
+    if (elapsed >= m->budget &&
+        (out->samples >= CB_CI_MIN_SAMPLES || elapsed >= CB_CI_OVERRUN * m->budget))
       break;
     /* Sorting costs O(n log n): re-check at geometric intervals. */
     if (out->samples >= next_check && timed >= CB_MIN_TIMED_SECONDS) {

@@ -5,9 +5,9 @@
 #define CB_MEASURE_H
 
 #include "backends/backend.h"
+#include "base/stats.h"
 #include "cluster.h"
 #include "settings.h"
-#include "base/stats.h"
 
 struct cb_measure {
   const struct cb_cluster *cl;
@@ -35,6 +35,14 @@ struct cb_timing {
  * confidence interval may stop sampling: eight samples of a few
  * microseconds say nothing about the next second. */
 #define CB_MIN_SAMPLES 20
+/* The fewest samples that carry a 95% interval of the median: the range
+ * of n samples covers it with probability 1 - 2^(1-n), 97% at 6, 94% at 5.
+ * A figure from fewer has no interval (its record's ci95_us is null) and
+ * is marked noisy. Auto mode samples on past --max-time to reach them, up
+ * to CB_CI_OVERRUN times the budget, so a size whose single run outlasts
+ * its budget still gets an interval where it can. */
+#define CB_CI_MIN_SAMPLES 6
+#define CB_CI_OVERRUN 4.0
 #define CB_MIN_TIMED_SECONDS 0.02
 /* A throughput batch lasts about this long, so the clock and the barrier
  * around it (its exit skew is microseconds) cost well under 1% of it. */

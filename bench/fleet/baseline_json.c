@@ -30,7 +30,9 @@ static json_t *dist_json(const struct cb_dist *d) {
   json_t *o = json_object();
   json_object_set_new(o, "n", json_integer(c.n));
   for (int i = 1; i < NDIST; i++)
-    json_object_set_new(o, dist_keys[i], json_real(*dist_field(&c, i)));
+    json_object_set_new(o, dist_keys[i],
+                        isnan(*dist_field(&c, i)) ? json_null() /* ci95 of one figure without one */
+                                                  : json_real(*dist_field(&c, i)));
   return o;
 }
 
@@ -109,6 +111,10 @@ static const char *read_dist(json_t *o, struct cb_dist *d) {
   d->n = (int)json_integer_value(n);
   for (int i = 1; i < NDIST; i++) {
     json_t *x = json_object_get(o, dist_keys[i]);
+    if (i == NDIST - 1 && json_is_null(x)) { /* ci95: none, from one figure without one */
+      *dist_field(d, i) = NAN;
+      continue;
+    }
     if (!json_is_number(x) || !isfinite(json_number_value(x)) || json_number_value(x) < 0)
       return "a distribution field missing or not a number >= 0 (n, median, mad, p5, p10, "
              "p90, p95, min, max, ci95)";

@@ -34,7 +34,7 @@ int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b,
     struct cb_cmp_line *l = &lines[n++];
     l->old_e = oe, l->new_e = ne, l->metric = m;
     l->slowdown = cb_compare_metric(oe, ne, m);
-    l->slower = l->slowdown.lo > min_ratio;
+    l->slower = l->slowdown.lo > min_ratio; /* false without an interval (NAN) */
     slower += l->slower;
   }
   *common = n;
@@ -46,11 +46,17 @@ int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b,
       char what[512];
       cb_bl_describe(l->new_e, what, sizeof what);
       const struct cb_bl_metric_info *mi = &cb_bl_metrics[l->metric];
-      fprintf(out,
-              "%-7s %s: %s %.4g -> %.4g %s (n %d -> %d), slowdown x%.3f (95%% CI %.3f to %.3f)\n",
-              l->slower ? "SLOWER" : "same", what, mi->name, l->old_e->d[l->metric].median,
-              l->new_e->d[l->metric].median, mi->unit, l->old_e->d[l->metric].n,
-              l->new_e->d[l->metric].n, l->slowdown.ratio, l->slowdown.lo, l->slowdown.hi);
+      char ci[96];
+      if (isnan(l->slowdown.lo)) /* a figure from too few samples, in one run */
+        snprintf(ci, sizeof ci, "no interval: a one-run figure from too few samples");
+      else
+        snprintf(ci, sizeof ci, "95%% CI %.3f to %.3f", l->slowdown.lo, l->slowdown.hi);
+      fprintf(out, "%-7s %s: %s %.4g -> %.4g %s (n %d -> %d), slowdown x%.3f (%s)\n",
+              l->slower               ? "SLOWER"
+              : isnan(l->slowdown.lo) ? "unknown"
+                                      : "same",
+              what, mi->name, l->old_e->d[l->metric].median, l->new_e->d[l->metric].median,
+              mi->unit, l->old_e->d[l->metric].n, l->new_e->d[l->metric].n, l->slowdown.ratio, ci);
     }
   free(lines);
   return slower;

@@ -4,6 +4,7 @@
  * the previous one in place. Base units in names, HELP and TYPE lines,
  * low-cardinality labels. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +64,9 @@ static int superseded(const struct prom *p, int i) {
   const struct cb_record *a = &p->records[i];
   for (int j = i + 1; j < p->n; j++) {
     const struct cb_record *b = &p->records[j];
-    if (same_text(a->op, b->op) && same_text(a->backend, b->backend) &&
-        same_text(a->mem, b->mem) && same_text(a->transport, b->transport) &&
-        same_text(a->dtype, b->dtype) && same_text(a->redop, b->redop) &&
-        a->inplace == b->inplace && a->bytes == b->bytes)
+    if (same_text(a->op, b->op) && same_text(a->backend, b->backend) && same_text(a->mem, b->mem) &&
+        same_text(a->transport, b->transport) && same_text(a->dtype, b->dtype) &&
+        same_text(a->redop, b->redop) && a->inplace == b->inplace && a->bytes == b->bytes)
       return 1;
   }
   return 0;
@@ -131,7 +131,8 @@ static int write_all(void *state, FILE *f) {
     fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", metrics[m].name, metrics[m].help,
             metrics[m].name);
     for (int i = 0; i < p->n; i++) {
-      if ((metrics[m].checked_only && p->records[i].wrong < 0) || superseded(p, i))
+      if ((metrics[m].checked_only && p->records[i].wrong < 0) || superseded(p, i) ||
+          isnan(metrics[m].value(&p->records[i]))) /* no interval: no series, not a NaN */
         continue;
       fputs(metrics[m].name, f);
       put_labels(f, &p->records[i]);

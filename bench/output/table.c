@@ -196,6 +196,8 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
             "# ~ ending a row: noisy, the 95%% CI of the median (+-, of the median) stayed wider "
             "than %g%% within %g s\n",
             s->precision * 100.0, s->max_time);
+  fprintf(t->out, "# ~ n=K: K samples, too few for a 95%% interval (6 needed): no interval, "
+                  "a figure to repeat, not to trust\n");
   return CB_OK;
 }
 
@@ -258,7 +260,10 @@ static int table_row(void *state, const struct cb_row *row, struct cb_error *err
   /* the noise mark: which variant missed --precision, by how much */
   const struct cb_record *v[2] = {row->outofplace, row->inplace};
   for (int i = 0, marks = 0; i < 2; i++)
-    if (v[i] && v[i]->noisy && v[i]->time_us_median > 0)
+    if (v[i] && v[i]->noisy && isnan(v[i]->ci95_us)) /* too few samples: no width to show */
+      fprintf(t->out, "%s%sn=%ld: no interval", marks++ ? ", " : "  ~ ", i ? "in place " : "",
+              v[i]->samples);
+    else if (v[i] && v[i]->noisy && v[i]->time_us_median > 0)
       fprintf(t->out, "%s%s+-%.1f%%", marks++ ? ", " : "  ~ ", i ? "in place " : "",
               100 * v[i]->ci95_us / v[i]->time_us_median);
   fputc('\n', t->out);
