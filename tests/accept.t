@@ -20,9 +20,11 @@ jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "P
                                       "stragglers"])' \
   "$TMP/a.jsonl" >/dev/null
 ok $? "--json has the five verdicts"
-# the verdict judged the very figure the result line holds
-jq -e -s '([.[] | select(.type == "result" and .op == "allgather" and .inplace == false)][0].busbw_GBps)
-          == ([.[] | select(.type == "verdict" and .check == "allgather-busbw")][0].measured)' \
+# the verdict judged the very figure a result line holds (a check measured
+# again, as a loaded machine may make it, has a line per measurement)
+jq -e -s '([.[] | select(.type == "verdict" and .check == "allgather-busbw")][0].measured) as $m
+          | any(.[]; .type == "result" and .op == "allgather" and .inplace == false
+                     and .busbw_GBps == $m)' \
   "$TMP/a.jsonl" >/dev/null
 ok $? "the allgather verdict's figure is the allgather record's busbw"
 n=$(jq -s '[.[] | select(.type == "pair")] | length' "$TMP/a.jsonl")

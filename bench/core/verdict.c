@@ -33,14 +33,20 @@ void cb_verdict_record_interval(struct cb_verdict *v, const struct cb_record *re
   double t = rec->time_us, ci = rec->ci95_us;
   if (!(ci > 0) || !(t > 0))
     return;
+  /* The order statistics the interval comes from are samples, so its low
+   * end is never under the fastest sample: t - ci is clamped there (a noisy
+   * row once reached time 0, an unbounded bandwidth, and a check 1000x
+   * under its ceiling read INCONCLUSIVE) */
+  double lo = t - ci;
+  if (rec->time_us_min > 0 && lo < rec->time_us_min)
+    lo = rec->time_us_min < t ? rec->time_us_min : t;
   if (is_time) {
-    cb_verdict_set_interval(v, t - ci, t + ci);
+    cb_verdict_set_interval(v, lo, t + ci);
     return;
   }
-  /* bandwidth = k / time: the slow end from t + ci, the fast end from
-   * t - ci, unbounded when the interval reaches time 0 */
+  /* bandwidth = k / time: the slow end from t + ci, the fast end from lo */
   double k = v->measured * t;
-  cb_verdict_set_interval(v, k / (t + ci), t - ci > 0 ? k / (t - ci) : INFINITY);
+  cb_verdict_set_interval(v, k / (t + ci), lo > 0 ? k / lo : INFINITY);
 }
 
 void cb_verdict_judge(struct cb_verdict *v, int lower_is_better, const char *settle) {

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "accept/accept.h"
+#include "core/verdict.h"
 #include "output/sink.h"
 #include "tap.h"
-#include "core/verdict.h"
 
 static void test_interval(void) {
   /* bandwidths: at least 100 */
@@ -75,6 +75,18 @@ static void test_judge(void) {
   cb_verdict_record_interval(&v, &rec, 0);
   cb_verdict_judge(&v, 0, NULL);
   ok(!v.interval && v.status == CB_PASS, "a record without a CI is judged as a point");
+  /* a noisy row: 10 us +- 12 reached time 0 (an unbounded bandwidth, so a
+   * figure 1000x under its level read INCONCLUSIVE); the interval's low end
+   * is never under the fastest sample, 8 us: 0.1 GB/s is at most 0.125 */
+  v = (struct cb_verdict){.unit = "GB/s", .measured = 0.1, .warn = NAN, .fail = 100};
+  rec = (struct cb_record){.time_us = 10, .ci95_us = 12, .time_us_min = 8};
+  cb_verdict_record_interval(&v, &rec, 0);
+  cb_verdict_judge(&v, 0, NULL);
+  ok(isfinite(v.hi) && fabs(v.hi - 0.125) < 1e-9 && v.status == CB_FAIL,
+     "10 +- 12 us, fastest sample 8: bandwidth at most %g, FAIL against 100", v.hi);
+  v = (struct cb_verdict){.unit = "us", .measured = 10, .warn = NAN, .fail = 9};
+  cb_verdict_record_interval(&v, &rec, 1);
+  ok(v.lo == 8 && v.hi == 22, "its time interval: 8 (the fastest sample) to 22");
 }
 
 /* Acceptance's exit status from its verdict counts. */
