@@ -1,6 +1,7 @@
 #!/bin/sh
-# Command-line mistakes from issue 16, each exit 2 with one message naming
-# the bad item: a bad item beside "all" (not "all" blamed), a percentage
+# Command-line mistakes from issues 16 and 40, each exit 2 with one message
+# naming the bad item and, where one is near, what was meant ("did you
+# mean"), mpirun's options given to collbench said for what they are: a bad item beside "all" (not "all" blamed), a percentage
 # where seconds are meant, empty list items, and an acceptance check whose
 # buffers cannot fit in memory (a configuration error, not a FAIL).
 . tests/lib.sh
@@ -19,9 +20,18 @@ cases='--op all,nope|--op: unknown value .nope.
 --transport shm,,tcp|--transport: empty item in the list .shm,,tcp.
 --tune --tune-buckets 1M,,2M|--tune-buckets: empty item in the list .1M,,2M.
 --tune --tune-algorithms 0,,4|--tune-algorithms: empty item in the list .0,,4.
---tune --tune-segments 64K,|--tune-segments: empty item in the list .64K,.'
+--tune --tune-segments 64K,|--tune-segments: empty item in the list .64K,.
+--op all_reduce|--op: unknown value .all_reduce., did you mean .allreduce.?
+--backend MPI|--backend: unknown value .MPI., did you mean .mpi.?
+--mem hots|--mem: unknown value .hots., did you mean .host.?
+-d flaot|--dtype: unknown value .flaot., did you mean .float.?
+--op nonsense|--op: unknown value .nonsense. (see
+--sweeep|unknown option .--sweeep., did you mean .--sweep.?
+-np 2 --sweep|.-np. is an option of mpirun (or mpiexec), not of collbench: .* .mpirun -np 2 ./collbench --sweep.
+--hostfile hosts.txt|.--hostfile. is an option of mpirun .*.mpirun --hostfile hosts.txt ./collbench
+-H a,b --sweep|.-H. is an option of mpirun'
 
-plan $(($(printf '%s\n' "$cases" | wc -l) + 2))
+plan $(($(printf '%s\n' "$cases" | wc -l) + 4))
 
 while IFS='|' read -r args want; do
   # shellcheck disable=SC2086
@@ -51,4 +61,17 @@ status=$?
 ok $? "a 1 TiB check exits 2 naming file, line and check (got $status: $(head -n 1 "$TMP/err"))"
 ! grep -q 'FAIL' "$TMP/out"
 ok $? "no verdict is printed for it"
+
+# --tune on one rank once searched for minutes without a word
+timeout 120 ./collbench --tune >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ $status -eq 2 ] && grep -q "^collbench: --tune on 1 rank: there is no communication to tune.*mpirun -np 2" "$TMP/err"
+ok $? "--tune on 1 rank: exit 2 saying to launch on 2 or more (got $status: $(head -n 1 "$TMP/err"))"
+# collbench's CSV given where its JSON Lines are read: said once, not per line
+printf 'op,backend,mem,transport\nallreduce,mpi,host,shm\nallreduce,mpi,host,shm\n' >"$TMP/s.csv"
+./collbench --report "$TMP/s.csv" --out "$TMP/rep" >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ $status -eq 2 ] && [ "$(grep -c . "$TMP/err")" -eq 1 ] &&
+  grep -q "^collbench: --report: $TMP/s.csv is collbench's CSV (--csv); --report reads the JSON Lines of --json" "$TMP/err"
+ok $? "--report on a CSV: exit 2, one line saying to give the --json file (got $status)"
 finish

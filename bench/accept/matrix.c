@@ -26,9 +26,9 @@
 #include "base/stats.h"
 #include "base/timer.h"
 #include "base/units.h"
+#include "fleet_verdict.h"
 #include "matrix.h"
 #include "matrix_names.h"
-#include "fleet_verdict.h"
 
 #define MATRIX_WINDOW 8   /* messages in flight per pair: fills the pipe, bounds memory */
 #define MATRIX_REPEATS 3  /* bandwidth: best of these (noise only ever slows a pair) */
@@ -577,7 +577,9 @@ static int alloc_buffers(struct matrix *m, uint64_t bytes, struct cb_error *err)
 int cb_matrix_validate(const struct cb_cluster *cl, const struct cb_matrix_rules *rules,
                        struct cb_error *err) {
   if (cl->nranks < 2)
-    return cb_fail(err, CB_USAGE, "--matrix needs at least 2 ranks");
+    return cb_fail(err, CB_USAGE,
+                   "the all-pairs matrix needs at least 2 ranks (this is 1): launch with "
+                   "mpirun -np 2 or more, one rank per node to accept a cluster");
   if (rules->bytes > (1u << 30))
     return cb_fail(err, CB_USAGE, "--matrix: messages of at most 1 GiB");
   return CB_OK;

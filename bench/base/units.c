@@ -41,8 +41,13 @@ int cb_parse_size(const char *s, const char *what, uint64_t *out, struct cb_erro
     break;
   default: break;
   }
+  /* K, Ki, KiB binary as nccl-tests reads them; KB, MB, GB, TB the SI
+   * powers of ten their names say (1GB once silently meant 1 GiB) */
+  int decimal = 0;
   if (shift && *end == 'i')
     end++;
+  else if (shift && (*end == 'B' || *end == 'b') && end[1] == '\0')
+    decimal = 1;
   if (*end == 'B' || *end == 'b')
     end++;
   if (*end != '\0')
@@ -53,6 +58,11 @@ int cb_parse_size(const char *s, const char *what, uint64_t *out, struct cb_erro
   if (value > (UINT64_C(1) << 62) >> shift)
     return cb_fail(err, CB_USAGE, "%s: '%s' is too large", what, s);
   *out = (uint64_t)value << shift;
+  if (decimal) { /* value * 1000^(shift/10): no more than value << shift */
+    *out = value;
+    for (unsigned k = 0; k < shift / 10; k++)
+      *out *= 1000;
+  }
   return CB_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "base/units.h"
 
 /* Whether argv holds `name` or `name`=VALUE. */
@@ -34,8 +35,9 @@ const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int
 /* Splits a comma list and maps each name through lookup; an item "all"
  * stands for every id below `all`, so a bad item beside it is the one
  * named. Duplicates are dropped. */
-int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
-                      int *ids, int *n, int max, struct cb_error *err) {
+int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *),
+                      const char *(*name_of)(int), int all, int *ids, int *n, int max,
+                      struct cb_error *err) {
   char copy[512];
   if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
     return cb_fail(err, CB_USAGE, "%s: list '%s' is too long", what, arg);
@@ -46,8 +48,11 @@ int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const cha
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     int every = strcmp(tok, "all") == 0;
     int first = every ? 0 : lookup(tok), last = every ? all - 1 : first;
+    char hint[96];
     if (first < 0)
-      return cb_fail(err, CB_USAGE, "%s: unknown value '%s' (see --help or --list)", what, tok);
+      return cb_fail(
+          err, CB_USAGE, "%s: unknown value '%s'%s (see --help or --list)", what, tok,
+          cb_suggest_text(name_of ? cb_suggest(tok, name_of, all) : NULL, hint, sizeof hint));
     for (int id = first; id <= last; id++) {
       int seen = 0;
       for (int i = 0; i < *n; i++)

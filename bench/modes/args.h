@@ -13,8 +13,10 @@ int cb_arg_given(int argc, char **argv, const char *name);
 const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int *missing);
 
 /* A comma list of names through lookup into ids ("all": every id below
- * `all`), duplicates dropped. */
-int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *), int all,
-                      int *ids, int *n, int max, struct cb_error *err);
+ * `all`), duplicates dropped; an unknown name is refused with the nearest
+ * of name_of(0..all-1) as a suggestion (name_of may be NULL). */
+int cb_cli_parse_list(const char *arg, const char *what, int (*lookup)(const char *),
+                      const char *(*name_of)(int), int all, int *ids, int *n, int max,
+                      struct cb_error *err);
 
 #endif

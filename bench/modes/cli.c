@@ -6,9 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/suggest.h"
+#include "base/units.h"
 #include "cli_internal.h"
 #include "core/gpu.h"
-#include "base/units.h"
 
 static const struct option long_options[] = {
     {"min-bytes", required_argument, 0, 'b'},
@@ -73,7 +74,6 @@ static const struct option long_options[] = {
     {0, 0, 0, 0},
 };
 
-
 static int parse_transports(const char *arg, struct cb_settings *s, struct cb_error *err) {
   static char storage[512];
   if (snprintf(storage, sizeof storage, "%s", arg) >= (int)sizeof storage)
@@ -88,6 +88,26 @@ static int parse_transports(const char *arg, struct cb_settings *s, struct cb_er
   if (s->ntransports == 0)
     return cb_fail(err, CB_USAGE, "--transport: empty list '%s'", arg);
   return CB_OK;
+}
+
+/* Names for "did you mean" (suggest.h), one per list option. */
+static const char *dtype_name(int i) {
+  return cb_dtypes[i].name;
+}
+static const char *redop_name(int i) {
+  return cb_redop_names[i];
+}
+static const char *op_name(int i) {
+  return cb_ops[i]->name;
+}
+static const char *backend_name(int i) {
+  return cb_backends[i]->name;
+}
+static const char *mem_name(int i) {
+  return cb_mem_names[i];
+}
+static const char *long_name(int i) {
+  return long_options[i].name;
 }
 
 static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
@@ -150,11 +170,11 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
   case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
   case 'd':
-    return cb_cli_parse_list(arg, "--dtype", cb_dtype_lookup, CB_NDTYPES, s->dtypes, &s->ndtypes,
-                             CB_NDTYPES, err);
+    return cb_cli_parse_list(arg, "--dtype", cb_dtype_lookup, dtype_name, CB_NDTYPES, s->dtypes,
+                             &s->ndtypes, CB_NDTYPES, err);
   case 'o':
-    return cb_cli_parse_list(arg, "--redop", cb_redop_lookup, CB_NREDOPS, s->redops, &s->nredops,
-                             CB_NREDOPS, err);
+    return cb_cli_parse_list(arg, "--redop", cb_redop_lookup, redop_name, CB_NREDOPS, s->redops,
+                             &s->nredops, CB_NREDOPS, err);
   case OPT_OP:
     if (strcmp(arg, "copy") == 0) {
       cli->copy = 1;
@@ -163,14 +183,15 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     for (const char *c = strstr(arg, "copy"); c; c = strstr(c + 1, "copy"))
       if ((c == arg || c[-1] == ',') && (c[4] == ',' || c[4] == '\0'))
         return cb_fail(err, CB_USAGE, "--op %s: copy is a mode of its own, give it alone", arg);
-    return cb_cli_parse_list(arg, "--op", cb_op_lookup, CB_NOPS, s->ops, &s->nops, CB_NOPS, err);
+    return cb_cli_parse_list(arg, "--op", cb_op_lookup, op_name, CB_NOPS, s->ops, &s->nops, CB_NOPS,
+                             err);
   case OPT_BACKEND:
-    return cb_cli_parse_list(arg, "--backend", cb_backend_lookup, cb_nbackends, s->backends,
-                             &s->nbackends, CB_MAX_LIST, err);
+    return cb_cli_parse_list(arg, "--backend", cb_backend_lookup, backend_name, cb_nbackends,
+                             s->backends, &s->nbackends, CB_MAX_LIST, err);
   case OPT_MEM:
     *mem_given = 1;
-    return cb_cli_parse_list(arg, "--mem", cb_mem_lookup, CB_NMEMS, s->mems, &s->nmems, CB_NMEMS,
-                             err);
+    return cb_cli_parse_list(arg, "--mem", cb_mem_lookup, mem_name, CB_NMEMS, s->mems, &s->nmems,
+                             CB_NMEMS, err);
   case OPT_TRANSPORT: return parse_transports(arg, s, err);
   case OPT_MODE:
     if (strcmp(arg, "throughput") == 0)
@@ -209,6 +230,20 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
  * kept for the modes' table to say which mode it goes with, if any. */
 static int unknown_option(const char *bad, struct cb_cli *cli, struct cb_error *err) {
   snprintf(cli->unknown, sizeof cli->unknown, "%.*s", (int)strcspn(bad, "="), bad);
+  char hint[96];
+  const char *near = NULL;
+  if (bad[0] == '-' && bad[1] == '-') {
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(bad + 2, "="), bad + 2);
+    int n = 0;
+    while (long_options[n].name)
+      n++;
+    near = cb_suggest(word, long_name, n);
+    if (near)
+      snprintf(word, sizeof word, "--%s", near), near = word;
+    return cb_fail(err, CB_USAGE, "unknown option '%s'%s (see --help)", bad,
+                   cb_suggest_text(near, hint, sizeof hint));
+  }
   return cb_fail(err, CB_USAGE, "unknown option '%s' (see --help)", bad);
 }
 

@@ -9,6 +9,10 @@
 #include "mode.h"
 #include "model/model.h"
 
+static const char *mop_name(int i) { /* for "did you mean" */
+  return cb_mop_names[i];
+}
+
 static int wants(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--fit") == 0 || strcmp(argv[i], "--predict") == 0)
@@ -43,7 +47,7 @@ static int model_option(const char *opt, const char *v, struct cb_model_cli *m, 
   else if (strcmp(opt, "-e") == 0 || strcmp(opt, "--max-bytes") == 0)
     return cb_parse_size(v, "--max-bytes", &range[1], err);
   else if (strcmp(opt, "--op") == 0)
-    return cb_cli_parse_list(v, "--op", cb_mop_find, CB_NMOPS, m->ops, &m->nops, 8, err);
+    return cb_cli_parse_list(v, "--op", cb_mop_find, mop_name, CB_NMOPS, m->ops, &m->nops, 8, err);
   else if (strcmp(opt, "--compute-time") == 0)
     return cb_parse_seconds(v, "--compute-time", 1e-9, 1e6, &m->compute_s, err);
   else if (strcmp(opt, "--grad-bytes") == 0)

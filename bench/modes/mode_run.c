@@ -352,7 +352,7 @@ const char cb_help_what[] =
     "  -o, --redop LIST         sum prod min max (default sum)\n"
     "  -r, --root N             broadcast root (default 0)\n";
 const char cb_help_sizes[] =
-    "Sizes (bytes; K, M, G suffixes are binary):\n"
+    "Sizes (bytes; K, M, G, T and KiB...TiB binary as in nccl-tests; KB, MB, GB, TB decimal):\n"
     "  -b, --min-bytes SIZE     smallest size (default 8)\n"
     "  -e, --max-bytes SIZE     largest size (default 64M)\n"
     "  -f, --step-factor N      multiply by N between sizes (default 2)\n"

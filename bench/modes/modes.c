@@ -17,16 +17,26 @@
  * for them (an --import-nccl-tests or --report run may carry --baseline),
  * then the measuring modes by what their shared parser read. */
 const struct cb_mode_def *const cb_modes[] = {
-    &cb_mode_import, &cb_mode_report, &cb_mode_model,  &cb_mode_compare, &cb_mode_baseline,
-    &cb_mode_help,   &cb_mode_tune,   &cb_mode_accept, &cb_mode_matrix,  &cb_mode_probe,
-    &cb_mode_copy,   &cb_mode_sweep,  NULL,
+    &cb_mode_import,
+    &cb_mode_report,
+    &cb_mode_model,
+    &cb_mode_compare,
+    &cb_mode_baseline,
+    &cb_mode_help,
+    &cb_mode_tune,
+    &cb_mode_accept,
+    &cb_mode_matrix,
+    &cb_mode_probe,
+    &cb_mode_copy,
+    &cb_mode_sweep,
+    NULL,
 };
 
 /* --help's order of the modes' sections. */
 static const char *const sections[] = {
-    cb_help_what,   cb_help_sizes,  cb_help_timing, cb_help_ucx,     cb_help_verbs, cb_help_gpus,
-    cb_help_checking, cb_help_accept, cb_help_tune, cb_help_reports, cb_help_fleet, cb_help_model,
-    NULL,
+    cb_help_what,  cb_help_sizes,    cb_help_timing, cb_help_ucx,  cb_help_verbs,
+    cb_help_gpus,  cb_help_checking, cb_help_accept, cb_help_tune, cb_help_reports,
+    cb_help_fleet, cb_help_model,    NULL,
 };
 
 static const char header[] =
@@ -72,10 +82,58 @@ static const struct cb_mode_def *wants_help_of(int argc, char **argv) {
   return NULL;
 }
 
+/* The launcher's options given to collbench (`collbench -np 2 --sweep`
+ * read -np as -n p): said for what they are. Open MPI's and MPICH's
+ * common ones; collbench's own -n (--iters) and -f are not among them. */
+static int launcher_option(int argc, char **argv, struct cb_error *err) {
+  static const char *const opts[] = {"-np",
+                                     "--np",
+                                     "-H",
+                                     "--host",
+                                     "-host",
+                                     "--hostfile",
+                                     "-hostfile",
+                                     "--machinefile",
+                                     "-machinefile",
+                                     "--map-by",
+                                     "-map-by",
+                                     "--bind-to",
+                                     "-bind-to",
+                                     "--oversubscribe",
+                                     "-oversubscribe",
+                                     "--mca",
+                                     "-mca",
+                                     "-x",
+                                     "--npernode",
+                                     "-npernode",
+                                     "-ppn",
+                                     "-hosts",
+                                     "--rankfile",
+                                     "--allow-run-as-root",
+                                     NULL};
+  for (int i = 1; i < argc; i++)
+    for (int k = 0; opts[k]; k++) {
+      size_t n = strlen(opts[k]);
+      if (strncmp(argv[i], opts[k], n) != 0 || (argv[i][n] && argv[i][n] != '='))
+        continue;
+      const char *value = argv[i][n] == '=' ? argv[i] + n + 1 : i + 1 < argc ? argv[i + 1] : "";
+      int takes = strcmp(opts[k], "--oversubscribe") && strcmp(opts[k], "-oversubscribe") &&
+                  strcmp(opts[k], "--allow-run-as-root");
+      return cb_fail(err, CB_USAGE,
+                     "'%s' is an option of mpirun (or mpiexec), not of collbench: give it to the "
+                     "launcher, before the program, e.g. 'mpirun %s%s%s ./collbench --sweep'",
+                     argv[i], opts[k], takes && *value && argv[i][n] != '=' ? " " : "",
+                     takes && argv[i][n] != '=' ? value : argv[i] + n);
+    }
+  return CB_OK;
+}
+
 const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_options *o,
-                                   const struct cb_mode_def **failed, struct cb_error *err) {
+                                       const struct cb_mode_def **failed, struct cb_error *err) {
   *failed = NULL;
   memset(o, 0, sizeof *o);
+  if (launcher_option(argc, argv, err))
+    return NULL;
   if ((help_of = wants_help_of(argc, argv)))
     return &cb_mode_help;
   for (int k = 0; cb_modes[k]; k++) {
@@ -162,8 +220,7 @@ static int help_run(union cb_mode_options *o, int argc, char **argv, struct cb_e
   if (o->run.help)
     cb_mode_usage(stdout, NULL);
   if (o->run.version)
-    printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT,
-           CB_CONFIG_SUMMARY);
+    printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT, CB_CONFIG_SUMMARY);
   if (o->run.list)
     list(stdout);
   return CB_OK;

@@ -346,13 +346,21 @@ int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_d
   int rc = CB_OK;
   while ((len = cb_read_line(f, &line, &cap)) >= 0) {
     lineno++;
+    /* collbench's own CSV given for its JSON Lines: said once, not per line */
+    if (lineno == 1 && strncmp(line, "op,backend,", 11) == 0) {
+      rc = cb_fail(err, CB_USAGE,
+                   "%s: %s is collbench's CSV (--csv); %s reads the JSON Lines of --json: "
+                   "run with --json FILE and give that file",
+                   opt, path, opt);
+      break;
+    }
     if (line[strspn(line, " \t\r\n")] != '\0') /* blank lines are harmless */
       add_line(path, lineno, line, (size_t)len, file, d);
   }
-  if (len == CB_READ_LONG)
+  if (rc == CB_OK && len == CB_READ_LONG)
     rc = cb_fail(err, CB_USAGE, "%s: %s:%ld: a line longer than %d MiB: not collbench JSON Lines",
                  opt, path, lineno + 1, CB_REP_MAX_LINE >> 20);
-  else if (ferror(f)) /* a folder reads as an error here, not at fopen */
+  else if (rc == CB_OK && ferror(f)) /* a folder reads as an error here, not at fopen */
     rc = cb_fail(err, CB_USAGE, "%s: cannot read '%s': %s", opt, path, strerror(errno));
   free(line);
   fclose(f);

@@ -3,8 +3,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "tap.h"
 #include "base/units.h"
+#include "tap.h"
 
 static void size_ok(const char *s, uint64_t want) {
   struct cb_error err = {0};
@@ -33,7 +33,10 @@ static void test_sizes(void) {
   size_ok("1M", 1 << 20);
   size_ok("2G", UINT64_C(2) << 30);
   size_ok("1KiB", 1024);
-  size_ok("4kB", 4096);
+  size_ok("4kB", 4000); /* SI: KB, MB, GB, TB are powers of ten (issue 40) */
+  size_ok("1GB", 1000000000);
+  size_ok("2MB", 2000000);
+  size_ok("1GiB", UINT64_C(1) << 30);
   size_ok("1MiB", 1 << 20);
   size_ok("3T", UINT64_C(3) << 40);
   size_ok("8G", UINT64_C(8) << 30);
