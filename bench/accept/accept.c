@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/engine.h"
-#include "core/gpu.h"
 #include "base/units.h"
 #include "ceiling.h"
+#include "core/engine.h"
+#include "core/gpu.h"
 #include "fleet_verdict.h"
 #include "matrix.h"
 #include "membw.h"
@@ -29,6 +29,7 @@ struct relay {
   const struct cb_check *check;
   struct cb_record rec;
   int have;
+  int confirmed;  /* times a FAIL was measured again (confirm_fail) */
   char note[256]; /* why the check's record is missing, if the engine said */
 };
 
@@ -159,6 +160,9 @@ static void judge(const struct cb_check *c, const struct relay *r, const double 
   v->record = &r->rec;
   v->measured = cb_check_figure(c, &r->rec);
   cb_verdict_record_interval(v, &r->rec, is_time);
+  if (r->confirmed) /* said before the judge adds its own words */
+    snprintf(v->what + strlen(v->what), sizeof v->what - strlen(v->what),
+             " (the fastest of %d measurements)", r->confirmed + 1);
   cb_verdict_judge(v, is_time, CB_SETTLE_ENGINE);
   if (r->rec.wrong != 0) { /* a fast wrong answer is no pass */
     v->status = CB_FAIL;
@@ -256,6 +260,47 @@ static int repeat_suspect(const struct cb_cluster *cl, const struct cb_fleet *fl
   return CB_OK;
 }
 
+/* A check that FAILs is measured again, up to CONFIRM_ROUNDS times, and
+ * its fastest measurement is judged, whole, with its own interval. Load
+ * on a shared machine only ever slows a measurement; it never makes a link
+ * faster than it is. So a slow link fails every time, while a loaded moment
+ * does not repeat: README's example once failed a healthy 2-core VM one
+ * run in six, on an all-gather measured at 12 ms where 0.15 ms is usual.
+ * Wrong values are never measured away; a fixed -n run is judged as asked. */
+#define CONFIRM_ROUNDS 2
+static int confirm_fail(const struct cb_cluster *cl, const struct cb_settings *base,
+                        const struct cb_run_info *ri, const double *refs, struct relay *r,
+                        struct cb_summary *total, struct cb_error *err) {
+  for (int round = 1; round <= CONFIRM_ROUNDS && base->iters == 0; round++) {
+    int failing = 0;
+    if (cl->rank == 0 && r->have && r->rec.wrong == 0) {
+      struct cb_verdict v;
+      judge(r->check, r, refs, &v);
+      failing = v.status == CB_FAIL;
+    }
+    MPI_Bcast(&failing, 1, MPI_INT, 0, cl->comm);
+    if (!failing)
+      return CB_OK;
+    struct relay again = *r;
+    again.have = 0;
+    if (measure_check(cl, base, ri, &again, total, err))
+      return err->status;
+    if (cl->rank == 0) {
+      char text[200];
+      snprintf(text, sizeof text,
+               "check '%s': FAIL: measured again, to tell a slow link from a loaded moment (%d "
+               "of %d)",
+               r->check->name, round, CONFIRM_ROUNDS);
+      if (cb_sinks_note(r->sinks, r->nsinks, text, err))
+        return err->status;
+    }
+    r->confirmed = round;
+    if (again.have && (again.rec.wrong != 0 || again.rec.time_us < r->rec.time_us))
+      r->rec = again.rec; /* the faster, or a wrong answer, which stands */
+  }
+  return CB_OK;
+}
+
 /* A check whose interval still contains its level is measured again with
  * four times the time budget each round (up to SETTLE_ROUNDS), as a user would
  * settle it by hand: a loaded moment widens the interval, and a verdict
@@ -346,6 +391,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     r->check = &t->checks[i];
     if (measure_check(cl, base, ri, r, &total, err) ||
         repeat_suspect(cl, fleet, base, ri, r, &total, err) ||
+        confirm_fail(cl, base, ri, refs, r, &total, err) ||
         settle_inconclusive(cl, base, ri, refs, r, &total, err))
       return err->status;
     judge(r->check, r, refs, &verdicts[nverdicts++]);

@@ -2,6 +2,8 @@
 #include "verdicts.h"
 
 #include <mpi.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "ops/op.h"
 
@@ -19,6 +21,10 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
      : v->status == CB_WARN ? &res->warn
      : v->status == CB_FAIL ? &res->fail
                             : &res->inconclusive))++;
+  size_t n = strlen(res->not_passed);
+  if ((v->status == CB_FAIL || v->status == CB_INCONCLUSIVE) && n + 4 < sizeof res->not_passed)
+    snprintf(res->not_passed + n, sizeof res->not_passed - n, "%s%s %s", n ? ", " : "",
+             v->status == CB_FAIL ? "FAIL" : "INCONCLUSIVE", v->name);
   for (int i = 0; i < nsinks; i++)
     if (sinks[i].verdict && sinks[i].verdict(sinks[i].state, v, err))
       return err->status;
@@ -46,10 +52,19 @@ int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsi
                      struct cb_error *err) {
   if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, sum, err))
     return err->status;
+  /* one line that answers the question the run was for */
+  int total = res->pass + res->warn + res->fail + res->inconclusive;
+  if (cl->rank == 0 && res->fail + res->inconclusive)
+    printf("NOT ACCEPTED: %d of %d verdicts did not pass: %s\n", res->fail + res->inconclusive,
+           total, res->not_passed);
+  else if (cl->rank == 0)
+    printf("ACCEPTED: %d of %d verdicts passed%s\n", total, total,
+           res->warn ? " (WARN among them: over the fail level, under the warn level)" : "");
+  if (cl->rank == 0)
+    fflush(stdout);
   int counts[4] = {res->pass, res->warn, res->fail, res->inconclusive}; /* judged on rank 0 */
   MPI_Bcast(counts, 4, MPI_INT, 0, cl->comm);
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
   res->inconclusive = counts[3];
   return CB_OK;
 }
-

@@ -5,17 +5,18 @@
 #ifndef CB_ACCEPT_VERDICTS_H
 #define CB_ACCEPT_VERDICTS_H
 
-#include "fleet/baseline.h"
 #include "core/cluster.h"
-#include "output/sink.h"
 #include "core/record.h"
 #include "core/topology.h"
 #include "core/verdict.h"
+#include "fleet/baseline.h"
+#include "output/sink.h"
 
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */
 struct cb_accept_result {
   int pass, warn, fail, inconclusive;
+  char not_passed[256];           /* rank 0: the names of the FAIL and INCONCLUSIVE verdicts */
   double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
 };
 

@@ -50,6 +50,8 @@ struct cb_timing {
 /* ...and holds at least this many runs in throughput mode, so a slow
  * sample cannot shrink batches to one op that carries the barrier's skew. */
 #define CB_MIN_BATCH 4
+/* ...unless one run lasts this long: then it is a sample alone. */
+#define CB_SOLO_SECONDS 2e-3
 #define CB_MAX_BATCH 4096
 #define CB_MAX_SAMPLES 100000
 /* Automatic warm-up: the first call alone (lazy connection set-up in NCCL

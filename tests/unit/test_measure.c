@@ -5,9 +5,9 @@
 #include <mpi.h>
 #include <stdlib.h>
 
+#include "base/timer.h"
 #include "core/measure.h"
 #include "tap.h"
-#include "base/timer.h"
 
 static long runs, syncs;
 static double first_run_s, run_s; /* how long the first and later run() spin */
@@ -97,6 +97,16 @@ int main(int argc, char **argv) {
      "batches hold: %.1f runs per sample on average (%ld to %ld), not one",
      (double)t.iters / (double)(t.samples ? t.samples : 1), t.batch_min, t.batch_max);
   ok(t.batch_max >= 10, "the batch grows to the runs' real time (largest batch %ld)", t.batch_max);
+
+  /* Slow runs (issue 40): runs of 2.5 ms are each a sample alone
+   * (CB_SOLO_SECONDS), so a budget of 20 ms holds the 6 samples an
+   * interval needs (in batches of 4 it held 2), with room to spare on a
+   * loaded machine (and up to 4x the budget past it). */
+  first_run_s = run_s = 2.5e-3;
+  t = measure(&cl, &s, 0.02);
+  ok(t.batch_max == 1 && t.samples >= CB_CI_MIN_SAMPLES,
+     "runs of 2.5 ms: one per sample (largest batch %ld), %ld samples, not 2", t.batch_max,
+     t.samples);
 
   /* Fixed counts, as nccl-tests: -w 5 warm-up runs, one batch of -n 20. */
   first_run_s = run_s = 50e-6;
