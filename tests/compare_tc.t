@@ -12,8 +12,8 @@ check "simulated 2-node cluster up" simcluster_up 2 || { echo "Bail out! no simu
 set -- $SIMCLUSTER_NODES
 node2=$2
 
-run() { # run JSON-FILE: a short allreduce across both nodes
-    sim_mpirun -np 2 ./collbench --op allreduce -b 64K -e 256K -f 4 --max-time 0.05 \
+run() { # run JSON-FILE [MAX-TIME]: a short allreduce across both nodes
+    sim_mpirun -np 2 ./collbench --op allreduce -b 64K -e 256K -f 4 --max-time "${2:-0.05}" \
         --no-progress --json "$1" && return 0
     diag "$tmp/out"; return 1
 }
@@ -25,16 +25,21 @@ healthy() {
 } >/dev/null
 check "six healthy runs, two baselines of three" healthy
 
+# Quiet and loud at x4: two groups of healthy runs on this loaded 2-core VM
+# were 2x apart with a tight interval in 2 of 5 flake-hunt runs (a slower
+# moment is real, and the interval says so); the throttled link is ~100x.
 quiet() {
-    ./collbench --compare "$tmp/a.json" "$tmp/b.json" --min-slowdown 2 >"$tmp/cmp" 2>&1 && return 0
+    ./collbench --compare "$tmp/a.json" "$tmp/b.json" --min-slowdown 4 >"$tmp/cmp" 2>&1 && return 0
     diag "$tmp/cmp"; return 1
 }
 check "--compare: two healthy baselines, exit 0" quiet
 
 simcluster_throttle "$node2" 100mbit
-check "a run with node 2's link throttled to 100 Mbit/s" run "$tmp/slow.jsonl"
+# its runs of tens of ms need the time for 6 samples each, an interval
+# (with fewer, --compare rightly says "unknown")
+check "a run with node 2's link throttled to 100 Mbit/s" run "$tmp/slow.jsonl" 0.5
 loud() {
-    ./collbench --compare "$tmp/a.json" "$tmp/slow.jsonl" --min-slowdown 2 >"$tmp/cmp" 2>&1
+    ./collbench --compare "$tmp/a.json" "$tmp/slow.jsonl" --min-slowdown 4 >"$tmp/cmp" 2>&1
     s=$?
     [ "$s" -eq 1 ] && [ "$(grep -c '^SLOWER  allreduce mpi host tcp float sum .*95% CI' "$tmp/cmp")" -eq 4 ] &&
         return 0
