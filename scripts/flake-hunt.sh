@@ -4,8 +4,10 @@
 # how many runs of N it failed, and its description. A test that fails in
 # some runs and not others depends on a quiet machine: fix it, do not rerun.
 #
-#   scripts/flake-hunt.sh [-n RUNS] [-H HOGS] [TEST...]
+#   scripts/flake-hunt.sh [-n RUNS] [-H HOGS] [-k DIR] [TEST...]
 #     RUNS  default 5; HOGS default one per core (nproc), 0 for none
+#     DIR   keep each failing file's whole output there (RUN-FILE.log), to
+#           find the cause without running it again
 #     TEST  test files (tests/*.t, build/tests/*.t); default: make check's list
 #
 # Needs a built tree (make, and the unit tests: make build/tests/test_X.t).
@@ -13,13 +15,14 @@
 # the table; exit 1 when anything failed, 0 when every run was green.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-runs=5 hogs=$(nproc)
-while getopts n:H: o; do
+runs=5 hogs=$(nproc) keep=
+while getopts n:H:k: o; do
   case $o in
   n) runs=$OPTARG ;;
   H) hogs=$OPTARG ;;
+  k) keep=$OPTARG ;;
   *)
-    echo "usage: scripts/flake-hunt.sh [-n RUNS] [-H HOGS] [TEST...]" >&2
+    echo "usage: scripts/flake-hunt.sh [-n RUNS] [-H HOGS] [-k DIR] [TEST...]" >&2
     exit 2
     ;;
   esac
@@ -63,6 +66,9 @@ while [ "$r" -le "$runs" ]; do
     sed -n "s|^not ok \([0-9]*\) - \(.*\)|$r\t$t\t\1\t\2|p" "$tmp/out" >>"$tmp/fails"
     if ! grep -q '^Result: PASS' "$tmp/out" && ! grep -q '^not ok' "$tmp/out"; then
       printf '%s\t%s\t-\t%s\n' "$r" "$t" "the file failed without a failing test (died, or a wrong plan)" >>"$tmp/fails"
+    fi
+    if [ -n "$keep" ] && ! grep -q '^Result: PASS' "$tmp/out"; then
+      mkdir -p "$keep" && cp "$tmp/out" "$keep/$r-$(basename "$t").log"
     fi
   done
   n=$(awk -F'\t' -v r="$r" '$1 == r' "$tmp/fails" | wc -l)
