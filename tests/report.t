@@ -18,7 +18,7 @@ ok $? "--report with two files exits 0"
 check "index.html exists" test -s "$TMP/rep/index.html"
 check "index.html names a.jsonl" grep -q "$TMP/a.jsonl" "$TMP/rep/index.html"
 check "index.html names b.jsonl" grep -q "$TMP/b.jsonl" "$TMP/rep/index.html"
-for chart in allreduce_busbw allreduce_algbw p2p_lat_busbw p2p_lat_latency; do
+for chart in allreduce_busbw allreduce_algbw p2p_lat_latency allreduce_latency; do
   check "$chart.png is a PNG" png_ok "$TMP/rep/$chart.png"
   check "$chart.svg exists" grep -q '<svg' "$TMP/rep/$chart.svg"
   check "index.html shows $chart.png" grep -q "src=\"$chart.png\"" "$TMP/rep/index.html"

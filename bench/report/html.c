@@ -52,7 +52,7 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
         "<th>memory</th><th>transport</th><th>dtype</th><th>redop</th><th>placement</th>"
         "<th>sizes</th><th>peak busbw (GB/s)</th><th>at size</th>"
         "<th>peak at large sizes (GB/s)</th><th>at size</th><th>smallest time (us)</th>"
-        "<th>at size</th></tr>\n",
+        "<th>at size</th><th>noisy (~)</th></tr>\n",
         f);
   for (int i = 0; i < d->nseries; i++) {
     const struct cb_rep_series *s = &d->series[i];
@@ -75,12 +75,22 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
     cb_html_cell(f, s->backend), cb_html_cell(f, s->mem);
     cb_html_cell(f, s->transport), cb_html_cell(f, s->dtype), cb_html_cell(f, s->redop);
     cb_html_cell(f, s->inplace ? "in-place" : "out-of-place");
-    fprintf(f, "<td class=n>%d</td><td class=n>%.3f</td>", s->npts, s->pts[peak].busbw_GBps);
-    size_cell(f, s->pts[peak].bytes);
-    fprintf(f, "<td class=n>%.3f</td>", s->pts[big].busbw_GBps);
-    size_cell(f, s->pts[big].bytes);
-    fprintf(f, "<td class=n>%.3f</td>", s->pts[fast].time_us);
+    fprintf(f, "<td class=n>%d</td>", s->npts);
+    if (cb_rep_latency_only(s->op)) /* a latency test: no bandwidth, as in its table */
+      fputs("<td>-</td><td>-</td><td>-</td><td>-</td>", f);
+    else {
+      fprintf(f, "<td class=n>%.3f%s</td>", s->pts[peak].busbw_GBps,
+              s->pts[peak].noisy ? " ~" : "");
+      size_cell(f, s->pts[peak].bytes);
+      fprintf(f, "<td class=n>%.3f%s</td>", s->pts[big].busbw_GBps, s->pts[big].noisy ? " ~" : "");
+      size_cell(f, s->pts[big].bytes);
+    }
+    fprintf(f, "<td class=n>%.3f%s</td>", s->pts[fast].time_us, s->pts[fast].noisy ? " ~" : "");
     size_cell(f, s->pts[fast].bytes);
+    int noisy = 0;
+    for (int p = 0; p < s->npts; p++)
+      noisy += s->pts[p].noisy;
+    fprintf(f, "<td class=n>%d of %d</td>", noisy, s->npts);
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
@@ -146,11 +156,14 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
     fputs("<h2>", f);
     cb_html_put(f, op);
     fputs("</h2>\n", f);
-    chart(f, op, "busbw");
-    chart(f, op, "algbw");
+    int bw = !cb_rep_latency_only(op);
+    if (bw)
+      chart(f, op, "busbw");
+    if (bw)
+      chart(f, op, "algbw");
     if (cb_rep_has_latency(op))
       chart(f, op, "latency");
-    if (cb_rep_has_ratio(d, first, n))
+    if (bw && cb_rep_has_ratio(d, first, n))
       chart(f, op, "ratio");
     if (cb_mop_find(op) >= 0 && cb_rep_has_capacity(d, cb_mop_find(op))) {
       fputs("<p>Capacity planning: the model's busbw on larger clusters at 1 MiB and 256 MiB, "

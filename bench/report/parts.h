@@ -19,6 +19,8 @@
 
 /* Whether op gets a latency chart besides busbw. */
 int cb_rep_has_latency(const char *op);
+/* Whether the op is a latency test only (p2p_lat): no bandwidth charts. */
+int cb_rep_latency_only(const char *op);
 /* Writes DIR/<op>.dat and DIR/<op>.gp and runs gnuplot in DIR. */
 int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 /* Helpers plot.c shares with matrix.c: the PNG terminal line every script

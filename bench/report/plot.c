@@ -17,6 +17,11 @@ int cb_rep_has_latency(const char *op) {
   return strcmp(op, "p2p_lat") == 0 || cb_mop_find(op) >= 0;
 }
 
+/* A latency test: its table shows no bandwidth, so neither does its report. */
+int cb_rep_latency_only(const char *op) {
+  return strcmp(op, "p2p_lat") == 0;
+}
+
 static int write_data(const struct cb_rep_data *d, int first, int n, const char *path,
                       struct cb_error *err) {
   FILE *f = cb_rep_fopen(path);
@@ -28,8 +33,8 @@ static int write_data(const struct cb_rep_data *d, int first, int n, const char 
       fputs("\n\n", f); /* two blank lines: gnuplot's next 'index' */
     for (int p = 0; p < d->series[i].npts; p++) {
       const struct cb_record *pt = &d->series[i].pts[p];
-      fprintf(f, "%llu %.9g %.9g %.9g\n", (unsigned long long)pt->bytes, pt->time_us,
-              pt->busbw_GBps, pt->algbw_GBps);
+      fprintf(f, "%llu %.9g %.9g %.9g %d\n", (unsigned long long)pt->bytes, pt->time_us,
+              pt->busbw_GBps, pt->algbw_GBps, pt->noisy);
     }
   }
   if (cb_rep_fclose(f) != 0)
@@ -137,7 +142,12 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
   cb_rep_varies(d, first, n, &v);
   fprintf(f, "# Written by collbench --report; run 'gnuplot %s.gp' in this folder.\n", op);
   cb_rep_put_png_term(f);
-  fprintf(f, "datafile = '%s.dat'\nnseries = %d\narray titles[%d]\n", op, n, n);
+  int nnoisy = 0; /* the charts mark these points as the table marks their rows */
+  for (int i = first; i < first + n; i++)
+    for (int p = 0; p < d->series[i].npts; p++)
+      nnoisy += d->series[i].pts[p].noisy;
+  fprintf(f, "datafile = '%s.dat'\nnseries = %d\nnnoisy = %d\narray titles[%d]\n", op, n, nnoisy,
+          n);
   for (int i = 0; i < n; i++) {
     fprintf(f, "titles[%d] = ", i + 1);
     put_title(f, d, &d->series[first + i], &v);
@@ -149,9 +159,11 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
     return err->status;
   }
   char title[128];
+  int bw = !cb_rep_latency_only(op), rc = CB_OK;
   snprintf(title, sizeof title, "%s: bus bandwidth", op);
-  int rc = put_chart(f, op, "busbw", title, err);
-  if (!rc) { /* what one rank's buffer sees: OSU's and perftest's bandwidth */
+  if (bw)
+    rc = put_chart(f, op, "busbw", title, err);
+  if (!rc && bw) { /* what one rank's buffer sees: OSU's and perftest's bandwidth */
     snprintf(title, sizeof title, "%s: algorithm bandwidth", op);
     rc = put_chart(f, op, "algbw", title, err);
   }
@@ -159,7 +171,7 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
     snprintf(title, sizeof title, "%s: time per op", op);
     rc = put_chart(f, op, "latency", title, err);
   }
-  if (!rc && cb_rep_has_ratio(d, first, n)) {
+  if (!rc && bw && cb_rep_has_ratio(d, first, n)) {
     int nratio = 0;
     for (int i = first; i < first + n; i++)
       nratio += cb_rep_ratio_base(d, first, n, i) >= 0;
