@@ -129,7 +129,7 @@ build/tests/%.t: tests/unit/%.c $(wildcard tests/unit/*.h) build/libcollbench.a
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libcollbench.a $(LIBS)
 
 check: collbench $(TUNER_PLUGIN) $(UNIT_BIN)
-	prove --timer --exec '' $(UNIT_BIN) tests/*.t
+	prove --timer --directives --exec '' $(UNIT_BIN) tests/*.t
 
 # libFuzzer harnesses for the file readers (tests/fuzz/fuzz_READER.c, seeds
 # in tests/fuzz/corpus/READER): the library again, built by clang through
