@@ -63,10 +63,12 @@ ok $? "a 1 TiB check exits 2 naming file, line and check (got $status: $(head -n
 ok $? "no verdict is printed for it"
 
 # --tune on one rank once searched for minutes without a word
-timeout 120 ./collbench --tune >"$TMP/out" 2>"$TMP/err"
+echo keep >"$TMP/keep.jsonl"
+timeout 120 ./collbench --tune --trials "$TMP/keep.jsonl" >"$TMP/out" 2>"$TMP/err"
 status=$?
-[ $status -eq 2 ] && grep -q "^collbench: --tune on 1 rank: there is no communication to tune.*mpirun -np 2" "$TMP/err"
-ok $? "--tune on 1 rank: exit 2 saying to launch on 2 or more (got $status: $(head -n 1 "$TMP/err"))"
+[ $status -eq 2 ] && grep -q "^collbench: --tune on 1 rank: there is no communication to tune.*mpirun -np 2" "$TMP/err" &&
+  [ "$(cat "$TMP/keep.jsonl")" = keep ]
+ok $? "--tune on 1 rank: exit 2 saying to launch on 2 or more, its --trials file untouched (got $status: $(head -n 1 "$TMP/err"))"
 # collbench's CSV given where its JSON Lines are read: said once, not per line
 printf 'op,backend,mem,transport\nallreduce,mpi,host,shm\nallreduce,mpi,host,shm\n' >"$TMP/s.csv"
 ./collbench --report "$TMP/s.csv" --out "$TMP/rep" >"$TMP/out" 2>"$TMP/err"

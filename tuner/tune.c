@@ -9,17 +9,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "envfile.h"
+#include "base/units.h"
 #include "core/gpu.h"
+#include "core/verdict.h"
+#include "core/watchdog.h"
+#include "envfile.h"
 #include "nccl_choice.h"
 #include "output/replace.h"
 #include "overlap.h"
 #include "plugin.h"
 #include "plugin_sweep.h"
 #include "trials.h"
-#include "base/units.h"
-#include "core/verdict.h"
-#include "core/watchdog.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
 #define DDP_BUCKET_BYTES (25u << 20)
@@ -113,8 +113,6 @@ static int measure_batch(void *user, const char *phase, const struct cb_tune_con
   free(found), free(p), free(samples);
   return rc;
 }
-
-
 
 static int baseline_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_error *err) {
   const char *v = getenv(BUCKET_VAR);
@@ -449,7 +447,9 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
 
 /* Rank 0's files, opened after every check passed: a bad command line
  * truncates nothing. */
-static int open_outputs(struct tuner *t, const struct cb_space *space, struct cb_error *err) {
+/* The outputs checked, nothing written yet (a refusal after this loses
+ * nothing already there). */
+static int check_outputs(struct tuner *t, struct cb_error *err) {
   if (!is_root(t))
     return CB_OK;
   if ((t->opt->env_out && cb_output_check(t->opt->env_out, "--env-out", CB_OUT_REPLACE, err)) ||
@@ -457,14 +457,18 @@ static int open_outputs(struct tuner *t, const struct cb_space *space, struct cb
        cb_output_check(t->opt->plugin_out, "--plugin-out", CB_OUT_REPLACE, err)) ||
       (t->opt->trials && cb_output_check(t->opt->trials, "--trials", CB_OUT_STREAM, err)))
     return err->status;
-  if (t->opt->trials) {
-    char setup[4096];
-    setup_json(t, space, setup, sizeof setup);
-    return cb_trials_open(&t->trials, t->opt->trials, t->opt->resume, setup, err);
-  }
   return CB_OK;
 }
 
+/* The trials file opened (with --resume, read first and rewritten with
+ * what it held). */
+static int open_trials(struct tuner *t, const struct cb_space *space, struct cb_error *err) {
+  if (!is_root(t) || !t->opt->trials)
+    return CB_OK;
+  char setup[4096];
+  setup_json(t, space, setup, sizeof setup);
+  return cb_trials_open(&t->trials, t->opt->trials, t->opt->resume, setup, err);
+}
 
 /* The search space of the chosen library, from the options. */
 static int make_space(const struct cb_cluster *cl, const struct cb_tune_options *opt,
@@ -528,7 +532,18 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
   if (rc == CB_OK)
     rc = baseline_bucket(cb_model_grad_bytes(&opt->model), &b, err);
   if (rc == CB_OK)
-    rc = open_outputs(&t, &space, err);
+    rc = check_outputs(&t, err);
+  if (rc == CB_OK && opt->resume) /* reads the file given: its mistakes are said first */
+    rc = open_trials(&t, &space, err);
+  /* after the inputs' checks, before anything is written: on 1 rank it would
+   * search for minutes and find nothing */
+  if (rc == CB_OK && cl->nranks < 2)
+    rc = cb_fail(err, CB_USAGE,
+                 "--tune on 1 rank: there is no communication to tune (an all-reduce on one rank "
+                 "is a local copy); launch it on 2 or more, e.g. 'mpirun -np 2 ./collbench "
+                 "--tune'");
+  if (rc == CB_OK && !opt->resume)
+    rc = open_trials(&t, &space, err);
   if (cb_cluster_agree(cl, rc) != CB_OK) {
     cb_trials_close(&t.trials, &(struct cb_error){0});
     return rc ? rc : cb_fail(err, CB_USAGE, "another rank could not set up --tune");

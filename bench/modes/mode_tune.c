@@ -15,13 +15,6 @@ static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error 
   struct cb_cluster cl;
   if (cb_cluster_init(&cl, err))
     return err->status;
-  if (cl.nranks < 2) { /* it would search for minutes and find nothing */
-    cb_cluster_free(&cl);
-    return cb_fail(err, CB_USAGE,
-                   "--tune on 1 rank: there is no communication to tune (an all-reduce on one "
-                   "rank is a local copy); launch it on 2 or more, e.g. 'mpirun -np 2 ./collbench "
-                   "--tune'");
-  }
   struct cb_tune_options opt = cli->tune;
   opt.timeout = cli->settings.timeout; /* -T applies to each timed phase */
   int rc = cb_tune_run(&cl, &opt, &cli->settings, argc, argv, err);
