@@ -129,7 +129,11 @@ else
 fi
 
 tc qdisc del dev "${SIMCLUSTER_ID}v3" root
-simcluster_throttle_link "$node1" "$node4" 200mbit 2>/dev/null
+# 50 Mbit/s, about 1/60 of a healthy pair here: at 200 Mbit/s (1/15) a
+# reference pair slowed as much by load in one of the K paired retests
+# cleared the link (1 of 5 flake-hunt runs under two CPU hogs); 60x is
+# beyond the load's reach
+simcluster_throttle_link "$node1" "$node4" 50mbit 2>/dev/null
 # The matrix's rules of localhost.conf (bw_fraction 0.5): pairs of this VM's
 # simulated nodes differ by up to 0.66 of each other for good, which ClusterKit's
 # 0.9 (--matrix's default) calls slow.
