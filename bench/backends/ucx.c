@@ -462,12 +462,21 @@ static void ucx_finalize(void *ctx) {
   struct ucx_ctx *c = ctx;
   if (!c)
     return;
-  if (c->ep) {
-    /* flush, then close; both sides keep progressing until the barrier */
+  if (c->ep) { /* flush, then close */
     ucp_request_param_t p = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
     wait_request(c, ucp_ep_close_nbx(c->ep, &p));
   }
-  MPI_Barrier(c->cl->comm);
+  /* Both sides keep progressing the worker until every rank has closed: a
+   * close waits for the peer's UCX to answer, and a peer already in a plain
+   * MPI_Barrier never did (rank 0 waited for its close over TCP for 10
+   * minutes under load, found by scripts/flake-hunt.sh) */
+  MPI_Request barrier;
+  MPI_Ibarrier(c->cl->comm, &barrier);
+  for (int done = 0; !done;) {
+    if (c->worker && ucp_worker_progress(c->worker) == 0 && c->yield)
+      sched_yield();
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+  }
   while (c->nregions > 0)
     unmap_region(c, &c->regions[--c->nregions]);
   if (c->worker)
