@@ -29,7 +29,8 @@ cases='--op all,nope|--op: unknown value .nope.
 --sweeep|unknown option .--sweeep., did you mean .--sweep.?
 -np 2 --sweep|.-np. is an option of mpirun (or mpiexec), not of collbench: .* .mpirun -np 2 ./collbench --sweep.
 --hostfile hosts.txt|.--hostfile. is an option of mpirun .*.mpirun --hostfile hosts.txt ./collbench
--H a,b --sweep|.-H. is an option of mpirun'
+-H a,b --sweep|.-H. is an option of mpirun
+--accept h100ndr|cannot read topology file .h100ndr.: no such file here, nor a preset .*, did you mean .h100-ndr.?'
 
 plan $(($(printf '%s\n' "$cases" | wc -l) + 4))
 

@@ -1,6 +1,7 @@
 /* Topology files (topologies/NAME.conf) (topology.h says more). */
 #include "topology.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "backends/backend.h"
 #include "base/dtype.h"
 #include "base/robust.h"
+#include "base/suggest.h"
 #include "base/units.h"
 #include "ops/op.h"
 #include "overhead.h"
@@ -625,13 +627,40 @@ static FILE *open_topology(const char *path) {
   return NULL;
 }
 
+/* The preset name nearest to a mistyped one ("h100ndr"), for the refusal. */
+static const char *nearest_preset(const char *path, char *buf, size_t len) {
+  static const char *const dirs[] = {CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR};
+  char names[64][64];
+  const char *list[65];
+  int n = 0;
+  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+    DIR *dir = opendir(dirs[d]);
+    for (struct dirent *e; dir && (e = readdir(dir)) && n < 64;) {
+      size_t l = strlen(e->d_name);
+      if (l > 5 && l < sizeof names[0] + 5 && strcmp(e->d_name + l - 5, ".conf") == 0) {
+        snprintf(names[n], sizeof names[n], "%.*s", (int)(l - 5), e->d_name);
+        list[n] = names[n];
+        n++;
+      }
+    }
+    if (dir)
+      closedir(dir);
+  }
+  list[n] = NULL;
+  char word[64];
+  snprintf(word, sizeof word, "%.*s", (int)strcspn(path, "."), path); /* NAME of NAME.conf */
+  return cb_suggest_text(cb_suggest_in(word, list), buf, (int)len);
+}
+
 int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err) {
   FILE *f = open_topology(path);
+  char hint[96];
   if (!f && errno == ENOENT && !strchr(path, '/'))
     return cb_fail(err, CB_USAGE,
                    "cannot read topology file '%s': no such file here, nor a preset of that "
-                   "name in %s or %s",
-                   path, CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR);
+                   "name in %s or %s%s",
+                   path, CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR,
+                   nearest_preset(path, hint, sizeof hint));
   if (!f)
     return cb_fail(err, CB_USAGE, "cannot read topology file '%s': %s", path, strerror(errno));
   char *text = malloc(TOPOLOGY_MAX_BYTES + 1);
