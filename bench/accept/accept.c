@@ -231,6 +231,19 @@ static int measure_check(const struct cb_cluster *cl, const struct cb_settings *
   return CB_OK;
 }
 
+/* One more measurement of r's check into *again, said on rank 0 (text). */
+static int measure_again(const struct cb_cluster *cl, const struct cb_settings *s,
+                         const struct cb_run_info *ri, struct relay *r, const char *text,
+                         struct relay *again, struct cb_summary *total, struct cb_error *err) {
+  *again = *r;
+  again->have = 0;
+  if (measure_check(cl, s, ri, again, total, err))
+    return err->status;
+  if (cl->rank == 0 && cb_sinks_note(r->sinks, r->nsinks, text, err))
+    return err->status;
+  return CB_OK;
+}
+
 /* A check the fleet finds slow is measured again, up to fleet->repeat
  * times, and judged by its best figure: one slow moment of a shared
  * machine is not a slow machine. Rank 0 judges, every rank measures. */
@@ -242,18 +255,13 @@ static int repeat_suspect(const struct cb_cluster *cl, const struct cb_fleet *fl
     MPI_Bcast(&suspect, 1, MPI_INT, 0, cl->comm);
     if (!suspect)
       return CB_OK;
-    struct relay again = *r;
-    again.have = 0;
-    if (measure_check(cl, base, ri, &again, total, err))
+    char text[160];
+    snprintf(text, sizeof text,
+             "fleet: check '%s' slower than the fleet allows: measured again (%ld of %ld)",
+             r->check->name, rep + 1, fleet->repeat);
+    struct relay again;
+    if (measure_again(cl, base, ri, r, text, &again, total, err))
       return err->status;
-    if (cl->rank == 0) {
-      char text[160];
-      snprintf(text, sizeof text,
-               "fleet: check '%s' slower than the fleet allows: measured again (%ld of %ld)",
-               r->check->name, rep + 1, fleet->repeat);
-      if (cb_sinks_note(r->sinks, r->nsinks, text, err))
-        return err->status;
-    }
     if (again.have && again.rec.time_us < r->rec.time_us && again.rec.wrong == 0)
       r->rec = again.rec;
   }
@@ -281,19 +289,14 @@ static int confirm_fail(const struct cb_cluster *cl, const struct cb_settings *b
     MPI_Bcast(&failing, 1, MPI_INT, 0, cl->comm);
     if (!failing)
       return CB_OK;
-    struct relay again = *r;
-    again.have = 0;
-    if (measure_check(cl, base, ri, &again, total, err))
+    char text[200];
+    snprintf(text, sizeof text,
+             "check '%s': FAIL: measured again, to tell a slow link from a loaded moment (%d of "
+             "%d)",
+             r->check->name, round, CONFIRM_ROUNDS);
+    struct relay again;
+    if (measure_again(cl, base, ri, r, text, &again, total, err))
       return err->status;
-    if (cl->rank == 0) {
-      char text[200];
-      snprintf(text, sizeof text,
-               "check '%s': FAIL: measured again, to tell a slow link from a loaded moment (%d "
-               "of %d)",
-               r->check->name, round, CONFIRM_ROUNDS);
-      if (cb_sinks_note(r->sinks, r->nsinks, text, err))
-        return err->status;
-    }
     r->confirmed = round;
     if (again.have && (again.rec.wrong != 0 || again.rec.time_us < r->rec.time_us))
       r->rec = again.rec; /* the faster, or a wrong answer, which stands */
@@ -323,19 +326,14 @@ static int settle_inconclusive(const struct cb_cluster *cl, const struct cb_sett
     if (!open || s.iters > 0) /* a fixed -n run is judged as asked */
       return CB_OK;
     s.max_time *= 4; /* the median's CI narrows with the square root of the samples */
-    struct relay again = *r;
-    again.have = 0;
-    if (measure_check(cl, &s, ri, &again, total, err))
+    char text[200];
+    snprintf(text, sizeof text,
+             "check '%s': INCONCLUSIVE (the interval contains the level): measured again with "
+             "--max-time %g (%d of %d)",
+             r->check->name, s.max_time, round, SETTLE_ROUNDS);
+    struct relay again;
+    if (measure_again(cl, &s, ri, r, text, &again, total, err))
       return err->status;
-    if (cl->rank == 0) {
-      char text[200];
-      snprintf(text, sizeof text,
-               "check '%s': INCONCLUSIVE (the interval contains the level): measured again with "
-               "--max-time %g (%d of %d)",
-               r->check->name, s.max_time, round, SETTLE_ROUNDS);
-      if (cb_sinks_note(r->sinks, r->nsinks, text, err))
-        return err->status;
-    }
     if (again.have)
       r->rec = again.rec;
   }
