@@ -20,7 +20,7 @@ check "the data carry the noise mark as a 5th column (the 64 B point)" \
   sh -c "grep -q '^64 2 1 1 1\$' '$TMP/rep/allreduce.dat' && grep -q '^8 2 1 1 0\$' '$TMP/rep/allreduce.dat'"
 check "the script counts the noisy points for the chart's key" grep -q '^nnoisy = 1$' "$TMP/rep/allreduce.gp"
 check "the key figures count them per series" \
-  sh -c "grep -q '<th>noisy (~)</th>' '$TMP/rep/index.html' && grep -q '<td class=n>1 of 3</td>' '$TMP/rep/index.html'"
+  sh -c "grep -q '<th title=\"sizes measured; ~: how many of them noisy' '$TMP/rep/index.html' && grep -q '<td class=n>3, 1~</td>' '$TMP/rep/index.html'"
 check "p2p_lat: a latency chart, no bandwidth chart drawn or linked" \
   sh -c "[ -s '$TMP/rep/p2p_lat_latency.png' ] && [ ! -e '$TMP/rep/p2p_lat_busbw.png' ] &&
     [ ! -e '$TMP/rep/p2p_lat_algbw.png' ] && ! grep -q 'p2p_lat_busbw\|p2p_lat_algbw' '$TMP/rep/index.html'"
