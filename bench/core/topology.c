@@ -608,18 +608,20 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
 #define CB_TOPOLOGIES_INSTALL_DIR "/usr/local/share/collbench/topologies"
 #endif
 
+/* Where presets live: the source tree's topologies/, then the installed ones. */
+static const char *const preset_dirs[] = {CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR};
+
 /* A bare name (no '/') that is not a file here is a preset: NAME or
  * NAME.conf in the source tree's topologies/, then the installed ones. */
 static FILE *open_topology(const char *path) {
   FILE *f = fopen(path, "r");
   if (f || errno != ENOENT || strchr(path, '/'))
     return f;
-  static const char *const dirs[] = {CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR};
   static const char *const exts[] = {"", ".conf"};
   char p[4096];
-  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++)
+  for (size_t d = 0; d < sizeof preset_dirs / sizeof preset_dirs[0]; d++)
     for (size_t e = 0; e < sizeof exts / sizeof exts[0]; e++) {
-      snprintf(p, sizeof p, "%s/%s%s", dirs[d], path, exts[e]);
+      snprintf(p, sizeof p, "%s/%s%s", preset_dirs[d], path, exts[e]);
       if ((f = fopen(p, "r")))
         return f;
     }
@@ -629,12 +631,11 @@ static FILE *open_topology(const char *path) {
 
 /* The preset name nearest to a mistyped one ("h100ndr"), for the refusal. */
 static const char *nearest_preset(const char *path, char *buf, size_t len) {
-  static const char *const dirs[] = {CB_TOPOLOGIES_DIR, CB_TOPOLOGIES_INSTALL_DIR};
   char names[64][64];
   const char *list[65];
   int n = 0;
-  for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
-    DIR *dir = opendir(dirs[d]);
+  for (size_t d = 0; d < sizeof preset_dirs / sizeof preset_dirs[0]; d++) {
+    DIR *dir = opendir(preset_dirs[d]);
     for (struct dirent *e; dir && (e = readdir(dir)) && n < 64;) {
       size_t l = strlen(e->d_name);
       if (l > 5 && l < sizeof names[0] + 5 && strcmp(e->d_name + l - 5, ".conf") == 0) {

@@ -129,6 +129,9 @@ int cb_rep_ratio_base(const struct cb_rep_data *d, int first, int n, int i);
 /* Whether the op's series [first, first+n) get a ratio chart. */
 int cb_rep_has_ratio(const struct cb_rep_data *d, int first, int n);
 
+/* How many of a series' points are noisy (the table's ~). */
+int cb_rep_noisy(const struct cb_rep_series *s);
+
 /* A run's file name without its folders, for titles. */
 const char *cb_rep_base_name(const char *path);
 

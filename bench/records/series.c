@@ -102,3 +102,10 @@ const char *cb_rep_base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
 }
+
+int cb_rep_noisy(const struct cb_rep_series *s) {
+  int n = 0;
+  for (int p = 0; p < s->npts; p++)
+    n += s->pts[p].noisy;
+  return n;
+}

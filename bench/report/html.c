@@ -76,9 +76,7 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
     cb_html_cell(f, s->backend), cb_html_cell(f, s->mem);
     cb_html_cell(f, s->transport), cb_html_cell(f, s->dtype), cb_html_cell(f, s->redop);
     cb_html_cell(f, s->inplace ? "in-place" : "out-of-place");
-    int noisy = 0; /* in the sizes cell: a column more would not fit 1280 px */
-    for (int p = 0; p < s->npts; p++)
-      noisy += s->pts[p].noisy;
+    int noisy = cb_rep_noisy(s); /* in the sizes cell: a column more would not fit 1280 px */
     if (noisy)
       fprintf(f, "<td class=n>%d, %d~</td>", s->npts, noisy);
     else

@@ -144,8 +144,7 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
   cb_rep_put_png_term(f);
   int nnoisy = 0; /* the charts mark these points as the table marks their rows */
   for (int i = first; i < first + n; i++)
-    for (int p = 0; p < d->series[i].npts; p++)
-      nnoisy += d->series[i].pts[p].noisy;
+    nnoisy += cb_rep_noisy(&d->series[i]);
   fprintf(f, "datafile = '%s.dat'\nnseries = %d\nnnoisy = %d\narray titles[%d]\n", op, n, nnoisy,
           n);
   for (int i = 0; i < n; i++) {
