@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 23
+plan 34
 
 H=topologies/h100-ndr.conf
 
@@ -20,6 +20,18 @@ check "Ring busbw within 10% of 370 GB/s" jq -e '.predictions.nccl.rows[0].algor
   ((.busbw_GBps / 370 - 1) | fabs) < 0.1' "$TMP/h.json"
 check "crossovers: Ring/LL for small sizes, NVLS from the megabytes" \
   grep -q '^#   8 GPUs: Ring/LL to 1 MiB, NVLS/Simple beyond' "$TMP/out"
+# issue 40 item 3: one answer on a GPU topology, NCCL's, with an interval
+check "NCCL's section is the answer: first, the alpha-beta tables after it as the lower-level view" \
+  sh -c "jq -e '.predictions.answer == \"nccl\"' '$TMP/h.json' >/dev/null &&
+    awk '/NCCL.s choice for allreduce/ { n = NR } /^# lower-level view, not NCCL.s answer/ { v = NR }
+      /^# allreduce, 8 ranks per node/ { a = NR } END { exit !(n && v > n && a > v) }' '$TMP/out'"
+check "the uncalibrated pick carries its class's band (one NVSwitch node), within its figures" jq -e '
+  .predictions.nccl.rows[0] | .uncalibrated and .interval.class == "one NVSwitch node"
+  and .interval.figures == 9 and .extrapolated == null
+  and ((.interval.time_s_lo / .time_s - (1 + .interval.published_err_lo)) | fabs) < 1e-9
+  and ((.interval.time_s_hi / .time_s - (1 + .interval.published_err_hi)) | fabs) < 1e-9' "$TMP/h.json"
+check "the row ends with the interval and 'uncalibrated'" \
+  grep -Eq '^ *8 *1 *16 GiB NVLS/Simple .*  \[[0-9]+, [0-9]+\] uncalibrated$' "$TMP/out"
 
 ./collbench --predict --topology topologies/a100-hdr.conf --gpus 8 --op allreduce -b 4G -e 4G \
   --json "$TMP/a.json" >"$TMP/out" 2>"$TMP/err"
@@ -32,12 +44,39 @@ check "A100 preset: Ring/Simple within 10% of 228 GB/s (no NVLS on A100)" jq -e 
   >"$TMP/out" 2>"$TMP/err"
 check "two H100 nodes: NVLSTree, over what the NICs alone carry (384)" jq -e '
   .predictions.nccl.rows[0] | .algo == "NVLSTree" and .busbw_GBps > 400' "$TMP/m.json"
+check "across nodes: the multi-node band, widened to hold 1 (every figure was below the model)" jq -e '
+  .predictions.nccl.rows | all(.interval.class == "NVSwitch nodes across a network"
+    and .interval.published_err_lo > 0 and .interval.ratio_lo == 1 and .extrapolated == null)' "$TMP/m.json"
+./collbench --predict --topology $H --gpus 64 --op allreduce,allgather -b 64M -e 64M --json "$TMP/x.json" \
+  >"$TMP/out" 2>"$TMP/err"
+check "past the figures (64 GPUs, 64 MiB, allgather): EXTRAPOLATED, saying why" jq -e '
+  .predictions.nccl.rows | length == 2 and all(.extrapolated | test("64 GPUs \\(figures: 16-32\\)")
+    and test("size more than 4x outside"))
+  and (.[1].extrapolated | test("^allgather \\(figures: allreduce\\)"))' "$TMP/x.json"
+check "each op's table counts its extrapolated rows" \
+  test "$(grep -c '^# 1 of 1 rows EXTRAPOLATED past the published figures' "$TMP/out")" -eq 2
+./collbench --predict --topology topologies/pcie-gpu-server.conf --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/pc.json" >"$TMP/out" 2>"$TMP/err"
+check "without NVSwitch: no published figure, so no interval, and the row says so" sh -c "
+  jq -e '.predictions.nccl.rows[0] | .uncalibrated and .interval.class == \"without NVSwitch\"
+    and .interval.ratio_lo == null and .interval.time_s_lo == null' '$TMP/pc.json' >/dev/null &&
+  grep -q 'unknown, uncalibrated\$' '$TMP/out'"
 
 scripts/nccl-figures.sh >"$TMP/fig.md" 2>"$TMP/err"
 ok $? "scripts/nccl-figures.sh runs"
 sed -n '/<!-- nccl-figures:begin -->/,/<!-- nccl-figures:end -->/p' reports/PLANNING.md | sed '1d;$d' >"$TMP/readme.md"
 check "reports/PLANNING.md's published-figure table is the script's output" cmp -s "$TMP/fig.md" "$TMP/readme.md"
 if ! cmp -s "$TMP/fig.md" "$TMP/readme.md"; then diff "$TMP/readme.md" "$TMP/fig.md" | diag; fi
+# the C table of bands (bench/model/nccl_band.c) against the script's class rows
+band() { sed -n "s/^| $1 | [0-9]* ([0-9]* pass floors) | \([-+][0-9.]*\)% to \([-+][0-9.]*\)% |.*/\1 \2/p" "$TMP/fig.md"; }
+check "the interval's band is the script's class table (one node, across nodes)" sh -c "
+  set -- \$(echo '$(band 'one NVSwitch node')' '$(band 'NVSwitch nodes across a network')')
+  [ \$# = 4 ] && jq -e -n --slurpfile h '$TMP/h.json' --slurpfile m '$TMP/m.json' \
+    --argjson a \$1 --argjson b \$2 --argjson c \$3 --argjson d \$4 '
+    def near(x; y): ((100 * x - y) | fabs) <= 0.051;
+    (\$h[0].predictions.nccl.rows[0].interval) as \$n | (\$m[0].predictions.nccl.rows[0].interval) as \$x
+    | near(\$n.published_err_lo; \$a) and near(\$n.published_err_hi; \$b)
+      and near(\$x.published_err_lo; \$c) and near(\$x.published_err_hi; \$d)' >/dev/null"
 check "the table has a row per figure, each with its error" \
   test "$(grep -c '| [+-][0-9.]*% |$' "$TMP/fig.md")" -ge 9
 
@@ -74,11 +113,17 @@ check "calibrated: 16 GiB on 8 GPUs predicted at the run's own busbw (437.7), NC
 check "NVLSTree on two nodes, not measured, keeps NCCL's estimate" jq -e --slurpfile u "$TMP/u.json" '
   .predictions.nccl.rows[1] | .algo == "NVLSTree" and .busbw_GBps == $u[0].predictions.nccl.rows[0].busbw_GBps' \
   "$TMP/c.json"
+check "a calibrated pick has no band (the band is the uncalibrated model's); an uncalibrated one keeps it" jq -e '
+  (.predictions.nccl.rows[0] | .uncalibrated == false and .interval == null)
+  and (.predictions.nccl.rows[1] | .uncalibrated and .interval.ratio_hi > 1)' "$TMP/c.json"
 
 ./collbench --predict --topology $H --gpus 8 --op alltoall -b 1M -e 1M >"$TMP/out" 2>&1
 check "alltoall: said to be outside NCCL's algorithm model" grep -q 'point-to-point' "$TMP/out"
-./collbench --predict --topology topologies/localhost.conf --gpus 4 --op allreduce >"$TMP/out" 2>&1
-check "no GPUs: no NCCL section" sh -c "! grep -q \"NCCL's choice\" '$TMP/out'"
+./collbench --predict --topology topologies/localhost.conf --gpus 4 --op allreduce --json "$TMP/lh.json" \
+  >"$TMP/out" 2>&1
+check "no GPUs: no NCCL section, the alpha-beta tables are the answer" sh -c "
+  ! grep -q \"NCCL's choice\\|lower-level view\" '$TMP/out' &&
+  jq -e '.predictions.answer == \"alpha-beta\"' '$TMP/lh.json' >/dev/null"
 
 # --report's capacity chart with nccl records on a GPU topology: NCCL's pick too
 ./collbench --report "$TMP/ar.jsonl" --topology $H --out "$TMP/rep" >"$TMP/out" 2>"$TMP/err"
@@ -95,6 +140,14 @@ check "capacity chart: a 'NCCL's pick' line per size, 16 GPUs at 256 MiB as --pr
 ./collbench --predict --topology $H --op allreduce --gpus 8 --compute-time 0.2 --grad-bytes 1G \
   --bucket 25M --json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err"
 check "step rows name NCCL's pick for the buckets" grep -q '^ *8 *25 MiB .*nccl:NVLS/Simple$' "$TMP/out"
+check "the planner says where its search stops and how far NCCL's model was checked" sh -c "
+  jq -e '.step.plan.search_max_gpus == 16384' '$TMP/s.json' >/dev/null &&
+  grep -q '^# the search stops at 16384 GPUs: ' '$TMP/out' &&
+  grep -q 'published figures up to 32 GPUs' '$TMP/out'"
+./collbench --predict --topology $H --op allreduce --gpus 8 --compute-time 0.462 --grad-bytes 12G \
+  --bucket 100M --json "$TMP/l.json" >"$TMP/out" 2>"$TMP/err"
+check "a step never communication-bound: the answer is the search's end (16384), not 16 million" \
+  jq -e '.step.plan.rows[0] | .capped and .max_gpus == 16384' "$TMP/l.json"
 ./collbench --predict --topology $H --op allreduce --gpus 8 --size 25M,24M --json "$TMP/b.json" \
   >/dev/null 2>&1
 # 1 GiB in buckets of 25 MiB: 40 full and one of 24 MiB

@@ -405,7 +405,7 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
   if (s->tier[CB_TIER_INTER].set && s->tier[CB_TIER_INTER].beta > 0)
     printf("#   across nodes no algorithm here exceeds %.1f GB/s busbw (the inter-node tier); "
            "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can: not in this "
-           "table; for a GPU topology NCCL's section below has them\n",
+           "table; for a GPU topology NCCL's section has them\n",
            1e-9 / s->tier[CB_TIER_INTER].beta);
   printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %-12s %s\n", "#  gpus", "nodes", "size",
          "ring_us", "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best",
@@ -637,6 +637,14 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
     cb_fit_system(gs, topo, op, &src.sys[op], src.from[op]);
     src.reach[op] = reach_of(gs, op, ho);
   }
+  /* issue 32: what NCCL itself would pick and its time, for a GPU
+   * topology; issue 40: then that is the answer, and the alpha-beta
+   * tables follow as the link-level view under it */
+  json_t *nccl = cb_nccl_predict(m, topo, per_node, gs);
+  if (nccl)
+    printf("\n# lower-level view, not NCCL's answer: the alpha-beta link model (no protocols, "
+           "channels or in-switch\n# reduction; for alltoall, which NCCL runs as point-to-point "
+           "sends, the only model here)\n");
   json_t *rows = json_array();
   int count = 0, nextra = 0;
   for (int i = 0; i < m->nops; i++) {
@@ -645,10 +653,9 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
     json_array_extend(rows, op_rows);
     json_decref(op_rows);
   }
-  json_t *pred = json_pack("{s:s?, s:i, s:s, s:o}", "topology", m->topology, "ranks_per_node",
-                           per_node, "ranks_per_node_from", per_node_from, "rows", rows);
-  /* issue 32: what NCCL itself would pick and its time, for a GPU topology */
-  json_t *nccl = cb_nccl_predict(m, topo, per_node, gs);
+  json_t *pred = json_pack("{s:s?, s:i, s:s, s:o, s:s}", "topology", m->topology, "ranks_per_node",
+                           per_node, "ranks_per_node_from", per_node_from, "rows", rows, "answer",
+                           nccl ? "nccl" : "alpha-beta");
   if (nccl)
     json_object_set_new(pred, "nccl", nccl);
   json_object_set_new(doc, "predictions", pred);

@@ -206,7 +206,15 @@ int cb_model_overlap_from_efficiency(double compute_s, double comm_s, double gra
                                      double bucket_bytes, double efficiency, double *f);
 
 /* --- scale.c --- */
-#define CB_MODEL_MAX_GPUS (1L << 24) /* where the search for the largest scale stops */
+/* Where the search for the largest scale stops: the model has one switch
+ * tier between nodes, and a two-level fat tree of 64-port switches, one per
+ * NIC rail, reaches 2048 nodes (16384 GPUs at 8 per node); larger fabrics
+ * add a switch level (more hops, oversubscription) the model does not
+ * describe, so a count past this would be a guess. */
+#define CB_MODEL_MAX_GPUS 16384L
+#define CB_MODEL_MAX_GPUS_WHY                                                                      \
+  "the model has one switch tier between nodes; a two-level fat tree of 64-port switches "         \
+  "reaches 2048 nodes per NIC rail, and past that fabrics add a level it does not describe"
 struct cb_scale {
   long gpus;   /* the largest GPU count whose predicted overhead is within the target */
   int capped;  /* 1: still within at CB_MODEL_MAX_GPUS, the search's end */

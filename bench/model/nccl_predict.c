@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/units.h"
+#include "nccl_band.h"
 #include "nccl_predict.h"
 
 /* NVLinks per GPU by generation when the file does not say: V100 6, A100
@@ -197,6 +198,62 @@ static void print_switches(const struct cb_nc_comm *c, int op) {
   printf("...\n");
 }
 
+/* Where the uncalibrated times' intervals come from: the published figures
+ * per class of system (nccl_band.h). */
+static void print_bands(void) {
+  char sizes[64];
+  printf("#   error of the uncalibrated times: measured / predicted, from published nccl-tests "
+         "figures by class\n#   (reports/PLANNING.md, \"Published figures\"; widened to "
+         "hold 1):\n");
+  for (int k = 0; k < CB_NC_NCLASSES; k++) {
+    const struct cb_nc_band *b = &cb_nc_bands[k];
+    double rlo, rhi;
+    cb_nc_band_ratio(b, &rlo, &rhi);
+    if (!b->figures) {
+      printf("#     %s: unknown (no published figure); its rows carry no interval\n", b->name);
+      continue;
+    }
+    printf("#     %s: %.2f to %.2f (%d figures, allreduce, %d-%d GPUs, %s)\n", b->name, rlo, rhi,
+           b->figures, b->gpus_lo, b->gpus_hi, cb_nc_band_sizes(b, sizes, sizeof sizes));
+  }
+  printf("#   rows past the figures (another op, GPU count, or a size 4x outside) are marked "
+         "EXTRAPOLATED: their error is unknown\n");
+}
+
+/* One row's interval: the class band around an uncalibrated pick; none
+ * for a calibrated one (the band is the uncalibrated model's). Prints the
+ * row's end and returns its JSON fields. */
+static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal, int op, int n,
+                         int nodes, double bytes, const struct cb_nc_choice *ch, json_t *row,
+                         int *nextra) {
+  if (cal->fitted[ch->algo][ch->proto]) {
+    printf("  calibrated: no interval");
+    json_object_set_new(row, "uncalibrated", json_false());
+    return;
+  }
+  const struct cb_nc_band *b = &cb_nc_bands[cb_nc_class_of(hw, nodes)];
+  double rlo, rhi;
+  char why[160];
+  cb_nc_band_ratio(b, &rlo, &rhi);
+  double lo = ch->time_s * rlo * 1e6, hi = ch->time_s * rhi * 1e6;
+  if (isnan(rlo))
+    printf("  unknown, uncalibrated");
+  else
+    printf("  [%.*f, %.*f] uncalibrated", lo < 1000 ? 2 : 0, lo, hi < 1000 ? 2 : 0, hi);
+  json_object_set_new(row, "uncalibrated", json_true());
+  json_object_set_new(row, "interval",
+                      json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
+                                "published figures", "class", b->name, "figures", b->figures,
+                                "published_err_lo", num(b->err_lo), "published_err_hi",
+                                num(b->err_hi), "ratio_lo", num(rlo), "ratio_hi", num(rhi),
+                                "time_s_lo", num(lo * 1e-6), "time_s_hi", num(hi * 1e-6)));
+  if (cb_nc_band_beyond(b, op, n, bytes, why, sizeof why)[0]) {
+    printf("  EXTRAPOLATED: %s", why);
+    json_object_set_new(row, "extrapolated", json_string(why));
+    ++*nextra;
+  }
+}
+
 json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *topo, int per_node,
                         const struct cb_fit_groups *gs) {
   struct cb_nc_hw hw;
@@ -218,13 +275,15 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
     }
     print_hw(&hw);
     print_cal(&cal, npts);
+    print_bands();
     printf("#   busbw per algorithm: its best protocol, as NCCL_ALGO=that would run it ('-': "
-           "off here)\n");
+           "off here); then the pick's interval (us)\n");
     printf("%7s %6s %10s %-15s %11s %9s", "#  gpus", "nodes", "size", "nccl_pick", "time_us",
            "busbw");
     for (int a = 0; a < CB_NC_NALGOS; a++)
       printf(" %9.9s", cb_nc_algo_names[a]);
-    printf("\n");
+    printf("  interval_us\n");
+    int nextra = 0, nrows = 0;
     for (int g = 0; g < m->ngpus; g++) {
       int n = (int)m->gpus[g], per = per_node < n ? per_node : n;
       int nodes = (n + per - 1) / per;
@@ -256,16 +315,22 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
                                         "time_s", num(one.time_s), "busbw_GBps",
                                         num(one.busbw_Bps * 1e-9)));
         }
+        json_t *row =
+            json_pack("{s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o}", "op", cb_mop_names[op],
+                      "gpus", n, "nodes", nodes, "bytes", (json_int_t)m->sizes[z], "algo",
+                      ok ? json_string(cb_nc_algo_names[ch.algo]) : json_null(), "proto",
+                      ok ? json_string(cb_nc_proto_names[ch.proto]) : json_null(), "time_s",
+                      num(ok ? ch.time_s : NAN), "busbw_GBps", num(ok ? ch.busbw_Bps * 1e-9 : NAN),
+                      "algorithms", algos);
+        if (ok)
+          row_interval(&hw, &cal, op, n, nodes, bytes, &ch, row, &nextra), nrows++;
         printf("\n");
-        json_array_append_new(
-            rows, json_pack("{s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o}", "op", cb_mop_names[op],
-                            "gpus", n, "nodes", nodes, "bytes", (json_int_t)m->sizes[z], "algo",
-                            ok ? json_string(cb_nc_algo_names[ch.algo]) : json_null(), "proto",
-                            ok ? json_string(cb_nc_proto_names[ch.proto]) : json_null(), "time_s",
-                            num(ok ? ch.time_s : NAN), "busbw_GBps",
-                            num(ok ? ch.busbw_Bps * 1e-9 : NAN), "algorithms", algos));
+        json_array_append_new(rows, row);
       }
     }
+    if (nextra)
+      printf("# %d of %d rows EXTRAPOLATED past the published figures: their error is unknown\n",
+             nextra, nrows);
     printf("# NCCL's switches by size (8 B to 64 GiB), each pick up to the size named:\n");
     for (int g = 0; g < m->ngpus; g++) {
       int n = (int)m->gpus[g], per = per_node < n ? per_node : n;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "base/units.h"
+#include "nccl_band.h"
 
 static json_t *num(double x) {
   return isfinite(x) ? json_real(x) : json_null();
@@ -34,7 +35,8 @@ json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allr
     char at_least[32];
     snprintf(at_least, sizeof at_least, ">=%ld", sc.gpus);
     if (sc.capped)
-      printf(" %10s %8ld %14s  (within the target up to the search's end)\n", at_least, nodes, "-");
+      printf(" %10s %8ld %14s  (within the target up to the search's end, below)\n", at_least,
+             nodes, "-");
     else
       printf(" %10ld %8ld %13.1f%%\n", sc.gpus, nodes, 100 * sc.next);
     json_array_append_new(rows, json_pack("{s:I, s:I, s:I, s:b, s:o}", "bucket_bytes",
@@ -42,7 +44,14 @@ json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allr
                                           (json_int_t)sc.gpus, "nodes", (json_int_t)nodes, "capped",
                                           sc.capped, "overhead_next", num(sc.next)));
   }
-  json_t *plan = json_pack("{s:f, s:o}", "max_overhead", m->max_overhead, "rows", rows);
+  printf("# the search stops at %ld GPUs: %s\n", CB_MODEL_MAX_GPUS, CB_MODEL_MAX_GPUS_WHY);
+  if (opt && opt->allreduce_s)
+    printf("# NCCL's model was checked against published figures up to %d GPUs (uncalibrated; "
+           "reports/PLANNING.md): counts past that are extrapolated\n",
+           cb_nc_bands[CB_NC_CLASS_NODES].gpus_hi);
+  json_t *plan = json_pack("{s:f, s:o, s:I, s:s}", "max_overhead", m->max_overhead, "rows", rows,
+                           "search_max_gpus", (json_int_t)CB_MODEL_MAX_GPUS, "search_stops",
+                           CB_MODEL_MAX_GPUS_WHY);
   if (meas && meas->set) {
     printf("# measured (%s): %ld ranks, bucket %s: overhead %.1f%% +- %.1f%%: %s\n", meas->path,
            meas->nranks, cb_format_size(meas->bucket_bytes, sz, sizeof sz),
