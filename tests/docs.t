@@ -4,7 +4,7 @@
 # collbench command uses exists; and every command in README's examples
 # runs here (with a time budget appended) or is refused as it should be.
 . tests/lib.sh
-plan 12
+plan 14
 ROOT=$PWD
 
 # Each check is a function of a tree (a folder with README.md and its
@@ -80,88 +80,135 @@ unknown_options . >"$TMP/unknown"
 ok $? "every option of a documented collbench command is in --help ($(used_options . | wc -l) uses)"
 [ -s "$TMP/unknown" ] && diag "$TMP/unknown"
 
-# README's example commands, run in a scratch folder as written, with a
-# time budget appended where they measure. A command not listed below fails.
-W=$TMP/w
-mkdir -p "$W" && ln -s "$ROOT/collbench" "$W/collbench" && ln -s "$ROOT/topologies" "$W/topologies"
+# README's example commands, run in order in a scratch folder as written,
+# with a time budget appended where they measure, first as whoever runs the
+# tests (root here and in CI) and then, when that is root, as another user
+# (uid 65534, through setpriv). A command not listed below fails; so does
+# one whose input file (a .jsonl, .json, .csv or .env it does not write) no
+# earlier example made (issue 40).
 awk '/^```sh/ { code = 1; next } /^```/ { code = 0 } code' README.md | sed 's/ *#.*//' >"$TMP/cmds"
-: >"$TMP/unrun"
-: >"$TMP/failed"
 BUDGET="--max-time 0.05"
-run_doc() { # EXPECTED-STATUSES COMMAND [APPENDED...]: runs it in $W
+W= AS= FAILED= UNRUN=
+run_doc() { # EXPECTED-STATUSES COMMAND [APPENDED...]: runs it in $W, as $AS
   want=$1 cmd=$2
   shift 2
-  (cd "$W" && eval "$(echo "$cmd" | sed 's/^mpirun -np/mpirun --oversubscribe -np/') $*") \
+  for f in $(inputs_of "$cmd"); do
+    [ -e "$W/$f" ] || echo "$cmd: reads $f, which no earlier example wrote" >>"$FAILED"
+  done
+  (cd "$W" && $AS sh -c "$(echo "$cmd" | sed 's/^mpirun -np/mpirun --oversubscribe -np/') $*") \
     </dev/null >"$TMP/doc.out" 2>&1 # mpirun would read the list of commands
   st=$?
   case " $want " in *" $st "*) ;; *)
-    echo "$cmd: exit $st, wanted $want" >>"$TMP/failed"
-    tail -3 "$TMP/doc.out" >>"$TMP/failed"
+    echo "$cmd: exit $st, wanted $want" >>"$FAILED"
+    tail -3 "$TMP/doc.out" >>"$FAILED"
     ;;
   esac
 }
+inputs_of() { # COMMAND: the files it reads (those after an output option are written)
+  echo "$1" | awk '{ for (i = 1; i <= NF; i++)
+    if ($i ~ /\.(jsonl|json|csv|env)$/ && $(i - 1) !~ /^--(json|csv|out|junit|trials|env-out|prom)$/)
+      print $i }'
+}
 gpu=0
 gpu_usable && gpu=1
-while read -r c; do
-  case $c in
-  *install-deps.sh*)
-    # tests/install_deps.t checks the scripts; the sweep itself is below
-    grep -q 'install-deps.sh' tests/install_deps.t || echo "$c" >>"$TMP/unrun" ;;
-  'sh scripts/install-test-deps.sh' | 'make check')
-    grep -qx "$c" .ci/run || grep -q "make check" .ci/run || echo "$c" >>"$TMP/unrun" ;;
-  'mpirun -np N ./collbench --sweep') ;; # the placeholder of the next line's runs
-  *'export OMPI_ALLOW_RUN_AS_ROOT=1'*) ;; # run with the next line, below
-  'mpirun -np 2 ./collbench --sweep') run_doc 0 "$c" -e 1K $BUDGET ;;
-  './collbench --help') run_doc 0 "$c" ;;
-  *'--sweep --json sweep.jsonl'*)
-    run_doc 0 "$c" -e 1K $BUDGET
-    run_doc 0 "$(echo "$c" | sed 's/sweep\.jsonl/other-run.jsonl/; s/sweep\.csv/other-run.csv/')" \
-      -e 1K $BUDGET ;;
-  *'--backend nccl'*)
-    # here without a GPU: refused, naming why; with one, too big for a test
-    [ $gpu = 1 ] || run_doc 2 "$c" ;;
-  *'--accept topologies/localhost.conf'*)
-    run_doc "0 1" "$c" $BUDGET # 1: a check FAIL or INCONCLUSIVE on a loaded machine
-    grep -q '<testsuite name="collbench acceptance"' "$W/accept.xml" ||
-      echo "$c: no JUnit file" >>"$TMP/failed" ;;
-  *'--baseline fleet.json'*)
-    run_doc 0 './collbench --baseline sweep.jsonl --out fleet.json'
-    [ $gpu = 1 ] || run_doc 2 "$c" ;; # the H100 preset needs NCCL on GPUs
-  *'--matrix --json matrix.jsonl'*)
-    run_doc "0 1" "$c" $BUDGET
-    grep -q '"type":"pair"' "$W/matrix.jsonl" || echo "$c: no pair lines" >>"$TMP/failed" ;;
-  *'--trials trials.jsonl --tune'*)
-    run_doc 0 "$c" --tune-algorithms 0 --tune-buckets 1M --tune-reps 2 --backend mpi
-    [ -s "$W/tuned.env" ] || echo "$c: no env file" >>"$TMP/failed" ;;
-  '. ./tuned.env') run_doc 0 "$c" ;;
-  './collbench --fit '* | './collbench --predict '*) run_doc 0 "$c" ;;
-  './collbench --report '*)
-    if command -v gnuplot >/dev/null; then
-      run_doc 0 "$c"
-      [ -s "$W/report/index.html" ] || echo "$c: no index.html" >>"$TMP/failed"
-    fi ;;
-  *) echo "$c" >>"$TMP/unrun" ;;
-  esac
-done <"$TMP/cmds"
-[ "$(wc -l <"$TMP/cmds")" -ge 10 ] && [ ! -s "$TMP/unrun" ]
-ok $? "every command of README's examples is run here or by a named test ($(wc -l <"$TMP/cmds") commands)"
-[ -s "$TMP/unrun" ] && diag "$TMP/unrun"
-[ ! -s "$TMP/failed" ] && [ -s "$W/sweep.jsonl" ] && [ -s "$W/other-run.csv" ] && [ -s "$W/fleet.json" ]
-ok $? "README's examples run with the status they should (their files written)"
-[ -s "$TMP/failed" ] && diag "$TMP/failed"
-
-# The quick start as written, as whoever runs the tests (root here and in
-# CI): its lines after the build, in one shell, without the variables
-# tests/lib.sh sets, so a root that copies the block is not refused by
-# Open MPI (issue 40)
+examples() { # FOLDER AS: every example, in README's order
+  W=$1 AS=$2 FAILED=$TMP/failed.$3 UNRUN=$TMP/unrun.$3
+  : >"$FAILED"
+  : >"$UNRUN"
+  while read -r c; do
+    case $c in
+    *install-deps.sh*)
+      # tests/install_deps.t checks the scripts; the sweep itself is below
+      grep -q 'install-deps.sh' tests/install_deps.t || echo "$c" >>"$UNRUN" ;;
+    'sh scripts/install-test-deps.sh' | 'make check')
+      grep -qx "$c" .ci/run || grep -q "make check" .ci/run || echo "$c" >>"$UNRUN" ;;
+    'mpirun -np N ./collbench --sweep') ;; # the placeholder of the next line's runs
+    *'export OMPI_ALLOW_RUN_AS_ROOT=1'*) ;; # run with the quick start, below
+    'mpirun -np 2 ./collbench --sweep') run_doc 0 "$c" -e 1K $BUDGET ;;
+    './collbench --help') run_doc 0 "$c" ;;
+    *' --sweep --json '*) run_doc 0 "$c" -e 1K $BUDGET ;;
+    *'--backend nccl'*)
+      # here without a GPU: refused, naming why; with one, too big for a test
+      [ $gpu = 1 ] || run_doc 2 "$c" ;;
+    *'--accept topologies/localhost.conf'*)
+      run_doc "0 1" "$c" $BUDGET # 1: a check FAIL or INCONCLUSIVE on a loaded machine
+      grep -q '<testsuite name="collbench acceptance"' "$W/accept.xml" ||
+        echo "$c: no JUnit file" >>"$FAILED" ;;
+    './collbench --baseline '*) run_doc 0 "$c" ;;
+    *'--accept topologies/h100-ndr.conf'*)
+      [ $gpu = 1 ] || run_doc 2 "$c" ;; # the H100 preset needs NCCL on GPUs
+    *'--matrix --json matrix.jsonl'*)
+      run_doc "0 1" "$c" $BUDGET
+      grep -q '"type":"pair"' "$W/matrix.jsonl" || echo "$c: no pair lines" >>"$FAILED" ;;
+    *'--trials trials.jsonl --tune'*)
+      run_doc 0 "$c" --tune-algorithms 0 --tune-buckets 1M --tune-reps 2 --backend mpi
+      [ -s "$W/tuned.env" ] || echo "$c: no env file" >>"$FAILED" ;;
+    '. ./tuned.env') run_doc 0 "$c" ;;
+    './collbench --fit '* | './collbench --predict '*) run_doc 0 "$c" ;;
+    './collbench --report '*)
+      if command -v gnuplot >/dev/null; then
+        run_doc 0 "$c"
+        [ -s "$W/report/index.html" ] || echo "$c: no index.html" >>"$FAILED"
+      fi ;;
+    *) echo "$c" >>"$UNRUN" ;;
+    esac
+  done <"$TMP/cmds"
+}
+# The quick start as written: its lines after the build, in one shell,
+# without the variables tests/lib.sh sets, so a root that copies the block
+# is not refused by Open MPI (issue 40)
 awk '/^## Quick start/ { q = 1 } q && /^```sh/ { code = 1; next } code && /^```/ { exit }
-     code && !/install-deps/' README.md >"$TMP/quick.sh"
-(cd "$W" && env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
-  sh -c "$(sed 's/--sweep$/--sweep -e 1K --max-time 0.05/' "$TMP/quick.sh")") </dev/null >"$TMP/quick.out" 2>&1
-st=$?
-[ $st -eq 0 ] && grep -q 'mpirun -np 2 ./collbench --sweep' "$TMP/quick.sh" && grep -q '^# allreduce' "$TMP/quick.out"
-ok $? "README's quick start runs as written as $(id -un) (exit $st)"
-[ $st -eq 0 ] || diag "$TMP/quick.out"
+     code && !/install-deps/' README.md | sed 's/--sweep$/--sweep -e 1K --max-time 0.05/' >"$TMP/quick.sh"
+quick_start() { # FOLDER AS
+  (cd "$1" && env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM $2 sh "$TMP/quick.sh") \
+    </dev/null >"$TMP/quick.out" 2>&1
+  QST=$?
+  [ $QST -eq 0 ] && grep -q 'mpirun -np 2 ./collbench --sweep' "$TMP/quick.sh" &&
+    grep -q '^# allreduce' "$TMP/quick.out"
+}
+scratch() { # FOLDER: a scratch folder holding the build's collbench and topologies
+  mkdir -p "$1" && ln -s "$ROOT/collbench" "$1/collbench" && ln -s "$ROOT/topologies" "$1/topologies"
+}
+
+scratch "$TMP/w"
+examples "$TMP/w" "" me
+[ "$(wc -l <"$TMP/cmds")" -ge 10 ] && [ ! -s "$TMP/unrun.me" ]
+ok $? "every command of README's examples is run here or by a named test ($(wc -l <"$TMP/cmds") commands)"
+[ -s "$TMP/unrun.me" ] && diag "$TMP/unrun.me"
+[ ! -s "$TMP/failed.me" ] && [ -s "$TMP/w/sweep.jsonl" ] && [ -s "$TMP/w/other-run.jsonl" ] &&
+  [ -s "$TMP/w/fleet.json" ]
+ok $? "README's examples run in order as $(id -un), each with the status it should, inputs made before use"
+[ -s "$TMP/failed.me" ] && diag "$TMP/failed.me"
+scratch "$TMP/q"
+quick_start "$TMP/q" ""
+ok $? "README's quick start runs as written as $(id -un) (exit $QST)"
+[ $QST -eq 0 ] || diag "$TMP/quick.out"
+
+# Again as another user: uid 65534 through setpriv, in folders it owns,
+# HOME its own folder (Open MPI and gnuplot look there)
+U="setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=$TMP/u"
+if [ "$(id -u)" -ne 0 ]; then
+  skip "already a user ($(id -un)): the runs above were as one"
+  skip "already a user ($(id -un)): the quick start above ran as one"
+elif ! command -v setpriv >/dev/null; then
+  skip "no setpriv (util-linux) to run as another user"
+  skip "no setpriv (util-linux) to run as another user"
+elif ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$ROOT/collbench"; then
+  skip "uid 65534 cannot reach $ROOT/collbench (a private checkout folder)"
+  skip "uid 65534 cannot reach $ROOT/collbench (a private checkout folder)"
+else
+  chmod 711 "$TMP" # so the user reaches its folders below, and nothing else here
+  scratch "$TMP/u" && chown -hR 65534:65534 "$TMP/u"
+  examples "$TMP/u" "$U" user
+  [ ! -s "$TMP/failed.user" ] && [ -s "$TMP/u/sweep.jsonl" ] && [ -s "$TMP/u/fleet.json" ] &&
+    [ "$(stat -c %u "$TMP/u/sweep.jsonl")" = 65534 ]
+  ok $? "README's examples run in order as uid 65534, each with the status it should"
+  [ -s "$TMP/failed.user" ] && diag "$TMP/failed.user"
+  mkdir "$TMP/uq" && scratch "$TMP/uq/q" && chown -hR 65534:65534 "$TMP/uq"
+  quick_start "$TMP/uq/q" "setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=$TMP/uq"
+  ok $? "README's quick start runs as written as uid 65534 (exit $QST)"
+  [ $QST -eq 0 ] || diag "$TMP/quick.out"
+fi
 
 # Each check above fails on a broken document: the same functions on broken
 # copies of the repository's guides, one fault each.
