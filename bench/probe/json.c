@@ -1,6 +1,7 @@
 /* The probe as JSON, for the run line of --json files. */
 #include "base/text.h"
 #include "config.h"
+#include "evidence.h"
 #include "probe.h"
 
 #if CB_HAVE_JANSSON
@@ -42,7 +43,37 @@ static json_t *nic_json(const struct cb_probe_nic *c) {
   }
   json_object_set_new(o, "gbps", c->gbps > 0 ? json_real(c->gbps) : json_null());
   json_object_set_new(o, "rate", cb_json_text(c->rate));
+  json_object_set_new(o, "mtu", c->mtu > 0 ? json_integer(c->mtu) : json_null());
   return o;
+}
+
+static json_t *num_or_null(double v) {
+  return v > 0 ? json_real(v) : json_null();
+}
+
+static json_t *evidence_json(const struct cb_evidence *e) {
+  json_t *pci = json_array(), *acs = json_array();
+  for (int i = 0; i < e->ndevs; i++) {
+    const struct cb_evid_dev *d = &e->devs[i];
+    json_t *bridges = json_array();
+    for (int b = 0; b < d->npath; b++)
+      json_array_append_new(bridges, cb_json_text(d->path[b]));
+    json_t *o =
+        json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "kind",
+                  d->kind == 'G' ? "gpu" : "nic", "name", cb_json_text(d->name), "bus_id",
+                  cb_json_text(d->bus_id), "link_gts", num_or_null(d->gts), "max_link_gts",
+                  num_or_null(d->max_gts), "link_width", num_or_null(d->width), "max_link_width",
+                  num_or_null(d->max_width), "trained_down", cb_evid_downtrained(d), "iommu",
+                  cb_json_text(d->iommu), "bridges", bridges);
+    json_array_append_new(pci, o);
+  }
+  for (int i = 0; i < e->nacs; i++)
+    json_array_append_new(acs, cb_json_text(e->acs[i]));
+  return json_pack("{s:o, s:o, s:o, s:o, s:o}", "pci", pci, "gpudirect_rdma",
+                   e->gdr < 0 ? json_null() : json_boolean(e->gdr), "gpudirect_rdma_why",
+                   cb_json_text(e->gdr_why), "acs_redirect",
+                   e->acs_known ? acs : (json_decref(acs), json_null()), "acs_why",
+                   cb_json_text(e->acs_known ? "" : e->acs_why));
 }
 
 static json_t *or_null(const char *s) {
@@ -74,6 +105,7 @@ static json_t *node_json(const struct cb_probe_node *n) {
   json_object_set_new(o, "cuda_driver", or_null(n->cuda_driver));
   json_object_set_new(o, "cuda_runtime", or_null(n->cuda_runtime));
   json_object_set_new(o, "nccl", or_null(n->nccl));
+  json_object_set_new(o, "evidence", evidence_json(&n->evidence));
   return o;
 }
 

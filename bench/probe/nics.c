@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sysfs.h"
 #include "config.h"
 #include "node.h"
 
@@ -19,26 +20,12 @@
 #include "../backends/verbs_logic.h"
 #endif
 
-/* The first line of a small sysfs file, without its newline; 0 on failure. */
-static int read_line(const char *path, char *buf, size_t len) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return 0;
-  int ok = fgets(buf, (int)len, f) != NULL;
-  fclose(f);
-  if (ok)
-    buf[strcspn(buf, "\n")] = '\0';
-  return ok;
-}
-
 /* The PCI address a sysfs device link points at ("0000:3b:00.0"), or "". */
 static void pci_of(const char *device_link, char *buf, size_t len) {
   char target[512];
   buf[0] = '\0';
-  ssize_t n = readlink(device_link, target, sizeof target - 1);
-  if (n <= 0)
+  if (!cb_sysfs_link(target, sizeof target, "%s", device_link))
     return;
-  target[n] = '\0';
   const char *base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
   unsigned d, b, s, f;
   if (sscanf(base, "%x:%x:%x.%x", &d, &b, &s, &f) == 4)
@@ -47,8 +34,8 @@ static void pci_of(const char *device_link, char *buf, size_t len) {
 
 /* The network interface an RDMA device drives (RoCE, IPoIB), if any. */
 static void netdev_of(const char *ibdev, char *buf, size_t len) {
-  char path[256];
-  snprintf(path, sizeof path, "/sys/class/infiniband/%s/device/net", ibdev);
+  char path[1024];
+  cb_sysfs_path(path, sizeof path, "/sys/class/infiniband/%s/device/net", ibdev);
   buf[0] = '\0';
   DIR *d = opendir(path);
   if (!d)
@@ -73,11 +60,14 @@ static struct cb_probe_nic *add_nic(struct cb_probe_node *n, const char *name) {
 
 static void rdma_common(struct cb_probe_nic *c, const char *ibdev, int port) {
   char path[256];
+  uint64_t mtu;
   c->rdma = 1;
   c->port = port;
   snprintf(path, sizeof path, "/sys/class/infiniband/%s/device", ibdev);
   pci_of(path, c->bus_id, sizeof c->bus_id);
   netdev_of(ibdev, c->netdev, sizeof c->netdev);
+  if (c->netdev[0] && cb_sysfs_u64(&mtu, "/sys/class/net/%s/mtu", c->netdev))
+    c->mtu = (int)mtu;
 }
 
 #if CB_HAVE_VERBS
@@ -146,16 +136,17 @@ static int verbs_nics(struct cb_probe_node *n) {
 
 /* Without ibverbs: what the kernel says about RDMA ports. */
 static void sysfs_rdma_nics(struct cb_probe_node *n) {
-  DIR *d = opendir("/sys/class/infiniband");
+  char dir[1024];
+  DIR *d = opendir(cb_sysfs_path(dir, sizeof dir, "/sys/class/infiniband"));
   if (!d)
     return;
   for (struct dirent *e; (e = readdir(d));) {
     if (e->d_name[0] == '.')
       continue;
     for (int port = 1; port <= 8; port++) {
-      char path[512], state[64], layer[64], rate[64];
-      snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/state", e->d_name, port);
-      if (!read_line(path, state, sizeof state))
+      char state[64], layer[64], rate[64];
+      if (!cb_sysfs_line(state, sizeof state, "/sys/class/infiniband/%s/ports/%d/state", e->d_name,
+                         port))
         break;
       struct cb_probe_nic *c = add_nic(n, e->d_name);
       if (!c)
@@ -164,12 +155,12 @@ static void sysfs_rdma_nics(struct cb_probe_node *n) {
       rdma_common(c, e->d_name, port);
       const char *colon = strchr(state, ':'); /* "4: ACTIVE" */
       cb_probe_copy(c->state, sizeof c->state, colon ? colon + 1 + (colon[1] == ' ') : state);
-      snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/link_layer", e->d_name, port);
-      if (read_line(path, layer, sizeof layer))
+      if (cb_sysfs_line(layer, sizeof layer, "/sys/class/infiniband/%s/ports/%d/link_layer",
+                        e->d_name, port))
         snprintf(c->link, sizeof c->link, "%s",
                  strcmp(layer, "Ethernet") == 0 ? "RoCE" : "InfiniBand");
-      snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/rate", e->d_name, port);
-      if (read_line(path, rate, sizeof rate)) { /* "400 Gb/sec (4X NDR)" */
+      if (cb_sysfs_line(rate, sizeof rate, "/sys/class/infiniband/%s/ports/%d/rate", e->d_name,
+                        port)) { /* "400 Gb/sec (4X NDR)" */
         c->gbps = atof(rate);
         const char *paren = strchr(rate, '(');
         snprintf(c->rate, sizeof c->rate, "%.*s", paren ? (int)strcspn(paren + 1, ")") : 0,
@@ -190,7 +181,8 @@ static int is_rdma_netdev(const struct cb_probe_node *n, const char *ifname) {
 
 static void net_interfaces(struct cb_probe_node *n) {
   struct dirent **names;
-  int count = scandir("/sys/class/net", &names, NULL, alphasort);
+  char dir[1024];
+  int count = scandir(cb_sysfs_path(dir, sizeof dir, "/sys/class/net"), &names, NULL, alphasort);
   for (int i = 0; i < count; i++) {
     const char *ifname = names[i]->d_name;
     char path[512], v[64];
@@ -198,10 +190,10 @@ static void net_interfaces(struct cb_probe_node *n) {
       struct cb_probe_nic *c = add_nic(n, ifname);
       if (c) {
         snprintf(c->link, sizeof c->link, "Ethernet");
-        snprintf(path, sizeof path, "/sys/class/net/%s/operstate", ifname);
-        cb_probe_copy(c->state, sizeof c->state, read_line(path, v, sizeof v) ? v : "?");
-        snprintf(path, sizeof path, "/sys/class/net/%s/speed", ifname);
-        if (read_line(path, v, sizeof v) && atol(v) > 0) { /* -1 or EINVAL: unknown */
+        cb_probe_copy(c->state, sizeof c->state,
+                      cb_sysfs_line(v, sizeof v, "/sys/class/net/%s/operstate", ifname) ? v : "?");
+        if (cb_sysfs_line(v, sizeof v, "/sys/class/net/%s/speed", ifname) &&
+            atol(v) > 0) { /* -1 or EINVAL: unknown */
           c->gbps = atol(v) / 1000.0;
           snprintf(c->rate, sizeof c->rate, "%ld Mb/s", atol(v));
         }
@@ -218,7 +210,8 @@ static void net_interfaces(struct cb_probe_node *n) {
 void cb_probe_nics(struct cb_probe_node *n) {
   int listed = 0;
 #if CB_HAVE_VERBS
-  listed = verbs_nics(n);
+  if (!cb_sysfs_moved()) /* a moved root's devices are not the verbs library's */
+    listed = verbs_nics(n);
 #else
   snprintf(n->rdma_why, sizeof n->rdma_why,
            "ibv_get_device_list: not built with libibverbs (install libibverbs-dev)");

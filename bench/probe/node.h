@@ -35,6 +35,37 @@ struct cb_probe_nic {
   char rate[32];   /* "4x NDR", "10000 Mb/s" */
   char bus_id[32]; /* PCI address; "" for a virtual interface */
   int numa;        /* -1: unknown */
+  int mtu;         /* the RDMA device's interface MTU (RoCE, IPoIB); 0: unknown */
+};
+
+/* The evidence acceptance explains a slow node or link with (evidence.c):
+ * each NVIDIA GPU and RDMA NIC function found in sysfs with its PCIe link,
+ * IOMMU domain and the bridges above it; whether GPUDirect RDMA can work;
+ * and the bridges with ACS redirecting peer traffic between a GPU and its
+ * nearest NIC. Unreadable parts say "unknown" and why; gathering never
+ * fails a run. */
+#define CB_EVID_MAX_DEVS 32
+#define CB_EVID_MAX_PATH 8
+#define CB_EVID_MAX_ACS 8
+struct cb_evid_dev {
+  char kind;                       /* 'G' an NVIDIA GPU, 'N' an RDMA NIC's function */
+  char name[32];                   /* "GPU 0000:1b:00.0", "mlx5_0" */
+  char bus_id[16];                 /* "0000:1b:00.0" */
+  double gts, max_gts;             /* PCIe link speed now and at most, GT/s; 0: unknown */
+  int width, max_width;            /* lanes now and at most; 0: unknown */
+  char iommu[12];                  /* the IOMMU group's type: "DMA", "DMA-FQ", "identity"... */
+  char path[CB_EVID_MAX_PATH][16]; /* the bridges above it, nearest first */
+  int npath;
+};
+struct cb_evidence {
+  int ndevs;
+  struct cb_evid_dev devs[CB_EVID_MAX_DEVS];
+  int gdr;          /* GPUDirect RDMA: 1 can work, 0 cannot, -1 unknown */
+  char gdr_why[96]; /* how that was decided */
+  int acs_known;    /* 0: some bridge's config space could not be read */
+  char acs_why[96];
+  int nacs; /* bridges between a GPU and its nearest NIC redirecting peer requests */
+  char acs[CB_EVID_MAX_ACS][64]; /* "0000:00:01.0 (GPU0 <-> mlx5_0): ReqRedir CmplRedir" */
 };
 
 struct cb_probe_node {
@@ -53,6 +84,7 @@ struct cb_probe_node {
   char driver[32]; /* NVIDIA driver (NVML) */
   char cuda_driver[16], cuda_runtime[16];
   char nccl[48]; /* "2.28.9 (library)" or "(header)" */
+  struct cb_evidence evidence;
 };
 
 /* Every node, on rank 0 (nnodes 0 elsewhere). */
@@ -73,6 +105,7 @@ void cb_probe_host(struct cb_probe_node *n);
 void cb_probe_gpus(struct cb_probe_node *n);
 void cb_probe_nics(struct cb_probe_node *n);
 void cb_probe_placement(struct cb_probe_node *n);
+void cb_probe_evidence(struct cb_probe_node *n); /* evidence.c */
 
 /* nvidia-smi topo -m's names for how far two PCI devices are apart, from
  * their nearest common ancestor: a PCI bridge (PIX with at most one bridge

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/text.h"
+#include "evidence.h"
 
 #define TAG_PROBE 31
 
@@ -38,7 +39,8 @@ static void probe_node(struct cb_probe_node *n) {
   cb_probe_host(n);
   cb_probe_gpus(n);
   cb_probe_nics(n);
-  cb_probe_placement(n); /* last: places the GPUs and NICs found above */
+  cb_probe_placement(n); /* places the GPUs and NICs found above */
+  cb_probe_evidence(n);
 }
 
 int cb_probe_collect(const struct cb_cluster *cl, struct cb_probe *p, struct cb_error *err) {
@@ -112,6 +114,8 @@ static void print_nics(FILE *f, const struct cb_probe_node *n) {
         fprintf(f, ", %g Gb/s (%s)", c->gbps, c->rate);
       else
         fprintf(f, ", speed unknown");
+      if (c->mtu > 0)
+        fprintf(f, ", MTU %d", c->mtu);
       fprintf(f, ", %s%s, NUMA %d\n", c->bus_id[0] ? "PCI " : "virtual",
               c->bus_id[0] ? c->bus_id : "", c->numa);
     }
@@ -140,6 +144,42 @@ static void print_distances(FILE *f, const struct cb_probe_node *n) {
   }
 }
 
+static int pcie_gen(double gts) { /* 2.5, 5, 8, 16, 32, 64 GT/s: Gen1-6 */
+  static const double g[] = {2.5, 5, 8, 16, 32, 64};
+  for (int i = 0; i < 6; i++)
+    if (gts > 0 && gts < g[i] * 1.1)
+      return i + 1;
+  return 0;
+}
+
+/* What acceptance explains a slow node with (evidence.c). */
+static void print_evidence(FILE *f, const struct cb_evidence *e) {
+  if (e->ndevs)
+    fprintf(f, "  PCIe links (now / at most) and IOMMU:\n");
+  for (int i = 0; i < e->ndevs; i++) {
+    const struct cb_evid_dev *d = &e->devs[i];
+    fprintf(f, "    %-8s %s: ", d->name, d->bus_id);
+    char now[32] = "?", most[32] = "?";
+    if (d->gts > 0 && d->width > 0)
+      snprintf(now, sizeof now, "Gen%d x%d", pcie_gen(d->gts), d->width);
+    if (d->max_gts > 0 && d->max_width > 0)
+      snprintf(most, sizeof most, "Gen%d x%d", pcie_gen(d->max_gts), d->max_width);
+    fprintf(f, "%s / %s%s", now, most, cb_evid_downtrained(d) ? " (trained down)" : "");
+    fprintf(f, ", IOMMU %s\n", d->iommu);
+  }
+  fprintf(f, "  GPUDirect RDMA: %s (%s)\n",
+          e->gdr > 0 ? "can work"
+          : e->gdr   ? "unknown"
+                     : "no",
+          e->gdr_why);
+  if (!e->acs_known)
+    fprintf(f, "  ACS between GPUs and NICs: unknown (%s)\n", e->acs_why);
+  else if (!e->nacs)
+    fprintf(f, "  ACS between GPUs and NICs: no bridge redirects peer traffic\n");
+  for (int i = 0; i < e->nacs; i++)
+    fprintf(f, "  ACS redirects peer traffic: %s\n", e->acs[i]);
+}
+
 void cb_probe_print(FILE *f, const struct cb_probe_node *n) {
   fprintf(f, "node %s\n", n->hostname);
   fprintf(f, "  CPU: %s; %d package%s, %d cores, %d threads, %d NUMA node%s\n", n->cpu_model,
@@ -149,4 +189,5 @@ void cb_probe_print(FILE *f, const struct cb_probe_node *n) {
   print_gpus(f, n);
   print_nics(f, n);
   print_distances(f, n);
+  print_evidence(f, &n->evidence);
 }
