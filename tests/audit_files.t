@@ -88,6 +88,7 @@ contexts=(
   "out|slow|-b 8 -e 8 -n 1 -w 0 --json \$V/keep.jsonl --csv @"
   "out|slow|-b 8 -e 8 -n 1 -w 0 --json \$V/keep.jsonl --prom @"
   "out|slow|--matrix --json \$V/keep.jsonl --csv \$V/keep.csv --junit @"
+  "out|slow|--matrix --json \$V/keep.jsonl --csv \$V/keep.csv --exclude-out @"
   "out|slow|--tune --model tiny --no-search --tune-reps 2 -T 5 --env-out @"
   "in|quick|--report @ --out \$V/r"
   "in|quick|--report $FIXJ --baseline @ --out \$V/r"

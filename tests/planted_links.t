@@ -6,12 +6,12 @@
 # world-writable folder without the sticky bit. The other user is a link
 # owned by uid 65534 (chown -h), so only root can run these: others skip.
 . tests/lib.sh
-plan 9
+plan 10
 
 cb() { ./collbench "$@" >"$TMP/out" 2>"$TMP/err"; STATUS=$?; }
 FAST="-b 1K -e 1K --max-time 0.05"
 if [ "$(id -u)" -ne 0 ]; then
-  for i in 1 2 3 4 5 6 7 8 9; do skip "not root: a link owned by another user needs chown -h"; done
+  for i in 1 2 3 4 5 6 7 8 9 10; do skip "not root: a link owned by another user needs chown -h"; done
   finish
 fi
 mkdir -m 1777 "$TMP/shared"
@@ -45,6 +45,11 @@ planted fit.json
 cb --fit tests/fixtures/model_np2.jsonl --json "$TMP/shared/fit.json"
 [ $STATUS -eq 2 ] && kept
 ok $? "--fit --json through it: refused, exit $STATUS"
+
+planted ex.txt
+cb --matrix --exclude-out "$TMP/shared/ex.txt"
+[ $STATUS -eq 2 ] && kept && grep -q "ex.txt is a symbolic link owned by another user" "$TMP/err"
+ok $? "--exclude-out through it: refused before anything runs, exit $STATUS"
 
 # one's own link in the same folder is followed, as before
 ln -s "$TMP/mine.prom" "$TMP/shared/own.prom"

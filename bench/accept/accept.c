@@ -345,6 +345,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
                   struct cb_accept_result *res, struct cb_error *err) {
   memset(res, 0, sizeof *res);
+  res->probe = ri->probe; /* rank 0: the evidence causes are found in */
   double *refs = res->reference_Bps;
   if (cb_topology_uses(t, CB_REF_MEMBW) && cb_membw_measure(cl, &refs[CB_REF_MEMBW], err))
     return err->status;

@@ -674,6 +674,7 @@ int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
                   struct cb_error *err) {
   memset(res, 0, sizeof *res);
+  res->probe = ri->probe; /* rank 0: the evidence causes are found in */
   if (cl->rank == 0 && cb_sinks_run(sinks, nsinks, ri, err))
     return err->status;
   int rc = cb_matrix_measure(cl, s, rules, sinks, nsinks, res, err);

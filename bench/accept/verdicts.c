@@ -3,8 +3,11 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/hostlist.h"
+#include "causes.h"
 #include "ops/op.h"
 
 double cb_check_figure(const struct cb_check *c, const struct cb_record *rec) {
@@ -13,10 +16,44 @@ double cb_check_figure(const struct cb_check *c, const struct cb_record *rec) {
                                         : rec->algbw_GBps;
 }
 
+/* A FAIL laid to hosts: "node HOST" names one; otherwise each host a
+ * cause was found on (a link or a whole-run check names no one node). */
+static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
+                      const struct cb_causes *cs) {
+  const struct cb_probe *p = res->probe;
+  if (!res->hosts && !(res->hosts = calloc((size_t)p->nnodes, sizeof *res->hosts)))
+    return;
+  for (int i = 0; i < p->nnodes; i++) {
+    struct cb_host_outcome *h = &res->hosts[i];
+    int named = strncmp(v->name, "node ", 5) == 0 && strcmp(v->name + 5, p->nodes[i].hostname) == 0;
+    const struct cb_cause *first = NULL;
+    for (int k = 0; k < cs->n && !first; k++)
+      if (strcmp(cs->c[k].host, p->nodes[i].hostname) == 0)
+        first = &cs->c[k];
+    if (!named && !first)
+      continue;
+    h->failed = 1;
+    size_t n = strlen(h->checks);
+    if (n + strlen(v->name) + 3 < sizeof h->checks)
+      snprintf(h->checks + n, sizeof h->checks - n, "%s%s", n ? ", " : "", v->name);
+    if (first && !h->cause[0])
+      snprintf(h->cause, sizeof h->cause, "%s: %s", first->device, first->text);
+  }
+}
+
 int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
-                   const struct cb_verdict *v, struct cb_accept_result *res, struct cb_error *err) {
+                   const struct cb_verdict *given, struct cb_accept_result *res,
+                   struct cb_error *err) {
   if (cl->rank != 0)
     return CB_OK;
+  struct cb_verdict vv = *given, *v = &vv;
+  struct cb_causes cs; /* issue 41: why, beside every verdict that did not pass */
+  if (v->status != CB_PASS && res->probe && res->probe->nnodes > 0) {
+    cb_causes_find(res->probe->nodes, res->probe->nnodes, v->name, v->record, &cs);
+    v->causes = &cs;
+    if (v->status == CB_FAIL)
+      lay_blame(res, v, &cs);
+  }
   (*(v->status == CB_PASS   ? &res->pass
      : v->status == CB_WARN ? &res->warn
      : v->status == CB_FAIL ? &res->fail
@@ -47,11 +84,50 @@ int cb_accept_status(const struct cb_accept_result *res, struct cb_error *err) {
   return CB_OK;
 }
 
+int cb_accept_excluded(const struct cb_accept_result *res, const char **names, int max) {
+  int n = 0;
+  for (int i = 0; res->probe && res->hosts && i < res->probe->nnodes && n < max; i++)
+    if (res->hosts[i].failed)
+      names[n++] = res->probe->nodes[i].hostname;
+  return n;
+}
+
+void cb_accept_result_free(struct cb_accept_result *res) {
+  free(res->hosts);
+  res->hosts = NULL;
+}
+
+/* One line per host, then the hosts to exclude in Slurm's form: what a
+ * scheduler (sbatch --exclude, a taint script) can act on. */
+static void print_hosts(const struct cb_accept_result *res) {
+  const struct cb_probe *p = res->probe;
+  if (!p || p->nnodes == 0)
+    return;
+  printf("# hosts: healthy, or what FAILed on it and the likeliest cause\n");
+  for (int i = 0; i < p->nnodes; i++) {
+    const struct cb_host_outcome *h = res->hosts ? &res->hosts[i] : NULL;
+    if (!h || !h->failed)
+      printf("  host %-20s healthy\n", p->nodes[i].hostname);
+    else
+      printf("  host %-20s FAIL %s; likeliest cause: %s\n", p->nodes[i].hostname, h->checks,
+             h->cause[0] ? h->cause : "none found in the evidence gathered");
+  }
+  const char **names = malloc((size_t)p->nnodes * sizeof *names);
+  int n = names ? cb_accept_excluded(res, names, p->nnodes) : 0;
+  if (n) {
+    char list[1024];
+    printf("# exclude (Slurm hostlist): %s\n", cb_hostlist(names, n, list, sizeof list));
+  }
+  free(names);
+}
+
 int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
                      const struct cb_summary *sum, struct cb_accept_result *res,
                      struct cb_error *err) {
   if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, sum, err))
     return err->status;
+  if (cl->rank == 0)
+    print_hosts(res);
   /* one line that answers the question the run was for */
   int total = res->pass + res->warn + res->fail + res->inconclusive;
   if (cl->rank == 0 && res->fail + res->inconclusive)

@@ -11,6 +11,7 @@
 #include "core/verdict.h"
 #include "fleet/baseline.h"
 #include "output/sink.h"
+#include "probe/probe.h"
 
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */
@@ -18,7 +19,22 @@ struct cb_accept_result {
   int pass, warn, fail, inconclusive;
   char not_passed[256];           /* rank 0: the names of the FAIL and INCONCLUSIVE verdicts */
   double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
+  /* rank 0: every node's evidence (the run's probe), and per node what
+   * FAILed on it and the likeliest cause found (issue 41) */
+  const struct cb_probe *probe;
+  struct cb_host_outcome *hosts;
 };
+struct cb_host_outcome {
+  int failed;       /* a FAIL named this host, or a cause found on it */
+  char checks[160]; /* the FAILed checks */
+  char cause[320];  /* "DEVICE: text", the first found */
+};
+
+/* The hosts to exclude (rank 0): those a FAIL was laid to; returns how
+ * many, their names in names[] (pointing into res's probe). */
+int cb_accept_excluded(const struct cb_accept_result *res, const char **names, int max);
+/* Frees what emit and finish allocated. */
+void cb_accept_result_free(struct cb_accept_result *res);
 
 /* Judging against a fleet baseline (bench/accept/fleet_verdict.c): a figure
  * whose robust z-score (measured - median) / (1.4826 MAD), signed so that

@@ -25,6 +25,20 @@ extern const char *const cb_verdict_names[]; /* "PASS", "WARN", "FAIL", "INCONCL
  * times and overheads. NaN anywhere is CB_INCONCLUSIVE. Pure. */
 int cb_verdict_interval(double lo, double hi, double level, int lower_is_better);
 
+/* Why a verdict may have come out as it did: the likely causes acceptance
+ * found in the evidence (bench/accept/causes.c), most likely first. */
+#define CB_MAX_CAUSES 6
+struct cb_cause {
+  char host[64];
+  char device[32]; /* "mlx5_0", "GPU 0000:1b:00.0", "0000:02:00.0" */
+  const char *rule, *source;
+  char text[224];
+};
+struct cb_causes {
+  int n;
+  struct cb_cause c[CB_MAX_CAUSES];
+};
+
 struct cb_verdict {
   const char *name; /* the check's name, "matrix", "node HOST", "link A->B", "stragglers" */
   int line;         /* where the check is defined in its file; 0 if not from a file */
@@ -41,6 +55,9 @@ struct cb_verdict {
   double margin;
   char what[256];                 /* what was judged, for people */
   const struct cb_record *record; /* the measurement judged, or NULL */
+  /* the likely causes of a verdict that did not pass; NULL when none
+   * were sought (a PASS, or a run without evidence) */
+  const struct cb_causes *causes;
 };
 
 /* Sets the interval from the figure's own 95% CI. */

@@ -28,6 +28,7 @@ static const struct option long_options[] = {
     {"prom", required_argument, 0, OPT_PROM},
     {"accept", required_argument, 0, OPT_ACCEPT},
     {"junit", required_argument, 0, OPT_JUNIT},
+    {"exclude-out", required_argument, 0, OPT_EXCLUDE_OUT},
     {"matrix", optional_argument, 0, OPT_MATRIX},
     {"probe", no_argument, 0, OPT_PROBE},
     {"baseline", required_argument, 0, OPT_BASELINE},
@@ -209,6 +210,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_CSV: cli->csv_path = arg; return CB_OK;
   case OPT_PROM: cli->prom_path = arg; return CB_OK;
   case OPT_JUNIT: cli->junit_path = arg; return CB_OK;
+  case OPT_EXCLUDE_OUT: cli->exclude_path = arg; return CB_OK;
   case OPT_ACCEPT: cli->accept_path = arg; return CB_OK;
   case OPT_BASELINE: cli->baseline_path = arg; return CB_OK;
   case OPT_REPEAT: return cb_parse_long(arg, "--repeat", 0, 100, &cli->repeat, err);
@@ -297,9 +299,10 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (other)
       return cb_fail(err, CB_USAGE, "%s chooses what to run itself: --%s does not go with it", mode,
                      other);
-    if (cli->junit_path)
-      return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
-                     cli->junit_path);
+    if (cli->junit_path || cli->exclude_path)
+      return cb_fail(err, CB_USAGE, "--%s %s: only --accept and --matrix give verdicts to write",
+                     cli->junit_path ? "junit" : "exclude-out",
+                     cli->junit_path ? cli->junit_path : cli->exclude_path);
     if (cli->probe && (cli->csv_path || cli->prom_path))
       return cb_fail(err, CB_USAGE, "--%s %s: --probe has no results to write; it goes with --json",
                      cli->csv_path ? "csv" : "prom",
@@ -341,9 +344,10 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      "--%s goes with --accept FILE (a [matrix] section there judges the pairs "
                      "against the baseline)",
                      cli->baseline_path ? "baseline" : "repeat");
-  } else if (cli->junit_path)
-    return cb_fail(err, CB_USAGE, "--junit %s: only --accept and --matrix give verdicts to write",
-                   cli->junit_path);
+  } else if (cli->junit_path || cli->exclude_path)
+    return cb_fail(err, CB_USAGE, "--%s %s: only --accept and --matrix give verdicts to write",
+                   cli->junit_path ? "junit" : "exclude-out",
+                   cli->junit_path ? cli->junit_path : cli->exclude_path);
   else if (cli->repeat >= 0)
     return cb_fail(err, CB_USAGE, "--repeat %ld goes with --accept FILE --baseline FILE",
                    cli->repeat);

@@ -53,7 +53,39 @@ static int check_outputs(const struct cb_cli *cli, int rank, struct cb_error *er
     if (cb_output_check(outs[i].path, outs[i].option,
                         outs[i].replace ? CB_OUT_REPLACE : CB_OUT_STREAM, err))
       return err->status;
+  if (rank == 0 && cli->exclude_path &&
+      cb_output_check(cli->exclude_path, "--exclude-out", CB_OUT_REPLACE, err))
+    return err->status;
   return CB_OK;
+}
+
+/* --exclude-out FILE: the hosts a FAIL was laid to, one per line (none: an
+ * empty file), replaced whole at the end as --prom is (issue 41). */
+struct excluded {
+  const char **names;
+  int n;
+};
+static int write_excluded(void *state, FILE *f) {
+  const struct excluded *x = state;
+  for (int i = 0; i < x->n; i++)
+    fprintf(f, "%s\n", x->names[i]);
+  return ferror(f);
+}
+
+static int exclude_out(const struct cb_cli *cli, const struct cb_cluster *cl,
+                       struct cb_accept_result *res, int rc, struct cb_error *err) {
+  if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED) && res->probe) {
+    struct cb_error werr = {0};
+    struct excluded x = {calloc((size_t)res->probe->nnodes + 1, sizeof *x.names), 0};
+    x.n = x.names ? cb_accept_excluded(res, x.names, res->probe->nnodes) : 0;
+    if (!x.names || cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, &werr))
+      rc = x.names ? werr.status : cb_fail(&werr, CB_RUNTIME, "--exclude-out: out of memory");
+    if (rc != CB_OK && rc != CB_FAILED)
+      *err = werr;
+    free(x.names);
+  }
+  cb_accept_result_free(res);
+  return rc;
 }
 
 /* Opens the outputs on rank 0 only, after everything was validated; every
@@ -226,11 +258,10 @@ static int accept_go(const struct cb_cluster *cl, struct cb_cli *cli,
                      struct cb_error *err) {
   (void)rules, (void)probe;
   struct cb_accept_result res;
-  struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL,
-                           cli->topology.baseline.k, cli->topology.baseline.min_runs,
-                           cli->topology.baseline.repeat};
+  struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
+                           cli->topology.baseline.min_runs, cli->topology.baseline.repeat};
   int rc = cb_accept_run(cl, &cli->topology, &fleet, &cli->settings, ri, sinks, nsinks, &res, err);
-  return rc == CB_OK ? cb_accept_status(&res, err) : rc;
+  return exclude_out(cli, cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
 }
 
 /* --matrix: all pairs, verdicts per node and link. */
@@ -246,7 +277,7 @@ static int matrix_go(const struct cb_cluster *cl, struct cb_cli *cli,
   (void)probe;
   struct cb_accept_result res;
   int rc = cb_matrix_run(cl, &cli->settings, rules, ri, sinks, nsinks, &res, err);
-  return rc == CB_OK ? cb_accept_status(&res, err) : rc;
+  return exclude_out(cli, cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
 }
 
 /* Backends that fix their path at MPI_Init (MPI's shm or tcp) set it now:
@@ -417,14 +448,16 @@ const char cb_help_accept[] =
     "                           latency in N-1 shift rounds; names slow links and nodes\n"
     "                           (--backend nccl: GPU to GPU, one rank per GPU)\n"
     "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
+    "      --exclude-out FILE   with --accept or --matrix: the hosts a FAIL was laid to,\n"
+    "                           one per line (sbatch --exclude=$(paste -sd, FILE))\n"
     "      --baseline FILE      with --accept: judge each check, and the [matrix]'s\n"
     "                           nodes and links, against a fleet baseline too\n"
     "                           (robust z < -5 fails; see topologies/ACCEPTANCE.md)\n"
     "      --repeat N           measure a check the fleet finds slow again, up to N\n"
     "                           times, before it fails (default 1)\n";
 
-static const char *const sweep_help[] = {cb_help_what,  cb_help_sizes, cb_help_timing,
-                                         cb_help_ucx,   cb_help_verbs, cb_help_gpus,
+static const char *const sweep_help[] = {cb_help_what,     cb_help_sizes, cb_help_timing,
+                                         cb_help_ucx,      cb_help_verbs, cb_help_gpus,
                                          cb_help_checking, NULL};
 static const char *const copy_help[] = {cb_help_what, cb_help_gpus, cb_help_checking, NULL};
 static const char *const probe_help[] = {cb_help_checking, NULL};
@@ -432,7 +465,7 @@ static const char *const accept_help[] = {cb_help_accept, cb_help_timing, cb_hel
                                           cb_help_checking, NULL};
 
 #define MEASURING_MODE(NAME, OPTION, SYNOPSIS, HELP, CHOSEN, MPI)                                  \
-  const struct cb_mode_def cb_mode_##NAME = {                                                          \
+  const struct cb_mode_def cb_mode_##NAME = {                                                      \
       .name = #NAME,                                                                               \
       .option = OPTION,                                                                            \
       .synopsis = SYNOPSIS,                                                                        \
@@ -447,8 +480,9 @@ MEASURING_MODE(copy, NULL, "mpirun -np N collbench --op copy [-e SIZE] [--json F
                is_copy, single);
 MEASURING_MODE(probe, "--probe", "mpirun -np N collbench --probe [--json FILE]", probe_help,
                is_probe, single);
-MEASURING_MODE(accept, "--accept", "mpirun -np N collbench --accept FILE [--baseline FILE] [options]",
-               accept_help, is_accept, accept_mpi);
+MEASURING_MODE(accept, "--accept",
+               "mpirun -np N collbench --accept FILE [--baseline FILE] [options]", accept_help,
+               is_accept, accept_mpi);
 MEASURING_MODE(matrix, "--matrix", "mpirun -np N collbench --matrix[=SIZE] [options]", accept_help,
                is_matrix, single);
 MEASURING_MODE(sweep, "--sweep", "mpirun -np N collbench [--sweep] [options]", sweep_help, always,

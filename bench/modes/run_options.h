@@ -14,6 +14,7 @@
 struct cb_cli {
   struct cb_settings settings;
   const char *json_path, *csv_path, *prom_path, *junit_path;
+  const char *exclude_path; /* --exclude-out: the hosts a FAIL was laid to (issue 41) */
   int help, version, list, sweep;
   const char *accept_path;     /* --accept FILE: run the topology file's checks */
   struct cb_topology topology; /* loaded from accept_path while parsing */

@@ -169,6 +169,16 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   json_object_set_new(o, "what", cb_json_text(v->what));
   if (v->line)
     json_object_set_new(o, "line", json_integer(v->line));
+  if (v->causes) { /* issue 41: [] when sought and none found */
+    json_t *a = json_array();
+    for (int i = 0; i < v->causes->n; i++) {
+      const struct cb_cause *c = &v->causes->c[i];
+      json_array_append_new(a, json_pack("{s:o, s:o, s:s, s:o, s:s}", "host", cb_json_text(c->host),
+                                         "device", cb_json_text(c->device), "rule", c->rule, "text",
+                                         cb_json_text(c->text), "source", c->source));
+    }
+    json_object_set_new(o, "causes", a);
+  }
   return put_line(state, o, err);
 }
 

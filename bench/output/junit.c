@@ -66,7 +66,7 @@ static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_erro
     j->cases = more;
     j->cap = cap;
   }
-  char message[512], measured[32] = "none";
+  char message[1536], measured[32] = "none";
   if (!isnan(v->measured))
     snprintf(measured, sizeof measured, "%.4g %s", v->measured, v->unit);
   char levels[64] = "";
@@ -74,8 +74,14 @@ static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_erro
     snprintf(levels, sizeof levels, ", fail level %.4g %s", v->fail, v->unit);
   else if (!isnan(v->warn))
     snprintf(levels, sizeof levels, ", warn level %.4g %s", v->warn, v->unit);
-  snprintf(message, sizeof message, "%s: measured %s%s; %s", cb_verdict_names[v->status], measured,
-           levels, v->what);
+  int at = snprintf(message, sizeof message, "%s: measured %s%s; %s", cb_verdict_names[v->status],
+                    measured, levels, v->what);
+  for (int i = 0; v->causes && i < v->causes->n && at > 0 && (size_t)at < sizeof message; i++)
+    at += snprintf(message + at, sizeof message - at, "%s %s %s: %s",
+                   i ? ";" : "; likely cause:", v->causes->c[i].host, v->causes->c[i].device,
+                   v->causes->c[i].text);
+  if (v->causes && v->causes->n == 0 && at > 0 && (size_t)at < sizeof message)
+    snprintf(message + at, sizeof message - at, "; no cause found in the evidence gathered");
   struct junit_case *c = &j->cases[j->n];
   c->name = strdup(v->name);
   c->message = strdup(message);

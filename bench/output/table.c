@@ -313,6 +313,13 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   if (v->line)
     fprintf(t->out, " (line %d)", v->line);
   fputc('\n', t->out);
+  /* issue 41: the likely causes under the verdict, most likely first */
+  for (int i = 0; v->causes && i < v->causes->n; i++) {
+    const struct cb_cause *c = &v->causes->c[i];
+    fprintf(t->out, "          cause: %s %s: %s [%s]\n", c->host, c->device, c->text, c->rule);
+  }
+  if (v->causes && v->causes->n == 0)
+    fprintf(t->out, "          cause: none found in the evidence gathered\n");
   fflush(t->out);
   return CB_OK;
 }

@@ -1,0 +1,214 @@
+/* The rules from evidence to likely causes (causes.h). Each reads one
+ * node's evidence (probe/node.h) against what the run's other nodes show
+ * (the fastest port, the largest MTU) and appends what it finds. The order
+ * of the table is the order of likelihood: what stops a link outright,
+ * then what caps its bandwidth, then what slows it. */
+#include "causes.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "probe/evidence.h"
+
+/* What the run's nodes show at best, to judge one node against. */
+struct best {
+  double gbps;
+  int mtu;
+  int crosses; /* NET, GPU: what the check's traffic crosses */
+};
+
+typedef const struct cb_rule_info *rule_t;
+typedef void (*rule_fn)(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                        struct cb_causes *c);
+
+/* What a check's traffic crosses: the network between nodes, GPU memory. A
+ * rule is asked only where its cause can touch the check. */
+enum { NET = 1, GPU = 2 };
+
+struct rule {
+  struct cb_rule_info info;
+  rule_fn fire;
+  int needs; /* NET, GPU, both (NET | GPU: any), or NET * GPU: both at once */
+};
+
+static struct cb_cause *add(struct cb_causes *c, const struct cb_probe_node *n, const char *device,
+                            rule_t r) {
+  if (c->n == CB_MAX_CAUSES)
+    return NULL;
+  struct cb_cause *k = &c->c[c->n++];
+  memset(k, 0, sizeof *k);
+  snprintf(k->host, sizeof k->host, "%s", n->hostname);
+  snprintf(k->device, sizeof k->device, "%s", device);
+  k->rule = r->id;
+  k->source = r->source;
+  return k;
+}
+
+static void port_down(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                      struct cb_causes *c) {
+  (void)b;
+  for (int i = 0; i < n->nnics; i++) {
+    const struct cb_probe_nic *x = &n->nics[i];
+    struct cb_cause *k;
+    if (x->rdma && strcmp(x->state, "ACTIVE") != 0 && (k = add(c, n, x->name, r)))
+      snprintf(k->text, sizeof k->text,
+               "port %d %s, not ACTIVE: traffic takes the other ports, or sockets", x->port,
+               x->state);
+  }
+}
+
+static int gen_of(double gts) {
+  return gts < 3 ? 1 : gts < 6 ? 2 : gts < 9 ? 3 : gts < 17 ? 4 : gts < 33 ? 5 : 6;
+}
+
+static void pcie_down(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                      struct cb_causes *c) {
+  for (int i = 0; i < n->evidence.ndevs; i++) {
+    const struct cb_evid_dev *d = &n->evidence.devs[i];
+    struct cb_cause *k;
+    if (!cb_evid_downtrained(d) || !(d->gts > 0 && d->width > 0 && d->max_gts > 0) ||
+        !(b->crosses & (d->kind == 'G' ? GPU : NET)))
+      continue;
+    char dev[32];
+    snprintf(dev, sizeof dev, "%s %s", d->kind == 'G' ? "GPU" : d->name, d->bus_id);
+    if ((k = add(c, n, dev, r)))
+      snprintf(k->text, sizeof k->text,
+               "PCIe Gen%d x%d, capable of Gen%d x%d: a link trained down carries %.0f%% of its "
+               "bandwidth",
+               gen_of(d->gts), d->width, gen_of(d->max_gts), d->max_width,
+               100 * d->gts * d->width / (d->max_gts * d->max_width));
+  }
+}
+
+static void rate_low(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                     struct cb_causes *c) {
+  for (int i = 0; i < n->nnics; i++) {
+    const struct cb_probe_nic *x = &n->nics[i];
+    struct cb_cause *k;
+    if (x->rdma && x->gbps > 0 && x->gbps < b->gbps * 0.99 && (k = add(c, n, x->name, r)))
+      snprintf(k->text, sizeof k->text,
+               "port %d at %g Gb/s (%s) where the fastest port of this run runs %g Gb/s", x->port,
+               x->gbps, x->rate, b->gbps);
+  }
+}
+
+static void gdr_off(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                    struct cb_causes *c) {
+  (void)b;
+  struct cb_cause *k;
+  if (n->evidence.gdr == 0 && (k = add(c, n, "GPUDirect RDMA", r)))
+    snprintf(k->text, sizeof k->text,
+             "%s: without GPUDirect RDMA, NCCL stages network traffic through host memory",
+             n->evidence.gdr_why);
+}
+
+static void acs_on(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                   struct cb_causes *c) {
+  (void)b;
+  for (int i = 0; i < n->evidence.nacs; i++) {
+    struct cb_cause *k;
+    char dev[16];
+    snprintf(dev, sizeof dev, "%.12s", n->evidence.acs[i]);
+    if ((k = add(c, n, dev, r)))
+      snprintf(k->text, sizeof k->text,
+               "ACS on this bridge redirects peer traffic (%s): GPU-NIC traffic goes up through "
+               "the root complex",
+               n->evidence.acs[i] + 13);
+  }
+}
+
+static void iommu_dma(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                      struct cb_causes *c) {
+  (void)b;
+  int count = 0;
+  const char *type = "";
+  for (int i = 0; i < n->evidence.ndevs; i++)
+    if (strncmp(n->evidence.devs[i].iommu, "DMA", 3) == 0)
+      count++, type = n->evidence.devs[i].iommu;
+  struct cb_cause *k;
+  if (count && (k = add(c, n, "IOMMU", r)))
+    snprintf(k->text, sizeof k->text,
+             "the IOMMU translates (%s) for %d GPU/NIC function%s: peer DMA goes through address "
+             "translation (iommu=pt avoids it)",
+             type, count, count == 1 ? "" : "s");
+}
+
+static void mtu_low(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                    struct cb_causes *c) {
+  for (int i = 0; i < n->nnics; i++) {
+    const struct cb_probe_nic *x = &n->nics[i];
+    struct cb_cause *k;
+    if (x->rdma && x->mtu > 0 && x->mtu < b->mtu && (k = add(c, n, x->name, r)))
+      snprintf(k->text, sizeof k->text, "%s MTU %d where other ports of this run use %d",
+               x->netdev[0] ? x->netdev : "its interface", x->mtu, b->mtu);
+  }
+}
+
+static const struct rule rules[] = {
+    {{"port-down", "Linux sysfs ABI, sysfs-class-infiniband: ports/N/state"}, port_down, NET},
+    {{"pcie-trained-down",
+      "Linux sysfs ABI, sysfs-bus-pci: current_link_speed/width against max_link_speed/width"},
+     pcie_down,
+     NET | GPU},
+    {{"port-rate-low", "Linux sysfs ABI, sysfs-class-infiniband: ports/N/rate"}, rate_low, NET},
+    {{"gpudirect-rdma-off",
+      "NCCL troubleshooting guide, GPU Direct RDMA; NVIDIA GPUDirect RDMA guide (nvidia-peermem)"},
+     gdr_off,
+     NET *GPU},
+    {{"acs-redirect", "NCCL troubleshooting guide, PCI Access Control Services (ACS); PCIe base "
+                      "specification, ACS control register"},
+     acs_on,
+     NET *GPU},
+    {{"iommu-translation",
+      "NCCL troubleshooting guide, IOMMU; Linux sysfs ABI, sysfs-kernel-iommu_groups: type"},
+     iommu_dma,
+     NET | GPU},
+    {{"mtu-low", "Linux sysfs ABI, sysfs-class-net: mtu"}, mtu_low, NET},
+};
+#define NRULES ((int)(sizeof rules / sizeof rules[0]))
+
+const struct cb_rule_info *cb_rule(int i) {
+  return i >= 0 && i < NRULES ? &rules[i].info : NULL;
+}
+
+/* Whether node n is one the check concerns. */
+static int concerns(const char *check, const char *host) {
+  size_t h = strlen(host);
+  if (strncmp(check, "node ", 5) == 0)
+    return strcmp(check + 5, host) == 0;
+  if (strncmp(check, "link ", 5) == 0) {
+    const char *a = check + 5, *arrow = strstr(a, "->");
+    if (!arrow)
+      return 0;
+    return ((size_t)(arrow - a) == h && strncmp(a, host, h) == 0) || strcmp(arrow + 2, host) == 0;
+  }
+  return 1;
+}
+
+static int asked(int needs, int crosses) {
+  return needs == NET * GPU ? crosses == (NET | GPU) : (needs & crosses) != 0;
+}
+
+void cb_causes_find(const struct cb_probe_node *nodes, int nnodes, const char *check,
+                    const struct cb_record *rec, struct cb_causes *c) {
+  /* a record says what it crossed; a matrix verdict (no record) crossed
+   * the network when the run had several nodes, and may have used GPUs */
+  int net = rec ? rec->nnodes > 1 : nnodes > 1;
+  int gpu = rec ? (rec->mem && strcmp(rec->mem, "device") == 0) ||
+                      (rec->backend && strcmp(rec->backend, "nccl") == 0)
+                : 1;
+  struct best b = {0, 0, (net ? NET : 0) | (gpu ? GPU : 0)};
+  memset(c, 0, sizeof *c);
+  for (int i = 0; i < nnodes; i++)
+    for (int k = 0; k < nodes[i].nnics; k++)
+      if (nodes[i].nics[k].rdma) {
+        if (nodes[i].nics[k].gbps > b.gbps)
+          b.gbps = nodes[i].nics[k].gbps;
+        if (nodes[i].nics[k].mtu > b.mtu)
+          b.mtu = nodes[i].nics[k].mtu;
+      }
+  for (int r = 0; r < NRULES; r++)
+    for (int i = 0; i < nnodes && asked(rules[r].needs, b.crosses); i++)
+      if (concerns(check, nodes[i].hostname))
+        rules[r].fire(&nodes[i], &b, &rules[r].info, c);
+}

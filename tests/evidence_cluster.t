@@ -1,0 +1,81 @@
+#!/bin/sh
+# Acceptance that explains (issue 41) on four simulated nodes (network
+# namespaces, scripts/simcluster.sh), one rank per node, MPI over TCP, each
+# node reading its own /sys tree (COLLBENCH_SYSFS_ROOT=DIR/%h,
+# tests/fixtures/sysfs/make-node.sh) with one planted fault per node but
+# the first: node 2's NIC trained down to Gen4 x8, node 3's port at HDR
+# where the others run NDR, node 4's interface MTU 1500.
+#  - healthy (nothing throttled): nothing FAILs, nobody to exclude;
+#  - node 3's incoming link throttled (tc, as cluster4.t does): the FAILs
+#    carry each faulty node's cause and none on node 1; "node n3" carries
+#    node 3's alone; the host summary names them; --exclude-out lists
+#    exactly nodes 2-4; JUnit's failure text carries the causes.
+# Needs root; skips visibly otherwise. Run from the repo root after make.
+cd "$(dirname "$0")/.." || exit 1
+SIM_NAME=evcluster SIM_TOOLS=tc
+. tests/simlib.sh
+
+echo 1..9
+check "simulated 4-node cluster up" simcluster_up 4 || { echo "Bail out! no simulated cluster"; exit 1; }
+set -- $SIMCLUSTER_NODES
+n1=$1 n2=$2 n3=$3 n4=$4
+MK=tests/fixtures/sysfs/make-node.sh
+sh $MK "$tmp/roots/$n1" && sh $MK "$tmp/roots/$n2" nic-gen4x8 &&
+  sh $MK "$tmp/roots/$n3" port-hdr && sh $MK "$tmp/roots/$n4" mtu-1500 || exit 1
+export COLLBENCH_SYSFS_ROOT="$tmp/roots/%h"
+
+run() { # EXPECTED-STATUS NAME: --accept localhost.conf, outputs $tmp/NAME.*
+    sim_mpirun -np 4 -x COLLBENCH_SYSFS_ROOT ./collbench --accept topologies/localhost.conf \
+        --max-time 0.3 --json "$tmp/$2.jsonl" --junit "$tmp/$2.xml" --exclude-out "$tmp/$2.ex"
+    got=$?
+    cp "$tmp/out" "$tmp/$2.out"
+    # EVIDENCE_KEEP=DIR keeps the outputs (topologies/ACCEPTANCE.md's example)
+    [ -z "${EVIDENCE_KEEP:-}" ] || cp "$tmp/$2.out" "$tmp/$2.jsonl" "$EVIDENCE_KEEP/"
+    [ "$got" -eq "$1" ] && return 0
+    echo "exit status $got, expected $1" | diag; diag "$tmp/out"
+    return 1
+}
+
+run 0 healthy
+healthy_quiet() { # the faults are there, but nothing FAILed: nobody to exclude
+    [ -f "$tmp/healthy.ex" ] && [ ! -s "$tmp/healthy.ex" ] &&
+        ! jq -e 'select(.type == "verdict" and .status == "FAIL")' "$tmp/healthy.jsonl" >/dev/null &&
+        [ "$(grep -c '^  host .* healthy$' "$tmp/healthy.out")" -eq 4 ] && return 0
+    diag "$tmp/healthy.out"; return 1
+}
+check "healthy: no FAIL, every host 'healthy', the --exclude-out file empty" healthy_quiet
+
+simcluster_throttle "$n3" 200mbit
+check "node 3 throttled: --accept exits 1" run 1 slow
+# causes of one verdict, as "host:rule" sorted, on one line
+causes() { jq -r --arg c "$1" 'select(.type == "verdict" and .check == $c) | .causes[]? | "\(.host):\(.rule)"' \
+    "$tmp/slow.jsonl" | sort | tr '\n' ' '; }
+want_all="$n2:pcie-trained-down $n3:port-rate-low $n4:mtu-low "
+ag() {
+    v=$(causes allgather-busbw)
+    [ "$v" = "$want_all" ] && return 0
+    echo "allgather-busbw causes: '$v', wanted '$want_all'" | diag; diag "$tmp/slow.out"; return 1
+}
+check "the all-gather FAIL: each faulty node's cause, none on node 1" ag
+node3() {
+    v=$(causes "node $n3")
+    [ "$v" = "$n3:port-rate-low " ] && return 0
+    echo "node $n3 causes: '$v'" | diag; diag "$tmp/slow.out"; return 1
+}
+check "'node $n3' FAIL: node 3's cause alone" node3
+check "the table prints the cause under the verdict, with its evidence" \
+    grep -q "^          cause: $n2 mlx5_0 0000:04:00.0: PCIe Gen4 x8, capable of Gen5 x16: .* \[pcie-trained-down\]$" "$tmp/slow.out"
+summary() {
+    grep -q "^  host $n1 *healthy$" "$tmp/slow.out" &&
+        grep -q "^  host $n3 *FAIL .*node $n3.*; likeliest cause: mlx5_0: port 1 at 200 Gb/s" "$tmp/slow.out" &&
+        grep -q "^# exclude (Slurm hostlist): " "$tmp/slow.out" && return 0
+    diag "$tmp/slow.out"; return 1
+}
+check "the host summary: node 1 healthy, node 3 FAIL with its likeliest cause, the hostlist" summary
+excluded() {
+    v=$(sort "$tmp/slow.ex" | tr '\n' ' ')
+    [ "$v" = "$n2 $n3 $n4 " ] && return 0
+    echo "--exclude-out: '$v'" | diag; return 1
+}
+check "--exclude-out lists exactly the faulty nodes (2, 3, 4)" excluded
+check "JUnit's failure text carries the likely causes" grep -q "likely cause: $n3 mlx5_0: port 1 at 200 Gb/s" "$tmp/slow.xml"

@@ -1,0 +1,100 @@
+/* The rules from evidence to likely causes (issue 41): each fires on its
+ * planted fault and stays quiet on a healthy node; a rule is asked only
+ * where its cause can touch what the check crossed; a verdict's hosts. */
+#include <string.h>
+
+#include "accept/causes.h"
+#include "tap.h"
+
+/* An HGX-like node: a GPU and an NDR port, Gen5 x16 each, healthy. */
+static void healthy(struct cb_probe_node *n, const char *host) {
+  memset(n, 0, sizeof *n);
+  strcpy(n->hostname, host);
+  n->nnics = 1;
+  struct cb_probe_nic *x = &n->nics[0];
+  strcpy(x->name, "mlx5_0"), strcpy(x->netdev, "ib0"), strcpy(x->state, "ACTIVE");
+  strcpy(x->rate, "4X NDR");
+  x->rdma = 1, x->port = 1, x->gbps = 400, x->mtu = 4092;
+  struct cb_evidence *e = &n->evidence;
+  e->ndevs = 2, e->gdr = 1, e->acs_known = 1;
+  for (int i = 0; i < 2; i++) {
+    struct cb_evid_dev *d = &e->devs[i];
+    d->kind = i ? 'N' : 'G';
+    strcpy(d->name, i ? "mlx5_0" : "GPU");
+    strcpy(d->bus_id, i ? "0000:04:00.0" : "0000:03:00.0");
+    d->gts = d->max_gts = 32, d->width = d->max_width = 16;
+    strcpy(d->iommu, "identity");
+  }
+}
+
+static const struct cb_record net_gpu = {
+    .op = "allreduce", .backend = "nccl", .mem = "device", .nranks = 16, .nnodes = 2};
+static const struct cb_record net_host = {
+    .op = "allreduce", .backend = "mpi", .mem = "host", .nranks = 2, .nnodes = 2};
+static const struct cb_record one_node_host = {
+    .op = "allreduce", .backend = "mpi", .mem = "host", .nranks = 2, .nnodes = 1};
+
+/* The rules that fired for check on nodes, "host:rule " each. */
+static const char *fired(struct cb_probe_node *nodes, int n, const char *check,
+                         const struct cb_record *rec) {
+  static char buf[512];
+  struct cb_causes c;
+  cb_causes_find(nodes, n, check, rec, &c);
+  buf[0] = '\0';
+  for (int i = 0; i < c.n; i++)
+    snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s:%s ", c.c[i].host, c.c[i].rule);
+  return buf;
+}
+
+int main(void) {
+  struct cb_probe_node nodes[2];
+  healthy(&nodes[0], "n1"), healthy(&nodes[1], "n2");
+  is_str(fired(nodes, 2, "allreduce-busbw", &net_gpu), "", "two healthy nodes: no rule fires");
+
+  /* each rule: its fault on n2 fires it, naming n2 only */
+  const char *rules[] = {"port-down",    "pcie-trained-down", "port-rate-low", "gpudirect-rdma-off",
+                         "acs-redirect", "iommu-translation", "mtu-low"};
+  for (int k = 0; k < 7; k++) {
+    healthy(&nodes[1], "n2");
+    struct cb_probe_node *n = &nodes[1];
+    switch (k) {
+    case 0: strcpy(n->nics[0].state, "DOWN"); break;
+    case 1: n->evidence.devs[1].gts = 16, n->evidence.devs[1].width = 8; break;
+    case 2: n->nics[0].gbps = 200, strcpy(n->nics[0].rate, "4X HDR"); break;
+    case 3:
+      n->evidence.gdr = 0;
+      strcpy(n->evidence.gdr_why, "no nvidia_peermem");
+      break;
+    case 4:
+      n->evidence.nacs = 1;
+      strcpy(n->evidence.acs[0], "0000:02:00.0 (0000:03:00.0 <-> mlx5_0): ReqRedir");
+      break;
+    case 5: strcpy(n->evidence.devs[0].iommu, "DMA-FQ"); break;
+    case 6: n->nics[0].mtu = 1500; break;
+    }
+    char want[64];
+    snprintf(want, sizeof want, "n2:%s ", rules[k]);
+    is_str(fired(nodes, 2, "allreduce-busbw", &net_gpu), want, "%s fires on its fault, on n2 only",
+           rules[k]);
+    is_str(fired(nodes, 2, "node n1", &net_gpu), "", "%s: quiet for 'node n1' (healthy)", rules[k]);
+    is_str(fired(nodes, 2, "link n1->n2", &net_gpu), want, "%s: named for 'link n1->n2'", rules[k]);
+  }
+
+  /* what the check crossed decides which rules are asked */
+  healthy(&nodes[1], "n2");
+  nodes[1].evidence.gdr = 0;          /* GPU and network at once */
+  nodes[1].evidence.devs[0].gts = 16; /* the GPU's link */
+  nodes[1].nics[0].mtu = 1500;        /* the network */
+  is_str(fired(nodes, 2, "allreduce-busbw", &net_host), "n2:mtu-low ",
+         "host memory across nodes: the network's rules only");
+  is_str(fired(nodes, 2, "allreduce-busbw", &one_node_host), "",
+         "host memory on one node: neither the GPU's nor the network's");
+  is_str(fired(nodes, 2, "allreduce-busbw", &net_gpu),
+         "n2:pcie-trained-down n2:gpudirect-rdma-off n2:mtu-low ",
+         "GPU memory across nodes: all, in the table's order");
+  is_str(fired(nodes, 1, "node n1", NULL), "", "a matrix verdict on one node: no network");
+  ok(cb_rule(0) && cb_rule(6) && !cb_rule(7) && cb_rule(3)->source[0],
+     "seven rules, each with its source");
+  done_testing();
+  return exit_status();
+}
