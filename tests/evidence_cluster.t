@@ -4,7 +4,8 @@
 # node reading its own /sys tree (COLLBENCH_SYSFS_ROOT=DIR/%h,
 # tests/fixtures/sysfs/make-node.sh) with one planted fault per node but
 # the first: node 2's NIC trained down to Gen4 x8, node 3's port at HDR
-# where the others run NDR, node 4's interface MTU 1500.
+# where the others run NDR, node 4's interface MTU 1500; while node 3 is
+# throttled, a background writer makes node 3's symbol_error counter rise.
 #  - healthy (nothing throttled): nothing FAILs, nobody to exclude;
 #  - node 3's incoming link throttled (tc, as cluster4.t does): the FAILs
 #    carry each faulty node's cause and none on node 1; "node n3" carries
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.." || exit 1
 SIM_NAME=evcluster SIM_TOOLS=tc
 . tests/simlib.sh
 
-echo 1..9
+echo 1..10
 check "simulated 4-node cluster up" simcluster_up 4 || { echo "Bail out! no simulated cluster"; exit 1; }
 set -- $SIMCLUSTER_NODES
 n1=$1 n2=$2 n3=$3 n4=$4
@@ -46,11 +47,17 @@ healthy_quiet() { # the faults are there, but nothing FAILed: nobody to exclude
 check "healthy: no FAIL, every host 'healthy', the --exclude-out file empty" healthy_quiet
 
 simcluster_throttle "$n3" 200mbit
+# symbol_error rising on node 3 while it is measured (replaced whole each
+# time, as the kernel's value reads whole)
+ctr=$tmp/roots/$n3/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error
+(i=0; while :; do i=$((i + 1)); echo $i >"$ctr.new" && mv "$ctr.new" "$ctr"; sleep 0.02; done) &
+writer=$!
 check "node 3 throttled: --accept exits 1" run 1 slow
+kill $writer; wait $writer 2>/dev/null
 # causes of one verdict, as "host:rule" sorted, on one line
 causes() { jq -r --arg c "$1" 'select(.type == "verdict" and .check == $c) | .causes[]? | "\(.host):\(.rule)"' \
     "$tmp/slow.jsonl" | sort | tr '\n' ' '; }
-want_all="$n2:pcie-trained-down $n3:port-rate-low $n4:mtu-low "
+want_all="$n2:pcie-trained-down $n3:counters-rising $n3:port-rate-low $n4:mtu-low "
 ag() {
     v=$(causes allgather-busbw)
     [ "$v" = "$want_all" ] && return 0
@@ -59,7 +66,7 @@ ag() {
 check "the all-gather FAIL: each faulty node's cause, none on node 1" ag
 node3() {
     v=$(causes "node $n3")
-    [ "$v" = "$n3:port-rate-low " ] && return 0
+    [ "$v" = "$n3:port-rate-low " ] && return 0 # the matrix's window is not read yet
     echo "node $n3 causes: '$v'" | diag; diag "$tmp/slow.out"; return 1
 }
 check "'node $n3' FAIL: node 3's cause alone" node3
@@ -78,4 +85,12 @@ excluded() {
     echo "--exclude-out: '$v'" | diag; return 1
 }
 check "--exclude-out lists exactly the faulty nodes (2, 3, 4)" excluded
+rose() {
+    jq -e -s --arg h "$n3" '[.[] | select(.type == "verdict" and .check == "allgather-busbw")][0].causes
+      | map(select(.rule == "counters-rising")) | length == 1 and (.[0] | .host == $h
+        and (.text | test("^port 1: symbol_error \\+[0-9]+ during this check$")))' "$tmp/slow.jsonl" >/dev/null &&
+        return 0
+    diag "$tmp/slow.out"; return 1
+}
+check "the counter that rose during the check: on node 3 alone, with its rise" rose
 check "JUnit's failure text carries the likely causes" grep -q "likely cause: $n3 mlx5_0: port 1 at 200 Gb/s" "$tmp/slow.xml"

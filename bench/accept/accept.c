@@ -382,17 +382,29 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   static char names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
   static char ceiling_names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
   int nverdicts = 0;
+  /* issue 41: every node's error counters before and after each check */
+  struct cb_counters *before = malloc((size_t)(cl->rank == 0 ? cl->nnodes : 1) * sizeof *before);
+  if (cl->rank == 0 && t->nchecks)
+    res->windows = calloc((size_t)t->nchecks, sizeof *res->windows);
+  res->nwindows = res->windows ? t->nchecks : 0;
+  if (!before)
+    return cb_fail(err, CB_RUNTIME, "out of memory for %d nodes' counters", cl->nnodes);
   for (int i = 0; i < t->nchecks; i++) {
     struct relay *r = &relays[i];
     memset(r, 0, sizeof *r);
     r->sinks = sinks;
     r->nsinks = nsinks;
     r->check = &t->checks[i];
+    cb_counters_gather(cl, before);
     if (measure_check(cl, base, ri, r, &total, err) ||
         repeat_suspect(cl, fleet, base, ri, r, &total, err) ||
         confirm_fail(cl, base, ri, refs, r, &total, err) ||
-        settle_inconclusive(cl, base, ri, refs, r, &total, err))
+        settle_inconclusive(cl, base, ri, refs, r, &total, err) ||
+        cb_accept_window(cl, before, i, res, err)) {
+      free(before);
       return err->status;
+    }
+    int first = nverdicts;
     judge(r->check, r, refs, &verdicts[nverdicts++]);
     if (fleet && fleet->b)
       cb_fleet_judge_check(fleet, r->check, r->have ? &r->rec : NULL, names[i], sizeof names[i],
@@ -400,7 +412,10 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     if (r->check->ceiling[0])
       cb_ceiling_judge(t, r->check, r->have ? &r->rec : NULL, ceiling_names[i],
                        sizeof ceiling_names[i], &verdicts[nverdicts++]);
+    for (int k = first; k < nverdicts; k++)
+      verdicts[k].window = i + 1;
   }
+  free(before);
   struct cb_verdict steps[CB_TOPO_MAX_STEPS];
   if (cb_accept_steps_run(cl, t, base, steps, err))
     return err->status;

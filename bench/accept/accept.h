@@ -5,10 +5,10 @@
 #ifndef CB_ACCEPT_H
 #define CB_ACCEPT_H
 
-#include "verdicts.h"
 #include "core/runinfo.h"
 #include "core/settings.h"
 #include "core/topology.h"
+#include "verdicts.h"
 
 /* Refuses (CB_USAGE) a file whose checks this build, launch or memory
  * cannot run, before anything is measured. Collective. */

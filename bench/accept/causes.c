@@ -14,7 +14,9 @@
 struct best {
   double gbps;
   int mtu;
-  int crosses; /* NET, GPU: what the check's traffic crosses */
+  int crosses;               /* NET, GPU: what the check's traffic crosses */
+  const struct cb_window *w; /* the counters that rose during the check, or NULL */
+  int node;                  /* the index of the node a rule is asked about */
 };
 
 typedef const struct cb_rule_info *rule_t;
@@ -42,6 +44,17 @@ static struct cb_cause *add(struct cb_causes *c, const struct cb_probe_node *n, 
   k->rule = r->id;
   k->source = r->source;
   return k;
+}
+
+static void counters_rose(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                          struct cb_causes *c) {
+  for (int i = 0; b->w && i < b->w->n; i++) {
+    const struct cb_counter *k = &b->w->r[i].c;
+    struct cb_cause *x;
+    if (b->w->r[i].node == b->node && (x = add(c, n, k->dev, r)))
+      snprintf(x->text, sizeof x->text, "port %d: %s +%llu during this check", k->port, k->name,
+               (unsigned long long)k->value);
+  }
 }
 
 static void port_down(const struct cb_probe_node *n, const struct best *b, rule_t r,
@@ -145,6 +158,11 @@ static void mtu_low(const struct cb_probe_node *n, const struct best *b, rule_t 
 }
 
 static const struct rule rules[] = {
+    {{"counters-rising",
+      "Linux sysfs ABI, sysfs-class-infiniband: ports/N/counters and hw_counters (InfiniBand "
+      "PortCounters)"},
+     counters_rose,
+     NET},
     {{"port-down", "Linux sysfs ABI, sysfs-class-infiniband: ports/N/state"}, port_down, NET},
     {{"pcie-trained-down",
       "Linux sysfs ABI, sysfs-bus-pci: current_link_speed/width against max_link_speed/width"},
@@ -190,14 +208,14 @@ static int asked(int needs, int crosses) {
 }
 
 void cb_causes_find(const struct cb_probe_node *nodes, int nnodes, const char *check,
-                    const struct cb_record *rec, struct cb_causes *c) {
+                    const struct cb_record *rec, const struct cb_window *w, struct cb_causes *c) {
   /* a record says what it crossed; a matrix verdict (no record) crossed
    * the network when the run had several nodes, and may have used GPUs */
   int net = rec ? rec->nnodes > 1 : nnodes > 1;
   int gpu = rec ? (rec->mem && strcmp(rec->mem, "device") == 0) ||
                       (rec->backend && strcmp(rec->backend, "nccl") == 0)
                 : 1;
-  struct best b = {0, 0, (net ? NET : 0) | (gpu ? GPU : 0)};
+  struct best b = {0, 0, (net ? NET : 0) | (gpu ? GPU : 0), w, 0};
   memset(c, 0, sizeof *c);
   for (int i = 0; i < nnodes; i++)
     for (int k = 0; k < nodes[i].nnics; k++)
@@ -209,6 +227,8 @@ void cb_causes_find(const struct cb_probe_node *nodes, int nnodes, const char *c
       }
   for (int r = 0; r < NRULES; r++)
     for (int i = 0; i < nnodes && asked(rules[r].needs, b.crosses); i++)
-      if (concerns(check, nodes[i].hostname))
+      if (concerns(check, nodes[i].hostname)) {
+        b.node = i;
         rules[r].fire(&nodes[i], &b, &rules[r].info, c);
+      }
 }

@@ -7,6 +7,7 @@
 
 #include "core/record.h"
 #include "core/verdict.h"
+#include "probe/counters.h"
 #include "probe/node.h"
 
 /* The rules, in order, for the documentation and tests: id and source;
@@ -16,11 +17,21 @@ struct cb_rule_info {
 };
 const struct cb_rule_info *cb_rule(int i);
 
+/* The error counters that rose on each node while a check was measured. */
+#define CB_MAX_ROSE 32
+struct cb_window {
+  int n;
+  struct {
+    int node;            /* index in the probe's nodes */
+    struct cb_counter c; /* value: how much it rose */
+  } r[CB_MAX_ROSE];
+};
+
 /* The causes found on the hosts the check named `check` concerns, by the
  * rules whose cause can touch what its record crossed (the network: more
  * than one node; GPU memory: device memory or NCCL; without a record,
  * a matrix verdict, the network when there are several nodes). Pure. */
 void cb_causes_find(const struct cb_probe_node *nodes, int nnodes, const char *check,
-                    const struct cb_record *rec, struct cb_causes *c);
+                    const struct cb_record *rec, const struct cb_window *w, struct cb_causes *c);
 
 #endif

@@ -2,8 +2,8 @@
 #ifndef CB_ACCEPT_CEILING_H
 #define CB_ACCEPT_CEILING_H
 
-#include <stddef.h>
 #include "verdicts.h"
+#include <stddef.h>
 
 /* A check with a `ceiling` (its tier's bandwidth) judged against it: FAIL
  * under its ceiling_fraction, WARN over the ceiling, else PASS; the verdict

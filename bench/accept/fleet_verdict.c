@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/op.h"
 #include "base/units.h"
 #include "fleet_verdict.h"
+#include "ops/op.h"
 
 static void append(struct cb_verdict *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -98,7 +98,7 @@ void cb_fleet_judge_check(const struct cb_fleet *f, const struct cb_check *c,
 
 int cb_fleet_suspect(const struct cb_fleet *f, const struct cb_check *c,
                      const struct cb_record *rec) {
-  struct cb_verdict v;
+  struct cb_verdict v = {0};
   char name[96];
   cb_fleet_judge_check(f, c, rec, name, sizeof name, &v);
   return rec && (v.status == CB_FAIL || v.status == CB_INCONCLUSIVE);
@@ -140,7 +140,7 @@ int cb_fleet_judge_pairs(const struct cb_cluster *cl, const struct cb_fleet *f,
   if (cl->rank != 0 || npairs <= 0)
     return CB_OK;
   char names[2][192];
-  struct cb_verdict v;
+  struct cb_verdict v = {0};
   int slow = 0, judged = 0, cannot = 0;
   uint64_t bytes = 0;
   for (int i = 0; i < npairs; i++) { /* links: only the slow ones named */

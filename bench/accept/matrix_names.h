@@ -2,8 +2,8 @@
 #ifndef CB_ACCEPT_MATRIX_NAMES_H
 #define CB_ACCEPT_MATRIX_NAMES_H
 
-#include <stddef.h>
 #include "core/cluster.h"
+#include <stddef.h>
 
 /* A pair's end: "HOST", or "HOST:GPU3" where the rank drives a GPU (gpu >= 0;
  * the nccl matrix). A rank at fault: "node HOST" or "gpu HOST:GPU3"; a pair

@@ -47,9 +47,12 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
   if (cl->rank != 0)
     return CB_OK;
   struct cb_verdict vv = *given, *v = &vv;
+  vv.causes = NULL;    /* only what is found here */
   struct cb_causes cs; /* issue 41: why, beside every verdict that did not pass */
   if (v->status != CB_PASS && res->probe && res->probe->nnodes > 0) {
-    cb_causes_find(res->probe->nodes, res->probe->nnodes, v->name, v->record, &cs);
+    const struct cb_window *w =
+        v->window > 0 && v->window <= res->nwindows ? &res->windows[v->window - 1] : NULL;
+    cb_causes_find(res->probe->nodes, res->probe->nnodes, v->name, v->record, w, &cs);
     v->causes = &cs;
     if (v->status == CB_FAIL)
       lay_blame(res, v, &cs);
@@ -94,7 +97,30 @@ int cb_accept_excluded(const struct cb_accept_result *res, const char **names, i
 
 void cb_accept_result_free(struct cb_accept_result *res) {
   free(res->hosts);
-  res->hosts = NULL;
+  free(res->windows);
+  res->hosts = NULL, res->windows = NULL, res->nwindows = 0;
+}
+
+int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, int check,
+                     struct cb_accept_result *res, struct cb_error *err) {
+  int nodes = cl->rank == 0 ? cl->nnodes : 1;
+  struct cb_counters *after = malloc((size_t)nodes * sizeof *after);
+  if (!after)
+    return cb_fail(err, CB_RUNTIME, "out of memory for %d nodes' counters", nodes);
+  cb_counters_gather(cl, after);
+  if (cl->rank == 0 && check >= 0 && check < res->nwindows) {
+    struct cb_window *w = &res->windows[check];
+    struct cb_counters rose;
+    for (int i = 0; i < cl->nnodes; i++) {
+      cb_counters_delta(&before[i], &after[i], &rose);
+      for (int k = 0; k < rose.n && w->n < CB_MAX_ROSE; k++) {
+        w->r[w->n].node = i;
+        w->r[w->n++].c = rose.c[k];
+      }
+    }
+  }
+  free(after);
+  return CB_OK;
 }
 
 /* One line per host, then the hosts to exclude in Slurm's form: what a

@@ -5,6 +5,7 @@
 #ifndef CB_ACCEPT_VERDICTS_H
 #define CB_ACCEPT_VERDICTS_H
 
+#include "causes.h"
 #include "core/cluster.h"
 #include "core/record.h"
 #include "core/topology.h"
@@ -23,6 +24,8 @@ struct cb_accept_result {
    * FAILed on it and the likeliest cause found (issue 41) */
   const struct cb_probe *probe;
   struct cb_host_outcome *hosts;
+  struct cb_window *windows; /* per check, the counters that rose while it was measured */
+  int nwindows;
 };
 struct cb_host_outcome {
   int failed;       /* a FAIL named this host, or a cause found on it */
@@ -33,6 +36,11 @@ struct cb_host_outcome {
 /* The hosts to exclude (rank 0): those a FAIL was laid to; returns how
  * many, their names in names[] (pointing into res's probe). */
 int cb_accept_excluded(const struct cb_accept_result *res, const char **names, int max);
+/* After check `check` (0-based) was measured: every node's counters again
+ * (collective), and on rank 0 what rose since `before` (each node's, from
+ * cb_counters_gather) into res->windows[check]. */
+int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, int check,
+                     struct cb_accept_result *res, struct cb_error *err);
 /* Frees what emit and finish allocated. */
 void cb_accept_result_free(struct cb_accept_result *res);
 

@@ -58,6 +58,7 @@ struct cb_verdict {
   /* the likely causes of a verdict that did not pass; NULL when none
    * were sought (a PASS, or a run without evidence) */
   const struct cb_causes *causes;
+  int window; /* acceptance: 1 + the check whose counters window it was measured in; 0 none */
 };
 
 /* Sets the interval from the figure's own 95% CI. */

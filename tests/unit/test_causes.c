@@ -39,7 +39,7 @@ static const char *fired(struct cb_probe_node *nodes, int n, const char *check,
                          const struct cb_record *rec) {
   static char buf[512];
   struct cb_causes c;
-  cb_causes_find(nodes, n, check, rec, &c);
+  cb_causes_find(nodes, n, check, rec, NULL, &c);
   buf[0] = '\0';
   for (int i = 0; i < c.n; i++)
     snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s:%s ", c.c[i].host, c.c[i].rule);
@@ -93,8 +93,21 @@ int main(void) {
          "n2:pcie-trained-down n2:gpudirect-rdma-off n2:mtu-low ",
          "GPU memory across nodes: all, in the table's order");
   is_str(fired(nodes, 1, "node n1", NULL), "", "a matrix verdict on one node: no network");
-  ok(cb_rule(0) && cb_rule(6) && !cb_rule(7) && cb_rule(3)->source[0],
-     "seven rules, each with its source");
+  /* the counters that rose during the check: on their node only */
+  healthy(&nodes[1], "n2");
+  struct cb_window w = {1, {{1, {"mlx5_0", 1, "symbol_error", 412}}}};
+  struct cb_causes cs;
+  cb_causes_find(nodes, 2, "allreduce-busbw", &net_host, &w, &cs);
+  ok(cs.n == 1 && strcmp(cs.c[0].host, "n2") == 0 && strcmp(cs.c[0].rule, "counters-rising") == 0 &&
+         strcmp(cs.c[0].text, "port 1: symbol_error +412 during this check") == 0,
+     "a counter that rose: named on its node with its rise (got %d: %s)", cs.n,
+     cs.n ? cs.c[0].text : "");
+  cb_causes_find(nodes, 2, "node n1", &net_host, &w, &cs);
+  is_long(cs.n, 0, "counters-rising: quiet for the other node");
+  cb_causes_find(nodes, 2, "allreduce-busbw", &one_node_host, &w, &cs);
+  is_long(cs.n, 0, "counters-rising: not asked for a check on one node");
+  ok(cb_rule(0) && cb_rule(7) && !cb_rule(8) && cb_rule(3)->source[0],
+     "eight rules, each with its source");
   done_testing();
   return exit_status();
 }

@@ -1,8 +1,13 @@
 /* The evidence's pure parts (issue 41): the ACS control register found in
  * PCI config space through the extended capability chain, and a PCIe link
- * trained down. */
+ * trained down; the RDMA error counters read from a node's tree and their
+ * rise over a window. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "probe/counters.h"
 #include "probe/evidence.h"
 #include "tap.h"
 
@@ -44,9 +49,48 @@ static void test_downtrained(void) {
   ok(!cb_evid_downtrained(&d), "the maximum unknown: not claimed");
 }
 
+static void put(const char *root, const char *name, int v) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/sys/class/infiniband/mlx5_0/ports/1/%s", root, name);
+  FILE *f = fopen(path, "w");
+  if (f)
+    fprintf(f, "%d\n", v), fclose(f);
+}
+
+static void test_counters(void) {
+  char root[] = "/tmp/cb-counters-XXXXXX", cmd[256];
+  if (!mkdtemp(root)) {
+    ok(0, "a temporary folder");
+    return;
+  }
+  snprintf(cmd, sizeof cmd, "sh tests/fixtures/sysfs/make-node.sh %s/n", root);
+  ok(system(cmd) == 0, "a node tree (tests/fixtures/sysfs/make-node.sh)");
+  strcat(root, "/n");
+  setenv("COLLBENCH_SYSFS_ROOT", root, 1);
+  struct cb_counters *a = malloc(sizeof *a), *b = malloc(sizeof *b), *d = malloc(sizeof *d);
+  cb_counters_read(a);
+  is_long(a->n, 11, "mlx5_0 port 1: 8 PortCounters errors and 3 hw_counters");
+  put(root, "counters/symbol_error", 412);
+  put(root, "hw_counters/out_of_buffer", 3);
+  cb_counters_read(b);
+  is_long(cb_counters_delta(a, b, d), 2, "two rose");
+  ok(d->n == 2 && strcmp(d->c[0].name, "symbol_error") == 0 && d->c[0].value == 412 &&
+         strcmp(d->c[1].name, "out_of_buffer") == 0 && d->c[1].value == 3 &&
+         strcmp(d->c[0].dev, "mlx5_0") == 0 && d->c[0].port == 1,
+     "each with its device, port and rise");
+  put(root, "counters/symbol_error", 0); /* a reset is not a rise */
+  cb_counters_read(a);
+  is_long(cb_counters_delta(b, a, d), 0, "a counter that went down (reset): not counted");
+  snprintf(cmd, sizeof cmd, "rm -rf %.*s", (int)(strlen(root) - 2), root);
+  if (system(cmd) != 0)
+    diag("could not remove %s", root);
+  free(a), free(b), free(d);
+}
+
 int main(void) {
   test_acs();
   test_downtrained();
+  test_counters();
   done_testing();
   return exit_status();
 }
