@@ -14,9 +14,10 @@
 struct best {
   double gbps;
   int mtu;
-  int crosses;               /* NET, GPU: what the check's traffic crosses */
-  const struct cb_window *w; /* the counters that rose during the check, or NULL */
-  int node;                  /* the index of the node a rule is asked about */
+  int crosses;                 /* NET, GPU: what the check's traffic crosses */
+  const struct cb_window *w;   /* the counters that rose during the check, or NULL */
+  const struct cb_record *rec; /* the check's record, or NULL */
+  int node;                    /* the index of the node a rule is asked about */
 };
 
 typedef const struct cb_rule_info *rule_t;
@@ -55,6 +56,52 @@ static void counters_rose(const struct cb_probe_node *n, const struct best *b, r
       snprintf(x->text, sizeof x->text, "port %d: %s +%llu during this check", k->port, k->name,
                (unsigned long long)k->value);
   }
+}
+
+/* The node's RDMA ports that are up. */
+static int active_ports(const struct cb_probe_node *n, const char **first) {
+  int k = 0;
+  for (int i = 0; i < n->nnics; i++)
+    if (n->nics[i].rdma && strcmp(n->nics[i].state, "ACTIVE") == 0 && !k++)
+      *first = n->nics[i].name;
+  return k;
+}
+
+static int nccl_rec(const struct best *b) {
+  return b->rec && b->rec->backend && strcmp(b->rec->backend, "nccl") == 0;
+}
+
+static void nccl_socket(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                        struct cb_causes *c) {
+  const char *dev = "";
+  struct cb_cause *k;
+  if (nccl_rec(b) && strstr(b->rec->transport, "net-socket") && active_ports(n, &dev) &&
+      (k = add(c, n, dev, r)))
+    snprintf(k->text, sizeof k->text,
+             "NCCL went through sockets although %s is ACTIVE (NCCL_IB_DISABLE, NCCL_IB_HCA, "
+             "NCCL_SOCKET_IFNAME or a missing IB plugin)",
+             dev);
+}
+
+static void nccl_nics(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                      struct cb_causes *c) {
+  const char *dev = "";
+  int up = active_ports(n, &dev);
+  struct cb_cause *k;
+  if (nccl_rec(b) && b->rec->nccl_nics > 0 && b->rec->nccl_nics < up &&
+      (k = add(c, n, "NCCL NET", r)))
+    snprintf(k->text, sizeof k->text, "NCCL's NET plugin listed %d device%s of the %d ACTIVE ports",
+             b->rec->nccl_nics, b->rec->nccl_nics == 1 ? "" : "s", up);
+}
+
+static void nccl_no_gdr(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                        struct cb_causes *c) {
+  struct cb_cause *k;
+  if (nccl_rec(b) && b->rec->nccl_gdr < 0 && n->evidence.gdr > 0 && (k = add(c, n, "NCCL NET", r)))
+    snprintf(k->text, sizeof k->text,
+             "GPUDirect RDMA can work here (%s) but NCCL's network connections did not use it "
+             "(NCCL_NET_GDR_LEVEL, the GPU-NIC distance)",
+             n->evidence.gdr_why);
 }
 
 static void port_down(const struct cb_probe_node *n, const struct best *b, rule_t r,
@@ -164,6 +211,10 @@ static const struct rule rules[] = {
      counters_rose,
      NET},
     {{"port-down", "Linux sysfs ABI, sysfs-class-infiniband: ports/N/state"}, port_down, NET},
+    {{"nccl-socket-fallback", "NCCL's INFO log (NET/Socket, 'via NET/Socket'); NCCL environment "
+                              "variables: NCCL_IB_DISABLE, NCCL_IB_HCA, NCCL_SOCKET_IFNAME"},
+     nccl_socket,
+     NET},
     {{"pcie-trained-down",
       "Linux sysfs ABI, sysfs-bus-pci: current_link_speed/width against max_link_speed/width"},
      pcie_down,
@@ -182,6 +233,11 @@ static const struct rule rules[] = {
      iommu_dma,
      NET | GPU},
     {{"mtu-low", "Linux sysfs ABI, sysfs-class-net: mtu"}, mtu_low, NET},
+    {{"nccl-fewer-nics", "NCCL's INFO log ('NET/IB : Using [0]... [1]...')"}, nccl_nics, NET},
+    {{"nccl-gdr-unused",
+      "NCCL's INFO log ('via NET/IB/N/GDRDMA'); NCCL environment variables: NCCL_NET_GDR_LEVEL"},
+     nccl_no_gdr,
+     NET *GPU},
 };
 #define NRULES ((int)(sizeof rules / sizeof rules[0]))
 
@@ -215,7 +271,7 @@ void cb_causes_find(const struct cb_probe_node *nodes, int nnodes, const char *c
   int gpu = rec ? (rec->mem && strcmp(rec->mem, "device") == 0) ||
                       (rec->backend && strcmp(rec->backend, "nccl") == 0)
                 : 1;
-  struct best b = {0, 0, (net ? NET : 0) | (gpu ? GPU : 0), w, 0};
+  struct best b = {0, 0, (net ? NET : 0) | (gpu ? GPU : 0), w, rec, 0};
   memset(c, 0, sizeof *c);
   for (int i = 0; i < nnodes; i++)
     for (int k = 0; k < nodes[i].nnics; k++)

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "core/cluster.h"
 #include "base/error.h"
+#include "core/cluster.h"
 #include "ops/op.h"
 
 struct cb_settings;
@@ -74,6 +74,10 @@ struct cb_backend {
    * last run (nccl: from its TUNING log); "" and 0 when unknown. May be NULL. */
   void (*algorithm)(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
                     size_t plen, int *channels);
+  /* How the library used the network for the op (nccl: the devices its NET
+   * plugin listed, and GPUDirect RDMA 1 used, -1 not used, 0 unknown), for
+   * acceptance's causes. May be NULL. */
+  void (*net_use)(void *ctx, const struct cb_op *op, int *nics, int *gdr);
   /* --matrix on this backend: enqueue one group of `window` receives of
    * `bytes` into recv (window x bytes) from rank `from` and `window` sends of
    * send to rank `to`, either -1 for none; sync() waits for it. NULL: the

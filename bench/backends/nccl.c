@@ -21,9 +21,9 @@
 #include "core/gpu.h"
 #include "core/settings.h"
 #include "core/watchdog.h"
+#include "nccl_end.h"
 #include "nccl_env.h"
 #include "nccl_log.h"
-#include "nccl_end.h"
 #include "nccl_logfile.h"
 
 /* A chunk of log this large at once (64 MiB of lines) is passed over. */
@@ -457,7 +457,7 @@ static char *read_new(struct nccl_ctx *c) {
     size_t n = (size_t)(end - line) + 1;
     *end = '\0';
     int tuning = strstr(line, " Bytes -> Algo ") != NULL;
-    if (strstr(line, "NET/IB : Using") && n < sizeof net_line)
+    if (strstr(line, "INFO NET/") && strstr(line, " : Using ") && n < sizeof net_line)
       memcpy(net_line, line, n); /* with its '\0' */
     *end = '\n';
     char *grown = tuning ? NULL : realloc(c->paths[b], c->paths_len[b] + n + 1);
@@ -513,6 +513,32 @@ static void nccl_transport_label(void *ctx, const struct cb_op *op, int mem, cha
     paths_of(c, -1, buf, len);
   if (!buf[0])
     snprintf(buf, len, cb_nccl_log_path()[0] ? "unknown" : "unknown (NCCL_DEBUG set)");
+}
+
+/* How NCCL used the network for this op (issue 41): the devices its NET
+ * plugin listed and whether its network connections used GPUDirect RDMA,
+ * from the same lines as the transport label. */
+static void nccl_net_use(void *ctx, const struct cb_op *op, int *nics, int *gdr) {
+  struct nccl_ctx *c = ctx;
+  *nics = 0, *gdr = 0;
+  if (c->cl->nranks == 1)
+    return;
+  size_t n = strlen(net_line) + 2;
+  for (int i = 0; i <= CB_NOPS; i++)
+    n += c->paths_len[i];
+  char *text = malloc(n);
+  if (!text)
+    return;
+  size_t used = (size_t)snprintf(text, n, "%s\n", net_line);
+  for (int i = 0; i <= CB_NOPS; i++) /* every connection of this communicator */
+    if (c->paths[i]) {
+      memcpy(text + used, c->paths[i], c->paths_len[i]);
+      used += c->paths_len[i];
+    }
+  text[used] = '\0';
+  (void)op;
+  cb_nccl_log_net(text, nics, gdr);
+  free(text);
 }
 
 /* What NCCL chose for the op last run, learnt from its untimed call (rank
@@ -691,6 +717,7 @@ const struct cb_backend cb_backend_nccl = {
     .device_seconds = nccl_device_seconds,
     .transport_label = nccl_transport_label,
     .algorithm = nccl_algorithm,
+    .net_use = nccl_net_use,
     .shift = nccl_shift,
     .device_index = nccl_device_index,
     .inplace_result_offset = NULL,

@@ -199,3 +199,26 @@ const char *cb_nccl_func_name(const char *op) {
       return names[i][1];
   return NULL;
 }
+
+void cb_nccl_log_net(const char *text, int *nics, int *gdr) {
+  int net = 0, direct = 0;
+  *nics = 0;
+  for (const char *line = text; line && *line;) {
+    const char *end = strchr(line, '\n');
+    if (!end)
+      end = line + strlen(line);
+    const char *p = find_in(line, end, " : Using ");
+    if (p && find_in(line, end, "INFO NET/")) {
+      int n = 0; /* "[0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ..." up to the ';' */
+      for (const char *q = p; q < end && *q != ';'; q++)
+        n += q[0] == '[' && q[1] >= '0' && q[1] <= '9';
+      *nics = n;
+    }
+    if (find_in(line, end, "INFO Channel") && (p = find_in(line, end, " via NET/"))) {
+      net = 1;
+      direct |= find_in(p, end, "GDRDMA") != NULL;
+    }
+    line = *end ? end + 1 : end;
+  }
+  *gdr = direct ? 1 : net ? -1 : 0;
+}

@@ -32,6 +32,14 @@ void cb_nccl_log_paths(const char *text, char *label, size_t len);
 void cb_nccl_log_choice(const char *text, const char *func, uint64_t bytes, char *algo, size_t alen,
                         char *proto, size_t plen, int *channels);
 
+/* How NCCL used the network (issue 41), from the NET plugin's device line
+ * ("NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ...", or
+ * "NET/Socket : Using [0]eth0:...") and the connections ("... via
+ * NET/IB/0/GDRDMA"): *nics, the devices the plugin listed (0: no such
+ * line); *gdr, 1 when a network connection used GPUDirect RDMA, -1 when
+ * network connections did and none used it, 0 when there were none. */
+void cb_nccl_log_net(const char *text, int *nics, int *gdr);
+
 /* NCCL's name for a collective op ("allreduce" -> "AllReduce"); NULL for
  * ops NCCL does not tune (point-to-point, alltoall by send/receive). */
 const char *cb_nccl_func_name(const char *op);

@@ -359,6 +359,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   if (sc->backend->algorithm)
     sc->backend->algorithm(sc->ctx, sc->op, rec->nccl_algo, sizeof rec->nccl_algo, rec->nccl_proto,
                            sizeof rec->nccl_proto, &rec->nccl_channels);
+  if (sc->backend->net_use)
+    sc->backend->net_use(sc->ctx, sc->op, &rec->nccl_nics, &rec->nccl_gdr);
   if (sc->backend->coll_algo)
     sc->backend->coll_algo(sc->ctx, &a, rec->algo, sizeof rec->algo, rec->algo_by,
                            sizeof rec->algo_by);

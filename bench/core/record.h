@@ -41,6 +41,9 @@ struct cb_record {
    * written to JSON. */
   char nccl_algo[32], nccl_proto[16];
   int nccl_channels; /* the channels it ran on (the most, if it varied); 0 unknown */
+  /* How NCCL used the network (issue 41): the devices its NET plugin
+   * listed (0 unknown), GPUDirect RDMA 1 used, -1 not used, 0 unknown */
+  int nccl_nics, nccl_gdr;
   /* The algorithm the library ran (mpi: Open MPI coll/tuned's name,
    * "ring") and how it was chosen: "forced" (the run set it) or "rules"
    * (the library's fixed decision rules, as collbench transcribed them);

@@ -129,6 +129,10 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
     json_object_set_new(o, "time_us_gpu", json_real(r->time_us_gpu));
   if (r->nccl_channels > 0)
     json_object_set_new(o, "nccl_channels", json_integer(r->nccl_channels));
+  if (r->nccl_nics > 0)
+    json_object_set_new(o, "nccl_nics", json_integer(r->nccl_nics));
+  if (r->nccl_gdr)
+    json_object_set_new(o, "nccl_gdr", json_boolean(r->nccl_gdr > 0));
   if (r->nccl_algo[0]) /* what NCCL chose, where its log says */
     json_object_set_new(o, "nccl_algo", cb_json_text(r->nccl_algo));
   if (r->nccl_proto[0])

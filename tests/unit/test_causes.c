@@ -106,8 +106,29 @@ int main(void) {
   is_long(cs.n, 0, "counters-rising: quiet for the other node");
   cb_causes_find(nodes, 2, "allreduce-busbw", &one_node_host, &w, &cs);
   is_long(cs.n, 0, "counters-rising: not asked for a check on one node");
-  ok(cb_rule(0) && cb_rule(7) && !cb_rule(8) && cb_rule(3)->source[0],
-     "eight rules, each with its source");
+  /* what NCCL did, from its log as the record carries it */
+  healthy(&nodes[1], "n2");
+  struct cb_record sock = net_gpu;
+  snprintf(sock.transport, sizeof sock.transport, "nvlink+net-socket");
+  is_str(fired(nodes, 2, "allreduce-busbw", &sock),
+         "n1:nccl-socket-fallback n2:nccl-socket-fallback ",
+         "NCCL over sockets with ACTIVE InfiniBand ports: named on each node");
+  snprintf(sock.transport, sizeof sock.transport, "nvlink+net-ib");
+  is_str(fired(nodes, 2, "allreduce-busbw", &sock), "", "NCCL over IB: quiet");
+  sock.nccl_gdr = -1;
+  is_str(fired(nodes, 2, "allreduce-busbw", &sock), "n1:nccl-gdr-unused n2:nccl-gdr-unused ",
+         "GPUDirect RDMA available (peermem) but NCCL's connections without it");
+  sock.nccl_gdr = 1;
+  nodes[1].nnics = 2;
+  nodes[1].nics[1] = nodes[1].nics[0];
+  strcpy(nodes[1].nics[1].name, "mlx5_1");
+  sock.nccl_nics = 1;
+  is_str(fired(nodes, 2, "allreduce-busbw", &sock), "n2:nccl-fewer-nics ",
+         "NCCL listed 1 device where n2 has 2 ACTIVE ports; n1 has 1: quiet");
+  sock.nccl_nics = 2;
+  is_str(fired(nodes, 2, "allreduce-busbw", &sock), "", "NCCL listed them all: quiet");
+  ok(cb_rule(0) && cb_rule(10) && !cb_rule(11) && cb_rule(3)->source[0],
+     "eleven rules, each with its source");
   done_testing();
   return exit_status();
 }

@@ -143,6 +143,22 @@ int main(void) {
            "(NVLS_NCHANNELS 0)\n",
            "", "NVLS not available: no nvls");
 
+  /* how NCCL used the network (issue 41): devices listed, GPUDirect RDMA */
+  int nics, gdr;
+  cb_nccl_log_net(roce_log, &nics, &gdr);
+  ok(nics == 2 && gdr == -1, "RoCE: 2 devices listed, NET/IB without GDRDMA (got %d, %d)", nics,
+     gdr);
+  cb_nccl_log_net(ib_log, &nics, &gdr);
+  ok(nics == 0 && gdr == 1, "NET/IB/3/GDRDMA: GPUDirect RDMA used; no device line (got %d, %d)",
+     nics, gdr);
+  cb_nccl_log_net(shm_socket_log, &nics, &gdr);
+  ok(gdr == -1, "sockets: network connections without GPUDirect RDMA (got %d)", gdr);
+  cb_nccl_log_net("h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.1.1.1<0>\n", &nics, &gdr);
+  ok(nics == 1 && gdr == 0, "the Socket plugin's line: 1 device; no connection (got %d, %d)", nics,
+     gdr);
+  cb_nccl_log_net(nvlink_log, &nics, &gdr);
+  ok(nics == 0 && gdr == 0, "one node over NVLink: no network at all (got %d, %d)", nics, gdr);
+
   /* the algorithm and protocol per collective and size */
   choice_is("AllReduce", 1048576, "Ring", "Simple", "allreduce 1 MiB: its own line only");
   is_long(last_channels, 32, "allreduce 1 MiB ran on channels 0..31: 32");
