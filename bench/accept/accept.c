@@ -400,7 +400,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
         repeat_suspect(cl, fleet, base, ri, r, &total, err) ||
         confirm_fail(cl, base, ri, refs, r, &total, err) ||
         settle_inconclusive(cl, base, ri, refs, r, &total, err) ||
-        cb_accept_window(cl, before, i, res, err)) {
+        cb_accept_window(cl, before, res->windows ? &res->windows[i] : NULL, err)) {
       free(before);
       return err->status;
     }

@@ -448,7 +448,7 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
       int slow = dir ? m->slow_out[r] : m->slow_in[r];
       if (!node_at_fault(slow, n))
         continue;
-      struct cb_verdict v = {.name = names[0], .warn = NAN};
+      struct cb_verdict v = {.name = names[0], .warn = NAN, .window = CB_MATRIX_WINDOW};
       cb_matrix_fault_name(names[0], sizeof names[0], host_of(cl, r), m->gpu[r]);
       int at = dir * n + r;
       if (!isinf(m->worst_bw[at])) { /* its worst pair, against that pair's reference */
@@ -479,7 +479,8 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
       continue;
     cb_matrix_link_name(names[1], sizeof names[1], host_of(cl, s->src), m->gpu[s->src],
                         host_of(cl, s->dst), m->gpu[s->dst]);
-    struct cb_verdict v = {.name = names[1], .status = CB_FAIL, .warn = NAN};
+    struct cb_verdict v = {
+        .name = names[1], .status = CB_FAIL, .warn = NAN, .window = CB_MATRIX_WINDOW};
     if (s->slow_bw) { /* median of the retests against its reference's */
       v.unit = "GB/s";
       v.measured = s->rt_bw;
@@ -503,7 +504,8 @@ static int judge(struct matrix *m, double bw_ref, struct cb_accept_result *res,
   if (faults)
     return CB_OK;
   /* The all-clear is a verdict too, so JUnit and Prometheus see the matrix ran. */
-  struct cb_verdict v = {.name = "matrix", .unit = "GB/s", .warn = NAN, .margin = NAN};
+  struct cb_verdict v = {
+      .name = "matrix", .unit = "GB/s", .warn = NAN, .margin = NAN, .window = CB_MATRIX_WINDOW};
   v.measured = bw_ref;
   v.fail = m->rules->bw_fraction * bw_ref;
   v.status = CB_PASS;
@@ -641,6 +643,16 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
            n, n - 1, m.window, cb_format_size(bytes, size, sizeof size),
            m.be ? "; nccl: device memory, ncclSend/ncclRecv, one GPU per rank" : "");
   rc = note_all(&m, text, err);
+  /* issue 41: every node's error counters over the rounds and retests */
+  struct cb_counters *before = malloc((size_t)(cl->rank == 0 ? cl->nnodes : 1) * sizeof *before);
+  if (cl->rank == 0 && !res->matrix_window)
+    res->matrix_window = calloc(1, sizeof *res->matrix_window);
+  if (cb_cluster_agree(cl, !before)) {
+    free(before);
+    matrix_free(&m);
+    return cb_fail(err, CB_RUNTIME, "--matrix: out of memory for %d nodes' counters", cl->nnodes);
+  }
+  cb_counters_gather(cl, before);
   for (int d = 1; d < n && rc == CB_OK; d++) {
     int src, dst;
     cb_matrix_peers(cl->rank, d, n, &src, &dst);
@@ -663,6 +675,9 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
   res->reference_Bps[CB_REF_PAIRBW] = bw_ref * 1e9;
   if (rc == CB_OK)
     rc = agree(&m, retest(&m, bytes, err), err);
+  if (rc == CB_OK)
+    rc = cb_accept_window(cl, before, res->matrix_window, err);
+  free(before);
   if (rc == CB_OK && cl->rank == 0)
     rc = judge(&m, bw_ref, res, err);
   matrix_free(&m);

@@ -50,8 +50,10 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
   vv.causes = NULL;    /* only what is found here */
   struct cb_causes cs; /* issue 41: why, beside every verdict that did not pass */
   if (v->status != CB_PASS && res->probe && res->probe->nnodes > 0) {
-    const struct cb_window *w =
-        v->window > 0 && v->window <= res->nwindows ? &res->windows[v->window - 1] : NULL;
+    const struct cb_window *w = v->window == CB_MATRIX_WINDOW ? res->matrix_window
+                                : v->window > 0 && v->window <= res->nwindows
+                                    ? &res->windows[v->window - 1]
+                                    : NULL;
     cb_causes_find(res->probe->nodes, res->probe->nnodes, v->name, v->record, w, &cs);
     v->causes = &cs;
     if (v->status == CB_FAIL)
@@ -98,18 +100,18 @@ int cb_accept_excluded(const struct cb_accept_result *res, const char **names, i
 void cb_accept_result_free(struct cb_accept_result *res) {
   free(res->hosts);
   free(res->windows);
-  res->hosts = NULL, res->windows = NULL, res->nwindows = 0;
+  free(res->matrix_window);
+  res->hosts = NULL, res->windows = NULL, res->nwindows = 0, res->matrix_window = NULL;
 }
 
-int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, int check,
-                     struct cb_accept_result *res, struct cb_error *err) {
+int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, struct cb_window *w,
+                     struct cb_error *err) {
   int nodes = cl->rank == 0 ? cl->nnodes : 1;
   struct cb_counters *after = malloc((size_t)nodes * sizeof *after);
   if (!after)
     return cb_fail(err, CB_RUNTIME, "out of memory for %d nodes' counters", nodes);
   cb_counters_gather(cl, after);
-  if (cl->rank == 0 && check >= 0 && check < res->nwindows) {
-    struct cb_window *w = &res->windows[check];
+  if (cl->rank == 0 && w) {
     struct cb_counters rose;
     for (int i = 0; i < cl->nnodes; i++) {
       cb_counters_delta(&before[i], &after[i], &rose);

@@ -26,7 +26,11 @@ struct cb_accept_result {
   struct cb_host_outcome *hosts;
   struct cb_window *windows; /* per check, the counters that rose while it was measured */
   int nwindows;
+  struct cb_window *matrix_window; /* over the matrix's rounds and retests */
 };
+/* cb_verdict.window of the matrix's verdicts */
+#define CB_MATRIX_WINDOW (-1)
+
 struct cb_host_outcome {
   int failed;       /* a FAIL named this host, or a cause found on it */
   char checks[160]; /* the FAILed checks */
@@ -36,11 +40,11 @@ struct cb_host_outcome {
 /* The hosts to exclude (rank 0): those a FAIL was laid to; returns how
  * many, their names in names[] (pointing into res's probe). */
 int cb_accept_excluded(const struct cb_accept_result *res, const char **names, int max);
-/* After check `check` (0-based) was measured: every node's counters again
- * (collective), and on rank 0 what rose since `before` (each node's, from
- * cb_counters_gather) into res->windows[check]. */
-int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, int check,
-                     struct cb_accept_result *res, struct cb_error *err);
+/* After a measurement: every node's counters again (collective), and on
+ * rank 0 what rose since `before` (each node's, from cb_counters_gather)
+ * into *w (rank 0; NULL elsewhere). */
+int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, struct cb_window *w,
+                     struct cb_error *err);
 /* Frees what emit and finish allocated. */
 void cb_accept_result_free(struct cb_accept_result *res);
 

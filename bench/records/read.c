@@ -270,6 +270,38 @@ static const char *read_summary(json_t *o, struct cb_rep_tune *t) {
   return NULL;
 }
 
+/* A verdict's causes as one line ("" without any), each field escaped for
+ * a terminal as every string read here is; at most 8 causes read. */
+static char *causes_text(json_t *a) {
+  size_t n = 1, at = 0;
+  char *out;
+  size_t count = json_is_array(a) ? json_array_size(a) : 0;
+  count = count < 8 ? count : 8;
+  for (size_t i = 0; i < count; i++) {
+    json_t *c = json_array_get(a, i);
+    const char *f[] = {"host", "device", "text", "rule"};
+    for (int k = 0; k < 4; k++) {
+      const char *v = json_string_value(json_object_get(c, f[k]));
+      n += 4 * strlen(v ? v : "") + 8;
+    }
+  }
+  if (json_is_array(a) && count == 0)
+    return strdup("none found in the evidence gathered");
+  if (!(out = malloc(n)))
+    return NULL;
+  out[0] = '\0';
+  for (size_t i = 0; i < count; i++) {
+    json_t *c = json_array_get(a, i);
+    char *host = dup_str(c, "host"), *dev = dup_str(c, "device"), *text = dup_str(c, "text"),
+         *rule = dup_str(c, "rule");
+    if (host && dev && text && rule)
+      at += (size_t)snprintf(out + at, n - at, "%s%s %s: %s [%s]", i ? "; " : "", host, dev, text,
+                             rule);
+    free(host), free(dev), free(text), free(rule);
+  }
+  return out;
+}
+
 static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
   if (!json_is_string(json_object_get(o, "check")) || !json_is_string(json_object_get(o, "status")))
     return "verdict line without 'check' and 'status' strings";
@@ -281,6 +313,7 @@ static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
   v->file = file;
   v->check = dup_str(o, "check"), v->status = dup_str(o, "status");
   v->unit = dup_str(o, "unit"), v->what = dup_str(o, "what");
+  v->causes = causes_text(json_object_get(o, "causes"));
   json_t *m = json_object_get(o, "measured");
   v->measured = json_is_number(m) ? json_number_value(m) : NAN;
   return NULL;

@@ -78,6 +78,7 @@ struct cb_rep_tune {
 struct cb_rep_verdict {
   int file;
   char *check, *status, *unit, *what;
+  char *causes;    /* the likely causes, "HOST DEVICE: text [rule]; ...", or "" (issue 41) */
   double measured; /* NAN when null */
 };
 

@@ -71,7 +71,7 @@ void cb_rep_free(struct cb_rep_data *d) {
     free(d->tunes[i].trials);
   for (int i = 0; i < d->nverdicts; i++) {
     struct cb_rep_verdict *v = &d->verdicts[i];
-    free(v->check), free(v->status), free(v->unit), free(v->what);
+    free(v->check), free(v->status), free(v->unit), free(v->what), free(v->causes);
   }
   free(d->series), free(d->runs), free(d->pairs), free(d->verdicts), free(d->tunes);
   memset(d, 0, sizeof *d);

@@ -274,7 +274,7 @@ static void verdicts_table(FILE *f, const struct cb_rep_data *d) {
   }
   fprintf(f, "; %d FAIL or WARN:</p>\n", bad);
   fputs("<table>\n<tr><th>file</th><th>check</th><th>status</th><th>measured</th><th>unit</th>"
-        "<th>what</th></tr>\n",
+        "<th>what</th><th>likely cause</th></tr>\n",
         f);
   for (int i = 0; i < d->nverdicts; i++) {
     const struct cb_rep_verdict *v = &d->verdicts[i];
@@ -290,6 +290,7 @@ static void verdicts_table(FILE *f, const struct cb_rep_data *d) {
       fprintf(f, "<td class=n>%.4g</td>", v->measured);
     cb_html_cell(f, v->unit);
     cb_html_cell(f, v->what);
+    cb_html_cell(f, v->causes && v->causes[0] ? v->causes : "");
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
