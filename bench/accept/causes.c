@@ -167,13 +167,15 @@ static void acs_on(const struct cb_probe_node *n, const struct best *b, rule_t r
   (void)b;
   for (int i = 0; i < n->evidence.nacs; i++) {
     struct cb_cause *k;
+    const char *acs = n->evidence.acs[i],
+               *paren = strchr(acs, '('); /* "BRIDGE (GPU <-> NIC):..." */
     char dev[16];
-    snprintf(dev, sizeof dev, "%.12s", n->evidence.acs[i]);
+    snprintf(dev, sizeof dev, "%.*s", paren ? (int)(paren - acs - (paren > acs)) : 12, acs);
     if ((k = add(c, n, dev, r)))
       snprintf(k->text, sizeof k->text,
                "ACS on this bridge redirects peer traffic (%s): GPU-NIC traffic goes up through "
                "the root complex",
-               n->evidence.acs[i] + 13);
+               paren ? paren : acs);
   }
 }
 

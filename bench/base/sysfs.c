@@ -51,6 +51,15 @@ static const char *vpath(char *buf, size_t len, const char *fmt, va_list ap) {
   return buf;
 }
 
+/* path[] = root + the caller's format and arguments (after `fmt`). */
+#define ROOTED(path, fmt)                                                                          \
+  do {                                                                                             \
+    va_list ap;                                                                                    \
+    va_start(ap, fmt);                                                                             \
+    vpath(path, sizeof path, fmt, ap);                                                             \
+    va_end(ap);                                                                                    \
+  } while (0)
+
 const char *cb_sysfs_path(char *buf, size_t len, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -90,10 +99,7 @@ static ssize_t read_bounded(const char *path, void *buf, size_t len) {
 
 int cb_sysfs_line(char *buf, size_t len, const char *fmt, ...) {
   char path[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vpath(path, sizeof path, fmt, ap);
-  va_end(ap);
+  ROOTED(path, fmt);
   ssize_t n = read_bounded(path, buf, len - 1);
   if (n < 0) {
     buf[0] = '\0';
@@ -106,10 +112,7 @@ int cb_sysfs_line(char *buf, size_t len, const char *fmt, ...) {
 
 int cb_sysfs_u64(uint64_t *v, const char *fmt, ...) {
   char path[1024], line[64];
-  va_list ap;
-  va_start(ap, fmt);
-  vpath(path, sizeof path, fmt, ap);
-  va_end(ap);
+  ROOTED(path, fmt);
   ssize_t n = read_bounded(path, line, sizeof line - 1);
   if (n <= 0)
     return 0;
@@ -125,19 +128,13 @@ int cb_sysfs_u64(uint64_t *v, const char *fmt, ...) {
 
 ssize_t cb_sysfs_bytes(void *buf, size_t len, const char *fmt, ...) {
   char path[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vpath(path, sizeof path, fmt, ap);
-  va_end(ap);
+  ROOTED(path, fmt);
   return read_bounded(path, buf, len);
 }
 
 int cb_sysfs_link(char *buf, size_t len, const char *fmt, ...) {
   char path[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vpath(path, sizeof path, fmt, ap);
-  va_end(ap);
+  ROOTED(path, fmt);
   ssize_t n = readlink(path, buf, len - 1);
   if (n <= 0) {
     buf[0] = '\0';
@@ -150,9 +147,6 @@ int cb_sysfs_link(char *buf, size_t len, const char *fmt, ...) {
 int cb_sysfs_exists(const char *fmt, ...) {
   char path[1024];
   struct stat st;
-  va_list ap;
-  va_start(ap, fmt);
-  vpath(path, sizeof path, fmt, ap);
-  va_end(ap);
+  ROOTED(path, fmt);
   return lstat(path, &st) == 0;
 }

@@ -80,6 +80,17 @@ int main(void) {
     is_str(fired(nodes, 2, "link n1->n2", &net_gpu), want, "%s: named for 'link n1->n2'", rules[k]);
   }
 
+  /* ACS: the bridge is the device, the GPU and NIC it stands between in the text */
+  healthy(&nodes[1], "n2");
+  nodes[1].evidence.nacs = 1;
+  strcpy(nodes[1].evidence.acs[0], "0000:02:00.0 (0000:03:00.0 <-> mlx5_0): ReqRedir");
+  struct cb_causes ac;
+  cb_causes_find(nodes, 2, "allreduce-busbw", &net_gpu, NULL, &ac);
+  ok(ac.n == 1 && strcmp(ac.c[0].device, "0000:02:00.0") == 0 &&
+         strstr(ac.c[0].text, "(0000:03:00.0 <-> mlx5_0): ReqRedir"),
+     "acs-redirect names the bridge and the pair it stands between (got '%s': '%s')",
+     ac.n ? ac.c[0].device : "", ac.n ? ac.c[0].text : "");
+
   /* what the check crossed decides which rules are asked */
   healthy(&nodes[1], "n2");
   nodes[1].evidence.gdr = 0;          /* GPU and network at once */
