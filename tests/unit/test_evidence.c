@@ -58,14 +58,14 @@ static void put(const char *root, const char *name, int v) {
 }
 
 static void test_counters(void) {
-  char root[] = "/tmp/cb-counters-XXXXXX", cmd[256];
-  if (!mkdtemp(root)) {
+  char dir[] = "/tmp/cb-counters-XXXXXX", root[64], cmd[256];
+  if (!mkdtemp(dir)) {
     ok(0, "a temporary folder");
     return;
   }
-  snprintf(cmd, sizeof cmd, "sh tests/fixtures/sysfs/make-node.sh %s/n", root);
+  snprintf(root, sizeof root, "%s/n", dir);
+  snprintf(cmd, sizeof cmd, "sh tests/fixtures/sysfs/make-node.sh %s", root);
   ok(system(cmd) == 0, "a node tree (tests/fixtures/sysfs/make-node.sh)");
-  strcat(root, "/n");
   setenv("COLLBENCH_SYSFS_ROOT", root, 1);
   struct cb_counters *a = malloc(sizeof *a), *b = malloc(sizeof *b), *d = malloc(sizeof *d);
   cb_counters_read(a);
@@ -81,9 +81,9 @@ static void test_counters(void) {
   put(root, "counters/symbol_error", 0); /* a reset is not a rise */
   cb_counters_read(a);
   is_long(cb_counters_delta(b, a, d), 0, "a counter that went down (reset): not counted");
-  snprintf(cmd, sizeof cmd, "rm -rf %.*s", (int)(strlen(root) - 2), root);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0)
-    diag("could not remove %s", root);
+    diag("could not remove %s", dir);
   free(a), free(b), free(d);
 }
 
