@@ -69,5 +69,4 @@ int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct
 int cb_cli_tune_check(const struct cb_tune_options *t, const char *tune_only,
                       const char *model_config, struct cb_tune_options *out, struct cb_error *err);
 
-
 #endif
