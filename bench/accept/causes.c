@@ -117,10 +117,6 @@ static void port_down(const struct cb_probe_node *n, const struct best *b, rule_
   }
 }
 
-static int gen_of(double gts) {
-  return gts < 3 ? 1 : gts < 6 ? 2 : gts < 9 ? 3 : gts < 17 ? 4 : gts < 33 ? 5 : 6;
-}
-
 static void pcie_down(const struct cb_probe_node *n, const struct best *b, rule_t r,
                       struct cb_causes *c) {
   for (int i = 0; i < n->evidence.ndevs; i++) {
@@ -135,7 +131,7 @@ static void pcie_down(const struct cb_probe_node *n, const struct best *b, rule_
       snprintf(k->text, sizeof k->text,
                "PCIe Gen%d x%d, capable of Gen%d x%d: a link trained down carries %.0f%% of its "
                "bandwidth",
-               gen_of(d->gts), d->width, gen_of(d->max_gts), d->max_width,
+               cb_pcie_gen(d->gts), d->width, cb_pcie_gen(d->max_gts), d->max_width,
                100 * d->gts * d->width / (d->max_gts * d->max_width));
   }
 }

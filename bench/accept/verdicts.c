@@ -120,6 +120,7 @@ int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, st
         w->r[w->n++].c = rose.c[k];
       }
     }
+    memcpy(before, after, (size_t)cl->nnodes * sizeof *after); /* the next window's start */
   }
   free(after);
   return CB_OK;

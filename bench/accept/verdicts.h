@@ -42,7 +42,8 @@ struct cb_host_outcome {
 int cb_accept_excluded(const struct cb_accept_result *res, const char **names, int max);
 /* After a measurement: every node's counters again (collective), and on
  * rank 0 what rose since `before` (each node's, from cb_counters_gather)
- * into *w (rank 0; NULL elsewhere). */
+ * into *w (rank 0; NULL elsewhere); before[] then holds the counters just
+ * read, the start of the next window. */
 int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, struct cb_window *w,
                      struct cb_error *err);
 /* Frees what emit and finish allocated. */

@@ -476,15 +476,15 @@ static void follow_log(struct nccl_ctx *c) {
   free(read_new(c));
 }
 
-/* The paths in the lines of bucket `op` and of init (op < 0: of all). */
-static void paths_of(const struct nccl_ctx *c, int op, char *buf, size_t len) {
+/* The NET plugin's device line and the lines of bucket `op` and of init
+ * (op < 0: of all), as one text the caller frees; NULL out of memory. */
+static char *log_text(const struct nccl_ctx *c, int op) {
   size_t n = strlen(net_line) + 2;
   for (int i = 0; i <= CB_NOPS; i++)
     n += op < 0 || i == op || i == CB_NOPS ? c->paths_len[i] : 0;
   char *text = malloc(n);
-  buf[0] = '\0';
   if (!text)
-    return;
+    return NULL;
   size_t used = (size_t)snprintf(text, n, "%s\n", net_line);
   for (int i = 0; i <= CB_NOPS; i++)
     if (c->paths[i] && (op < 0 || i == op || i == CB_NOPS)) {
@@ -492,7 +492,15 @@ static void paths_of(const struct nccl_ctx *c, int op, char *buf, size_t len) {
       used += c->paths_len[i];
     }
   text[used] = '\0';
-  cb_nccl_log_paths(text, buf, len);
+  return text;
+}
+
+/* The paths in the lines of bucket `op` and of init (op < 0: of all). */
+static void paths_of(const struct nccl_ctx *c, int op, char *buf, size_t len) {
+  char *text = log_text(c, op);
+  buf[0] = '\0';
+  if (text)
+    cb_nccl_log_paths(text, buf, len);
   free(text);
 }
 
@@ -521,23 +529,12 @@ static void nccl_transport_label(void *ctx, const struct cb_op *op, int mem, cha
 static void nccl_net_use(void *ctx, const struct cb_op *op, int *nics, int *gdr) {
   struct nccl_ctx *c = ctx;
   *nics = 0, *gdr = 0;
+  (void)op;
   if (c->cl->nranks == 1)
     return;
-  size_t n = strlen(net_line) + 2;
-  for (int i = 0; i <= CB_NOPS; i++)
-    n += c->paths_len[i];
-  char *text = malloc(n);
-  if (!text)
-    return;
-  size_t used = (size_t)snprintf(text, n, "%s\n", net_line);
-  for (int i = 0; i <= CB_NOPS; i++) /* every connection of this communicator */
-    if (c->paths[i]) {
-      memcpy(text + used, c->paths[i], c->paths_len[i]);
-      used += c->paths_len[i];
-    }
-  text[used] = '\0';
-  (void)op;
-  cb_nccl_log_net(text, nics, gdr);
+  char *text = log_text(c, -1); /* every connection of this communicator */
+  if (text)
+    cb_nccl_log_net(text, nics, gdr);
   free(text);
 }
 

@@ -123,3 +123,17 @@ int cb_launcher_rank(void) {
       return atoi(getenv(vars[i]));
   return 0;
 }
+
+void cb_cluster_gather_nodes(const struct cb_cluster *cl, const void *mine, void *all, size_t size,
+                             int tag) {
+  if (cl->rank != 0) {
+    if (cl->local_rank == 0)
+      MPI_Send(mine, (int)size, MPI_BYTE, 0, tag, cl->comm);
+    return;
+  }
+  memcpy(all, mine, size);
+  for (int node = 1, r = 1; r < cl->nranks; r++)
+    if (cl->node_of_rank[r] == node)
+      MPI_Recv((char *)all + (size_t)node++ * size, (int)size, MPI_BYTE, r, tag, cl->comm,
+               MPI_STATUS_IGNORE);
+}

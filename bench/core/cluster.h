@@ -34,6 +34,12 @@ void cb_cluster_free(struct cb_cluster *cl);
 
 /* All ranks agree on a status: the worst (highest) one wins. */
 int cb_cluster_agree(const struct cb_cluster *cl, int status);
+/* Local rank 0 of every node sends `size` bytes at `mine`; rank 0 receives
+ * them into all[] in node order (all[0] is its own; a node's local rank 0 is
+ * its lowest rank, and nodes are numbered by it). all[] holds nnodes x size
+ * bytes on rank 0 and is not touched elsewhere. Collective. */
+void cb_cluster_gather_nodes(const struct cb_cluster *cl, const void *mine, void *all, size_t size,
+                             int tag);
 
 /* This process's rank before MPI_Init, from the launcher's environment
  * (Open MPI, PMI, PMIx, Slurm); 0 when none says. */

@@ -82,16 +82,7 @@ int cb_counters_gather(const struct cb_cluster *cl, struct cb_counters *all) {
   struct cb_counters mine;
   if (cl->local_rank == 0)
     cb_counters_read(&mine);
-  if (cl->rank != 0) {
-    if (cl->local_rank == 0)
-      MPI_Send(&mine, (int)sizeof mine, MPI_BYTE, 0, TAG_COUNTERS, cl->comm);
-    return CB_OK;
-  }
-  all[0] = mine;
-  for (int node = 1, r = 1; r < cl->nranks; r++) /* as the probe: nodes by their lowest rank */
-    if (cl->node_of_rank[r] == node)
-      MPI_Recv(&all[node++], (int)sizeof mine, MPI_BYTE, r, TAG_COUNTERS, cl->comm,
-               MPI_STATUS_IGNORE);
+  cb_cluster_gather_nodes(cl, &mine, all, sizeof mine, TAG_COUNTERS);
   return CB_OK;
 }
 

@@ -103,6 +103,14 @@ static void find_nics(struct cb_evidence *e) {
     free(names);
 }
 
+int cb_pcie_gen(double gts) {
+  static const double g[] = {2.5, 5, 8, 16, 32, 64};
+  for (int i = 0; i < 6; i++)
+    if (gts > 0 && gts < g[i] * 1.1)
+      return i + 1;
+  return 0;
+}
+
 int cb_evid_downtrained(const struct cb_evid_dev *d) {
   return (d->gts > 0 && d->max_gts > 0 && d->gts < d->max_gts * 0.99) ||
          (d->width > 0 && d->max_width > 0 && d->width < d->max_width);

@@ -18,6 +18,9 @@
  * capability is absent or the space too short. Pure. */
 int cb_pci_acs_ctrl(const unsigned char *cfg, size_t n);
 
+/* The PCIe generation of a link speed in GT/s (2.5, 5, 8, 16, 32, 64:
+ * Gen1-6); 0 when unknown. Pure. */
+int cb_pcie_gen(double gts);
 /* 1 when a device's PCIe link runs slower or narrower than it can. Pure. */
 int cb_evid_downtrained(const struct cb_evid_dev *d);
 

@@ -48,22 +48,10 @@ int cb_probe_collect(const struct cb_cluster *cl, struct cb_probe *p, struct cb_
   struct cb_probe_node mine;
   if (cl->local_rank == 0)
     probe_node(&mine);
-  if (cl->rank != 0) {
-    if (cl->local_rank == 0)
-      MPI_Send(&mine, (int)sizeof mine, MPI_BYTE, 0, TAG_PROBE, cl->comm);
-    return CB_OK;
-  }
-  p->nodes = calloc((size_t)cl->nnodes, sizeof *p->nodes);
-  if (!p->nodes)
+  if (cl->rank == 0 && !(p->nodes = calloc((size_t)cl->nnodes, sizeof *p->nodes)))
     return cb_fail(err, CB_RUNTIME, "--probe: out of memory for %d nodes", cl->nnodes);
-  p->nnodes = cl->nnodes;
-  p->nodes[0] = mine;
-  /* node n's local rank 0 is its lowest rank: nodes are numbered by it */
-  for (int node = 1, r = 1; r < cl->nranks; r++)
-    if (cl->node_of_rank[r] == node) {
-      MPI_Recv(&p->nodes[node++], (int)sizeof mine, MPI_BYTE, r, TAG_PROBE, cl->comm,
-               MPI_STATUS_IGNORE);
-    }
+  p->nnodes = cl->rank == 0 ? cl->nnodes : 0;
+  cb_cluster_gather_nodes(cl, &mine, p->nodes, sizeof mine, TAG_PROBE);
   return CB_OK;
 }
 
@@ -144,14 +132,6 @@ static void print_distances(FILE *f, const struct cb_probe_node *n) {
   }
 }
 
-static int pcie_gen(double gts) { /* 2.5, 5, 8, 16, 32, 64 GT/s: Gen1-6 */
-  static const double g[] = {2.5, 5, 8, 16, 32, 64};
-  for (int i = 0; i < 6; i++)
-    if (gts > 0 && gts < g[i] * 1.1)
-      return i + 1;
-  return 0;
-}
-
 /* What acceptance explains a slow node with (evidence.c). */
 static void print_evidence(FILE *f, const struct cb_evidence *e) {
   if (e->ndevs)
@@ -161,9 +141,9 @@ static void print_evidence(FILE *f, const struct cb_evidence *e) {
     fprintf(f, "    %-8s %s: ", d->name, d->bus_id);
     char now[32] = "?", most[32] = "?";
     if (d->gts > 0 && d->width > 0)
-      snprintf(now, sizeof now, "Gen%d x%d", pcie_gen(d->gts), d->width);
+      snprintf(now, sizeof now, "Gen%d x%d", cb_pcie_gen(d->gts), d->width);
     if (d->max_gts > 0 && d->max_width > 0)
-      snprintf(most, sizeof most, "Gen%d x%d", pcie_gen(d->max_gts), d->max_width);
+      snprintf(most, sizeof most, "Gen%d x%d", cb_pcie_gen(d->max_gts), d->max_width);
     fprintf(f, "%s / %s%s", now, most, cb_evid_downtrained(d) ? " (trained down)" : "");
     fprintf(f, ", IOMMU %s\n", d->iommu);
   }
