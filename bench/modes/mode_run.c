@@ -75,13 +75,15 @@ static int write_excluded(void *state, FILE *f) {
 static int exclude_out(const struct cb_cli *cli, const struct cb_cluster *cl,
                        struct cb_accept_result *res, int rc, struct cb_error *err) {
   if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED) && res->probe) {
-    struct cb_error werr = {0};
+    /* a failed write replaces acceptance's own outcome: it is a runtime error */
     struct excluded x = {calloc((size_t)res->probe->nnodes + 1, sizeof *x.names), 0};
-    x.n = x.names ? cb_accept_excluded(res, x.names, res->probe->nnodes) : 0;
-    if (!x.names || cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, &werr))
-      rc = x.names ? werr.status : cb_fail(&werr, CB_RUNTIME, "--exclude-out: out of memory");
-    if (rc != CB_OK && rc != CB_FAILED)
-      *err = werr;
+    if (!x.names)
+      rc = cb_fail(err, CB_RUNTIME, "--exclude-out: out of memory");
+    else {
+      x.n = cb_accept_excluded(res, x.names, res->probe->nnodes);
+      if (cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, err))
+        rc = err->status;
+    }
     free(x.names);
   }
   cb_accept_result_free(res);
