@@ -50,6 +50,9 @@ finish() { [ "$TESTS_FAILED" -eq 0 ]; exit $?; }
 
 # gpu_usable: collbench can use a GPU here (its --list says the nccl backend
 # is usable, which pinned and device memory share), as a test's GPU branch asks
+# Whether collbench can draw (--report needs the gnuplot configure found;
+# a lent GPU machine has none): from config.mk, as the build saw it.
+have_gnuplot() { grep -q '^GNUPLOT = .' config.mk 2>/dev/null; }
 gpu_usable() { ./collbench --list 2>&1 | grep -q '^  nccl *usable'; }
 
 # mpi NP ARGS...: ./collbench under mpirun; stdout, stderr and status in

@@ -4,6 +4,10 @@
 # escaped there, bad pair lines named with FILE:LINE and skipped; copy
 # matrices (hand-made from the real run: no GPU here) as heatmaps and a table.
 . tests/lib.sh
+if ! have_gnuplot; then
+  echo "1..0 # SKIP configured without gnuplot: --report cannot draw (scripts/install-test-deps.sh installs it)"
+  exit 0
+fi
 
 plan 37
 
