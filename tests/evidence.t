@@ -5,7 +5,7 @@
 # with one planted fault: the fault shows in --probe and its JSON, and the
 # healthy tree shows none of them.
 . tests/lib.sh
-plan 13
+plan 19
 
 MK=tests/fixtures/sysfs/make-node.sh
 probe() { # NAME FAULT...: a tree with those faults, probed to $TMP/NAME.json
@@ -72,4 +72,44 @@ want=$(cat /sys/bus/pci/devices/*/vendor 2>/dev/null | grep -c '^0x10de$')
 check "without the variable, the real /sys: its NVIDIA functions counted as the kernel lists them ($want)" \
   jq -e --argjson w "$want" 'select(.type == "run") | .probe.nodes[0].evidence
     | (.pci | map(select(.kind == "gpu")) | length) <= $w and has("gpudirect_rdma")' "$TMP/real.jsonl"
+
+# The GPU's state and error counters through NVML: a stand-in
+# libnvidia-ml.so.1 (tests/fixtures/standin/nvml.c) found first on
+# LD_LIBRARY_PATH, answering from STANDIN_NVML (a real GPU's driver is
+# passed over, so this runs the same everywhere).
+mkdir -p "$TMP/nvml"
+if cc -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -o "$TMP/nvml/libnvidia-ml.so.1" \
+  tests/fixtures/standin/nvml.c >"$TMP/nvml/build.log" 2>&1; then
+  nv() { # NAME STANDIN_NVML: the "ok" tree probed with that NVML
+    LD_LIBRARY_PATH=$TMP/nvml${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} STANDIN_NVML=$2 \
+      COLLBENCH_SYSFS_ROOT=$TMP/ok timeout 60 ./collbench --probe --json "$TMP/$1.jsonl" \
+      >"$TMP/$1.out" 2>"$TMP/$1.err"
+    jq -c 'select(.type == "run") | .probe.nodes[0]' "$TMP/$1.jsonl" >"$TMP/$1.json"
+  }
+  nv nvok "gpus=1"
+  check "a healthy GPU: its clocks unrestricted, ECC on and clean, no slowdown, its counters read" \
+    ev nvok '.evidence.gpus == [{bus_id: "0000:1b:00.0", sm_mhz: 1980, sm_max_mhz: 1980,
+      clock_reasons: [], slowdown: false, ecc: true, ecc_uncorrected: 0, remap_pending: false,
+      remap_failed: false, pcie_replay: 0, nvlinks: 0, nvlinks_down: 0, temperature_c: 40,
+      power_w: 100.0}] and .evidence.nvml_why == ""
+      and ([.counters[] | select(.dev == "GPU 0000:1b:00.0") | .name] | index("pcie_replay") != null)'
+  nv nvbad "reasons=0x41,sm=990,ecc_unc=2,remap_pending=1,nvlinks=18,nvlinks_down=2,replay=7,xid=79"
+  check "a hot, failing GPU: thermal slowdown, 2 uncorrectable errors, a remap pending, 2 NVLinks down" \
+    ev nvbad '.evidence.gpus[0] | .slowdown and .clock_reasons == ["gpu_idle", "hw_thermal_slowdown"]
+      and .ecc_uncorrected == 2 and .remap_pending and .nvlinks == 18 and .nvlinks_down == 2'
+  check "--probe prints the GPU's state" grep -q \
+    'GPU 0000:1b:00.0: SM 990 / 1980 MHz, clocks gpu_idle,hw_thermal_slowdown (SLOWDOWN); ECC on, 2 uncorrectable, row remap pending; PCIe replays 7; NVLink 16/18 active; 40 C, 100 W' \
+    "$TMP/nvbad.out"
+  check "an Xid event and the replay counter among the error counters, each with its value" sh -c \
+    "grep -q '^    GPU 0000:1b:00.0: xid_79 1\$' '$TMP/nvbad.out' &&
+     grep -q '^    GPU 0000:1b:00.0: pcie_replay 7\$' '$TMP/nvbad.out'"
+  nv nvfail "fail=1"
+  check "NVML that will not start: the GPU's state unknown, saying why" sh -c \
+    "grep -q '^  GPU state: unknown (nvmlInit_v2 failed' '$TMP/nvfail.out' &&
+     jq -e '.evidence.gpus == [] and (.evidence.nvml_why | test(\"nvmlInit_v2\"))' '$TMP/nvfail.json' >/dev/null"
+  check "... and the probe still succeeds" jq -e '.hostname | length > 0' "$TMP/nvfail.json"
+else
+  diag "$TMP/nvml/build.log"
+  for i in 1 2 3 4 5 6; do skip "no C compiler built the stand-in NVML"; done
+fi
 finish

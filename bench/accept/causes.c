@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "probe/evidence.h"
+#include "probe/gpu_health.h"
 
 /* What the run's nodes show at best, to judge one node against. */
 struct best {
@@ -47,14 +48,94 @@ static struct cb_cause *add(struct cb_causes *c, const struct cb_probe_node *n, 
   return k;
 }
 
-static void counters_rose(const struct cb_probe_node *n, const struct best *b, rule_t r,
-                          struct cb_causes *c) {
+/* The counters that rose on this node during the check: an RDMA port's
+ * (port > 0) or a GPU's (port 0, through NVML). */
+static void rose(const struct cb_probe_node *n, const struct best *b, rule_t r, struct cb_causes *c,
+                 int gpu) {
   for (int i = 0; b->w && i < b->w->n; i++) {
     const struct cb_counter *k = &b->w->r[i].c;
     struct cb_cause *x;
-    if (b->w->r[i].node == b->node && (x = add(c, n, k->dev, r)))
-      snprintf(x->text, sizeof x->text, "port %d: %s +%llu during this check", k->port, k->name,
-               (unsigned long long)k->value);
+    if (b->w->r[i].node != b->node || (k->port == 0) != gpu || !(x = add(c, n, k->dev, r)))
+      continue;
+    unsigned long long v = (unsigned long long)k->value;
+    if (!gpu)
+      snprintf(x->text, sizeof x->text, "port %d: %s +%llu during this check", k->port, k->name, v);
+    else if (strncmp(k->name, "xid_", 4) == 0)
+      snprintf(x->text, sizeof x->text, "Xid %s reported %llu time%s during this check",
+               k->name + 4, v, v == 1 ? "" : "s");
+    else if (strcmp(k->name, "thermal_slowdown_us") == 0)
+      snprintf(x->text, sizeof x->text, "clocks cut for heat %.1f ms during this check", v / 1e3);
+    else
+      snprintf(x->text, sizeof x->text, "%s +%llu during this check", k->name, v);
+  }
+}
+
+static void counters_rose(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                          struct cb_causes *c) {
+  rose(n, b, r, c, 0);
+}
+
+static void gpu_counters_rose(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                              struct cb_causes *c) {
+  rose(n, b, r, c, 1);
+}
+
+static void gpu_name(char *dev, size_t len, const struct cb_gpu_health *g) {
+  snprintf(dev, len, "GPU %s", g->bus_id);
+}
+
+static void nvlink_down(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                        struct cb_causes *c) {
+  (void)b;
+  for (int i = 0; i < n->evidence.ngpus; i++) {
+    const struct cb_gpu_health *g = &n->evidence.gpus[i];
+    char dev[32];
+    struct cb_cause *k;
+    gpu_name(dev, sizeof dev, g);
+    if (g->nvlinks > 0 && g->nvlinks_down > 0 && (k = add(c, n, dev, r)))
+      snprintf(k->text, sizeof k->text,
+               "%d of its %d NVLinks not active: its traffic to other GPUs shares the rest, "
+               "or goes over PCIe",
+               g->nvlinks_down, g->nvlinks);
+  }
+}
+
+static void memory_errors(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                          struct cb_causes *c) {
+  (void)b;
+  for (int i = 0; i < n->evidence.ngpus; i++) {
+    const struct cb_gpu_health *g = &n->evidence.gpus[i];
+    char dev[32];
+    struct cb_cause *k;
+    gpu_name(dev, sizeof dev, g);
+    if ((g->ecc_uncorrected > 0 || g->remap_pending == 1 || g->remap_failed == 1) &&
+        (k = add(c, n, dev, r)))
+      snprintf(k->text, sizeof k->text,
+               "%lld uncorrectable ECC error%s since the driver loaded%s%s", g->ecc_uncorrected,
+               g->ecc_uncorrected == 1 ? "" : "s",
+               g->remap_pending == 1 ? "; a row remapping waits for a GPU reset" : "",
+               g->remap_failed == 1 ? "; a row remapping failed: replace the GPU" : "");
+  }
+}
+
+static void throttled(const struct cb_probe_node *n, const struct best *b, rule_t r,
+                      struct cb_causes *c) {
+  (void)b;
+  for (int i = 0; i < n->evidence.ngpus; i++) {
+    const struct cb_gpu_health *g = &n->evidence.gpus[i];
+    char dev[32], why[96] = "";
+    struct cb_cause *k;
+    if (g->reasons < 0 || !(g->reasons & CB_GPU_SLOWDOWN))
+      continue;
+    long long bit;
+    const char *name;
+    for (int j = 0; (name = cb_gpu_reason_name(j, &bit)); j++)
+      if (g->reasons & bit & CB_GPU_SLOWDOWN)
+        snprintf(why + strlen(why), sizeof why - strlen(why), "%s%s", why[0] ? ", " : "", name);
+    gpu_name(dev, sizeof dev, g);
+    if ((k = add(c, n, dev, r)))
+      snprintf(k->text, sizeof k->text, "clocks held down (%s): SM %d of %d MHz, %d C", why,
+               g->sm_mhz, g->sm_max_mhz, g->temperature_c);
   }
 }
 
@@ -208,7 +289,19 @@ static const struct rule rules[] = {
       "PortCounters)"},
      counters_rose,
      NET},
+    {{"gpu-errors-rising",
+      "NVML API reference: nvmlDeviceRegisterEvents (Xid), nvmlDeviceGetTotalEccErrors, "
+      "nvmlDeviceGetPcieReplayCounter, nvmlDeviceGetNvLinkErrorCounter, "
+      "nvmlDeviceGetViolationStatus; NVIDIA Xid catalog"},
+     gpu_counters_rose,
+     GPU},
     {{"port-down", "Linux sysfs ABI, sysfs-class-infiniband: ports/N/state"}, port_down, NET},
+    {{"nvlink-down", "NVML API reference: nvmlDeviceGetNvLinkState"}, nvlink_down, GPU},
+    {{"gpu-memory-errors",
+      "NVML API reference: nvmlDeviceGetTotalEccErrors, nvmlDeviceGetRemappedRows; NVIDIA GPU "
+      "memory error management guide"},
+     memory_errors,
+     GPU},
     {{"nccl-socket-fallback", "NCCL's INFO log (NET/Socket, 'via NET/Socket'); NCCL environment "
                               "variables: NCCL_IB_DISABLE, NCCL_IB_HCA, NCCL_SOCKET_IFNAME"},
      nccl_socket,
@@ -217,6 +310,10 @@ static const struct rule rules[] = {
       "Linux sysfs ABI, sysfs-bus-pci: current_link_speed/width against max_link_speed/width"},
      pcie_down,
      NET | GPU},
+    {{"gpu-throttled", "NVML API reference: nvmlDeviceGetCurrentClocksEventReasons "
+                       "(nvmlClocksEventReasons), nvmlDeviceGetClockInfo"},
+     throttled,
+     GPU},
     {{"port-rate-low", "Linux sysfs ABI, sysfs-class-infiniband: ports/N/rate"}, rate_low, NET},
     {{"gpudirect-rdma-off",
       "NCCL troubleshooting guide, GPU Direct RDMA; NVIDIA GPUDirect RDMA guide (nvidia-peermem)"},

@@ -211,4 +211,5 @@ void cb_probe_evidence(struct cb_probe_node *n) {
   find_nics(e);
   find_acs(e);
   find_gdr(e);
+  cb_probe_gpu_health(e);
 }

@@ -4,9 +4,10 @@
 #include <dlfcn.h>
 #include <string.h>
 
-#include "core/gpu.h"
 #include "config.h"
+#include "core/gpu.h"
 #include "node.h"
+#include "nvml.h"
 
 #include <stdio.h>
 
@@ -18,58 +19,7 @@
 #endif
 
 #if CB_HAVE_CUDA /* NVML is only asked about GPUs the CUDA runtime found */
-/* The few NVML declarations needed, as in nvml.h (not installed here). */
-typedef int nvml_return;
-typedef struct nvml_device *nvml_device;
-struct nvml_pci_info { /* nvmlPciInfo_t */
-  char busIdLegacy[16];
-  unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
-  char busId[32];
-};
-#define NVML_NVLINK_MAX_LINKS 18
-#define NVML_NVLINK_DEVICE_TYPE_SWITCH 2
-#define NVML_FEATURE_ENABLED 1
-
-struct nvml {
-  void *lib;
-  nvml_return (*init)(void);
-  nvml_return (*shutdown)(void);
-  nvml_return (*driver_version)(char *version, unsigned int length);
-  nvml_return (*by_bus_id)(const char *pciBusId, nvml_device *device);
-  nvml_return (*link_state)(nvml_device device, unsigned int link, int *isActive);
-  nvml_return (*remote_pci)(nvml_device device, unsigned int link, struct nvml_pci_info *pci);
-  nvml_return (*remote_type)(nvml_device device, unsigned int link, int *type);
-};
-
-static int nvml_open(struct nvml *m) {
-  memset(m, 0, sizeof *m);
-  m->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!m->lib)
-    return 0;
-  *(void **)&m->init = dlsym(m->lib, "nvmlInit_v2");
-  *(void **)&m->shutdown = dlsym(m->lib, "nvmlShutdown");
-  *(void **)&m->driver_version = dlsym(m->lib, "nvmlSystemGetDriverVersion");
-  *(void **)&m->by_bus_id = dlsym(m->lib, "nvmlDeviceGetHandleByPciBusId_v2");
-  *(void **)&m->link_state = dlsym(m->lib, "nvmlDeviceGetNvLinkState");
-  *(void **)&m->remote_pci = dlsym(m->lib, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-  *(void **)&m->remote_type = dlsym(m->lib, "nvmlDeviceGetNvLinkRemoteDeviceType");
-  if (!m->init || !m->shutdown || !m->driver_version || !m->by_bus_id || !m->link_state ||
-      m->init() != 0) {
-    dlclose(m->lib);
-    m->lib = NULL;
-    return 0;
-  }
-  return 1;
-}
-
-static void nvml_close(struct nvml *m) {
-  if (m->lib) {
-    m->shutdown();
-    dlclose(m->lib);
-  }
-}
-
-static void nvml_links(struct nvml *m, struct cb_probe_gpu *g) {
+static void nvml_links(const struct cb_nvml *m, struct cb_probe_gpu *g) {
   nvml_device dev;
   g->nvlinks = -1;
   if (m->by_bus_id(g->bus_id, &dev) != 0)
@@ -137,10 +87,9 @@ void cb_probe_gpus(struct cb_probe_node *n) {
   int count = cb_gpu_devices(n->gpu_why, sizeof n->gpu_why);
   if (count == 0)
     return;
-  struct nvml m;
-  int have_nvml = nvml_open(&m);
-  if (have_nvml)
-    m.driver_version(n->driver, sizeof n->driver);
+  const struct cb_nvml *m = cb_nvml(NULL, 0);
+  if (m)
+    m->driver_version(n->driver, sizeof n->driver);
   n->ngpus = count < CB_PROBE_MAX_GPUS ? count : CB_PROBE_MAX_GPUS;
   for (int i = 0; i < n->ngpus; i++) {
     struct cb_probe_gpu *g = &n->gpus[i];
@@ -158,11 +107,9 @@ void cb_probe_gpus(struct cb_probe_node *n) {
     g->sms = p.multiProcessorCount;
     g->cc_major = p.major;
     g->cc_minor = p.minor;
-    if (have_nvml)
-      nvml_links(&m, g);
+    if (m)
+      nvml_links(m, g);
   }
-  if (have_nvml)
-    nvml_close(&m);
 }
 #else
 void cb_probe_gpus(struct cb_probe_node *n) {

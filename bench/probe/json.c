@@ -2,6 +2,7 @@
 #include "base/text.h"
 #include "config.h"
 #include "evidence.h"
+#include "gpu_health.h"
 #include "probe.h"
 
 #if CB_HAVE_JANSSON
@@ -51,8 +52,44 @@ static json_t *num_or_null(double v) {
   return v > 0 ? json_real(v) : json_null();
 }
 
+static json_t *int_or_null(long long v) {
+  return v >= 0 ? json_integer(v) : json_null();
+}
+
+/* One GPU's NVML state; -1 (unknown) as null. */
+static json_t *health_json(const struct cb_gpu_health *g) {
+  json_t *reasons = json_array();
+  long long bit;
+  const char *name;
+  for (int j = 0; g->reasons >= 0 && (name = cb_gpu_reason_name(j, &bit)); j++)
+    if (g->reasons & bit)
+      json_array_append_new(reasons, json_string(name));
+  json_t *o = json_object();
+  json_object_set_new(o, "bus_id", cb_json_text(g->bus_id));
+  json_object_set_new(o, "sm_mhz", num_or_null(g->sm_mhz));
+  json_object_set_new(o, "sm_max_mhz", num_or_null(g->sm_max_mhz));
+  json_object_set_new(o, "clock_reasons",
+                      g->reasons >= 0 ? reasons : (json_decref(reasons), json_null()));
+  json_object_set_new(o, "slowdown",
+                      json_boolean(g->reasons > 0 && (g->reasons & CB_GPU_SLOWDOWN)));
+  json_object_set_new(o, "ecc", g->ecc < 0 ? json_null() : json_boolean(g->ecc));
+  json_object_set_new(o, "ecc_uncorrected", int_or_null(g->ecc_uncorrected));
+  json_object_set_new(o, "remap_pending",
+                      g->remap_pending < 0 ? json_null() : json_boolean(g->remap_pending));
+  json_object_set_new(o, "remap_failed",
+                      g->remap_failed < 0 ? json_null() : json_boolean(g->remap_failed));
+  json_object_set_new(o, "pcie_replay", int_or_null(g->pcie_replay));
+  json_object_set_new(o, "nvlinks", int_or_null(g->nvlinks));
+  json_object_set_new(o, "nvlinks_down", int_or_null(g->nvlinks_down));
+  json_object_set_new(o, "temperature_c", int_or_null(g->temperature_c));
+  json_object_set_new(o, "power_w", g->power_w >= 0 ? json_real(g->power_w) : json_null());
+  return o;
+}
+
 static json_t *evidence_json(const struct cb_evidence *e) {
-  json_t *pci = json_array(), *acs = json_array();
+  json_t *pci = json_array(), *acs = json_array(), *gpus = json_array();
+  for (int i = 0; i < e->ngpus; i++)
+    json_array_append_new(gpus, health_json(&e->gpus[i]));
   for (int i = 0; i < e->ndevs; i++) {
     const struct cb_evid_dev *d = &e->devs[i];
     json_t *bridges = json_array();
@@ -69,7 +106,8 @@ static json_t *evidence_json(const struct cb_evidence *e) {
   }
   for (int i = 0; i < e->nacs; i++)
     json_array_append_new(acs, cb_json_text(e->acs[i]));
-  return json_pack("{s:o, s:o, s:o, s:o, s:o}", "pci", pci, "gpudirect_rdma",
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "gpus", gpus, "nvml_why",
+                   cb_json_text(e->nvml_why), "pci", pci, "gpudirect_rdma",
                    e->gdr < 0 ? json_null() : json_boolean(e->gdr), "gpudirect_rdma_why",
                    cb_json_text(e->gdr_why), "acs_redirect",
                    e->acs_known ? acs : (json_decref(acs), json_null()), "acs_why",
@@ -106,6 +144,14 @@ static json_t *node_json(const struct cb_probe_node *n) {
   json_object_set_new(o, "cuda_runtime", or_null(n->cuda_runtime));
   json_object_set_new(o, "nccl", or_null(n->nccl));
   json_object_set_new(o, "evidence", evidence_json(&n->evidence));
+  json_t *counters = json_array();
+  for (int i = 0; i < n->counters.n; i++) {
+    const struct cb_counter *c = &n->counters.c[i];
+    json_array_append_new(counters, json_pack("{s:o, s:i, s:o, s:I}", "dev", cb_json_text(c->dev),
+                                              "port", c->port, "name", cb_json_text(c->name),
+                                              "value", (json_int_t)c->value));
+  }
+  json_object_set_new(o, "counters", counters);
   return o;
 }
 

@@ -47,6 +47,7 @@ struct cb_probe_nic {
 #define CB_EVID_MAX_DEVS 32
 #define CB_EVID_MAX_PATH 8
 #define CB_EVID_MAX_ACS 8
+#define CB_EVID_MAX_GPUS 16
 struct cb_evid_dev {
   char kind;                       /* 'G' an NVIDIA GPU, 'N' an RDMA NIC's function */
   char name[32];                   /* "GPU 0000:1b:00.0", "mlx5_0" */
@@ -57,7 +58,24 @@ struct cb_evid_dev {
   char path[CB_EVID_MAX_PATH][16]; /* the bridges above it, nearest first */
   int npath;
 };
+/* One GPU's state through NVML (gpu_health.c), read when the node is
+ * probed; -1 (or 0 for a clock) where NVML does not say. */
+struct cb_gpu_health {
+  char bus_id[16];
+  int sm_mhz, sm_max_mhz;
+  long long reasons;         /* clock event reasons (nvmlClocksEventReasons bits) */
+  int ecc;                   /* 1 on, 0 off */
+  long long ecc_uncorrected; /* volatile: since the driver loaded */
+  int remap_pending, remap_failed;
+  long long pcie_replay;
+  int nvlinks, nvlinks_down; /* links the GPU has; those not active */
+  int temperature_c;
+  double power_w; /* < 0: unknown */
+};
 struct cb_evidence {
+  int ngpus; /* GPUs NVML reports */
+  struct cb_gpu_health gpus[CB_EVID_MAX_GPUS];
+  char nvml_why[96]; /* why there is no NVML, or "" */
   int ndevs;
   struct cb_evid_dev devs[CB_EVID_MAX_DEVS];
   int gdr;          /* GPUDirect RDMA: 1 can work, 0 cannot, -1 unknown */
@@ -66,6 +84,21 @@ struct cb_evidence {
   char acs_why[96];
   int nacs; /* bridges between a GPU and its nearest NIC redirecting peer requests */
   char acs[CB_EVID_MAX_ACS][64]; /* "0000:00:01.0 (GPU0 <-> mlx5_0): ReqRedir CmplRedir" */
+};
+
+/* Error counters (counters.h reads them): an RDMA port's (port > 0) or a
+ * GPU's through NVML (port 0, dev "GPU BUS-ID"). */
+#define CB_MAX_COUNTERS 96
+struct cb_counter {
+  char dev[24];
+  int port;
+  char name[40];
+  uint64_t value;
+};
+/* One node's counters at one moment; fixed size so it travels as bytes. */
+struct cb_counters {
+  int n;
+  struct cb_counter c[CB_MAX_COUNTERS];
 };
 
 struct cb_probe_node {
@@ -85,6 +118,7 @@ struct cb_probe_node {
   char cuda_driver[16], cuda_runtime[16];
   char nccl[48]; /* "2.28.9 (library)" or "(header)" */
   struct cb_evidence evidence;
+  struct cb_counters counters; /* as the probe found them (--probe shows the nonzero ones) */
 };
 
 /* Every node, on rank 0 (nnodes 0 elsewhere). */
@@ -106,6 +140,7 @@ void cb_probe_gpus(struct cb_probe_node *n);
 void cb_probe_nics(struct cb_probe_node *n);
 void cb_probe_placement(struct cb_probe_node *n);
 void cb_probe_evidence(struct cb_probe_node *n); /* evidence.c */
+void cb_probe_gpu_health(struct cb_evidence *e); /* gpu_health.c */
 
 /* nvidia-smi topo -m's names for how far two PCI devices are apart, from
  * their nearest common ancestor: a PCI bridge (PIX with at most one bridge

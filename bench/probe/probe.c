@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "base/text.h"
+#include "counters.h"
 #include "evidence.h"
+#include "gpu_health.h"
 
 #define TAG_PROBE 31
 
@@ -41,6 +43,7 @@ static void probe_node(struct cb_probe_node *n) {
   cb_probe_nics(n);
   cb_probe_placement(n); /* places the GPUs and NICs found above */
   cb_probe_evidence(n);
+  cb_counters_read(&n->counters);
 }
 
 int cb_probe_collect(const struct cb_cluster *cl, struct cb_probe *p, struct cb_error *err) {
@@ -132,8 +135,42 @@ static void print_distances(FILE *f, const struct cb_probe_node *n) {
   }
 }
 
+/* Each GPU's state through NVML (gpu_health.c); NVML's absence is said only
+ * where sysfs shows NVIDIA GPUs. */
+static void print_health(FILE *f, const struct cb_evidence *e) {
+  int sysfs_gpus = 0;
+  for (int i = 0; i < e->ndevs; i++)
+    sysfs_gpus += e->devs[i].kind == 'G';
+  if (!e->ngpus && sysfs_gpus)
+    fprintf(f, "  GPU state: unknown (%s)\n", e->nvml_why[0] ? e->nvml_why : "NVML lists none");
+  if (e->ngpus)
+    fprintf(f, "  GPU state (NVML):\n");
+  for (int i = 0; i < e->ngpus; i++) {
+    const struct cb_gpu_health *g = &e->gpus[i];
+    fprintf(f, "    GPU %s: SM %d / %d MHz, clocks ", g->bus_id, g->sm_mhz, g->sm_max_mhz);
+    long long bit;
+    const char *name;
+    int any = 0;
+    for (int j = 0; g->reasons > 0 && (name = cb_gpu_reason_name(j, &bit)); j++)
+      if (g->reasons & bit)
+        fprintf(f, "%s%s%s", any++ ? "," : "", name, bit & CB_GPU_SLOWDOWN ? " (SLOWDOWN)" : "");
+    fprintf(f, "%s", g->reasons < 0 ? "?" : any ? "" : "unrestricted");
+    if (g->ecc == 1)
+      fprintf(f, "; ECC on, %lld uncorrectable", g->ecc_uncorrected);
+    else
+      fprintf(f, "; ECC %s", g->ecc == 0 ? "off" : "?");
+    if (g->remap_pending == 1 || g->remap_failed == 1)
+      fprintf(f, ", row remap %s", g->remap_failed == 1 ? "FAILED" : "pending");
+    fprintf(f, "; PCIe replays %lld", g->pcie_replay);
+    if (g->nvlinks > 0)
+      fprintf(f, "; NVLink %d/%d active", g->nvlinks - g->nvlinks_down, g->nvlinks);
+    fprintf(f, "; %d C, %.0f W\n", g->temperature_c, g->power_w);
+  }
+}
+
 /* What acceptance explains a slow node with (evidence.c). */
 static void print_evidence(FILE *f, const struct cb_evidence *e) {
+  print_health(f, e);
   if (e->ndevs)
     fprintf(f, "  PCIe links (now / at most) and IOMMU:\n");
   for (int i = 0; i < e->ndevs; i++) {
@@ -160,6 +197,25 @@ static void print_evidence(FILE *f, const struct cb_evidence *e) {
     fprintf(f, "  ACS redirects peer traffic: %s\n", e->acs[i]);
 }
 
+/* The error counters that are not zero (since boot or the driver loaded):
+ * acceptance reports what rises during a check; this is the history. */
+static void print_counters(FILE *f, const struct cb_counters *c) {
+  int nonzero = 0;
+  for (int i = 0; i < c->n; i++)
+    nonzero += c->c[i].value != 0;
+  if (c->n)
+    fprintf(f, "  error counters: %d read, %d not zero%s\n", c->n, nonzero, nonzero ? ":" : "");
+  for (int i = 0; i < c->n; i++)
+    if (c->c[i].value) {
+      if (c->c[i].port)
+        fprintf(f, "    %s port %d: %s %llu\n", c->c[i].dev, c->c[i].port, c->c[i].name,
+                (unsigned long long)c->c[i].value);
+      else
+        fprintf(f, "    %s: %s %llu\n", c->c[i].dev, c->c[i].name,
+                (unsigned long long)c->c[i].value);
+    }
+}
+
 void cb_probe_print(FILE *f, const struct cb_probe_node *n) {
   fprintf(f, "node %s\n", n->hostname);
   fprintf(f, "  CPU: %s; %d package%s, %d cores, %d threads, %d NUMA node%s\n", n->cpu_model,
@@ -170,4 +226,5 @@ void cb_probe_print(FILE *f, const struct cb_probe_node *n) {
   print_nics(f, n);
   print_distances(f, n);
   print_evidence(f, &n->evidence);
+  print_counters(f, &n->counters);
 }

@@ -25,6 +25,12 @@ static void healthy(struct cb_probe_node *n, const char *host) {
     d->gts = d->max_gts = 32, d->width = d->max_width = 16;
     strcpy(d->iommu, "identity");
   }
+  e->ngpus = 1; /* idle, ECC on and clean, 18 NVLinks up */
+  struct cb_gpu_health *g = &e->gpus[0];
+  strcpy(g->bus_id, "0000:03:00.0");
+  g->sm_mhz = 345, g->sm_max_mhz = 1980, g->reasons = 0x1, g->ecc = 1, g->ecc_uncorrected = 0;
+  g->remap_pending = g->remap_failed = 0, g->pcie_replay = 0, g->nvlinks = 18;
+  g->nvlinks_down = 0, g->temperature_c = 34, g->power_w = 79;
 }
 
 static const struct cb_record net_gpu = {
@@ -52,9 +58,11 @@ int main(void) {
   is_str(fired(nodes, 2, "allreduce-busbw", &net_gpu), "", "two healthy nodes: no rule fires");
 
   /* each rule: its fault on n2 fires it, naming n2 only */
-  const char *rules[] = {"port-down",    "pcie-trained-down", "port-rate-low", "gpudirect-rdma-off",
-                         "acs-redirect", "iommu-translation", "mtu-low"};
-  for (int k = 0; k < 7; k++) {
+  const char *rules[] = {
+      "port-down",         "pcie-trained-down", "port-rate-low", "gpudirect-rdma-off",
+      "acs-redirect",      "iommu-translation", "mtu-low",       "nvlink-down",
+      "gpu-memory-errors", "gpu-memory-errors", "gpu-throttled"};
+  for (int k = 0; k < 11; k++) {
     healthy(&nodes[1], "n2");
     struct cb_probe_node *n = &nodes[1];
     switch (k) {
@@ -71,6 +79,10 @@ int main(void) {
       break;
     case 5: strcpy(n->evidence.devs[0].iommu, "DMA-FQ"); break;
     case 6: n->nics[0].mtu = 1500; break;
+    case 7: n->evidence.gpus[0].nvlinks_down = 2; break;
+    case 8: n->evidence.gpus[0].ecc_uncorrected = 3; break;
+    case 9: n->evidence.gpus[0].remap_pending = 1; break;
+    case 10: n->evidence.gpus[0].reasons = 0x1 | 0x40, n->evidence.gpus[0].sm_mhz = 990; break;
     }
     char want[64];
     snprintf(want, sizeof want, "n2:%s ", rules[k]);
@@ -117,6 +129,40 @@ int main(void) {
   is_long(cs.n, 0, "counters-rising: quiet for the other node");
   cb_causes_find(nodes, 2, "allreduce-busbw", &one_node_host, &w, &cs);
   is_long(cs.n, 0, "counters-rising: not asked for a check on one node");
+  /* the GPU's state and counters (NVML) */
+  healthy(&nodes[1], "n2");
+  nodes[1].evidence.gpus[0].reasons = 0x4; /* the power cap: how a loaded GPU keeps its rating */
+  is_str(fired(nodes, 2, "allreduce-busbw", &net_gpu), "",
+         "gpu-throttled: quiet on the power cap alone");
+  nodes[1].evidence.gpus[0].reasons = 0x41;
+  nodes[1].evidence.gpus[0].nvlinks_down = 1;
+  is_str(fired(nodes, 2, "allreduce-busbw", &net_host), "",
+         "host memory: the GPU's rules are not asked");
+  struct cb_causes gc;
+  cb_causes_find(nodes, 2, "node n2", &net_gpu, NULL, &gc);
+  ok(gc.n == 2 && strcmp(gc.c[0].device, "GPU 0000:03:00.0") == 0 &&
+         strcmp(gc.c[0].text, "1 of its 18 NVLinks not active: its traffic to other GPUs shares "
+                              "the rest, or goes over PCIe") == 0 &&
+         strcmp(gc.c[1].text, "clocks held down (hw_thermal_slowdown): SM 345 of 1980 MHz, 34 C") ==
+             0,
+     "the GPU named by its bus id, each fault with its figures (got %d: '%s', '%s')", gc.n,
+     gc.n ? gc.c[0].text : "", gc.n > 1 ? gc.c[1].text : "");
+  healthy(&nodes[1], "n2");
+  struct cb_window gw = {3,
+                         {{1, {"GPU 0000:03:00.0", 0, "xid_79", 1}},
+                          {1, {"GPU 0000:03:00.0", 0, "thermal_slowdown_us", 1500}},
+                          {1, {"mlx5_0", 1, "symbol_error", 9}}}};
+  cb_causes_find(nodes, 2, "allreduce-busbw", &net_gpu, &gw, &gc);
+  ok(gc.n == 3 && strcmp(gc.c[0].rule, "counters-rising") == 0 &&
+         strcmp(gc.c[1].rule, "gpu-errors-rising") == 0 &&
+         strcmp(gc.c[1].text, "Xid 79 reported 1 time during this check") == 0 &&
+         strcmp(gc.c[2].text, "clocks cut for heat 1.5 ms during this check") == 0,
+     "GPU counters that rose: their own rule, in words (got %d: '%s', '%s')", gc.n,
+     gc.n > 1 ? gc.c[1].text : "", gc.n > 2 ? gc.c[2].text : "");
+  cb_causes_find(nodes, 2, "allreduce-busbw", &net_host, &gw, &gc);
+  ok(gc.n == 1 && strcmp(gc.c[0].rule, "counters-rising") == 0,
+     "host memory across nodes: the port's counter only, not the GPU's (got %d)", gc.n);
+
   /* what NCCL did, from its log as the record carries it */
   healthy(&nodes[1], "n2");
   struct cb_record sock = net_gpu;
@@ -138,8 +184,10 @@ int main(void) {
          "NCCL listed 1 device where n2 has 2 ACTIVE ports; n1 has 1: quiet");
   sock.nccl_nics = 2;
   is_str(fired(nodes, 2, "allreduce-busbw", &sock), "", "NCCL listed them all: quiet");
-  ok(cb_rule(0) && cb_rule(10) && !cb_rule(11) && cb_rule(3)->source[0],
-     "eleven rules, each with its source");
+  int nrules = 0;
+  while (cb_rule(nrules) && cb_rule(nrules)->source[0])
+    nrules++;
+  ok(nrules == 15 && !cb_rule(15), "fifteen rules, each with its source");
   done_testing();
   return exit_status();
 }

@@ -81,6 +81,14 @@ static void test_counters(void) {
   put(root, "counters/symbol_error", 0); /* a reset is not a rise */
   cb_counters_read(a);
   is_long(cb_counters_delta(b, a, d), 0, "a counter that went down (reset): not counted");
+  /* an Xid's counter exists from its first event: absent before, it rose from 0 */
+  struct cb_counter *x = &a->c[a->n++];
+  snprintf(x->dev, sizeof x->dev, "GPU 0000:1b:00.0");
+  snprintf(x->name, sizeof x->name, "xid_79");
+  x->port = 0, x->value = 2;
+  is_long(cb_counters_delta(b, a, d), 1, "a counter absent before: counted");
+  ok(d->n == 1 && strcmp(d->c[0].name, "xid_79") == 0 && d->c[0].value == 2,
+     "... from 0 (got %llu)", d->n ? (unsigned long long)d->c[0].value : 0ULL);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd) != 0)
     diag("could not remove %s", dir);
