@@ -90,13 +90,11 @@ static void find_nics(struct cb_evidence *e) {
   struct dirent **names;
   int n = scandir(cb_sysfs_path(dir, sizeof dir, "/sys/class/infiniband"), &names, NULL, alphasort);
   for (int i = 0; i < n; i++) {
-    char target[512];
+    char link[1024], bus[16];
     const char *dev = names[i]->d_name;
-    if (dev[0] != '.' &&
-        cb_sysfs_link(target, sizeof target, "/sys/class/infiniband/%s/device", dev)) {
-      const char *base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-      add_dev(e, 'N', dev, base);
-    }
+    snprintf(link, sizeof link, "/sys/class/infiniband/%s/device", dev);
+    if (dev[0] != '.' && (cb_probe_pci_of(link, bus, sizeof bus), bus[0]))
+      add_dev(e, 'N', dev, bus); /* the form nics.c gives the NIC's record */
     free(names[i]);
   }
   if (n >= 0)

@@ -21,7 +21,7 @@
 #endif
 
 /* The PCI address a sysfs device link points at ("0000:3b:00.0"), or "". */
-static void pci_of(const char *device_link, char *buf, size_t len) {
+void cb_probe_pci_of(const char *device_link, char *buf, size_t len) {
   char target[512];
   buf[0] = '\0';
   if (!cb_sysfs_link(target, sizeof target, "%s", device_link))
@@ -64,7 +64,7 @@ static void rdma_common(struct cb_probe_nic *c, const char *ibdev, int port) {
   c->rdma = 1;
   c->port = port;
   snprintf(path, sizeof path, "/sys/class/infiniband/%s/device", ibdev);
-  pci_of(path, c->bus_id, sizeof c->bus_id);
+  cb_probe_pci_of(path, c->bus_id, sizeof c->bus_id);
   netdev_of(ibdev, c->netdev, sizeof c->netdev);
   if (c->netdev[0] && cb_sysfs_u64(&mtu, "/sys/class/net/%s/mtu", c->netdev))
     c->mtu = (int)mtu;
@@ -198,7 +198,7 @@ static void net_interfaces(struct cb_probe_node *n) {
           snprintf(c->rate, sizeof c->rate, "%ld Mb/s", atol(v));
         }
         snprintf(path, sizeof path, "/sys/class/net/%s/device", ifname);
-        pci_of(path, c->bus_id, sizeof c->bus_id);
+        cb_probe_pci_of(path, c->bus_id, sizeof c->bus_id);
       }
     }
     free(names[i]);

@@ -149,6 +149,10 @@ void cb_probe_gpu_health(struct cb_evidence *e); /* gpu_health.c */
 enum cb_ancestor { CB_ANC_PCI_BRIDGE, CB_ANC_HOST_BRIDGE, CB_ANC_CPU };
 const char *cb_pci_distance(enum cb_ancestor common, int bridges_below, int same_numa);
 
+/* The PCI address a sysfs device link (/sys/class/infiniband/DEV/device)
+ * points to, as "0000:1b:00.0"; "" when it is not a PCI function. nics.c */
+void cb_probe_pci_of(const char *device_link, char *buf, size_t len);
+
 /* Whether two PCI bus ids name one device ("00000000:1B:00.0" = "0000:1b:00.0"). */
 int cb_bus_id_same(const char *a, const char *b);
 
