@@ -70,7 +70,7 @@ layer() {
       if (p ~ /^bench\/base\//) return 0
       if (p ~ /^kernels\//) return 1
       if (p ~ /^bench\/(core|ops|backends|output|probe|records)\//) return 2
-      if (p ~ /^(bench\/(accept|fleet|model|report|import|copy)|tuner)\//) return 3
+      if (p ~ /^(bench\/(accept|burnin|fleet|model|report|import|copy)|tuner)\//) return 3
       if (p ~ /^bench\/(modes\/|main$)/) return 4
       return -1
     }

@@ -105,6 +105,33 @@ int cb_parse_seconds(const char *s, const char *what, double min, double max, do
   return cb_parse_double(s, what, min, max, out, err);
 }
 
+int cb_parse_duration(const char *s, const char *what, double *out, struct cb_error *err) {
+  static const struct {
+    char unit;
+    double seconds;
+  } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  errno = 0;
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || errno == ERANGE || !isfinite(v) || !isdigit((unsigned char)s[0]))
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a duration (e.g. 90s, 30m, 4h, 2d)", what, s);
+  double scale = 0;
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (end[0] == units[i].unit && end[1] == '\0')
+      scale = units[i].seconds;
+  if (end[0] == '\0')
+    scale = 1;
+  if (scale == 0)
+    return cb_fail(err, CB_USAGE, "%s: '%s': unknown unit '%s' (s, m, h or d)", what, s, end);
+  v *= scale;
+  if (v <= 0)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is not a positive duration", what, s);
+  if (v > CB_MAX_DURATION)
+    return cb_fail(err, CB_USAGE, "%s: '%s' is longer than a year", what, s);
+  *out = v;
+  return CB_OK;
+}
+
 int cb_list_check(const char *s, const char *what, struct cb_error *err) {
   size_t n = strlen(s);
   if (n && (s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,")))

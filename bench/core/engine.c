@@ -352,6 +352,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .time_us_gpu = t.device_median * scale,
       .wrong = wrong,
       .noisy = noisy,
+      .interval = sc->s->interval,
+      .interval_start = sc->s->interval_start,
   };
   sc->backend->transport_label(sc->ctx, sc->op, sc->mem, rec->transport, sizeof rec->transport);
   cb_record_choose(rec, sc->s->stat, sh->algbw_bytes, sc->op->busbw_factor(cl->nranks));
@@ -547,6 +549,18 @@ int cb_engine_run_on(const struct cb_cluster *cl, const struct cb_settings *s,
                      int nbackends, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
                      struct cb_error *err) {
   memset(sum, 0, sizeof *sum);
+  if (cl->rank == 0 && cb_sinks_run(sinks, nsinks, ri, err))
+    return err->status;
+  int rc = cb_engine_measure(cl, s, ri, backends, nbackends, sinks, nsinks, sum, err);
+  if (rc == CB_OK && cl->rank == 0 && cb_sinks_finish(sinks, nsinks, sum, err))
+    return err->status;
+  return rc;
+}
+
+int cb_engine_measure(const struct cb_cluster *cl, const struct cb_settings *s,
+                      const struct cb_run_info *ri, const struct cb_backend *const *backends,
+                      int nbackends, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
+                      struct cb_error *err) {
   uint64_t sizes[CB_MAX_SIZES];
   int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
   struct series_ctx sc = {.cl = cl,
@@ -556,13 +570,12 @@ int cb_engine_run_on(const struct cb_cluster *cl, const struct cb_settings *s,
                           .nsinks = nsinks,
                           .sum = sum,
                           .started = cb_now()};
-  EACH_SINK(&sc, run, ri, err);
   /* the run record probed every backend once already: its reasons, not a second probe */
-  for (int b = 0; b < s->nskipped_backends; b++) {
+  for (int b = 0; b < s->nskipped_backends && s->interval <= 1; b++) {
     const struct cb_backend_info *bi = &ri->backends[s->skipped_backends[b]];
     note(&sc, err, "backend %s skipped: %s", bi->name, bi->why);
   }
-  if (s->share_gpu)
+  if (s->share_gpu && s->interval <= 1)
     note(&sc, err,
          "--share-gpu: all ranks share one GPU, each its own NCCL_HOSTID; the figures "
          "are of NCCL's network transport, not of the GPU's links");
@@ -577,8 +590,5 @@ int cb_engine_run_on(const struct cb_cluster *cl, const struct cb_settings *s,
   cb_watchdog_stop();
   if (s->progress && cl->rank == 0)
     fprintf(stderr, "\r\033[K");
-  if (rc)
-    return rc;
-  EACH_SINK(&sc, finish, sum, err);
-  return CB_OK;
+  return rc;
 }

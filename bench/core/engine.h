@@ -28,4 +28,12 @@ int cb_engine_run_on(const struct cb_cluster *cl, const struct cb_settings *s,
                      int nbackends, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
                      struct cb_error *err);
 
+/* The measuring alone, for a caller that makes one run of several passes
+ * (the burn-in): no run record, no finish; sum is added to, not cleared;
+ * the notes said once per run are said when s->interval <= 1. */
+int cb_engine_measure(const struct cb_cluster *cl, const struct cb_settings *s,
+                      const struct cb_run_info *ri, const struct cb_backend *const *backends,
+                      int nbackends, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
+                      struct cb_error *err);
+
 #endif

@@ -53,6 +53,11 @@ struct cb_record {
    * wider than --precision: the figure is less certain than asked. 0:
    * reached, or not judged (--iters N, imported records). */
   int noisy;
+  /* --duration: the burn-in pass this was measured in and the pass's
+   * wall-clock start (Unix seconds); 0 outside a burn-in, and then not
+   * written. */
+  int interval;
+  double interval_start;
 };
 
 /* Makes time_us the statistic `stat` (enum cb_stat) names, and algbw and

@@ -41,6 +41,7 @@ static const struct option long_options[] = {
     {"stat", required_argument, 0, OPT_STAT},
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
+    {"duration", required_argument, 0, OPT_DURATION},
     {"window", required_argument, 0, OPT_WINDOW},
     {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES},
     {"ucx-api", required_argument, 0, OPT_UCX_API},
@@ -170,6 +171,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case 'T': return cb_parse_seconds(arg, "--timeout", 0, 1e6, &s->timeout, err);
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
   case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
+  case OPT_DURATION: return cb_parse_duration(arg, "--duration", &s->duration, err);
   case 'd':
     return cb_cli_parse_list(arg, "--dtype", cb_dtype_lookup, dtype_name, CB_NDTYPES, s->dtypes,
                              &s->ndtypes, CB_NDTYPES, err);
@@ -351,6 +353,16 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   else if (cli->repeat >= 0)
     return cb_fail(err, CB_USAGE, "--repeat %ld goes with --accept FILE --baseline FILE",
                    cli->repeat);
+  if (s->duration > 0 &&
+      (cli->probe || cli->copy || cli->accept_path || cli->matrix || cli->tune.enabled))
+    return cb_fail(err, CB_USAGE,
+                   "--duration goes with a sweep (--sweep, or --op/--backend/--mem): a burn-in of "
+                   "%s is not built yet",
+                   cli->probe         ? "--probe"
+                   : cli->copy        ? "--op copy"
+                   : cli->accept_path ? "--accept"
+                   : cli->matrix      ? "--matrix"
+                                      : "--tune");
   if (cb_cli_tune_check(&cli->tune, tune_only, model_config, &cli->tune, err))
     return err->status;
   if (cli->tune.enabled && cli->sweep) /* it would be accepted and ignored */

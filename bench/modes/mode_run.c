@@ -11,6 +11,7 @@
 #include "accept/accept.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
+#include "burnin/burnin.h"
 #include "copy/copy.h"
 #include "core/cluster.h"
 #include "core/engine.h"
@@ -207,6 +208,8 @@ static int sweep_go(const struct cb_cluster *cl, struct cb_cli *cli,
                     struct cb_error *err) {
   (void)rules, (void)probe;
   struct cb_summary sum;
+  if (cli->settings.duration > 0) /* --duration: a burn-in, judged over its passes */
+    return cb_burnin_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
   int rc = cb_engine_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
   if (rc == CB_OK && sum.wrong > 0)
     rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
@@ -409,7 +412,11 @@ const char cb_help_timing[] =
     "      --window-bytes SIZE  fewer messages when a window would carry more than\n"
     "                           SIZE (default 64M: the pipe is full long before)\n"
     "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
-    "                           in one measurement; 0 disables (default 300)\n";
+    "                           in one measurement; 0 disables (default 300)\n"
+    "      --duration TIME      burn-in: the sweep again and again until TIME (90s,\n"
+    "                           30m, 4h, 2d) has passed, each record with its\n"
+    "                           interval; every case judged over them: wrong values\n"
+    "                           and a slowdown past 10% over the run fail\n";
 const char cb_help_ucx[] =
     "UCX backend:\n"
     "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"

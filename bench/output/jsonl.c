@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "sink.h"
@@ -137,6 +138,14 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
     json_object_set_new(o, "nccl_algo", cb_json_text(r->nccl_algo));
   if (r->nccl_proto[0])
     json_object_set_new(o, "nccl_proto", cb_json_text(r->nccl_proto));
+  if (r->interval > 0) { /* --duration: the burn-in's pass and when it began */
+    char when[32];
+    time_t t = (time_t)r->interval_start;
+    struct tm tm;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    json_object_set_new(o, "interval", json_integer(r->interval));
+    json_object_set_new(o, "interval_start", json_string(when));
+  }
   if (r->algo[0]) { /* where the library says, or its rules do */
     json_object_set_new(o, "algo", cb_json_text(r->algo));
     json_object_set_new(o, "algo_by", cb_json_text(r->algo_by));

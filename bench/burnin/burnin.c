@@ -1,0 +1,130 @@
+/* The burn-in's passes and its verdicts (burnin.h). */
+#include "burnin.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backends/backend.h"
+#include "base/timer.h"
+#include "core/engine.h"
+#include "drift.h"
+
+/* A sink of our own beside the run's: every record into the series, and
+ * the pass's wrong results counted. */
+struct collector {
+  struct cb_burnin_store store;
+  double t0; /* cb_now() at the start */
+  long wrong_now;
+  long records;
+  int oom;
+};
+
+static int collect(void *state, const struct cb_row *row, struct cb_error *err) {
+  (void)err;
+  struct collector *c = state;
+  const struct cb_record *r[2] = {row->outofplace, row->inplace};
+  for (int i = 0; i < 2; i++)
+    if (r[i]) {
+      c->records++;
+      c->wrong_now += r[i]->wrong > 0 ? r[i]->wrong : 0;
+      if (cb_burnin_add(&c->store, r[i], cb_now() - c->t0))
+        c->oom = 1;
+    }
+  return CB_OK;
+}
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The verdicts over every series, to the run's sinks; how many did not pass. */
+static int judge(struct collector *c, struct cb_sink *sinks, int nsinks, int *nfail, int *ninc,
+                 struct cb_error *err) {
+  *nfail = *ninc = 0;
+  for (int i = 0; i < c->store.n; i++) {
+    struct cb_verdict v;
+    cb_burnin_verdict(&c->store.s[i], CB_DRIFT_LIMIT, &v);
+    *nfail += v.status == CB_FAIL;
+    *ninc += v.status == CB_INCONCLUSIVE;
+    for (int k = 0; k < nsinks; k++)
+      if (sinks[k].verdict && sinks[k].verdict(sinks[k].state, &v, err))
+        return err->status;
+  }
+  return CB_OK;
+}
+
+int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
+                  const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
+                  struct cb_summary *sum, struct cb_error *err) {
+  memset(sum, 0, sizeof *sum);
+  const struct cb_backend *backends[CB_MAX_LIST];
+  for (int b = 0; b < s->nbackends; b++)
+    backends[b] = cb_backends[s->backends[b]];
+  struct cb_sink all[8];
+  if (nsinks >= (int)(sizeof all / sizeof all[0]))
+    return cb_fail(err, CB_RUNTIME, "--duration: too many outputs");
+  struct collector c = {.t0 = cb_now()};
+  memcpy(all, sinks, (size_t)nsinks * sizeof *sinks);
+  all[nsinks] = (struct cb_sink){.state = &c, .row = collect};
+  if (cl->rank == 0 && cb_sinks_run(sinks, nsinks, ri, err))
+    return err->status;
+  if (cl->rank == 0) {
+    char text[256];
+    snprintf(text, sizeof text,
+             "burn-in: passes (intervals) until %.0f s have passed (--duration); each case "
+             "judged over them: any wrong value fails, and a slowdown over the run past %+.0f%%",
+             s->duration, 100 * CB_DRIFT_LIMIT);
+    if (cb_sinks_note(sinks, nsinks, text, err))
+      return err->status;
+  }
+  struct cb_settings pass = *s;
+  int rc = CB_OK, stop = 0;
+  for (pass.interval = 1; !rc && !stop; pass.interval++) {
+    pass.interval_start = wall_now();
+    c.wrong_now = 0;
+    /* the table (sinks[0]) shows the first pass; later ones get a line each */
+    int first = pass.interval == 1 ? 0 : 1;
+    rc = cb_engine_measure(cl, &pass, ri, backends, s->nbackends, all + first, nsinks + 1 - first,
+                           sum, err);
+    rc = cb_cluster_agree(cl, rc);
+    if (rc)
+      break;
+    double elapsed = cb_now() - c.t0;
+    /* rank 0 decides (its clock and its records); every rank learns it */
+    stop = cl->rank == 0 && (elapsed >= s->duration || c.wrong_now > 0 || c.oom);
+    stop = cb_cluster_agree(cl, stop);
+    if (cl->rank == 0 && nsinks > 0) {
+      char line[160];
+      snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong",
+               pass.interval, elapsed, s->duration, c.records, sum->wrong);
+      if (sinks[0].note && sinks[0].note(sinks[0].state, line, err))
+        rc = err->status;
+    }
+  }
+  int nfail = 0, ninc = 0;
+  if (!rc && cl->rank == 0) {
+    char text[160];
+    snprintf(text, sizeof text, "burn-in: %d intervals in %.0f s%s", pass.interval - 1,
+             cb_now() - c.t0,
+             c.wrong_now > 0 ? ", stopped after the interval with wrong values"
+             : c.oom         ? ", stopped: out of memory for the series"
+                             : "");
+    if (cb_sinks_note(sinks, nsinks, text, err) || judge(&c, sinks, nsinks, &nfail, &ninc, err) ||
+        cb_sinks_finish(sinks, nsinks, sum, err))
+      rc = err->status;
+  }
+  cb_burnin_free(&c.store);
+  /* every rank calls this once, whatever happened on rank 0 */
+  int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
+  if (rc)
+    return rc;
+  if (bad)
+    return cb_fail(err, CB_FAILED, "burn-in: %d series FAILED, %d INCONCLUSIVE%s", nfail, ninc,
+                   cl->rank ? " (rank 0 has the verdicts)" : "");
+  return CB_OK;
+}

@@ -1,0 +1,72 @@
+/* A burn-in's results as series over its passes (issue 42): per measured
+ * case (op, backend, memory, dtype, redop, place, size, ranks) the time of
+ * each pass, and the judgement of a series: the trend of its time over the
+ * run with a 95% interval, its worst pass, the passes with wrong results. */
+#ifndef CB_BURNIN_DRIFT_H
+#define CB_BURNIN_DRIFT_H
+
+#include "core/record.h"
+#include "core/verdict.h"
+
+/* The default limit on a slowdown over a burn-in: the fitted time at its
+ * last pass at most 10% over the first pass's (BURNIN.md says why). */
+#define CB_DRIFT_LIMIT 0.10
+
+struct cb_burnin_point {
+  int interval;
+  double t;       /* seconds since the burn-in began */
+  double time_us; /* the record's time (its --stat) */
+  long wrong;     /* -1: not checked */
+};
+
+struct cb_burnin_series {
+  char key[192];          /* what identifies the case, for matching and naming */
+  char name[96];          /* "burn-in allreduce mpi host 1 MiB" (in place: "... in-place") */
+  struct cb_record first; /* the case's first record (its strings are static) */
+  int n, cap;
+  struct cb_burnin_point *p;
+};
+
+struct cb_burnin_store {
+  int n, cap;
+  struct cb_burnin_series *s;
+};
+
+/* Adds one record at t seconds into the run; 0, or -1 out of memory. */
+int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t);
+void cb_burnin_free(struct cb_burnin_store *b);
+
+/* The trend of a series: the least-squares line of time against t, as the
+ * change from the first pass's time to the last's relative to the mean
+ * time, with its 95% interval (Student's t, n - 2 degrees of freedom).
+ * Also the worst (slowest) pass and the passes with wrong results. Pure. */
+struct cb_drift {
+  int n;         /* passes */
+  double span_s; /* from the first pass to the last */
+  double change; /* fitted relative change over the run; NAN with n < 3 */
+  double lo, hi; /* its 95% interval */
+  /* the mean of the last third of the passes against the first third's
+   * (a step the straight line can hide), relative, with its 95% interval
+   * (Welch); NAN with fewer than 6 passes */
+  double step, step_lo, step_hi;
+  double mean_us;         /* mean time */
+  double worst_us;        /* slowest pass */
+  int worst_interval;     /* and its number */
+  long wrong;             /* wrong elements over every pass */
+  int nwrong;             /* passes with any */
+  int wrong_intervals[8]; /* the first of them */
+};
+void cb_burnin_drift(const struct cb_burnin_point *p, int n, struct cb_drift *d);
+
+/* The series' verdict: FAIL on any wrong result (never noise) or when the
+ * whole interval of the trend's change, or of the last third against the
+ * first, is over `limit`; PASS when all of both (where there are enough
+ * passes for the second) are at or under; else INCONCLUSIVE (fewer than 3
+ * passes too). what and unit filled for people; v->measured is the judged
+ * change in percent. Pure. */
+void cb_burnin_verdict(const struct cb_burnin_series *s, double limit, struct cb_verdict *v);
+
+/* Student's t quantile for a two-sided 95% interval, df >= 1. Pure. */
+double cb_t95(int df);
+
+#endif

@@ -1,0 +1,69 @@
+#!/bin/sh
+# --duration (issue 42): a burn-in of passes ("intervals") on 2 ranks, every
+# record with its interval, each case judged over the run. Faults are
+# planted through MPI's profiling interface (tests/fixtures/standin/
+# mpi_fault.c, preloaded): a wrong value from some time on must FAIL at
+# once naming its interval; a slowdown from some time on must FAIL the
+# drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
+. tests/lib.sh
+plan 14
+
+# bad durations: exit 2 naming the value, nothing run, nothing replaced
+echo '{"keep": 1}' >"$TMP/keep.jsonl"
+for d in 0 -5m 10x 1e400 400d abc; do
+  ./collbench --duration "$d" --json "$TMP/keep.jsonl" >"$TMP/out" 2>"$TMP/err"
+  st=$?
+  [ $st -eq 2 ] && grep -q -- "--duration: '$d'" "$TMP/err" && grep -q keep "$TMP/keep.jsonl"
+  ok $? "--duration $d: exit 2 naming it, the earlier file kept (got $st: $(head -c 120 "$TMP/err"))"
+done
+./collbench --duration 1m --accept topologies/localhost.conf >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- '--duration goes with a sweep' "$TMP/err"
+ok $? "--duration with --accept: exit 2 (a burn-in of acceptance is not built yet)"
+
+run="-b 1K -e 1K -n 20 -w 2 --json $TMP/b.jsonl"
+
+# healthy: no FAIL; each record with its interval, the intervals 1, 2, ...
+mpi 2 $run --duration 6
+h=$STATUS
+jq -s -e '[.[] | select(.type == "verdict") | .status] | length == 2 and all(. != "FAIL")' \
+  "$TMP/b.jsonl" >/dev/null
+ok $? "healthy, 6 s: a verdict per case (in and out of place), none FAIL (exit $h)"
+[ $h -eq 0 ] || [ $h -eq 1 ] && ! grep -q '^  FAIL' "$TMP/out"
+ok $? "... exit 0, or 1 with only INCONCLUSIVE verdicts (noise) (exit $h)"
+jq -s -e '[.[] | select(.type == "result")] as $r | ($r | length) >= 4 and
+  ([$r[] | .interval] | unique) == [range(1; ([$r[] | .interval] | max) + 1)] and
+  all($r[]; .interval_start | test("^20[0-9-]+T[0-9:]+Z$")) and
+  ([.[] | select(.type == "run")] | length) == 1' "$TMP/b.jsonl" >/dev/null
+ok $? "every result line has its interval (1, 2, ... none missing) and the interval's start; one run record"
+
+# the planted faults
+mkdir -p "$TMP/f"
+if mpicc -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -o "$TMP/f/fault.so" \
+  tests/fixtures/standin/mpi_fault.c >"$TMP/f/build.log" 2>&1; then
+  fault() { # FAULT ARGS...
+    f=$1
+    shift
+    mpirun -np 2 -x LD_PRELOAD="$TMP/f/fault.so" -x COLLBENCH_TEST_FAULT="$f" ./collbench "$@" \
+      >"$TMP/out" 2>"$TMP/err"
+    STATUS=$?
+  }
+  fault wrong:3 $run --duration 10m
+  st=$STATUS
+  last=$(jq -s '[.[] | select(.type == "result") | .interval] | max' "$TMP/b.jsonl")
+  [ $st -eq 1 ] && jq -s -e --argjson l "$last" '[.[] | select(.type == "verdict" and .status == "FAIL")
+    | .what] | any(test("wrong elements in interval " + ($l | tostring) + " of"))' "$TMP/b.jsonl" >/dev/null
+  ok $? "a wrong value from 3 s on: exit 1, FAIL naming interval $last (exit $st)"
+  jq -s -e --argjson l "$last" '[.[] | select(.type == "result" and .interval == $l) | .wrong]
+    | any(. > 0)' "$TMP/b.jsonl" >/dev/null && grep -q 'stopped after the interval with wrong values' "$TMP/out"
+  ok $? "... the burn-in stopped after that interval, not at 10 minutes"
+  fault slow:10:3000 $run --duration 30
+  st=$STATUS
+  [ $st -eq 1 ] && jq -s -e '[.[] | select(.type == "verdict" and .status == "FAIL")] | length >= 1' \
+    "$TMP/b.jsonl" >/dev/null
+  ok $? "3 ms more per call from 10 s on, over 30 s: a drift FAIL (exit $st)"
+  grep '^  FAIL' "$TMP/out" | head -n 2 | diag
+else
+  diag "$TMP/f/build.log"
+  for i in 1 2 3; do skip "mpicc could not build the fault shim"; done
+fi
+finish

@@ -1,0 +1,97 @@
+/* A burn-in's series and their judgement (issue 42): the trend and the
+ * last-third step computed by hand, the three-way verdicts, wrong values
+ * failing at once with their interval, the store keeping cases apart. */
+#include <math.h>
+#include <string.h>
+
+#include "burnin/drift.h"
+#include "tap.h"
+
+static struct cb_burnin_series series(const double *times, int n, double dt) {
+  static struct cb_burnin_point p[64];
+  struct cb_burnin_series s;
+  memset(&s, 0, sizeof s);
+  strcpy(s.name, "burn-in allreduce mpi host 1 MiB");
+  for (int i = 0; i < n; i++)
+    p[i] = (struct cb_burnin_point){i + 1, i * dt, times[i], 0};
+  s.p = p, s.n = s.cap = n;
+  return s;
+}
+
+int main(void) {
+  is_double(cb_t95(1), 12.706, 1e-9, "t(0.975, 1)");
+  is_double(cb_t95(10), 2.228, 1e-9, "t(0.975, 10)");
+  ok(cb_t95(1000) > 1.96 && cb_t95(1000) < 1.965, "t(0.975, 1000) near 1.96");
+  ok(isnan(cb_t95(0)), "no degrees of freedom: no quantile");
+
+  /* an exact line, 100 + t us over 9 s: change = 9 / 104.5 over the run */
+  double line[10];
+  for (int i = 0; i < 10; i++)
+    line[i] = 100 + i;
+  struct cb_burnin_series s = series(line, 10, 1.0);
+  struct cb_drift d;
+  cb_burnin_drift(s.p, s.n, &d);
+  is_double(d.change, 9 / 104.5, 1e-12, "the trend's change over the run, by hand");
+  ok(d.lo == d.hi && fabs(d.lo - d.change) < 1e-12, "no residuals: no width");
+  is_double(d.step, (108 - 101) / 101.0, 1e-12, "last third (107..109) on the first (100..102)");
+  ok(d.worst_interval == 10 && d.worst_us == 109, "the slowest interval and its time");
+  struct cb_verdict v;
+  cb_burnin_verdict(&s, 0.10, &v);
+  is_str(cb_verdict_names[v.status], "PASS", "+8.6%% against a 10%% limit: PASS (%s)", v.what);
+  cb_burnin_verdict(&s, 0.05, &v);
+  is_str(cb_verdict_names[v.status], "FAIL", "the same against 5%%: FAIL");
+
+  /* a step the line can hide: 6 passes at 100 us, then 3 at 200 us */
+  double step[9] = {100, 100, 100, 100, 100, 100, 200, 200, 200};
+  s = series(step, 9, 1.0);
+  cb_burnin_drift(s.p, s.n, &d);
+  is_double(d.step, 1.0, 1e-12, "the last third twice the first");
+  cb_burnin_verdict(&s, 0.10, &v);
+  ok(v.status == CB_FAIL && fabs(v.measured - 100) < 1e-9,
+     "a step FAILs, measured by the step (+%.1f%%)", v.measured);
+
+  /* noise around a flat level: the data cannot tell */
+  double noisy[8] = {50, 150, 60, 140, 50, 150, 60, 140};
+  s = series(noisy, 8, 1.0);
+  cb_burnin_verdict(&s, 0.10, &v);
+  is_str(cb_verdict_names[v.status], "INCONCLUSIVE", "flat but noisy: INCONCLUSIVE");
+  ok(strstr(v.what, "a longer burn-in") != NULL, "and says what would settle it");
+
+  double two[2] = {100, 100};
+  s = series(two, 2, 1.0);
+  cb_burnin_verdict(&s, 0.10, &v);
+  ok(v.status == CB_INCONCLUSIVE && strstr(v.what, "too few"), "2 passes: too few for a trend");
+
+  /* a wrong value: FAIL whatever the times, naming its interval */
+  s = series(line, 10, 1.0);
+  s.p[3].wrong = 5;
+  cb_burnin_verdict(&s, 0.10, &v);
+  ok(v.status == CB_FAIL && strstr(v.what, "5 wrong elements in interval 4 of 10"),
+     "wrong values FAIL at once, with the interval (%s)", v.what);
+
+  /* the store: cases kept apart, passes appended in order */
+  struct cb_burnin_store b = {0};
+  struct cb_record r = {.op = "allreduce",
+                        .backend = "mpi",
+                        .mem = "host",
+                        .dtype = "float",
+                        .redop = "sum",
+                        .bytes = 1024,
+                        .nranks = 2,
+                        .time_us = 3,
+                        .wrong = 0};
+  for (int pass = 1; pass <= 3; pass++) {
+    r.interval = pass;
+    r.inplace = 0;
+    cb_burnin_add(&b, &r, pass);
+    r.inplace = 1;
+    cb_burnin_add(&b, &r, pass);
+  }
+  ok(b.n == 2 && b.s[0].n == 3 && b.s[1].n == 3 && b.s[1].p[2].interval == 3,
+     "two cases (in and out of place), three passes each");
+  is_str(b.s[1].name, "burn-in allreduce mpi host 1 KiB in-place", "named for people");
+  cb_burnin_free(&b);
+  ok(b.n == 0 && b.s == NULL, "freed");
+  done_testing();
+  return exit_status();
+}
