@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 14
+plan 18
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -35,6 +35,46 @@ jq -s -e '[.[] | select(.type == "result")] as $r | ($r | length) >= 4 and
   all($r[]; .interval_start | test("^20[0-9-]+T[0-9:]+Z$")) and
   ([.[] | select(.type == "run")] | length) == 1' "$TMP/b.jsonl" >/dev/null
 ok $? "every result line has its interval (1, 2, ... none missing) and the interval's start; one run record"
+
+# kill -9 in the middle, then --resume: one verdict per case over every
+# interval of both parts, nothing lost or doubled
+krun="-b 1K -e 1K -n 20 -w 2 --json $TMP/k.jsonl"
+mpirun -np 2 ./collbench $krun --duration 20 >"$TMP/k.out" 2>&1 &
+mp=$!
+n=0
+last() { # the highest interval written to FILE so far; 0 before any
+  { [ -s "$1" ] && jq -s '[.[] | select(.type == "result") | .interval] | max // 0' "$1" 2>/dev/null; echo 0; } | head -n 1
+}
+while [ "$(last "$TMP/k.jsonl")" -lt 3 ] &&
+  [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
+  n=$((n + 1))
+  sleep 0.1 # polls the file until interval 3 is written (at most 60 s)
+done
+pkill -9 -f "collbench $krun --duration 20"
+wait $mp
+before=$(jq -s '[.[] | select(.type == "result") | .interval] | max' "$TMP/k.jsonl")
+cp "$TMP/k.jsonl" "$TMP/killed.jsonl"
+mpi 2 $krun --duration 20 --resume
+st=$STATUS
+jq -s -e --argjson b "$before" '[.[] | select(.type == "result")] as $r | ([$r[] | .interval] | max) as $m |
+  $m > $b and ([$r[] | .interval] | unique) == [range(1; $m + 1)] and
+  ([$r | group_by(.interval, .inplace)[] | length] | max) == 1 and
+  ([.[] | select(.type == "run")] | length) == 1 and
+  ([.[] | select(.type == "verdict")] | length) == 2 and
+  all(.[] | select(.type == "verdict"); .what | test("over " + ($m | tostring) + " intervals|wrong|too few"))' \
+  "$TMP/k.jsonl" >/dev/null
+ok $? "killed after interval $before, resumed: intervals 1 to the last once each, one run record, 2 verdicts over all of them (exit $st)"
+cp "$TMP/killed.jsonl" "$TMP/k2.jsonl"
+mpi 2 -b 1K -e 2K -n 20 -w 2 --json "$TMP/k2.jsonl" --duration 20 --resume
+[ $STATUS -eq 2 ] && grep -q "another configuration: its max_bytes is 1024, this run's 2048" "$TMP/err" &&
+  cmp -s "$TMP/killed.jsonl" "$TMP/k2.jsonl"
+ok $? "--resume with other sizes: exit 2 naming what differs, the file untouched"
+mpi 1 -b 1K -e 1K -n 20 -w 2 --json "$TMP/k2.jsonl" --duration 20 --resume
+[ $STATUS -eq 2 ] && grep -q "measured on other nodes or ranks" "$TMP/err" && cmp -s "$TMP/killed.jsonl" "$TMP/k2.jsonl"
+ok $? "--resume on another rank count: exit 2, the file untouched"
+mpi 2 $krun --duration 20 --resume
+[ $STATUS -eq 2 ] && grep -q "the burn-in ended already" "$TMP/err"
+ok $? "--resume of a finished burn-in: exit 2, it says so"
 
 # the planted faults
 mkdir -p "$TMP/f"

@@ -16,7 +16,8 @@
  * the pass's wrong results counted. */
 struct collector {
   struct cb_burnin_store store;
-  double t0; /* cb_now() at the start */
+  double t0;          /* cb_now() at the start of this part */
+  double first_start; /* the burn-in's first interval's wall-clock start */
   long wrong_now;
   long records;
   int oom;
@@ -30,7 +31,7 @@ static int collect(void *state, const struct cb_row *row, struct cb_error *err) 
     if (r[i]) {
       c->records++;
       c->wrong_now += r[i]->wrong > 0 ? r[i]->wrong : 0;
-      if (cb_burnin_add(&c->store, r[i], cb_now() - c->t0))
+      if (cb_burnin_add(&c->store, r[i], r[i]->interval_start - c->first_start))
         c->oom = 1;
     }
   return CB_OK;
@@ -59,8 +60,8 @@ static int judge(struct collector *c, struct cb_sink *sinks, int nsinks, int *nf
 }
 
 int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
-                  const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
-                  struct cb_summary *sum, struct cb_error *err) {
+                  const struct cb_run_info *ri, const struct cb_burnin_prior *prior,
+                  struct cb_sink *sinks, int nsinks, struct cb_summary *sum, struct cb_error *err) {
   memset(sum, 0, sizeof *sum);
   const struct cb_backend *backends[CB_MAX_LIST];
   for (int b = 0; b < s->nbackends; b++)
@@ -68,7 +69,16 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   struct cb_sink all[8];
   if (nsinks >= (int)(sizeof all / sizeof all[0]))
     return cb_fail(err, CB_RUNTIME, "--duration: too many outputs");
-  struct collector c = {.t0 = cb_now()};
+  struct collector c = {.t0 = cb_now(), .first_start = wall_now()};
+  int first = 1;             /* this part's first interval */
+  double left = s->duration; /* what this part measures */
+  if (prior && prior->last_interval > 0) {
+    first = prior->last_interval + 1;
+    left = s->duration - prior->measured_s;
+    c.first_start = prior->first_start;
+    if (cl->rank == 0 && cb_burnin_resume_load(prior, &c.store))
+      return cb_fail(err, CB_RUNTIME, "--resume: out of memory for the first part's records");
+  }
   memcpy(all, sinks, (size_t)nsinks * sizeof *sinks);
   all[nsinks] = (struct cb_sink){.state = &c, .row = collect};
   if (cl->rank == 0 && cb_sinks_run(sinks, nsinks, ri, err))
@@ -81,27 +91,35 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
              s->duration, 100 * CB_DRIFT_LIMIT);
     if (cb_sinks_note(sinks, nsinks, text, err))
       return err->status;
+    if (first > 1) {
+      snprintf(text, sizeof text,
+               "burn-in resumed: intervals 1 to %d read back (%ld records, about %.0f s); "
+               "going on from interval %d for %.0f s",
+               first - 1, prior->records, prior->measured_s, first, left > 0 ? left : 0);
+      if (cb_sinks_note(sinks, nsinks, text, err))
+        return err->status;
+    }
   }
   struct cb_settings pass = *s;
-  int rc = CB_OK, stop = 0;
-  for (pass.interval = 1; !rc && !stop; pass.interval++) {
+  int rc = CB_OK, stop = left <= 0; /* the first part measured it all: judge only */
+  for (pass.interval = first; !rc && !stop; pass.interval++) {
     pass.interval_start = wall_now();
     c.wrong_now = 0;
-    /* the table (sinks[0]) shows the first pass; later ones get a line each */
-    int first = pass.interval == 1 ? 0 : 1;
-    rc = cb_engine_measure(cl, &pass, ri, backends, s->nbackends, all + first, nsinks + 1 - first,
+    /* the table (sinks[0]) shows this part's first pass; later ones get a line each */
+    int skip = pass.interval == first ? 0 : 1;
+    rc = cb_engine_measure(cl, &pass, ri, backends, s->nbackends, all + skip, nsinks + 1 - skip,
                            sum, err);
     rc = cb_cluster_agree(cl, rc);
     if (rc)
       break;
     double elapsed = cb_now() - c.t0;
     /* rank 0 decides (its clock and its records); every rank learns it */
-    stop = cl->rank == 0 && (elapsed >= s->duration || c.wrong_now > 0 || c.oom);
+    stop = cl->rank == 0 && (elapsed >= left || c.wrong_now > 0 || c.oom);
     stop = cb_cluster_agree(cl, stop);
     if (cl->rank == 0 && nsinks > 0) {
       char line[160];
       snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong",
-               pass.interval, elapsed, s->duration, c.records, sum->wrong);
+               pass.interval, s->duration - left + elapsed, s->duration, c.records, sum->wrong);
       if (sinks[0].note && sinks[0].note(sinks[0].state, line, err))
         rc = err->status;
     }
@@ -109,7 +127,7 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   int nfail = 0, ninc = 0;
   if (!rc && cl->rank == 0) {
     char text[160];
-    snprintf(text, sizeof text, "burn-in: %d intervals in %.0f s%s", pass.interval - 1,
+    snprintf(text, sizeof text, "burn-in: %d intervals, this part %.0f s%s", pass.interval - 1,
              cb_now() - c.t0,
              c.wrong_now > 0 ? ", stopped after the interval with wrong values"
              : c.oom         ? ", stopped: out of memory for the series"

@@ -11,12 +11,15 @@
 #include "core/runinfo.h"
 #include "core/settings.h"
 #include "output/sink.h"
+#include "resume.h"
 
 /* Runs the burn-in and feeds the sinks on rank 0 (run record, records,
- * one verdict per series, finish). Returns CB_OK, CB_FAILED when a verdict
- * is FAIL or INCONCLUSIVE (err says which), or the error that stopped it. */
+ * one verdict per series, finish); `prior` (NULL: a new burn-in) is the
+ * first part of a resumed one, whose intervals the verdicts cover too.
+ * Returns CB_OK, CB_FAILED when a verdict is FAIL or INCONCLUSIVE (err says
+ * which), or the error that stopped it. */
 int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
-                  const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
-                  struct cb_summary *sum, struct cb_error *err);
+                  const struct cb_run_info *ri, const struct cb_burnin_prior *prior,
+                  struct cb_sink *sinks, int nsinks, struct cb_summary *sum, struct cb_error *err);
 
 #endif

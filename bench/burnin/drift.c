@@ -20,8 +20,9 @@ double cb_t95(int df) {
 }
 
 static void key_of(const struct cb_record *r, char *key, size_t len) {
-  snprintf(key, len, "%s|%s|%s|%s|%s|%s|%d|%d|%llu|%d", r->op, r->backend, r->mem, r->transport,
-           r->dtype, r->redop, r->inplace, r->root, (unsigned long long)r->bytes, r->nranks);
+  /* what a result line carries (the root is one per run: not in the lines) */
+  snprintf(key, len, "%s|%s|%s|%s|%s|%s|%d|%llu|%d", r->op, r->backend, r->mem, r->transport,
+           r->dtype, r->redop, r->inplace, (unsigned long long)r->bytes, r->nranks);
 }
 
 int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t) {

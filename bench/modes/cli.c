@@ -363,6 +363,19 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                    : cli->accept_path ? "--accept"
                    : cli->matrix      ? "--matrix"
                                       : "--tune");
+  if (s->duration > 0 && cli->tune.resume && !cli->tune.enabled) {
+    /* --resume continues what the mode writes: --tune's trials, a burn-in's --json */
+    cli->resume = 1, cli->tune.resume = 0;
+    if (tune_only && strcmp(tune_only, "--resume") == 0)
+      tune_only = NULL;
+    if (!cli->json_path)
+      return cb_fail(err, CB_USAGE,
+                     "--resume --duration needs --json FILE (the burn-in to go on with)");
+    if (cli->csv_path)
+      return cb_fail(err, CB_USAGE,
+                     "--csv %s with --resume: a burn-in goes on in its --json file only",
+                     cli->csv_path);
+  }
   if (cb_cli_tune_check(&cli->tune, tune_only, model_config, &cli->tune, err))
     return err->status;
   if (cli->tune.enabled && cli->sweep) /* it would be accepted and ignored */

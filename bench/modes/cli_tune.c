@@ -1,8 +1,8 @@
 /* --tune and its options, in one place: each option as getopt_long
  * returns it, then the rules between them. */
+#include "base/units.h"
 #include "cli_internal.h"
 #include "core/overhead.h"
-#include "base/units.h"
 
 int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct cb_error *err) {
   uint64_t sizes[CB_SPACE_MAX];

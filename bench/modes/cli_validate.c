@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
 #include "cli_internal.h"
 #include "core/gpu.h"
 #include "core/measure.h"
-#include "base/units.h"
 
 static int backend_has_transport(const struct cb_backend *b, const char *t) {
   for (const char *const *p = b->transports; *p; p++)

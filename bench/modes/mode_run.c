@@ -32,7 +32,7 @@ static void junit_error(const struct cb_cli *cli, const struct cb_error *err) {
 /* The outputs the command line names (rank 0 writes them). */
 static int cli_outputs(const struct cb_cli *cli, struct cb_output outs[4]) {
   const struct cb_output all[] = {
-      {cli->json_path, "--json", 0, cb_sink_jsonl},
+      {cli->json_path, "--json", 0, cli->resume ? cb_sink_jsonl_append : cb_sink_jsonl},
       {cli->csv_path, "--csv", 0, cb_sink_csv},
       {cli->prom_path, "--prom", 1, cb_sink_prom},
       {cli->junit_path, "--junit", 1, cb_sink_junit},
@@ -194,12 +194,16 @@ static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli
   return rc;
 }
 
+/* --resume --duration: the first part, read and checked before any output opens */
+static struct cb_burnin_prior prior;
+
 /* --sweep, or what --op/--backend/--mem name: the engine over its plan. */
 static int sweep_validate(const struct cb_cluster *cl, struct cb_cli *cli,
                           const struct cb_matrix_rules *rules, struct cb_error *err) {
   (void)rules;
   return cb_engine_validate(cl, &cli->settings, err) ||
-         cb_engine_plan_check(cl, &cli->settings, err);
+         cb_engine_plan_check(cl, &cli->settings, err) ||
+         (cli->resume && cb_burnin_resume_read(cl, &cli->settings, cli->json_path, &prior, err));
 }
 
 static int sweep_go(const struct cb_cluster *cl, struct cb_cli *cli,
@@ -208,8 +212,12 @@ static int sweep_go(const struct cb_cluster *cl, struct cb_cli *cli,
                     struct cb_error *err) {
   (void)rules, (void)probe;
   struct cb_summary sum;
-  if (cli->settings.duration > 0) /* --duration: a burn-in, judged over its passes */
-    return cb_burnin_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
+  if (cli->settings.duration > 0) { /* --duration: a burn-in, judged over its passes */
+    int rc = cb_burnin_run(cl, &cli->settings, ri, cli->resume ? &prior : NULL, sinks, nsinks, &sum,
+                           err);
+    cb_burnin_resume_free(&prior);
+    return rc;
+  }
   int rc = cb_engine_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
   if (rc == CB_OK && sum.wrong > 0)
     rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
@@ -416,7 +424,8 @@ const char cb_help_timing[] =
     "      --duration TIME      burn-in: the sweep again and again until TIME (90s,\n"
     "                           30m, 4h, 2d) has passed, each record with its\n"
     "                           interval; every case judged over them: wrong values\n"
-    "                           and a slowdown past 10% over the run fail\n";
+    "                           and a slowdown past 10% over the run fail; with\n"
+    "                           --resume, goes on with the burn-in in --json FILE\n";
 const char cb_help_ucx[] =
     "UCX backend:\n"
     "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"

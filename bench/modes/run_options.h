@@ -27,6 +27,7 @@ struct cb_cli {
   int copy;                    /* --op copy: the GPU copy matrix, a mode of its own */
   int progress;                /* -1: when stderr is a terminal; 0 never; 1 always */
   struct cb_tune_options tune; /* --tune and its options */
+  int resume;                  /* --resume with --duration: the burn-in in --json FILE goes on */
   /* An option the measuring modes do not know (the parser's refusal
    * names it); the modes' table says which mode it goes with. */
   char unknown[64];

@@ -74,6 +74,48 @@ static json_t *settings_json(const struct cb_settings *s) {
   return o;
 }
 
+static json_t *names(const int *idx, int n, const char *(*name)(int)) {
+  json_t *a = json_array();
+  for (int i = 0; i < n; i++)
+    json_array_append_new(a, cb_json_text(name(idx[i])));
+  return a;
+}
+static const char *op_name(int i) {
+  return cb_ops[i]->name;
+}
+static const char *backend_name(int i) {
+  return cb_backends[i]->name;
+}
+static const char *mem_name(int i) {
+  return cb_mem_names[i];
+}
+static const char *dtype_name(int i) {
+  return cb_dtypes[i].name;
+}
+
+json_t *cb_burnin_config_json(const struct cb_settings *s) {
+  json_t *o = json_object(), *tr = json_array();
+  for (int i = 0; i < s->ntransports; i++)
+    json_array_append_new(tr, cb_json_text(s->transports[i] ? s->transports[i] : "auto"));
+  json_object_set_new(o, "duration_s", json_real(s->duration));
+  json_object_set_new(o, "ops", names(s->ops, s->nops, op_name));
+  json_object_set_new(o, "backends", names(s->backends, s->nbackends, backend_name));
+  json_object_set_new(o, "mems", names(s->mems, s->nmems, mem_name));
+  json_object_set_new(o, "transports", tr);
+  json_object_set_new(o, "dtypes", names(s->dtypes, s->ndtypes, dtype_name));
+  json_object_set_new(o, "redops", names(s->redops, s->nredops, cb_redop_name));
+  json_object_set_new(o, "min_bytes", json_integer((json_int_t)s->min_bytes));
+  json_object_set_new(o, "max_bytes", json_integer((json_int_t)s->max_bytes));
+  json_object_set_new(o, "step_factor", json_integer(s->step_factor));
+  json_object_set_new(o, "step_bytes", json_integer((json_int_t)s->step_bytes));
+  json_object_set_new(o, "root", json_integer(s->root));
+  json_object_set_new(o, "stat", cb_json_text(cb_stat_names[s->stat]));
+  json_t *timing = settings_json(s); /* mode, iters, precision... */
+  json_object_update(o, timing);
+  json_decref(timing);
+  return o;
+}
+
 static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
   const struct cb_cluster *cl = ri->cluster;
   json_t *o = json_object();
@@ -116,6 +158,8 @@ static int jsonl_run(void *state, const struct cb_run_info *ri, struct cb_error 
   json_object_set_new(o, "env", env);
   json_object_set_new(o, "timer_overhead_ns", json_real(ri->timer_overhead_ns));
   json_object_set_new(o, "settings", settings_json(ri->settings));
+  if (ri->settings->duration > 0) /* what --resume must find the same */
+    json_object_set_new(o, "burnin", cb_burnin_config_json(ri->settings));
   if (ri->probe)
     json_object_set_new(o, "probe", cb_probe_json(ri->probe));
   return put_line(state, o, err);
@@ -246,7 +290,29 @@ int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err) 
   return CB_OK;
 }
 
+/* --resume: the file goes on; its run record stands for both parts */
+static int jsonl_start_append(void *state, struct cb_error *err) {
+  return cb_lines_append(state, err);
+}
+
+int cb_sink_jsonl_append(const char *path, struct cb_sink *sink, struct cb_error *err) {
+  if (cb_sink_jsonl(path, sink, err))
+    return err->status;
+  sink->start = jsonl_start_append;
+  sink->run = NULL;
+  return CB_OK;
+}
+
 #else
+
+int cb_sink_jsonl_append(const char *path, struct cb_sink *sink, struct cb_error *err) {
+  return cb_sink_jsonl(path, sink, err);
+}
+
+struct json_t *cb_burnin_config_json(const struct cb_settings *s) {
+  (void)s;
+  return NULL;
+}
 
 int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err) {
   (void)sink;

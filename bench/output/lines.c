@@ -73,6 +73,25 @@ int cb_lines_start(struct cb_lines *l, struct cb_error *err) {
   return CB_OK;
 }
 
+int cb_lines_append(struct cb_lines *l, struct cb_error *err) {
+  off_t end = l->regular ? lseek(l->fd, 0, SEEK_END) : 0;
+  if (end < 0)
+    return failed(l, CB_RUNTIME, errno, err);
+  /* a line cut by a kill (it should not be: one write() each) is dropped */
+  int rfd = l->regular && end > 0 ? open(l->path, O_RDONLY | O_CLOEXEC) : -1;
+  off_t keep = end;
+  char c;
+  while (rfd >= 0 && keep > 0 && pread(rfd, &c, 1, keep - 1) == 1 && c != '\n')
+    keep--;
+  if (rfd >= 0)
+    close(rfd);
+  if (keep != end && (ftruncate(l->fd, keep) != 0 || lseek(l->fd, keep, SEEK_SET) < 0))
+    return failed(l, CB_RUNTIME, errno, err);
+  l->started = 1;
+  l->good = keep;
+  return CB_OK;
+}
+
 int cb_lines_put(struct cb_lines *l, const char *text, size_t len, struct cb_error *err) {
   cb_interrupt_hold();
   size_t done = 0;

@@ -23,6 +23,9 @@ struct cb_lines {
 int cb_lines_open(struct cb_lines *l, const char *path, const char *option, struct cb_error *err);
 /* Empties the file: the run goes ahead. */
 int cb_lines_start(struct cb_lines *l, struct cb_error *err);
+/* Instead of emptying it: goes on after its last whole line (a burn-in's
+ * --resume). */
+int cb_lines_append(struct cb_lines *l, struct cb_error *err);
 /* Writes `len` bytes of whole lines. */
 int cb_lines_put(struct cb_lines *l, const char *text, size_t len, struct cb_error *err);
 /* Writes `text` (malloc'd: taken and freed; NULL counts as out of memory)

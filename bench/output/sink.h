@@ -83,6 +83,14 @@ int cb_sinks_close(struct cb_sink *sinks, int nsinks, struct cb_error *err);
 /* Every constructor returns CB_OK or an error naming the file. */
 int cb_sink_table(FILE *out, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_jsonl(const char *path, struct cb_sink *sink, struct cb_error *err);
+/* The same, going on after the file's last line, without a run record of
+ * its own (a burn-in's --resume). */
+int cb_sink_jsonl_append(const char *path, struct cb_sink *sink, struct cb_error *err);
+/* What a burn-in's cases are made of (ops, backends, memory, dtypes,
+ * sizes, timing), as the run record's "burnin" object carries it and
+ * --resume compares it; NULL without a JSON library. */
+struct cb_settings;
+struct json_t *cb_burnin_config_json(const struct cb_settings *s);
 int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_prom(const char *path, struct cb_sink *sink, struct cb_error *err);
 int cb_sink_junit(const char *path, struct cb_sink *sink, struct cb_error *err);
