@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 18
+plan 21
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -23,7 +23,7 @@ ok $? "--duration with --accept: exit 2 (a burn-in of acceptance is not built ye
 run="-b 1K -e 1K -n 20 -w 2 --json $TMP/b.jsonl"
 
 # healthy: no FAIL; each record with its interval, the intervals 1, 2, ...
-mpi 2 $run --duration 6
+mpi 2 $run --duration 6 --prom "$TMP/b.prom"
 h=$STATUS
 jq -s -e '[.[] | select(.type == "verdict") | .status] | length == 2 and all(. != "FAIL")' \
   "$TMP/b.jsonl" >/dev/null
@@ -35,11 +35,14 @@ jq -s -e '[.[] | select(.type == "result")] as $r | ($r | length) >= 4 and
   all($r[]; .interval_start | test("^20[0-9-]+T[0-9:]+Z$")) and
   ([.[] | select(.type == "run")] | length) == 1' "$TMP/b.jsonl" >/dev/null
 ok $? "every result line has its interval (1, 2, ... none missing) and the interval's start; one run record"
+[ "$(grep -c '^collbench_time_seconds{' "$TMP/b.prom")" -eq 2 ] && grep -q '^collbench_acceptance_verdict{' "$TMP/b.prom"
+ok $? "--prom: one gauge per case (the latest interval's), and the verdicts"
+promtool_ok "$TMP/b.prom"
 
 # kill -9 in the middle, then --resume: one verdict per case over every
 # interval of both parts, nothing lost or doubled
 krun="-b 1K -e 1K -n 20 -w 2 --json $TMP/k.jsonl"
-mpirun -np 2 ./collbench $krun --duration 20 >"$TMP/k.out" 2>&1 &
+mpirun -np 2 ./collbench $krun --duration 20 --prom "$TMP/k.prom" >"$TMP/k.out" 2>&1 &
 mp=$!
 n=0
 last() { # the highest interval written to FILE so far; 0 before any
@@ -52,6 +55,8 @@ while [ "$(last "$TMP/k.jsonl")" -lt 3 ] &&
 done
 pkill -9 -f "collbench $krun --duration 20"
 wait $mp
+grep -q '^collbench_time_seconds{' "$TMP/k.prom"
+ok $? "--prom rewritten after every interval: the killed run's file is there, with its figures"
 before=$(jq -s '[.[] | select(.type == "result") | .interval] | max' "$TMP/k.jsonl")
 cp "$TMP/k.jsonl" "$TMP/killed.jsonl"
 mpi 2 $krun --duration 20 --resume

@@ -116,7 +116,10 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     /* rank 0 decides (its clock and its records); every rank learns it */
     stop = cl->rank == 0 && (elapsed >= left || c.wrong_now > 0 || c.oom);
     stop = cb_cluster_agree(cl, stop);
-    if (cl->rank == 0 && nsinks > 0) {
+    for (int k = 0; cl->rank == 0 && !rc && k < nsinks; k++)
+      if (sinks[k].interval && sinks[k].interval(sinks[k].state, sum, err))
+        rc = err->status;
+    if (cl->rank == 0 && nsinks > 0 && !rc) {
       char line[160];
       snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong",
                pass.interval, s->duration - left + elapsed, s->duration, c.records, sum->wrong);

@@ -53,6 +53,9 @@ struct cb_sink {
   /* The all-pairs matrix: one measured pair (may be NULL). */
   int (*pair)(void *state, const struct cb_pair *p, struct cb_error *err);
   int (*finish)(void *state, const struct cb_summary *sum, struct cb_error *err);
+  /* A burn-in's interval ended (may be NULL): --prom rewrites its file so a
+   * dashboard sees the run as it goes. */
+  int (*interval)(void *state, const struct cb_summary *sum, struct cb_error *err);
   /* Frees the sink; a file's close is checked. */
   int (*close)(void *state, struct cb_error *err);
 };
