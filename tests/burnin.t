@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 21
+plan 23
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -20,10 +20,19 @@ done
 [ $? -eq 2 ] && grep -q -- '--duration goes with a sweep' "$TMP/err"
 ok $? "--duration with --accept: exit 2 (a burn-in of acceptance is not built yet)"
 
+./collbench --drift-limit 25% >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- '--drift-limit goes with --duration' "$TMP/err"
+ok $? "--drift-limit without --duration: exit 2"
+./collbench --duration 1m --drift-limit 0 >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- "--drift-limit: '0' is out of range" "$TMP/err"
+ok $? "--drift-limit 0: exit 2 naming it"
+
 run="-b 1K -e 1K -n 20 -w 2 --json $TMP/b.jsonl"
 
 # healthy: no FAIL; each record with its interval, the intervals 1, 2, ...
-mpi 2 $run --duration 6 --prom "$TMP/b.prom"
+# (a limit of 1000%: this VM's load may change over 6 s, and a real change
+# in speed is a drift; a wrong value would fail whatever the limit)
+mpi 2 $run --duration 6 --drift-limit 1000% --prom "$TMP/b.prom"
 h=$STATUS
 jq -s -e '[.[] | select(.type == "verdict") | .status] | length == 2 and all(. != "FAIL")' \
   "$TMP/b.jsonl" >/dev/null

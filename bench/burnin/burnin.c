@@ -44,12 +44,12 @@ static double wall_now(void) {
 }
 
 /* The verdicts over every series, to the run's sinks; how many did not pass. */
-static int judge(struct collector *c, struct cb_sink *sinks, int nsinks, int *nfail, int *ninc,
-                 struct cb_error *err) {
+static int judge(struct collector *c, double limit, struct cb_sink *sinks, int nsinks, int *nfail,
+                 int *ninc, struct cb_error *err) {
   *nfail = *ninc = 0;
   for (int i = 0; i < c->store.n; i++) {
     struct cb_verdict v;
-    cb_burnin_verdict(&c->store.s[i], CB_DRIFT_LIMIT, &v);
+    cb_burnin_verdict(&c->store.s[i], limit, &v);
     *nfail += v.status == CB_FAIL;
     *ninc += v.status == CB_INCONCLUSIVE;
     for (int k = 0; k < nsinks; k++)
@@ -70,6 +70,7 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   if (nsinks >= (int)(sizeof all / sizeof all[0]))
     return cb_fail(err, CB_RUNTIME, "--duration: too many outputs");
   struct collector c = {.t0 = cb_now(), .first_start = wall_now()};
+  double limit = s->drift_limit > 0 ? s->drift_limit : CB_DRIFT_LIMIT;
   int first = 1;             /* this part's first interval */
   double left = s->duration; /* what this part measures */
   if (prior && prior->last_interval > 0) {
@@ -88,7 +89,7 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     snprintf(text, sizeof text,
              "burn-in: passes (intervals) until %.0f s have passed (--duration); each case "
              "judged over them: any wrong value fails, and a slowdown over the run past %+.0f%%",
-             s->duration, 100 * CB_DRIFT_LIMIT);
+             s->duration, 100 * limit);
     if (cb_sinks_note(sinks, nsinks, text, err))
       return err->status;
     if (first > 1) {
@@ -135,7 +136,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
              c.wrong_now > 0 ? ", stopped after the interval with wrong values"
              : c.oom         ? ", stopped: out of memory for the series"
                              : "");
-    if (cb_sinks_note(sinks, nsinks, text, err) || judge(&c, sinks, nsinks, &nfail, &ninc, err) ||
+    if (cb_sinks_note(sinks, nsinks, text, err) ||
+        judge(&c, limit, sinks, nsinks, &nfail, &ninc, err) ||
         cb_sinks_finish(sinks, nsinks, sum, err))
       rc = err->status;
   }

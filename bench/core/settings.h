@@ -48,6 +48,7 @@ struct cb_settings {
   long graph;      /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
   int stat;        /* enum cb_stat: what time_us is (default median) */
   double duration; /* --duration: a burn-in of passes until this many seconds; 0: one pass */
+  double drift_limit; /* --drift-limit: the slowdown over a burn-in that fails; 0: 10% */
   /* the burn-in's pass (1, 2, ...) and its wall-clock start (Unix seconds),
    * set before each pass and copied into its records; 0 outside a burn-in */
   int interval;

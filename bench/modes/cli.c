@@ -42,6 +42,7 @@ static const struct option long_options[] = {
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
     {"duration", required_argument, 0, OPT_DURATION},
+    {"drift-limit", required_argument, 0, OPT_DRIFT_LIMIT},
     {"window", required_argument, 0, OPT_WINDOW},
     {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES},
     {"ucx-api", required_argument, 0, OPT_UCX_API},
@@ -172,6 +173,8 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
   case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
   case OPT_DURATION: return cb_parse_duration(arg, "--duration", &s->duration, err);
+  case OPT_DRIFT_LIMIT:
+    return cb_parse_double(arg, "--drift-limit", 1e-3, 100, &s->drift_limit, err);
   case 'd':
     return cb_cli_parse_list(arg, "--dtype", cb_dtype_lookup, dtype_name, CB_NDTYPES, s->dtypes,
                              &s->ndtypes, CB_NDTYPES, err);
@@ -363,6 +366,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                    : cli->accept_path ? "--accept"
                    : cli->matrix      ? "--matrix"
                                       : "--tune");
+  if (s->drift_limit > 0 && s->duration <= 0)
+    return cb_fail(err, CB_USAGE, "--drift-limit goes with --duration (it judges a burn-in)");
   if (s->duration > 0 && cli->tune.resume && !cli->tune.enabled) {
     /* --resume continues what the mode writes: --tune's trials, a burn-in's --json */
     cli->resume = 1, cli->tune.resume = 0;

@@ -425,7 +425,9 @@ const char cb_help_timing[] =
     "                           30m, 4h, 2d) has passed, each record with its\n"
     "                           interval; every case judged over them: wrong values\n"
     "                           and a slowdown past 10% over the run fail; with\n"
-    "                           --resume, goes on with the burn-in in --json FILE\n";
+    "                           --resume, goes on with the burn-in in --json FILE\n"
+    "      --drift-limit P      the slowdown over a burn-in that fails, e.g. 25% or\n"
+    "                           0.25 (default 10%)\n";
 const char cb_help_ucx[] =
     "UCX backend:\n"
     "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"
