@@ -91,7 +91,7 @@ static int read_file(const struct cb_cluster *cl, const struct cb_settings *s, c
   json_t *lines = json_array();
   char *line = NULL;
   size_t cap = 0;
-  int lineno = 0, rc = CB_OK;
+  int lineno = 0, bad_at = 0, rc = CB_OK;
   double last_start = 0;
   while (rc == CB_OK && getline(&line, &cap, f) > 0) {
     lineno++;
@@ -101,7 +101,16 @@ static int read_file(const struct cb_cluster *cl, const struct cb_settings *s, c
     if (!o || !type) {
       /* a line cut by the interruption can only be the last: dropped */
       json_decref(o);
+      if (lineno == 1)
+        rc = cb_fail(err, CB_USAGE, "--resume: %s: its first line is not a run record", path);
+      bad_at = bad_at ? bad_at : lineno;
       continue;
+    }
+    if (bad_at) {
+      json_decref(o);
+      rc = cb_fail(err, CB_USAGE, "--resume: %s:%d is not a JSON line (only the last may be cut)",
+                   path, bad_at);
+      break;
     }
     if (lineno == 1 && strcmp(type, "run") != 0)
       rc = cb_fail(err, CB_USAGE, "--resume: %s: its first line is not a run record", path);
