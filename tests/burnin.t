@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 23
+plan 24
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -32,7 +32,7 @@ run="-b 1K -e 1K -n 20 -w 2 --json $TMP/b.jsonl"
 # healthy: no FAIL; each record with its interval, the intervals 1, 2, ...
 # (a limit of 1000%: this VM's load may change over 6 s, and a real change
 # in speed is a drift; a wrong value would fail whatever the limit)
-mpi 2 $run --duration 6 --drift-limit 1000% --prom "$TMP/b.prom"
+mpi 2 $run --duration 6 --drift-limit 1000% --prom "$TMP/b.prom" --csv "$TMP/b.csv"
 h=$STATUS
 jq -s -e '[.[] | select(.type == "verdict") | .status] | length == 2 and all(. != "FAIL")' \
   "$TMP/b.jsonl" >/dev/null
@@ -47,6 +47,10 @@ ok $? "every result line has its interval (1, 2, ... none missing) and the inter
 [ "$(grep -c '^collbench_time_seconds{' "$TMP/b.prom")" -eq 2 ] && grep -q '^collbench_acceptance_verdict{' "$TMP/b.prom"
 ok $? "--prom: one gauge per case (the latest interval's), and the verdicts"
 promtool_ok "$TMP/b.prom"
+head -n 1 "$TMP/b.csv" | grep -q ',noisy,interval,interval_start$' &&
+  [ "$(awk -F, 'NR > 1 && $(NF - 1) >= 1 && $NF ~ /^20[0-9-]+T[0-9:]+Z$/' "$TMP/b.csv" | wc -l)" -eq \
+    "$(jq -s '[.[] | select(.type == "result")] | length' "$TMP/b.jsonl")" ]
+ok $? "--csv: the interval and its start as the last two columns, on every line"
 
 # kill -9 in the middle, then --resume: one verdict per case over every
 # interval of both parts, nothing lost or doubled

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "columns.h"
 #include "lines.h"
@@ -67,8 +68,33 @@ static void put_field(FILE *f, const struct cb_record *r, const struct cb_column
   }
 }
 
+/* The file, and whether its header is out and has a burn-in's columns: the
+ * header waits for the run record (a burn-in adds interval and
+ * interval_start) or, where there is none (an import), the first line. */
+struct csv {
+  struct cb_lines l;
+  int header, burnin;
+};
+
+static int put_header(struct csv *c, struct cb_error *err) {
+  char head[4096];
+  size_t n = 0;
+  for (int i = 0; i < cb_ncolumns && n < sizeof head; i++)
+    n += (size_t)snprintf(head + n, sizeof head - n, "%s%s", i ? "," : "", cb_columns[i].name);
+  if (c->burnin && n < sizeof head)
+    n += (size_t)snprintf(head + n, sizeof head - n, ",interval,interval_start");
+  if (n >= sizeof head - 1)
+    return cb_fail(err, CB_RUNTIME, "--csv: the header is too long");
+  head[n++] = '\n';
+  c->header = 1;
+  return cb_lines_put(&c->l, head, n, err);
+}
+
 /* One record as one line, written whole. */
-static int put_record(struct cb_lines *l, const struct cb_record *r, struct cb_error *err) {
+static int put_record(struct csv *c, const struct cb_record *r, struct cb_error *err) {
+  struct cb_lines *l = &c->l;
+  if (!c->header && put_header(c, err))
+    return err->status;
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
@@ -78,6 +104,14 @@ static int put_record(struct cb_lines *l, const struct cb_record *r, struct cb_e
     if (i)
       fputc(',', f);
     put_field(f, r, &cb_columns[i]);
+  }
+  if (c->burnin) {
+    char when[32] = "";
+    time_t t = (time_t)r->interval_start;
+    struct tm tm;
+    if (r->interval > 0)
+      strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    fprintf(f, ",%d,%s", r->interval, when);
   }
   fputc('\n', f);
   int bad = fclose(f) != 0;
@@ -94,39 +128,43 @@ static int csv_row(void *state, const struct cb_row *row, struct cb_error *err) 
   return CB_OK;
 }
 
-/* The header goes in once every output opened and the run goes ahead. */
+/* Every output opened: the run goes ahead. */
 static int csv_start(void *state, struct cb_error *err) {
-  struct cb_lines *l = state;
-  char head[4096];
-  size_t n = 0;
-  for (int i = 0; i < cb_ncolumns && n < sizeof head; i++)
-    n += (size_t)snprintf(head + n, sizeof head - n, "%s%s", i ? "," : "", cb_columns[i].name);
-  if (n >= sizeof head - 1)
-    return cb_fail(err, CB_RUNTIME, "--csv: the header is too long");
-  head[n++] = '\n';
-  if (cb_lines_start(l, err))
-    return err->status;
-  return cb_lines_put(l, head, n, err);
+  return cb_lines_start(&((struct csv *)state)->l, err);
+}
+
+static int csv_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
+  struct csv *c = state;
+  c->burnin = ri->settings && ri->settings->duration > 0;
+  return c->header ? CB_OK : put_header(c, err);
+}
+
+static int csv_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
+  (void)sum; /* no line at all: the header still says what the columns are */
+  struct csv *c = state;
+  return c->header ? CB_OK : put_header(c, err);
 }
 
 static int csv_close(void *state, struct cb_error *err) {
-  int rc = cb_lines_close(state, err);
+  int rc = cb_lines_close(&((struct csv *)state)->l, err);
   free(state);
   return rc;
 }
 
 int cb_sink_csv(const char *path, struct cb_sink *sink, struct cb_error *err) {
-  struct cb_lines *l = malloc(sizeof *l);
-  if (!l)
+  struct csv *c = calloc(1, sizeof *c);
+  if (!c)
     return cb_fail(err, CB_RUNTIME, "out of memory");
-  if (cb_lines_open(l, path, "--csv", err)) {
-    free(l);
+  if (cb_lines_open(&c->l, path, "--csv", err)) {
+    free(c);
     return err->status;
   }
   memset(sink, 0, sizeof *sink);
-  sink->state = l;
+  sink->state = c;
   sink->start = csv_start;
+  sink->run = csv_run;
   sink->row = csv_row;
+  sink->finish = csv_finish;
   sink->close = csv_close;
   return CB_OK;
 }
