@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 24
+plan 23
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
