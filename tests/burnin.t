@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 23
+plan 26
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -93,6 +93,49 @@ ok $? "--resume on another rank count: exit 2, the file untouched"
 mpi 2 $krun --duration 20 --resume
 [ $STATUS -eq 2 ] && grep -q "the burn-in ended already" "$TMP/err"
 ok $? "--resume of a finished burn-in: exit 2, it says so"
+
+# SIGTERM on every rank (as Slurm's scancel and preemption send it): the
+# row in progress ends, the verdicts over the intervals done are written
+# as partial, exit 3; --resume goes on and writes the whole verdicts
+srun="-b 1K -e 1K -n 20 -w 2 --json $TMP/s.jsonl"
+mpirun -np 2 ./collbench $srun --duration 20 >"$TMP/s.out" 2>"$TMP/s.err" &
+mp=$!
+n=0
+while [ "$(last "$TMP/s.jsonl")" -lt 2 ] && [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
+  n=$((n + 1))
+  sleep 0.1 # polls the file until interval 2 is written (at most 60 s)
+done
+pkill -TERM -f "^./collbench $srun"
+wait $mp
+st=$?
+[ $st -eq 3 ] && jq -e . "$TMP/s.jsonl" >/dev/null && grep -q 'burn-in stopped by SIGTERM after' "$TMP/s.err" &&
+  jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.partial == true)' "$TMP/s.jsonl" >/dev/null
+ok $? "SIGTERM on both ranks: exit 3, every line whole, 2 verdicts marked partial (exit $st)"
+done1=$(last "$TMP/s.jsonl")
+mpi 2 $srun --duration 20 --resume
+st=$STATUS
+jq -s -e --argjson b "$done1" '[.[] | select(.type == "result")] as $r | ([$r[] | .interval] | max) as $m |
+  $m > $b and ([$r[] | .interval] | unique) == [range(1; $m + 1)] and
+  ([$r | group_by(.interval, .inplace)[] | length] | max) == 1 and
+  ([.[] | select(.type == "verdict" and .partial != true)] | length) == 2 and
+  all(.[] | select(.type == "verdict" and .partial != true); .what | test("over " + ($m | tostring) + " intervals|wrong|too few"))' \
+  "$TMP/s.jsonl" >/dev/null
+ok $? "--resume after the SIGTERM: intervals on from $done1, once each, then 2 whole verdicts over all (exit $st)"
+# SIGUSR1 to mpirun, which passes it on (SIGTERM it follows with SIGKILL 1 s later)
+rm -f "$TMP/s.jsonl"
+mpirun -np 2 ./collbench $srun --duration 20 >"$TMP/s.out" 2>"$TMP/s.err" &
+mp=$!
+n=0
+while [ "$(last "$TMP/s.jsonl")" -lt 1 ] && [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
+  n=$((n + 1))
+  sleep 0.1
+done
+kill -USR1 $mp
+wait $mp
+st=$?
+[ $st -eq 3 ] && grep -q 'burn-in stopped by SIGUSR1 after' "$TMP/s.err" &&
+  jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.partial == true)' "$TMP/s.jsonl" >/dev/null
+ok $? "SIGUSR1 to mpirun: the same, partial verdicts and exit 3 (exit $st)"
 
 # the planted faults
 mkdir -p "$TMP/f"

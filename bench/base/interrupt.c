@@ -14,7 +14,12 @@ enum { IDLE, WRITING, PENDING, LEAVING };
 
 static atomic_int state = IDLE;
 static volatile sig_atomic_t pending_sig, printer, have_temp, child;
+static volatile sig_atomic_t soft, stop_sig; /* cb_interrupt_soft */
 static char temp[4096];
+
+static const char *signame(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
+}
 
 /* Async-signal-safe only: unlink, write, _exit. */
 static void leave(int sig) {
@@ -23,7 +28,7 @@ static void leave(int sig) {
   if (printer) {
     static const char head[] = "collbench: error: stopped by ";
     static const char tail[] = ": the outputs hold every whole line written before it\n";
-    const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+    const char *name = signame(sig);
     ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
     w += write(STDERR_FILENO, name, strlen(name));
     w += write(STDERR_FILENO, tail, sizeof tail - 1);
@@ -33,6 +38,19 @@ static void leave(int sig) {
 }
 
 static void on_signal(int sig) {
+  if (soft && !stop_sig) { /* the first one asks the burn-in to end; a second leaves */
+    stop_sig = sig;
+    if (printer) {
+      static const char tail[] = ": ending after the measurement in progress, then the verdicts "
+                                 "over what was measured (a second signal stops at once)\n";
+      const char *name = signame(sig);
+      ssize_t w = write(STDERR_FILENO, "collbench: ", 11);
+      w += write(STDERR_FILENO, name, strlen(name));
+      w += write(STDERR_FILENO, tail, sizeof tail - 1);
+      (void)w;
+    }
+    return;
+  }
   for (;;) {
     int expect = IDLE;
     if (atomic_compare_exchange_strong(&state, &expect, LEAVING))
@@ -55,6 +73,24 @@ void cb_interrupt_install(int is_printer) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+}
+
+void cb_interrupt_soft(void) {
+  soft = 1;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGUSR1, &sa, NULL); /* mpirun passes it on; it kills at once after SIGTERM */
+}
+
+int cb_interrupt_stop_asked(void) {
+  return stop_sig;
+}
+
+const char *cb_interrupt_signame(int sig) {
+  return signame(sig);
 }
 
 void cb_interrupt_hold(void) {

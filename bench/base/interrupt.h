@@ -9,6 +9,18 @@
 /* `printer`: this process says why it stopped (rank 0). */
 void cb_interrupt_install(int printer);
 
+/* A burn-in (--duration): from now on the first SIGINT, SIGTERM or
+ * SIGUSR1 only asks it to end (cb_interrupt_stop_asked) after the
+ * measurement in progress, so its verdicts over the intervals done are
+ * written; a second one leaves at once as above. SIGUSR1 because mpirun
+ * passes it to the ranks, while it follows SIGTERM with SIGKILL 1 s later
+ * (Open MPI's odls_base_sigkill_timeout). */
+void cb_interrupt_soft(void);
+/* The signal that asked the burn-in to end; 0 when none. */
+int cb_interrupt_stop_asked(void);
+/* "SIGINT", "SIGTERM", "SIGUSR1" or "a signal". */
+const char *cb_interrupt_signame(int sig);
+
 /* Around a write that must not be cut: a signal meanwhile waits for
  * cb_interrupt_release. One writing thread at a time. */
 void cb_interrupt_hold(void);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "backends/backend.h"
+#include "base/interrupt.h"
 #include "base/timer.h"
 #include "core/engine.h"
 #include "drift.h"
@@ -44,12 +45,13 @@ static double wall_now(void) {
 }
 
 /* The verdicts over every series, to the run's sinks; how many did not pass. */
-static int judge(struct collector *c, double limit, struct cb_sink *sinks, int nsinks, int *nfail,
-                 int *ninc, struct cb_error *err) {
+static int judge(struct collector *c, double limit, int partial, struct cb_sink *sinks, int nsinks,
+                 int *nfail, int *ninc, struct cb_error *err) {
   *nfail = *ninc = 0;
   for (int i = 0; i < c->store.n; i++) {
     struct cb_verdict v;
     cb_burnin_verdict(&c->store.s[i], limit, &v);
+    v.partial = partial;
     *nfail += v.status == CB_FAIL;
     *ninc += v.status == CB_INCONCLUSIVE;
     for (int k = 0; k < nsinks; k++)
@@ -101,11 +103,13 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
         return err->status;
     }
   }
+  cb_interrupt_soft(); /* SIGTERM and the like: end after the row, then judge */
   struct cb_settings pass = *s;
-  int rc = CB_OK, stop = left <= 0; /* the first part measured it all: judge only */
+  int rc = CB_OK, stop = left <= 0, asked = 0; /* the first part measured it all: judge only */
   for (pass.interval = first; !rc && !stop; pass.interval++) {
     pass.interval_start = wall_now();
     c.wrong_now = 0;
+    long records_before = c.records;
     /* the table (sinks[0]) shows this part's first pass; later ones get a line each */
     int skip = pass.interval == first ? 0 : 1;
     rc = cb_engine_measure(cl, &pass, ri, backends, s->nbackends, all + skip, nsinks + 1 - skip,
@@ -114,30 +118,37 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     if (rc)
       break;
     double elapsed = cb_now() - c.t0;
-    /* rank 0 decides (its clock and its records); every rank learns it */
+    /* rank 0 decides (its clock and its records); every rank learns it, and
+     * whether a signal on any rank asked to end (2) */
     stop = cl->rank == 0 && (elapsed >= left || c.wrong_now > 0 || c.oom);
-    stop = cb_cluster_agree(cl, stop);
+    stop = cb_cluster_agree(cl, sum->stopped || cb_interrupt_stop_asked() ? 2 : stop);
+    asked = stop == 2;
+    if (asked && c.records == records_before)
+      break; /* cut before its first row (rank 0's view): not an interval */
     for (int k = 0; cl->rank == 0 && !rc && k < nsinks; k++)
       if (sinks[k].interval && sinks[k].interval(sinks[k].state, sum, err))
         rc = err->status;
     if (cl->rank == 0 && nsinks > 0 && !rc) {
       char line[160];
-      snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong",
-               pass.interval, s->duration - left + elapsed, s->duration, c.records, sum->wrong);
+      snprintf(line, sizeof line, "interval %d %s: %.0f of %.0f s, %ld records, %ld wrong",
+               pass.interval, sum->stopped ? "cut short" : "done", s->duration - left + elapsed,
+               s->duration, c.records, sum->wrong);
       if (sinks[0].note && sinks[0].note(sinks[0].state, line, err))
         rc = err->status;
     }
   }
   int nfail = 0, ninc = 0;
   if (!rc && cl->rank == 0) {
-    char text[160];
+    char text[256];
     snprintf(text, sizeof text, "burn-in: %d intervals, this part %.0f s%s", pass.interval - 1,
              cb_now() - c.t0,
              c.wrong_now > 0 ? ", stopped after the interval with wrong values"
              : c.oom         ? ", stopped: out of memory for the series"
+             : asked         ? ", stopped by a signal: the verdicts below are partial, over the "
+                               "intervals done (the same command with --resume goes on)"
                              : "");
     if (cb_sinks_note(sinks, nsinks, text, err) ||
-        judge(&c, limit, sinks, nsinks, &nfail, &ninc, err) ||
+        judge(&c, limit, asked, sinks, nsinks, &nfail, &ninc, err) ||
         cb_sinks_finish(sinks, nsinks, sum, err))
       rc = err->status;
   }
@@ -146,6 +157,11 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
   if (rc)
     return rc;
+  if (asked)
+    return cb_fail(err, CB_RUNTIME,
+                   "burn-in stopped by %s after %d intervals: %d series FAILED, %d INCONCLUSIVE "
+                   "over them (partial verdicts); the same command with --resume goes on",
+                   cb_interrupt_signame(cb_interrupt_stop_asked()), pass.interval - 1, nfail, ninc);
   if (bad)
     return cb_fail(err, CB_FAILED, "burn-in: %d series FAILED, %d INCONCLUSIVE%s", nfail, ninc,
                    cl->rank ? " (rank 0 has the verdicts)" : "");

@@ -129,7 +129,7 @@ static int read_file(const struct cb_cluster *cl, const struct cb_settings *s, c
         p->last_interval = k, last_start = t;
       p->records++;
       json_array_append(lines, o);
-    } else if (strcmp(type, "verdict") == 0)
+    } else if (strcmp(type, "verdict") == 0 && !json_is_true(json_object_get(o, "partial")))
       rc = cb_fail(err, CB_USAGE,
                    "--resume: %s:%d: the burn-in ended already (its verdicts are written)", path,
                    lineno);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/interrupt.h"
 #include "base/timer.h"
 #include "base/units.h"
 #include "gpu.h"
@@ -425,6 +426,10 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
   int begun = 0;
 
   for (int i = 0; i < nsizes; i++) {
+    /* a burn-in asked to end (SIGTERM...): every rank stops at the same row */
+    if (sc->s->duration > 0 &&
+        (sc->sum->stopped = cb_cluster_agree(cl, cb_interrupt_stop_asked())) != 0)
+      break;
     struct cb_shape sh;
     op->shape(sizes[i], cb_dtypes[sc->dtype].size, cl->nranks, &sh);
     if (sh.count == 0)
@@ -517,14 +522,14 @@ static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
     sc->said_gpu_waits = 1;
     rc = note(sc, err, "%s", waits);
   }
-  for (int m = 0; m < s->nmems && !rc; m++)
-    for (int o = 0; o < s->nops && !rc; o++)
-      for (int d = 0; d < s->ndtypes && !rc; d++) {
+  for (int m = 0; m < s->nmems && !rc && !sc->sum->stopped; m++)
+    for (int o = 0; o < s->nops && !rc && !sc->sum->stopped; o++)
+      for (int d = 0; d < s->ndtypes && !rc && !sc->sum->stopped; d++) {
         sc->mem = s->mems[m];
         sc->op = cb_ops[s->ops[o]];
         sc->dtype = s->dtypes[d];
         int nredops = sc->op->uses_redop ? s->nredops : 1;
-        for (int r = 0; r < nredops && !rc; r++) {
+        for (int r = 0; r < nredops && !rc && !sc->sum->stopped; r++) {
           sc->redop = sc->op->uses_redop ? s->redops[r] : CB_NOREDOP;
           rc = run_series(sc, sizes, nsizes, err);
           release(sc);
@@ -582,9 +587,9 @@ int cb_engine_measure(const struct cb_cluster *cl, const struct cb_settings *s,
   if (cb_watchdog_start(cl, s->timeout))
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   int rc = CB_OK;
-  for (int b = 0; b < nbackends && !rc; b++) {
+  for (int b = 0; b < nbackends && !rc && !sum->stopped; b++) {
     sc.backend = backends[b];
-    for (int t = 0; t < s->ntransports && !rc; t++)
+    for (int t = 0; t < s->ntransports && !rc && !sum->stopped; t++)
       rc = run_backend(&sc, sizes, nsizes, s->transports[t], err);
   }
   cb_watchdog_stop();

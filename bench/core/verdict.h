@@ -59,6 +59,9 @@ struct cb_verdict {
    * were sought (a PASS, or a run without evidence) */
   const struct cb_causes *causes;
   int window; /* acceptance: 1 + the check whose counters window it was measured in; 0 none */
+  /* a burn-in stopped by a signal: judged over the intervals done; the
+   * verdicts of its --resume replace it */
+  int partial;
 };
 
 /* Sets the interval from the figure's own 95% CI. */

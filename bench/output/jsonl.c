@@ -226,6 +226,8 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   json_object_set_new(o, "what", cb_json_text(v->what));
   if (v->line)
     json_object_set_new(o, "line", json_integer(v->line));
+  if (v->partial)
+    json_object_set_new(o, "partial", json_true());
   if (v->causes) { /* issue 41: [] when sought and none found */
     json_t *a = json_array();
     for (int i = 0; i < v->causes->n; i++) {

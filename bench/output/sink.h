@@ -16,6 +16,7 @@ struct cb_summary {
   long wrong;     /* over every checked record */
   long unchecked; /* records not checked */
   long skipped;   /* sizes or series skipped */
+  int stopped;    /* a burn-in's pass ended early: the signal that asked (cb_interrupt_soft) */
 };
 
 /* One cell of the all-pairs matrix (--matrix): src sends, dst receives. */
