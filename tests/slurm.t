@@ -4,7 +4,7 @@
 # sbatch scripts end to end, including a failing acceptance that must fail
 # its job. Every daemon started here is stopped at the end, by its PID.
 . tests/lib.sh
-N=16
+N=18
 plan $N
 
 skip_all() {
@@ -174,6 +174,45 @@ jq -e -s '[.[] | select(.type == "verdict")] | length == 5 and all(.status == "P
   [ -s "$a/list.txt" ] && [ -s "$a/report/index.html" ]
 ok $? "accept job: 5 verdicts, none failed, JUnit, Prometheus, --list and the report"
 promtool_ok "$a/collbench.prom"
+
+# A burn-in across a requeue: the SIGUSR1 that --signal=B:USR1@180 sends
+# the batch shell before the time limit, sent here after interval 2; the
+# script passes it on, the ranks write partial verdicts, the job requeues
+# itself and its second start resumes the file to the end.
+export COLLBENCH_OPTS="-b 1K -e 1K -n 20 -w 2 --drift-limit 1000%"
+(cd "$S/job" && COLLBENCH=$ROOT/collbench timeout 60 sbatch --parsable --ntasks-per-node=2 \
+  --gpus-per-node=0 -o "$S/job/%j.log" "$ROOT/scripts/slurm/burnin.sbatch" 20 >"$TMP/jobid" 2>"$TMP/sberr")
+JOB=$(cut -d';' -f1 "$TMP/jobid")
+b=$S/job/burnin-$JOB/burnin.jsonl
+last() { { [ -s "$1" ] && jq -s '[.[] | select(.type == "result") | .interval] | max // 0' "$1" 2>/dev/null; echo 0; } | head -n 1; }
+for _ in $(seq 1200); do
+  [ "$(last "$b")" -ge 2 ] && break
+  sleep 0.1 # polls the file until interval 2 is written (at most 120 s)
+done
+scancel --batch --signal=USR1 "$JOB"
+for _ in $(seq 2400); do
+  st=$(job_field "$JOB" JobState)
+  case $st in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) break ;; esac
+  # a requeued job waits for a begin time Slurm sets; this test has no need to
+  [ "$st" = PENDING ] && [ "$(job_field "$JOB" Reason)" = BeginTime ] &&
+    scontrol update JobId="$JOB" StartTime=now 2>/dev/null
+  sleep 0.1 # a polling interval, not a synchronisation
+done
+[ "$(job_field "$JOB" Restarts)" = 1 ] && grep -q 'requeued; the next start resumes' "$S/job/$JOB.log" &&
+  case $(job_field "$JOB" ExitCode) in 0:0 | 1:0) true ;; *) false ;; esac
+ok $? "burn-in job: SIGUSR1 to its batch shell, requeued once, the second start ended (state $st, exit $(job_field "$JOB" ExitCode))"
+[ -s "$b" ] && jq -s -e '[.[] | select(.type == "result")] as $r | ([$r[] | .interval] | max) as $m |
+  ([$r[] | .interval] | unique) == [range(1; $m + 1)] and
+  ([$r | group_by(.interval, .inplace)[] | length] | max) == 1 and
+  ([.[] | select(.type == "run")] | length) == 1 and
+  ([.[] | select(.type == "verdict" and .partial == true)] | length) == 2 and
+  ([.[] | select(.type == "verdict" and .partial != true)] | length) == 2 and
+  all(.[] | select(.type == "verdict" and .partial != true); .status != "FAIL" and
+    (.what | test("over " + ($m | tostring) + " intervals|too few")))' "$b" >/dev/null
+r=$?
+ok $r "burn-in job: each interval once over both starts, 2 partial verdicts then 2 whole ones over all, none FAIL"
+[ $r -eq 0 ] || diag "$S/job/$JOB.log"
+export COLLBENCH_OPTS="--max-time 0.05"
 
 # A check no host passes: the job must fail with the acceptance's exit 1.
 cat >"$TMP/strict.conf" <<'CONF'
