@@ -77,19 +77,30 @@ static void mean_var(const struct cb_burnin_point *p, int k, double *m, double *
   *v = k > 1 ? ss / (k - 1) : 0;
 }
 
-/* The last third's mean against the first third's (Welch's interval). */
+/* The last hour's mean against the first hour's, for a run of 2 hours or
+ * more with at least 2 passes in each; else the last third's against the
+ * first third's (Welch's interval either way). */
 static void step_of(const struct cb_burnin_point *p, int n, struct cb_drift *d) {
-  int k = n / 3;
-  if (k < 2)
+  int kf = n / 3, kl = n / 3;
+  if (n > 0 && p[n - 1].t - p[0].t >= 2 * CB_DRIFT_HOUR) {
+    int f = 0, l = 0;
+    while (f < n && p[f].t <= p[0].t + CB_DRIFT_HOUR)
+      f++;
+    while (l < n && p[n - 1 - l].t >= p[n - 1].t - CB_DRIFT_HOUR)
+      l++;
+    if (f >= 2 && l >= 2)
+      kf = f, kl = l, d->by_hour = 1;
+  }
+  if (kf < 2 || kl < 2)
     return;
   double mf, vf, ml, vl;
-  mean_var(p, k, &mf, &vf);
-  mean_var(p + n - k, k, &ml, &vl);
+  mean_var(p, kf, &mf, &vf);
+  mean_var(p + n - kl, kl, &ml, &vl);
   if (mf <= 0)
     return;
-  double a = vf / k, b = vl / k, se = sqrt(a + b);
+  double a = vf / kf, b = vl / kl, se = sqrt(a + b);
   /* Welch-Satterthwaite degrees of freedom; equal zero variances: exact */
-  int df = a + b > 0 ? (int)floor((a + b) * (a + b) / (a * a / (k - 1) + b * b / (k - 1))) : 1000;
+  int df = a + b > 0 ? (int)floor((a + b) * (a + b) / (a * a / (kf - 1) + b * b / (kl - 1))) : 1000;
   double half = cb_t95(df < 1 ? 1 : df) * se;
   d->step = (ml - mf) / mf;
   d->step_lo = (ml - mf - half) / mf;
@@ -175,8 +186,8 @@ void cb_burnin_verdict(const struct cb_burnin_series *s, double limit, struct cb
   int use_step = step == CB_FAIL || (step == CB_INCONCLUSIVE && trend == CB_PASS);
   char stepped[128] = "";
   if (!isnan(d.step))
-    snprintf(stepped, sizeof stepped, "; last third %+.1f%% on the first (%+.1f%% to %+.1f%%)",
-             100 * d.step, 100 * d.step_lo, 100 * d.step_hi);
+    snprintf(stepped, sizeof stepped, "; last %s %+.1f%% on the first (%+.1f%% to %+.1f%%)",
+             d.by_hour ? "hour" : "third", 100 * d.step, 100 * d.step_lo, 100 * d.step_hi);
   if (use_step) {
     v->measured = 100 * d.step;
     cb_verdict_set_interval(v, 100 * d.step_lo, 100 * d.step_hi);

@@ -11,6 +11,8 @@
 /* The default limit on a slowdown over a burn-in: the fitted time at its
  * last pass at most 10% over the first pass's (BURNIN.md says why). */
 #define CB_DRIFT_LIMIT 0.10
+/* From 2 hours on, the last hour is read against the first, not the thirds. */
+#define CB_DRIFT_HOUR 3600.0
 
 struct cb_burnin_point {
   int interval;
@@ -47,8 +49,10 @@ struct cb_drift {
   double lo, hi; /* its 95% interval */
   /* the mean of the last third of the passes against the first third's
    * (a step the straight line can hide), relative, with its 95% interval
-   * (Welch); NAN with fewer than 6 passes */
+   * (Welch); NAN with fewer than 6 passes. A run of 2 hours or more: the
+   * last hour against the first (by_hour), each with 2 passes or more. */
   double step, step_lo, step_hi;
+  int by_hour;
   double mean_us;         /* mean time */
   double worst_us;        /* slowest pass */
   int worst_interval;     /* and its number */

@@ -50,6 +50,22 @@ int main(void) {
   ok(v.status == CB_FAIL && fabs(v.measured - 100) < 1e-9,
      "a step FAILs, measured by the step (+%.1f%%)", v.measured);
 
+  /* 5 hours, a pass every 10 minutes, 50% slower in the last hour only:
+   * the last hour reads it whole, where the thirds would average it down */
+  double hours[31];
+  for (int i = 0; i < 31; i++)
+    hours[i] = i >= 24 ? 150 + (i & 1) : 100 + (i & 1);
+  s = series(hours, 31, 600.0);
+  cb_burnin_drift(s.p, s.n, &d);
+  ok(d.by_hour == 1, "5 hours: the last hour against the first");
+  is_double(d.step, 50 / (100 + 3.0 / 7), 1e-12,
+            "the last hour's 7 passes (150.43) on the first hour's 7 (100.43), by hand");
+  cb_burnin_verdict(&s, 0.10, &v);
+  ok(v.status == CB_FAIL && strstr(v.what, "last hour") != NULL, "a FAIL that says so (%s)", v.what);
+  s = series(hours, 11, 600.0); /* 100 minutes: under 2 hours, the thirds */
+  cb_burnin_drift(s.p, s.n, &d);
+  ok(d.by_hour == 0 && !isnan(d.step), "under 2 hours: the thirds");
+
   /* noise around a flat level: the data cannot tell */
   double noisy[8] = {50, 150, 60, 140, 50, 150, 60, 140};
   s = series(noisy, 8, 1.0);
