@@ -16,11 +16,13 @@ if [ -z "$CHROME" ]; then
   exit 0
 fi
 
-# What a user would open: a sweep of two ops and an all-pairs matrix.
+# What a user would open: a sweep of two ops, an all-pairs matrix and a
+# short burn-in (its exit may be 1: noise can leave a verdict INCONCLUSIVE).
 mpi 2 --op allreduce,p2p_lat -e 64K --max-time 0.02 --json "$TMP/r.jsonl" &&
   mpi 2 --matrix=64K --json "$TMP/m.jsonl" &&
-  ./collbench --report "$TMP/r.jsonl" "$TMP/m.jsonl" --out "$TMP/rep" >"$TMP/out" 2>&1
-ok $? "a real --report of a sweep and a matrix to render"
+  { mpi 2 -b 1K -e 1K -n 20 -w 2 --duration 5 --drift-limit 1000% --json "$TMP/b.jsonl" || [ $STATUS -eq 1 ]; } &&
+  ./collbench --report "$TMP/r.jsonl" "$TMP/m.jsonl" "$TMP/b.jsonl" --out "$TMP/rep" >"$TMP/out" 2>&1
+ok $? "a real --report of a sweep, a matrix and a burn-in to render"
 
 # refs_missing DIR: the local files index.html references that do not exist
 # (img src, a href, link href), one a line; remote ones are printed as such.
@@ -70,8 +72,9 @@ layout() {
 }
 layout "$TMP/rep/index.html" >"$TMP/layout"
 n=$(sed -n 's/^layout: \([0-9]*\) images.*/\1/p' "$TMP/layout")
-[ "${n:-0}" -gt 0 ] && ! grep -q '^broken image' "$TMP/layout"
-ok $? "in the browser: all ${n:-0} images load and have a size"
+[ "${n:-0}" -gt 0 ] && ! grep -q '^broken image' "$TMP/layout" &&
+  grep -q '<img src="burnin3_1.png"' "$TMP/rep/index.html"
+ok $? "in the browser: all ${n:-0} images load and have a size, the burn-in's time series among them"
 grep -q '^layout: .* cells' "$TMP/layout" && ! grep -q '^text wider\|^table wider' "$TMP/layout"
 ok $? "in the browser: no text overflows its cell, no table is wider than the window"
 ! grep -q '^empty table' "$TMP/layout"
@@ -82,7 +85,7 @@ diag "$TMP/layout"
 # figures and charts; how it was run (the Runs table) last.
 grep -o '<h2>[^<]*' "$TMP/rep/index.html" | sed 's/<h2>//; s/:.*//' | tr '\n' '|' >"$TMP/order"
 case $(cat "$TMP/order") in
-Verdicts\|All-pairs\ matrix\|Key\ figures\|allreduce\|*\|Runs\|) st=0 ;;
+Verdicts\|Burn-in\|All-pairs\ matrix\|Key\ figures\|allreduce\|*\|Runs\|) st=0 ;;
 *) st=1 ;;
 esac
 ok $st "sections in reading order: $(cat "$TMP/order")"

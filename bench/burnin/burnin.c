@@ -11,7 +11,7 @@
 #include "base/interrupt.h"
 #include "base/timer.h"
 #include "core/engine.h"
-#include "drift.h"
+#include "records/drift.h"
 
 /* A sink of our own beside the run's: every record into the series, and
  * the pass's wrong results counted. */

@@ -2,7 +2,7 @@
  * ("intervals") until TIME has passed, one run record, every record
  * carrying its interval and the interval's wall-clock start, each line
  * written as it is measured; then each measured case judged as a series
- * (drift.h): wrong results, and the drift of its time over the run.
+ * (records/drift.h): wrong results, and the drift of its time over the run.
  * A pass with wrong results is the last. */
 #ifndef CB_BURNIN_H
 #define CB_BURNIN_H

@@ -9,22 +9,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/timer.h"
 #include "config.h"
 #include "output/columns.h"
 #include "output/sink.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>
-
-/* "2026-11-26T01:47:42Z" -> Unix seconds; -1 when malformed */
-static double when(const char *iso) {
-  struct tm tm = {0};
-  if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                     &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
-    return -1;
-  tm.tm_year -= 1900, tm.tm_mon -= 1;
-  return (double)timegm(&tm);
-}
 
 /* The first key of `want` whose value differs in `got`, or NULL. */
 static const char *differs(json_t *want, json_t *got) {
@@ -119,7 +110,7 @@ static int read_file(const struct cb_cluster *cl, const struct cb_settings *s, c
     else if (strcmp(type, "result") == 0 &&
              json_integer_value(json_object_get(o, "interval")) > 0) {
       int k = (int)json_integer_value(json_object_get(o, "interval"));
-      double t = when(json_string_value(json_object_get(o, "interval_start")));
+      double t = cb_utc_parse(json_string_value(json_object_get(o, "interval_start")));
       if (t < 0)
         rc = cb_fail(err, CB_USAGE, "--resume: %s:%d: a result without its interval's start", path,
                      lineno);
@@ -172,8 +163,6 @@ int cb_burnin_resume_load(const struct cb_burnin_prior *p, struct cb_burnin_stor
     struct cb_record r;
     if (cb_record_from_json(o, &r))
       continue; /* not one of ours: the reader names the field */
-    r.interval = (int)json_integer_value(json_object_get(o, "interval"));
-    r.interval_start = when(json_string_value(json_object_get(o, "interval_start")));
     if (cb_burnin_add(b, &r, r.interval_start - p->first_start))
       return -1;
   }

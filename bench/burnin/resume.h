@@ -11,7 +11,7 @@
 #include "base/error.h"
 #include "core/cluster.h"
 #include "core/settings.h"
-#include "drift.h"
+#include "records/drift.h"
 
 struct cb_burnin_prior {
   void *lines;        /* the file's result lines (a JSON array, kept while they are used) */

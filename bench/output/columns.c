@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/timer.h"
 #include "config.h"
 #if CB_HAVE_JANSSON
 #include <jansson.h>
@@ -134,6 +135,16 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
   const char *by = json_string_value(json_object_get(o, "algo_by"));
   snprintf(r->algo, sizeof r->algo, "%s", calgo ? calgo : "");
   snprintf(r->algo_by, sizeof r->algo_by, "%s", calgo && by ? by : "");
+  /* a burn-in's (--duration): both or neither */
+  json_t *iv = json_object_get(o, "interval");
+  if (iv && !json_is_null(iv)) {
+    if (!json_is_integer(iv) || json_integer_value(iv) < 1 || json_integer_value(iv) > 100000000)
+      return "interval";
+    r->interval = (int)json_integer_value(iv);
+    r->interval_start = cb_utc_parse(json_string_value(json_object_get(o, "interval_start")));
+    if (r->interval_start < 0)
+      return "interval_start";
+  }
   json_t *channels = json_object_get(o, "nccl_channels");
   r->nccl_channels = json_is_integer(channels) ? (int)json_integer_value(channels) : 0;
   return NULL;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/timer.h"
 #include "columns.h"
 #include "lines.h"
 #include "sink.h"
@@ -107,10 +108,8 @@ static int put_record(struct csv *c, const struct cb_record *r, struct cb_error 
   }
   if (c->burnin) {
     char when[32] = "";
-    time_t t = (time_t)r->interval_start;
-    struct tm tm;
     if (r->interval > 0)
-      strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+      cb_utc_text(r->interval_start, when, sizeof when);
     fprintf(f, ",%d,%s", r->interval, when);
   }
   fputc('\n', f);

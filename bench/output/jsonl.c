@@ -15,6 +15,7 @@
 
 #include "../probe/probe.h"
 #include "base/text.h"
+#include "base/timer.h"
 #include "columns.h"
 #include "lines.h"
 
@@ -184,11 +185,9 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
     json_object_set_new(o, "nccl_proto", cb_json_text(r->nccl_proto));
   if (r->interval > 0) { /* --duration: the burn-in's pass and when it began */
     char when[32];
-    time_t t = (time_t)r->interval_start;
-    struct tm tm;
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
     json_object_set_new(o, "interval", json_integer(r->interval));
-    json_object_set_new(o, "interval_start", json_string(when));
+    json_object_set_new(o, "interval_start",
+                        json_string(cb_utc_text(r->interval_start, when, sizeof when)));
   }
   if (r->algo[0]) { /* where the library says, or its rules do */
     json_object_set_new(o, "algo", cb_json_text(r->algo));

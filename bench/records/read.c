@@ -316,7 +316,48 @@ static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
   v->causes = causes_text(json_object_get(o, "causes"));
   json_t *m = json_object_get(o, "measured");
   v->measured = json_is_number(m) ? json_number_value(m) : NAN;
+  v->partial = json_is_true(json_object_get(o, "partial"));
   return NULL;
+}
+
+/* A burn-in stopped and resumed has partial verdicts, then the whole ones
+ * over every interval: those replace them. */
+static void drop_partial(struct cb_rep_data *d, int file) {
+  int whole = 0, k = 0;
+  for (int i = 0; i < d->nverdicts; i++)
+    whole |= d->verdicts[i].file == file && !d->verdicts[i].partial;
+  for (int i = 0; i < d->nverdicts; i++) {
+    struct cb_rep_verdict *v = &d->verdicts[i];
+    if (whole && v->file == file && v->partial) {
+      free(v->check), free(v->status), free(v->unit), free(v->what), free(v->causes);
+      continue;
+    }
+    d->verdicts[k++] = *v;
+  }
+  d->nverdicts = k;
+}
+
+static int has_size(const struct cb_rep_series *s, uint64_t bytes) {
+  for (int i = 0; i < s->npts; i++)
+    if (s->pts[i].bytes == bytes)
+      return 1;
+  return 0;
+}
+
+/* A burn-in's record into its file's series over the intervals. */
+static const char *add_burnin(struct cb_rep_data *d, int file, const struct cb_rep_series *s,
+                              struct cb_record *rec) {
+  if (!d->burnin && !(d->burnin = calloc(d->nruns, sizeof *d->burnin)))
+    return "out of memory for the burn-in's series";
+  struct cb_rep_burnin *b = &d->burnin[file];
+  if (b->store.n == 0)
+    b->t0 = rec->interval_start;
+  b->last_interval = rec->interval > b->last_interval ? rec->interval : b->last_interval;
+  /* the series owns the strings (the line's go with it) */
+  rec->op = s->op, rec->backend = s->backend, rec->mem = s->mem, rec->dtype = s->dtype;
+  rec->redop = s->redop, rec->mode = "";
+  rec->stat = "", rec->source = "";
+  return cb_burnin_add(&b->store, rec, rec->interval_start - b->t0) ? "out of memory" : NULL;
 }
 
 static void add_line(const char *path, long lineno, const char *line, size_t len, int file,
@@ -338,6 +379,11 @@ static void add_line(const char *path, long lineno, const char *line, size_t len
            !(s = find_series(d, file, o)))
     why =
         "more than " CB_REP_MAX_SERIES_TEXT " series or " CB_REP_MAX_OPS_TEXT " ops in the report";
+  else if (strcmp(type, "result") == 0 && !why && rec.interval > 0 &&
+           (why = add_burnin(d, file, s, &rec)) != NULL)
+    ;
+  else if (strcmp(type, "result") == 0 && !why && rec.interval > 0 && has_size(s, rec.bytes))
+    ; /* a burn-in's later passes: its series over time only (add_burnin) */
   else if (strcmp(type, "result") == 0 && !why) {
     if (s->npts == s->cap) {
       s->cap = s->cap ? 2 * s->cap : 32;
@@ -397,6 +443,7 @@ int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_d
     rc = cb_fail(err, CB_USAGE, "%s: cannot read '%s': %s", opt, path, strerror(errno));
   free(line);
   fclose(f);
+  drop_partial(d, file);
   return rc;
 }
 

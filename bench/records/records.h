@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/readbound.h"
 #include "core/record.h"
+#include "drift.h"
 
 struct cb_topology;
 struct cb_baseline;
@@ -80,6 +81,16 @@ struct cb_rep_verdict {
   char *check, *status, *unit, *what;
   char *causes;    /* the likely causes, "HOST DEVICE: text [rule]; ...", or "" (issue 41) */
   double measured; /* NAN when null */
+  int partial;     /* a stopped burn-in's, over the intervals done then */
+};
+
+/* A burn-in's file (--duration): its cases as series over the intervals,
+ * t in seconds from the first interval's start. Only interval 1's records
+ * join d->series (the sweep's charts); every interval's are here. */
+struct cb_rep_burnin {
+  struct cb_burnin_store store;
+  double t0;         /* the first interval's start read (Unix seconds) */
+  int last_interval; /* the highest interval read */
 };
 
 struct cb_rep_data {
@@ -92,6 +103,7 @@ struct cb_rep_data {
   struct cb_rep_verdict *verdicts;
   int nverdicts, verdicts_cap;
   struct cb_rep_tune *tunes;       /* [nruns], present where a file is a trials file */
+  struct cb_rep_burnin *burnin;    /* [nruns] once a file has burn-in lines; else NULL */
   const struct cb_topology *topo;  /* --topology: tiers the fit lacks; NULL */
   const struct cb_baseline *fleet; /* --baseline: the fleet to draw against; NULL */
 };

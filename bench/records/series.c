@@ -73,6 +73,9 @@ void cb_rep_free(struct cb_rep_data *d) {
     struct cb_rep_verdict *v = &d->verdicts[i];
     free(v->check), free(v->status), free(v->unit), free(v->what), free(v->causes);
   }
+  for (int i = 0; d->burnin && i < d->nruns; i++)
+    cb_burnin_free(&d->burnin[i].store);
+  free(d->burnin);
   free(d->series), free(d->runs), free(d->pairs), free(d->verdicts), free(d->tunes);
   memset(d, 0, sizeof *d);
 }

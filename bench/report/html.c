@@ -144,7 +144,8 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
   /* What a reader asks first: did it pass, what are the figures, what do
    * they look like; how they were modelled and where they came from last. */
   cb_rep_verdicts_html(f, d);
-  cb_rep_fleet_html(f, d); /* the points and nodes against a baseline, outliers first */
+  cb_rep_burnin_html(f, d); /* a burn-in's series over time, what its verdicts read */
+  cb_rep_fleet_html(f, d);  /* the points and nodes against a baseline, outliers first */
   cb_rep_matrix_html(f, d);
   if (d->nseries) {
     figures_table(f, d);

@@ -62,6 +62,11 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
 int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 void cb_rep_fleet_html(FILE *f, const struct cb_rep_data *d);
 
+/* A burn-in's cases against the clock (bench/report/timeseries.c): per
+ * file with burn-in lines, burninF_K.png/.svg and index.html's section. */
+int cb_rep_plot_burnin(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+void cb_rep_burnin_html(FILE *f, const struct cb_rep_data *d);
+
 /* The model drawn with the measurements (bench/report/capacity.c). The fit
  * uses the first file, or every file but the last when there are three or
  * more (one node, two nodes, then the held-out run: each tier needs its own

@@ -45,6 +45,8 @@ int cb_report(const struct cb_report_cli *rep) {
   if (!rc)
     rc = cb_rep_plot_fleet(&d, dir, &err);
   if (!rc)
+    rc = cb_rep_plot_burnin(&d, dir, &err);
+  if (!rc)
     rc = cb_rep_html(&d, dir, &err);
   if (rc)
     fprintf(stderr, "collbench: %s\n", err.msg);

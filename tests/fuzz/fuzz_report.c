@@ -26,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cb_rep_matrix_html(f, &d);
     cb_rep_model_html(f, &d);
     cb_rep_tuning_html(f, &d);
+    cb_rep_burnin_html(f, &d); /* the series over time, their drift */
     fclose(f);
     free(buf);
   }

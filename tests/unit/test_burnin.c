@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "burnin/drift.h"
+#include "records/drift.h"
 #include "tap.h"
 
 static struct cb_burnin_series series(const double *times, int n, double dt) {
@@ -13,7 +13,7 @@ static struct cb_burnin_series series(const double *times, int n, double dt) {
   memset(&s, 0, sizeof s);
   strcpy(s.name, "burn-in allreduce mpi host 1 MiB");
   for (int i = 0; i < n; i++)
-    p[i] = (struct cb_burnin_point){i + 1, i * dt, times[i], 0};
+    p[i] = (struct cb_burnin_point){i + 1, i * dt, times[i], 0, NAN};
   s.p = p, s.n = s.cap = n;
   return s;
 }
@@ -33,6 +33,7 @@ int main(void) {
   cb_burnin_drift(s.p, s.n, &d);
   is_double(d.change, 9 / 104.5, 1e-12, "the trend's change over the run, by hand");
   ok(d.lo == d.hi && fabs(d.lo - d.change) < 1e-12, "no residuals: no width");
+  ok(fabs(d.fit_a - 100) < 1e-9 && fabs(d.fit_b - 1) < 1e-12, "the line: 100 us + 1 us/s");
   is_double(d.step, (108 - 101) / 101.0, 1e-12, "last third (107..109) on the first (100..102)");
   ok(d.worst_interval == 10 && d.worst_us == 109, "the slowest interval and its time");
   struct cb_verdict v;
@@ -61,7 +62,8 @@ int main(void) {
   is_double(d.step, 50 / (100 + 3.0 / 7), 1e-12,
             "the last hour's 7 passes (150.43) on the first hour's 7 (100.43), by hand");
   cb_burnin_verdict(&s, 0.10, &v);
-  ok(v.status == CB_FAIL && strstr(v.what, "last hour") != NULL, "a FAIL that says so (%s)", v.what);
+  ok(v.status == CB_FAIL && strstr(v.what, "last hour") != NULL, "a FAIL that says so (%s)",
+     v.what);
   s = series(hours, 11, 600.0); /* 100 minutes: under 2 hours, the thirds */
   cb_burnin_drift(s.p, s.n, &d);
   ok(d.by_hour == 0 && !isnan(d.step), "under 2 hours: the thirds");

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/timer.h"
 #include "output/columns.h"
 #include "output/sink.h"
 #include "tap.h"
@@ -159,6 +160,30 @@ int main(void) {
   json_object_set_new(line, "time_us_p99", json_null());
   json_object_set_new(line, "stat", json_integer(1));
   is_str(cb_record_from_json(line, &in), "stat", "a mistyped stat is named");
+  json_object_set_new(line, "stat", json_string("median"));
+
+  /* a burn-in's interval and its start (--duration): both, or neither */
+  ok(cb_record_from_json(line, &in) == NULL && in.interval == 0, "no interval: not a burn-in's");
+  json_object_set_new(line, "interval", json_integer(7));
+  json_object_set_new(line, "interval_start", json_string("2026-11-26T01:47:42Z"));
+  ok(cb_record_from_json(line, &in) == NULL && in.interval == 7 &&
+         in.interval_start == 1795657662.0,
+     "interval 7, started 2026-11-26T01:47:42Z = Unix 1795657662");
+  char when[32];
+  is_str(cb_utc_text(in.interval_start, when, sizeof when), "2026-11-26T01:47:42Z",
+         "and written back the same");
+  json_object_set_new(line, "interval", json_integer(0));
+  is_str(cb_record_from_json(line, &in), "interval", "interval 0 is named");
+  json_object_set_new(line, "interval", json_integer(7));
+  const char *bad[] = {"2026-11-26 01:47:42", "2026-13-26T01:47:42Z", "2026-11-26T01:47:42Zx", ""};
+  for (int i = 0; i < 4; i++) {
+    json_object_set_new(line, "interval_start", json_string(bad[i]));
+    is_str(cb_record_from_json(line, &in), "interval_start", "interval_start '%s' is named",
+           bad[i]);
+  }
+  json_object_del(line, "interval_start");
+  is_str(cb_record_from_json(line, &in), "interval_start",
+         "an interval without its start is named");
   json_decref(line);
   json_decref(first);
   remove(path);

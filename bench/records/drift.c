@@ -1,4 +1,4 @@
-/* Burn-in series and their judgement (drift.h). */
+/* Burn-in series and their judgement (drift.h; bench/burnin runs them, --report draws them). */
 #include "drift.h"
 
 #include <math.h>
@@ -55,7 +55,7 @@ int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t
       return -1;
     s->p = p, s->cap = cap;
   }
-  s->p[s->n++] = (struct cb_burnin_point){r->interval, t, r->time_us, r->wrong};
+  s->p[s->n++] = (struct cb_burnin_point){r->interval, t, r->time_us, r->wrong, r->ci95_us};
   return 0;
 }
 
@@ -112,6 +112,7 @@ void cb_burnin_drift(const struct cb_burnin_point *p, int n, struct cb_drift *d)
   d->n = n;
   d->change = d->lo = d->hi = NAN;
   d->step = d->step_lo = d->step_hi = NAN;
+  d->fit_a = d->fit_b = NAN;
   step_of(p, n, d);
   double sx = 0, sy = 0;
   for (int i = 0; i < n; i++) {
@@ -138,6 +139,7 @@ void cb_burnin_drift(const struct cb_burnin_point *p, int n, struct cb_drift *d)
   if (sxx <= 0)
     return;
   double slope = sxy / sxx, sse = 0;
+  d->fit_b = slope, d->fit_a = my - slope * mx;
   for (int i = 0; i < n; i++) {
     double e = p[i].time_us - (my + slope * (p[i].t - mx));
     sse += e * e;

@@ -19,6 +19,7 @@ struct cb_burnin_point {
   double t;       /* seconds since the burn-in began */
   double time_us; /* the record's time (its --stat) */
   long wrong;     /* -1: not checked */
+  double ci95_us; /* the time's 95% half-width; NAN when it has none */
 };
 
 struct cb_burnin_series {
@@ -54,6 +55,7 @@ struct cb_drift {
   double step, step_lo, step_hi;
   int by_hour;
   double mean_us;         /* mean time */
+  double fit_a, fit_b;    /* the line: time_us = fit_a + fit_b * t; NAN with n < 3 */
   double worst_us;        /* slowest pass */
   int worst_interval;     /* and its number */
   long wrong;             /* wrong elements over every pass */
