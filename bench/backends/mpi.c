@@ -240,10 +240,17 @@ static int admits(const char *list, const char *component) {
  * into buf (type MPI_CHAR), or an int or bool into *num. Returns 0 when
  * the library has no such variable. */
 static int read_cvar_as(const char *name, MPI_Datatype want, char *buf, size_t len, int *num) {
+  /* One MPI_T session for the process, never closed: Open MPI 4.1 registers
+   * every framework again (a dlopen of each component) whenever the last
+   * session is opened after one closed, about 0.2 s a time; a session per
+   * variable made each backend init (each burn-in pass) take about 2 s. */
+  static int open = -1;
   int provided, ncvars, found = 0;
   if (buf)
     buf[0] = '\0';
-  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+  if (open < 0)
+    open = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+  if (!open)
     return 0;
   MPI_T_cvar_get_num(&ncvars);
   for (int i = 0; i < ncvars && !found; i++) {
@@ -270,7 +277,6 @@ static int read_cvar_as(const char *name, MPI_Datatype want, char *buf, size_t l
     }
     MPI_T_cvar_handle_free(&h);
   }
-  MPI_T_finalize();
   return found;
 }
 
