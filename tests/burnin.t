@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 29
+plan 33
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -16,9 +16,9 @@ for d in 0 -5m 10x 1e400 400d abc; do
   [ $st -eq 2 ] && grep -q -- "--duration: '$d'" "$TMP/err" && grep -q keep "$TMP/keep.jsonl"
   ok $? "--duration $d: exit 2 naming it, the earlier file kept (got $st: $(head -c 120 "$TMP/err"))"
 done
-./collbench --duration 1m --accept topologies/localhost.conf >"$TMP/out" 2>"$TMP/err"
-[ $? -eq 2 ] && grep -q -- '--duration goes with a sweep' "$TMP/err"
-ok $? "--duration with --accept: exit 2 (a burn-in of acceptance is not built yet)"
+./collbench --duration 1m --probe >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q -- "--duration goes with a sweep.*a burn-in of --probe is not built" "$TMP/err"
+ok $? "--duration with --probe: exit 2 (nothing to judge over time)"
 
 ./collbench --drift-limit 25% >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q -- '--drift-limit goes with --duration' "$TMP/err"
@@ -68,6 +68,44 @@ else
   skip "no gnuplot: --report draws nothing"
   skip "no gnuplot: --report draws nothing"
 fi
+
+# --accept over time: each check judged over the intervals, one run record
+cat >"$TMP/ar.conf" <<'CONF'
+[system]
+name = burn-in of one check
+[check ar-time]
+op = allreduce
+backend = mpi
+size = 1K
+metric = time
+fail = 2000 us
+CONF
+mpi 2 --accept "$TMP/ar.conf" --max-time 0.05 --duration 6 --drift-limit 1000% --json "$TMP/a.jsonl" \
+  --exclude-out "$TMP/a.excl"
+st=$STATUS
+jq -s -e '([.[] | select(.type == "run")] | length) == 1 and
+  ([.[] | select(.type == "result") | .interval] | max) as $m | $m >= 3 and
+  ([.[] | select(.type == "verdict" and .check == "ar-time")] | length == 1 and
+    (.[0].status == "PASS") and (.[0].what | test("PASS in [0-9]+ of " + ($m | tostring) + " intervals")))' \
+  "$TMP/a.jsonl" >/dev/null && [ -f "$TMP/a.excl" ] && [ ! -s "$TMP/a.excl" ]
+ok $? "--accept --duration: one run record, the check PASS over every interval, nothing to exclude (exit $st)"
+mpi 2 --accept "$TMP/ar.conf" --duration 1m --json "$TMP/a.jsonl" --resume
+[ $STATUS -eq 2 ] && grep -q -- "--resume with --duration goes on with a sweep's burn-in" "$TMP/err"
+ok $? "--accept --duration --resume: exit 2 (an acceptance's passes start again)"
+
+# --matrix over time: one verdict over the intervals for the matrix, the
+# pairs of the first pass only (a link may be flagged in a loaded moment:
+# exit 0 or 1, the verdict's count says in how many)
+mpi 2 --matrix=64K --duration 3 --json "$TMP/x.jsonl"
+st=$STATUS
+n=$(grep -c '^# interval [0-9]* done' "$TMP/out")
+{ [ $st -eq 0 ] || [ $st -eq 1 ]; } && [ "$n" -ge 2 ] &&
+  jq -s -e --argjson n "$n" '([.[] | select(.type == "run")] | length) == 1 and
+  ([.[] | select(.type == "verdict" and .check == "matrix")] | length == 1 and
+    (.[0].what | test(" of " + ($n | tostring) + " intervals"))) and
+  ([.[] | select(.type == "pair" and .round > 0)] | group_by([.src, .dst, .round, .bytes]) | map(length) | max) == 1' \
+  "$TMP/x.jsonl" >/dev/null
+ok $? "--matrix --duration: $n intervals, one matrix verdict over all of them, one pass's pairs (exit $st)"
 
 # kill -9 in the middle, then --resume: one verdict per case over every
 # interval of both parts, nothing lost or doubled
@@ -182,6 +220,15 @@ if mpicc -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -o "$TMP/f/fault.so" \
   else
     skip "no gnuplot: --report draws nothing"
   fi
+  # acceptance: 3 ms more per all-reduce from 3 s on fails the 2 ms check
+  # in those intervals, and the verdict over the run names them
+  fault slow:3:3000 --accept "$TMP/ar.conf" --max-time 0.05 --duration 8 --json "$TMP/a.jsonl"
+  st=$STATUS
+  [ $st -eq 1 ] && jq -s -e '[.[] | select(.type == "verdict" and .check == "ar-time")] | length == 1 and
+    .[0].status == "FAIL" and (.[0].what | test("FAIL in [0-9]+ of [0-9]+ intervals \\(FAIL in [0-9,]+"))' \
+    "$TMP/a.jsonl" >/dev/null
+  ok $? "--accept --duration, the all-reduce 3 ms slower from 3 s on: FAIL naming the intervals (exit $st)"
+  jq -r 'select(.type == "verdict" and .check == "ar-time") | .what' "$TMP/a.jsonl" | head -c 300 | diag
   fault slow:10:3000 $run --duration 30
   st=$STATUS
   [ $st -eq 1 ] && jq -s -e '[.[] | select(.type == "verdict" and .status == "FAIL")] | length >= 1' \
@@ -190,6 +237,6 @@ if mpicc -std=gnu11 -Wall -Wextra -Werror -fPIC -shared -o "$TMP/f/fault.so" \
   grep '^  FAIL' "$TMP/out" | head -n 2 | diag
 else
   diag "$TMP/f/build.log"
-  for i in 1 2 3 4; do skip "mpicc could not build the fault shim"; done
+  for i in 1 2 3 4 5; do skip "mpicc could not build the fault shim"; done
 fi
 finish

@@ -356,18 +356,20 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   else if (cli->repeat >= 0)
     return cb_fail(err, CB_USAGE, "--repeat %ld goes with --accept FILE --baseline FILE",
                    cli->repeat);
-  if (s->duration > 0 &&
-      (cli->probe || cli->copy || cli->accept_path || cli->matrix || cli->tune.enabled))
+  if (s->duration > 0 && (cli->probe || cli->copy || cli->tune.enabled))
     return cb_fail(err, CB_USAGE,
-                   "--duration goes with a sweep (--sweep, or --op/--backend/--mem): a burn-in of "
-                   "%s is not built yet",
-                   cli->probe         ? "--probe"
-                   : cli->copy        ? "--op copy"
-                   : cli->accept_path ? "--accept"
-                   : cli->matrix      ? "--matrix"
-                                      : "--tune");
+                   "--duration goes with a sweep (--sweep, or --op/--backend/--mem), --accept or "
+                   "--matrix: a burn-in of %s is not built",
+                   cli->probe  ? "--probe"
+                   : cli->copy ? "--op copy"
+                               : "--tune");
   if (s->drift_limit > 0 && s->duration <= 0)
     return cb_fail(err, CB_USAGE, "--drift-limit goes with --duration (it judges a burn-in)");
+  if (s->duration > 0 && cli->tune.resume && (cli->accept_path || cli->matrix))
+    return cb_fail(err, CB_USAGE,
+                   "--resume with --duration goes on with a sweep's burn-in; one of --%s starts "
+                   "again (its passes are judged whole)",
+                   cli->accept_path ? "accept" : "matrix");
   if (s->duration > 0 && cli->tune.resume && !cli->tune.enabled) {
     /* --resume continues what the mode writes: --tune's trials, a burn-in's --json */
     cli->resume = 1, cli->tune.resume = 0;

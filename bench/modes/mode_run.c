@@ -6,12 +6,14 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "accept/accept.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
 #include "burnin/burnin.h"
+#include "burnin/judged.h"
 #include "copy/copy.h"
 #include "core/cluster.h"
 #include "core/engine.h"
@@ -88,6 +90,64 @@ static int exclude_out(const struct cb_cli *cli, const struct cb_cluster *cl,
     free(x.names);
   }
   cb_accept_result_free(res);
+  return rc;
+}
+
+/* --duration with --accept or --matrix: one pass of the mode, and the
+ * hosts any pass laid a FAIL to (for --exclude-out at the end). */
+struct judged_pass {
+  const struct cb_cluster *cl;
+  struct cb_cli *cli;
+  const struct cb_matrix_rules *rules; /* NULL: --accept */
+  const struct cb_run_info *ri;
+  struct cb_fleet fleet;
+  const char **hosts; /* the probe's names, which outlive the passes */
+  int nhosts;
+};
+
+static int judged_pass(void *state, const struct cb_settings *pass, struct cb_sink *sinks,
+                       int nsinks, struct cb_error *err) {
+  struct judged_pass *p = state;
+  struct cb_accept_result res;
+  int rc = p->rules ? cb_matrix_run(p->cl, pass, p->rules, p->ri, sinks, nsinks, &res, err)
+                    : cb_accept_run(p->cl, &p->cli->topology, &p->fleet, pass, p->ri, sinks, nsinks,
+                                    &res, err);
+  if (rc == CB_OK && p->cl->rank == 0 && res.probe) {
+    if (!p->hosts)
+      p->hosts = calloc((size_t)res.probe->nnodes + 1, sizeof *p->hosts);
+    const char **now = calloc((size_t)res.probe->nnodes + 1, sizeof *now);
+    int n = now && p->hosts ? cb_accept_excluded(&res, now, res.probe->nnodes) : 0;
+    for (int i = 0; i < n; i++) {
+      int seen = 0;
+      for (int k = 0; k < p->nhosts && !seen; k++)
+        seen = strcmp(p->hosts[k], now[i]) == 0;
+      if (!seen && p->nhosts < res.probe->nnodes)
+        p->hosts[p->nhosts++] = now[i];
+    }
+    free(now);
+  }
+  cb_accept_result_free(&res);
+  return rc;
+}
+
+static int judged_go(const struct cb_cluster *cl, struct cb_cli *cli,
+                     const struct cb_matrix_rules *rules, const struct cb_run_info *ri,
+                     struct cb_sink *sinks, int nsinks, struct cb_error *err) {
+  struct judged_pass p = {cl,
+                          cli,
+                          rules,
+                          ri,
+                          {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
+                           cli->topology.baseline.min_runs, cli->topology.baseline.repeat},
+                          NULL,
+                          0};
+  int rc = cb_burnin_judged_run(cl, &cli->settings, sinks, nsinks, judged_pass, &p, err);
+  if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED)) {
+    struct excluded x = {p.hosts, p.nhosts};
+    if (cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, err))
+      rc = err->status;
+  }
+  free(p.hosts);
   return rc;
 }
 
@@ -270,6 +330,8 @@ static int accept_go(const struct cb_cluster *cl, struct cb_cli *cli,
                      const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
                      struct cb_error *err) {
   (void)rules, (void)probe;
+  if (cli->settings.duration > 0) /* a burn-in: the checks again and again */
+    return judged_go(cl, cli, NULL, ri, sinks, nsinks, err);
   struct cb_accept_result res;
   struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
                            cli->topology.baseline.min_runs, cli->topology.baseline.repeat};
@@ -288,6 +350,8 @@ static int matrix_go(const struct cb_cluster *cl, struct cb_cli *cli,
                      const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
                      struct cb_error *err) {
   (void)probe;
+  if (cli->settings.duration > 0) /* a burn-in: the matrix again and again */
+    return judged_go(cl, cli, rules, ri, sinks, nsinks, err);
   struct cb_accept_result res;
   int rc = cb_matrix_run(cl, &cli->settings, rules, ri, sinks, nsinks, &res, err);
   return exclude_out(cli, cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
@@ -421,11 +485,13 @@ const char cb_help_timing[] =
     "                           SIZE (default 64M: the pipe is full long before)\n"
     "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
     "                           in one measurement; 0 disables (default 300)\n"
-    "      --duration TIME      burn-in: the sweep again and again until TIME (90s,\n"
-    "                           30m, 4h, 2d) has passed, each record with its\n"
-    "                           interval; every case judged over them: wrong values\n"
-    "                           and a slowdown past 10% over the run fail; with\n"
-    "                           --resume, goes on with the burn-in in --json FILE\n"
+    "      --duration TIME      burn-in: the sweep, --accept or --matrix again and\n"
+    "                           again until TIME (90s, 30m, 4h, 2d) has passed, each\n"
+    "                           record with its interval; every case judged over\n"
+    "                           them: wrong values and a slowdown past 10% over the\n"
+    "                           run fail, and a check that failed in any interval;\n"
+    "                           SIGTERM or SIGUSR1 ends it with partial verdicts;\n"
+    "                           a sweep's goes on with --resume (its --json FILE)\n"
     "      --drift-limit P      the slowdown over a burn-in that fails, e.g. 25% or\n"
     "                           0.25 (default 10%)\n";
 const char cb_help_ucx[] =

@@ -48,6 +48,14 @@ int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t
              cb_format_size(r->bytes, size, sizeof size), r->inplace ? " in-place" : "");
     s->first = *r;
   }
+  if (s->n > 0 && s->p[s->n - 1].interval == r->interval && r->interval > 0) {
+    /* measured again in the same interval (acceptance re-measures an
+     * unsettled check): the last stands for it, wrong values kept */
+    struct cb_burnin_point *q = &s->p[s->n - 1];
+    long wrong = q->wrong > r->wrong ? q->wrong : r->wrong;
+    *q = (struct cb_burnin_point){r->interval, t, r->time_us, wrong, r->ci95_us};
+    return 0;
+  }
   if (s->n == s->cap) {
     int cap = s->cap ? 2 * s->cap : 16;
     void *p = realloc(s->p, (size_t)cap * sizeof *s->p);

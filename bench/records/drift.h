@@ -35,7 +35,9 @@ struct cb_burnin_store {
   struct cb_burnin_series *s;
 };
 
-/* Adds one record at t seconds into the run; 0, or -1 out of memory. */
+/* Adds one record at t seconds into the run; 0, or -1 out of memory. A
+ * second record of a case in the same interval replaces the first (its
+ * wrong count the larger of the two). */
 int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t);
 void cb_burnin_free(struct cb_burnin_store *b);
 

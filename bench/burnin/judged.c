@@ -1,0 +1,304 @@
+/* A burn-in of --accept or --matrix (judged.h): the mode's passes through
+ * a relay sink that keeps each pass's verdicts, then one verdict per
+ * check over the intervals and the drift of every measured case. */
+#include "judged.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/interrupt.h"
+#include "base/timer.h"
+#include "records/drift.h"
+
+/* One check, link or node over the intervals. */
+struct judged {
+  char name[160], unit[8];
+  int line;
+  double warn, fail;
+  int n, count[4]; /* intervals judged, by status */
+  int worst;       /* the worst status: FAIL, INCONCLUSIVE, WARN, PASS */
+  int worst_interval;
+  double worst_measured, worst_margin;
+  char worst_what[256];
+  int failed[8], nfailed; /* the intervals that failed (the first 8) */
+};
+
+struct relay {
+  struct cb_sink *out;
+  int nout;
+  int interval, ran;
+  /* this pass's verdicts, kept until it ends whole (a signal voids them) */
+  struct cb_verdict *pending;
+  char (*names)[160];
+  int npending, cap;
+  struct judged *j;
+  int nj, jcap;
+  struct cb_burnin_store store;
+  double first_start;
+  long wrong_now, records;
+  struct cb_summary total;
+  int oom;
+};
+
+static const int severity[4] = {[CB_PASS] = 0, [CB_WARN] = 1, [CB_INCONCLUSIVE] = 2, [CB_FAIL] = 3};
+
+/* The table (out[0]) shows the first pass; later ones go to the files only. */
+static int from(const struct relay *r) {
+  return r->interval > 1 ? 1 : 0;
+}
+
+static int r_run(void *state, const struct cb_run_info *ri, struct cb_error *err) {
+  struct relay *r = state;
+  return r->ran++ ? CB_OK : cb_sinks_run(r->out, r->nout, ri, err);
+}
+
+static int r_series_begin(void *state, const struct cb_series *s, struct cb_error *err) {
+  struct relay *r = state;
+  for (int k = from(r); k < r->nout; k++)
+    if (r->out[k].series_begin && r->out[k].series_begin(r->out[k].state, s, err))
+      return err->status;
+  return CB_OK;
+}
+
+static int r_series_end(void *state, const struct cb_series *s, struct cb_error *err) {
+  struct relay *r = state;
+  for (int k = from(r); k < r->nout; k++)
+    if (r->out[k].series_end && r->out[k].series_end(r->out[k].state, s, err))
+      return err->status;
+  return CB_OK;
+}
+
+static int r_row(void *state, const struct cb_row *row, struct cb_error *err) {
+  struct relay *r = state;
+  const struct cb_record *rec[2] = {row->outofplace, row->inplace};
+  for (int i = 0; i < 2; i++)
+    if (rec[i]) {
+      r->records++;
+      r->wrong_now += rec[i]->wrong > 0 ? rec[i]->wrong : 0;
+      if (cb_burnin_add(&r->store, rec[i], rec[i]->interval_start - r->first_start))
+        r->oom = 1;
+    }
+  for (int k = from(r); k < r->nout; k++)
+    if (r->out[k].row && r->out[k].row(r->out[k].state, row, err))
+      return err->status;
+  return CB_OK;
+}
+
+static int r_note(void *state, const char *text, struct cb_error *err) {
+  struct relay *r = state;
+  for (int k = from(r); k < r->nout; k++)
+    if (r->out[k].note && r->out[k].note(r->out[k].state, text, err))
+      return err->status;
+  return CB_OK;
+}
+
+static int r_pair(void *state, const struct cb_pair *p, struct cb_error *err) {
+  struct relay *r = state;
+  for (int k = 0; r->interval == 1 && k < r->nout; k++) /* the first pass's matrix only */
+    if (r->out[k].pair && r->out[k].pair(r->out[k].state, p, err))
+      return err->status;
+  return CB_OK;
+}
+
+static int r_verdict(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  (void)err;
+  struct relay *r = state;
+  if (r->npending == r->cap) {
+    int cap = r->cap ? 2 * r->cap : 32;
+    void *p = realloc(r->pending, (size_t)cap * sizeof *r->pending);
+    void *q = p ? realloc(r->names, (size_t)cap * sizeof *r->names) : NULL;
+    if (p)
+      r->pending = p;
+    if (!q)
+      return r->oom = 1, CB_OK;
+    r->names = q, r->cap = cap;
+  }
+  /* the name may live in the pass's own storage: copied */
+  snprintf(r->names[r->npending], sizeof r->names[0], "%s", v->name ? v->name : "");
+  r->pending[r->npending] = *v;
+  r->pending[r->npending].causes = NULL, r->pending[r->npending].record = NULL;
+  r->npending++;
+  return CB_OK;
+}
+
+static int r_finish(void *state, const struct cb_summary *sum, struct cb_error *err) {
+  (void)err;
+  struct relay *r = state;
+  r->total.rows += sum->rows, r->total.records += sum->records, r->total.wrong += sum->wrong;
+  r->total.unchecked += sum->unchecked, r->total.skipped += sum->skipped;
+  return CB_OK;
+}
+
+/* The pass's verdicts into the series of their checks. */
+static void commit(struct relay *r) {
+  for (int i = 0; i < r->npending; i++) {
+    const struct cb_verdict *v = &r->pending[i];
+    struct judged *j = NULL;
+    for (int k = 0; k < r->nj && !j; k++)
+      if (strcmp(r->j[k].name, r->names[i]) == 0)
+        j = &r->j[k];
+    if (!j) {
+      if (r->nj == r->jcap) {
+        int cap = r->jcap ? 2 * r->jcap : 16;
+        void *p = realloc(r->j, (size_t)cap * sizeof *r->j);
+        if (!p) {
+          r->oom = 1;
+          return;
+        }
+        r->j = p, r->jcap = cap;
+      }
+      j = &r->j[r->nj++];
+      memset(j, 0, sizeof *j);
+      snprintf(j->name, sizeof j->name, "%s", r->names[i]);
+      snprintf(j->unit, sizeof j->unit, "%s", v->unit ? v->unit : "");
+      j->line = v->line, j->warn = v->warn, j->fail = v->fail;
+      j->worst = -1;
+    }
+    int st = v->status >= 0 && v->status < 4 ? v->status : CB_INCONCLUSIVE;
+    j->n++;
+    j->count[st]++;
+    if (st == CB_FAIL && j->nfailed++ < 8)
+      j->failed[j->nfailed - 1] = r->interval;
+    double m = isnan(v->margin) ? INFINITY : v->margin;
+    if (j->worst < 0 || severity[st] > severity[j->worst] ||
+        (severity[st] == severity[j->worst] && m < j->worst_margin)) {
+      j->worst = st, j->worst_interval = r->interval;
+      j->worst_measured = v->measured, j->worst_margin = m;
+      snprintf(j->worst_what, sizeof j->worst_what, "%s", v->what);
+    }
+  }
+  r->npending = 0;
+}
+
+/* One verdict over the intervals: the worst interval's status, said with
+ * how many intervals had each. */
+static void over_run(const struct judged *j, int intervals, int partial, struct cb_verdict *v) {
+  memset(v, 0, sizeof *v);
+  v->name = j->name, v->line = j->line, v->unit = j->unit;
+  v->warn = j->warn, v->fail = j->fail;
+  v->status = j->worst;
+  v->measured = j->worst_measured;
+  v->margin = isinf(j->worst_margin) ? NAN : j->worst_margin;
+  v->partial = partial;
+  char counts[96] = "", failed[64] = "";
+  for (int s = 0; s < 4; s++)
+    if (j->count[s])
+      snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%s in %d",
+               counts[0] ? ", " : "", cb_verdict_names[s], j->count[s]);
+  for (int i = 0; i < j->nfailed && i < 8; i++)
+    snprintf(failed + strlen(failed), sizeof failed - strlen(failed), "%s%d", i ? "," : "",
+             j->failed[i]);
+  /* a link or node has a verdict only in the passes that flag it (and the
+   * matrix's own only in those that flag none) */
+  char unjudged[64] = "";
+  if (intervals > j->n)
+    snprintf(unjudged, sizeof unjudged, " (no verdict of its own in %d)", intervals - j->n);
+  snprintf(v->what, sizeof v->what, "%s of %d intervals%s%s%s%s; worst, interval %d: %.100s",
+           counts, intervals, unjudged, j->nfailed ? " (FAIL in " : "", failed,
+           j->nfailed ? (j->nfailed > 8 ? ",...)" : ")") : "", j->worst_interval, j->worst_what);
+}
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int emit(struct relay *r, const struct cb_verdict *v, int *nfail, int *ninc,
+                struct cb_error *err) {
+  *nfail += v->status == CB_FAIL;
+  *ninc += v->status == CB_INCONCLUSIVE;
+  for (int k = 0; k < r->nout; k++)
+    if (r->out[k].verdict && r->out[k].verdict(r->out[k].state, v, err))
+      return err->status;
+  return CB_OK;
+}
+
+int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *s,
+                         struct cb_sink *sinks, int nsinks, cb_burnin_pass_fn pass_fn, void *state,
+                         struct cb_error *err) {
+  struct relay r = {.out = sinks, .nout = nsinks, .first_start = wall_now()};
+  struct cb_sink relay = {.state = &r,
+                          .run = r_run,
+                          .series_begin = r_series_begin,
+                          .row = r_row,
+                          .series_end = r_series_end,
+                          .note = r_note,
+                          .verdict = r_verdict,
+                          .pair = r_pair,
+                          .finish = r_finish};
+  int nrelay = cl->rank == 0 ? 1 : 0;
+  double limit = s->drift_limit > 0 ? s->drift_limit : CB_DRIFT_LIMIT, t0 = cb_now();
+  cb_interrupt_soft(); /* SIGTERM and the like: end after the row, then judge */
+  struct cb_settings pass = *s;
+  int rc = CB_OK, stop = 0, asked = 0;
+  for (pass.interval = 1; !rc && !stop; pass.interval++) {
+    pass.interval_start = wall_now();
+    r.interval = pass.interval, r.wrong_now = 0, r.npending = 0;
+    rc = pass_fn(state, &pass, &relay, nrelay, err);
+    rc = cb_cluster_agree(cl, rc == CB_FAILED ? CB_OK : rc); /* a failed pass is data */
+    if (rc)
+      break;
+    double elapsed = cb_now() - t0;
+    stop = cl->rank == 0 && (elapsed >= s->duration || r.wrong_now > 0 || r.oom);
+    stop = cb_cluster_agree(cl, cb_interrupt_stop_asked() ? 2 : stop);
+    asked = stop == 2;
+    if (asked) /* a pass cut short: its verdicts judged part of it */
+      break;
+    commit(&r);
+    for (int k = 0; cl->rank == 0 && !rc && k < nsinks; k++) {
+      struct cb_summary sum = r.total;
+      if (sinks[k].interval && sinks[k].interval(sinks[k].state, &sum, err))
+        rc = err->status;
+    }
+    if (cl->rank == 0 && nsinks > 0 && !rc) {
+      char line[200];
+      snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong",
+               pass.interval, elapsed, s->duration, r.records, r.total.wrong);
+      if (sinks[0].note && sinks[0].note(sinks[0].state, line, err))
+        rc = err->status;
+    }
+  }
+  int nfail = 0, ninc = 0, done = pass.interval - 1; /* whole: a cut one is not counted */
+  if (!rc && cl->rank == 0) {
+    char text[300];
+    snprintf(text, sizeof text, "burn-in: %d whole intervals in %.0f s%s", done, cb_now() - t0,
+             r.wrong_now > 0 ? ", stopped after the interval with wrong values"
+             : r.oom         ? ", stopped: out of memory for the series"
+             : asked ? ", stopped by a signal: the verdicts below are partial, over the whole "
+                       "intervals (the cut one's verdicts are left out, its records kept)"
+                     : "");
+    if (cb_sinks_note(sinks, nsinks, text, err))
+      rc = err->status;
+    for (int i = 0; !rc && i < r.nj; i++) {
+      struct cb_verdict v;
+      over_run(&r.j[i], done, asked, &v);
+      rc = emit(&r, &v, &nfail, &ninc, err);
+    }
+    for (int i = 0; !rc && i < r.store.n; i++) {
+      struct cb_verdict v;
+      cb_burnin_verdict(&r.store.s[i], limit, &v);
+      v.partial = asked;
+      rc = emit(&r, &v, &nfail, &ninc, err);
+    }
+    if (!rc && cb_sinks_finish(sinks, nsinks, &r.total, err))
+      rc = err->status;
+  }
+  cb_burnin_free(&r.store);
+  free(r.pending), free(r.names), free(r.j);
+  int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
+  if (rc)
+    return rc;
+  if (asked)
+    return cb_fail(err, CB_RUNTIME,
+                   "burn-in stopped by %s: %d FAILED, %d INCONCLUSIVE over the whole intervals "
+                   "(partial verdicts)",
+                   cb_interrupt_signame(cb_interrupt_stop_asked()), nfail, ninc);
+  if (bad)
+    return cb_fail(err, CB_FAILED, "burn-in: %d verdicts FAILED, %d INCONCLUSIVE%s", nfail, ninc,
+                   cl->rank ? " (rank 0 has the verdicts)" : "");
+  return CB_OK;
+}
