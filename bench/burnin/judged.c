@@ -23,7 +23,9 @@ struct judged {
   int worst_interval;
   double worst_measured, worst_margin;
   char worst_what[256];
-  int failed[8], nfailed; /* the intervals that failed (the first 8) */
+  int failed[8], nfailed;  /* the intervals that failed (the first 8) */
+  struct cb_causes causes; /* the worst interval's likely causes (issue 41) */
+  int has_causes;
 };
 
 struct relay {
@@ -33,6 +35,7 @@ struct relay {
   /* this pass's verdicts, kept until it ends whole (a signal voids them) */
   struct cb_verdict *pending;
   char (*names)[160];
+  struct cb_causes *causes; /* n = -1: none sought */
   int npending, cap;
   struct judged *j;
   int nj, jcap;
@@ -112,13 +115,21 @@ static int r_verdict(void *state, const struct cb_verdict *v, struct cb_error *e
     void *q = p ? realloc(r->names, (size_t)cap * sizeof *r->names) : NULL;
     if (p)
       r->pending = p;
-    if (!q)
+    if (q)
+      r->names = q;
+    void *c = q ? realloc(r->causes, (size_t)cap * sizeof *r->causes) : NULL;
+    if (!c)
       return r->oom = 1, CB_OK;
-    r->names = q, r->cap = cap;
+    r->causes = c, r->cap = cap;
   }
   /* the name may live in the pass's own storage: copied */
   snprintf(r->names[r->npending], sizeof r->names[0], "%s", v->name ? v->name : "");
   r->pending[r->npending] = *v;
+  /* the causes live in the pass's result: copied (their strings are static) */
+  if (v->causes)
+    r->causes[r->npending] = *v->causes;
+  else
+    r->causes[r->npending].n = -1;
   r->pending[r->npending].causes = NULL, r->pending[r->npending].record = NULL;
   r->npending++;
   return CB_OK;
@@ -168,6 +179,9 @@ static void commit(struct relay *r) {
       j->worst = st, j->worst_interval = r->interval;
       j->worst_measured = v->measured, j->worst_margin = m;
       snprintf(j->worst_what, sizeof j->worst_what, "%s", v->what);
+      j->has_causes = r->causes[i].n >= 0;
+      if (j->has_causes)
+        j->causes = r->causes[i];
     }
   }
   r->npending = 0;
@@ -183,6 +197,7 @@ static void over_run(const struct judged *j, int intervals, int partial, struct 
   v->measured = j->worst_measured;
   v->margin = isinf(j->worst_margin) ? NAN : j->worst_margin;
   v->partial = partial;
+  v->causes = j->has_causes ? &j->causes : NULL;
   char counts[96] = "", failed[64] = "";
   for (int s = 0; s < 4; s++)
     if (j->count[s])
@@ -288,7 +303,7 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
       rc = err->status;
   }
   cb_burnin_free(&r.store);
-  free(r.pending), free(r.names), free(r.j);
+  free(r.pending), free(r.names), free(r.causes), free(r.j);
   int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
   if (rc)
     return rc;
