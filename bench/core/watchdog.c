@@ -1,6 +1,8 @@
 /* A hang must name who is stuck where (watchdog.h says more). */
+#define _GNU_SOURCE /* pipe2 */
 #include "watchdog.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,7 +23,8 @@ static struct {
   char what[256];
   const struct cb_cluster *cl;
   struct cb_wd_peers *peers; /* asks the others who is stuck (watchdog_peers.h) */
-} wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  int wake[2];               /* stop wakes the thread at once, not at its next tick */
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = {-1, -1}};
 
 /* What must still happen when the watchdog ends the process: _exit skips
  * atexit handlers (e.g. removing NCCL's log folder from $TMPDIR). */
@@ -48,8 +51,9 @@ static void *watch(void *unused) {
    * asking where this rank is wakes it at once. */
   double last = cb_now(), frozen = 0;
   for (;;) {
-    struct pollfd pf = {.fd = cb_wd_peers_fd(wd.peers), .events = POLLIN};
-    poll(&pf, 1, 100);
+    struct pollfd pf[2] = {{.fd = cb_wd_peers_fd(wd.peers), .events = POLLIN},
+                           {.fd = wd.wake[0], .events = POLLIN}};
+    poll(pf, 2, 100);
     /* a tick seconds late: this process itself was not running (SIGSTOP,
      * a paused VM); then it is the late one, not the others */
     double now = cb_now();
@@ -70,7 +74,7 @@ static void *watch(void *unused) {
       return NULL;
     if (armed_at == 0)
       frozen = 0; /* only a stop within the current measurement counts */
-    if (pf.revents)
+    if (pf[0].revents)
       cb_wd_peers_serve(wd.peers, seq, armed_at > 0, what);
     if (armed_at > 0 && cb_now() - armed_at > limit) {
       /* this rank waits; the one to name is the one that did not come */
@@ -103,6 +107,8 @@ int cb_watchdog_start(const struct cb_cluster *cl, double timeout) {
   wd.polled = 0;
   wd.seq = 0;
   wd.peers = cb_wd_peers_open(cl); /* collective: every rank has the same timeout */
+  if (pipe2(wd.wake, O_CLOEXEC | O_NONBLOCK) != 0)
+    wd.wake[0] = wd.wake[1] = -1; /* poll ignores -1: stop then waits a tick */
   if (pthread_create(&wd.thread, NULL, watch, NULL) != 0)
     return -1;
   wd.running = 1;
@@ -143,7 +149,13 @@ void cb_watchdog_stop(void) {
   pthread_mutex_lock(&wd.lock);
   wd.stop = 1;
   pthread_mutex_unlock(&wd.lock);
+  if (wd.wake[1] >= 0 && write(wd.wake[1], "", 1) < 0) {
+    /* full or gone: the thread sees stop at its next tick */
+  }
   pthread_join(wd.thread, NULL);
+  for (int i = 0; i < 2; i++)
+    if (wd.wake[i] >= 0)
+      close(wd.wake[i]), wd.wake[i] = -1;
   wd.running = 0;
   cb_wd_peers_close(wd.peers);
   wd.peers = NULL;
