@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 33
+plan 34
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -191,6 +191,22 @@ st=$?
 [ $st -eq 3 ] && grep -q 'burn-in stopped by SIGUSR1 after' "$TMP/s.err" &&
   jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.partial == true)' "$TMP/s.jsonl" >/dev/null
 ok $? "SIGUSR1 to mpirun: the same, partial verdicts and exit 3 (exit $st)"
+
+# disk full in the middle of a burn-in: a 64 KiB tmpfs filled to its last
+# page; the run stops with exit 3 naming the file, the lines before stay whole
+mkdir "$TMP/mnt"
+if mount -t tmpfs -o size=64k collbench-test "$TMP/mnt" 2>/dev/null; then
+  dd if=/dev/zero of="$TMP/mnt/fill" bs=4096 count=15 2>/dev/null
+  mpi 2 -b 1K -e 1K -n 20 -w 2 --duration 10m --json "$TMP/mnt/full.jsonl"
+  st=$STATUS
+  [ $st -eq 3 ] && grep -q "cannot write '$TMP/mnt/full.jsonl': No space left on device" "$TMP/err" &&
+    [ "$(tail -c 1 "$TMP/mnt/full.jsonl" | od -An -c | tr -d ' ')" = '\n' ] &&
+    jq -e . "$TMP/mnt/full.jsonl" >/dev/null
+  ok $? "disk full mid-burn-in: exit 3 naming the file at once, not at 10 minutes; every line written whole (exit $st)"
+  umount "$TMP/mnt"
+else
+  skip "cannot mount a tmpfs here (not root?): disk full mid-burn-in"
+fi
 
 # the planted faults
 mkdir -p "$TMP/f"

@@ -28,6 +28,8 @@ int cb_write_status(int errnum) {
 void cb_error_print(const struct cb_error *err) {
   /* messages quote values from input files and the environment: shown
    * escaped, so none drives the terminal */
+  if (!err->msg[0]) /* a rank that only learnt another stopped: that one says why */
+    return;
   char shown[4 * sizeof err->msg];
   cb_text_terminal(shown, sizeof shown, err->msg, 1);
   fprintf(stderr, "collbench: %s%s\n", err->status == CB_USAGE ? "" : "error: ", shown);
