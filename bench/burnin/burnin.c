@@ -38,6 +38,25 @@ static int collect(void *state, const struct cb_row *row, struct cb_error *err) 
   return CB_OK;
 }
 
+/* "; worst so far: CASE +12% on its first interval" (the largest slowdown
+ * of a case's latest interval over its first), or "" */
+static void worst_so_far(const struct cb_burnin_store *b, char *buf, size_t len) {
+  double worst = 0;
+  const struct cb_burnin_series *w = NULL;
+  for (int i = 0; i < b->n; i++) {
+    const struct cb_burnin_series *s = &b->s[i];
+    if (s->n < 2 || s->p[0].time_us <= 0)
+      continue;
+    double r = s->p[s->n - 1].time_us / s->p[0].time_us - 1;
+    if (!w || r > worst)
+      worst = r, w = s;
+  }
+  buf[0] = '\0';
+  if (w)
+    snprintf(buf, len, "; worst so far: %s %+.0f%% on its first interval",
+             w->name + strlen("burn-in "), 100 * worst);
+}
+
 static double wall_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -129,10 +148,11 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
       if (sinks[k].interval && sinks[k].interval(sinks[k].state, sum, err))
         rc = err->status;
     if (cl->rank == 0 && nsinks > 0 && !rc) {
-      char line[160];
-      snprintf(line, sizeof line, "interval %d %s: %.0f of %.0f s, %ld records, %ld wrong",
+      char line[320], worst[160];
+      worst_so_far(&c.store, worst, sizeof worst);
+      snprintf(line, sizeof line, "interval %d %s: %.0f of %.0f s, %ld records, %ld wrong%s",
                pass.interval, sum->stopped ? "cut short" : "done", s->duration - left + elapsed,
-               s->duration, c.records, sum->wrong);
+               s->duration, c.records, sum->wrong, worst);
       if (sinks[0].note && sinks[0].note(sinks[0].state, line, err))
         rc = err->status;
     }

@@ -216,6 +216,22 @@ static void over_run(const struct judged *j, int intervals, int partial, struct 
            j->nfailed ? (j->nfailed > 8 ? ",...)" : ")") : "", j->worst_interval, j->worst_what);
 }
 
+/* "; worst so far: CHECK FAIL in 2" (the worst status, then the most
+ * intervals with it), or "" */
+static void worst_so_far(const struct relay *r, char *buf, size_t len) {
+  const struct judged *w = NULL;
+  for (int i = 0; i < r->nj; i++) {
+    const struct judged *j = &r->j[i];
+    if (!w || severity[j->worst] > severity[w->worst] ||
+        (j->worst == w->worst && j->count[j->worst] > w->count[w->worst]))
+      w = j;
+  }
+  buf[0] = '\0';
+  if (w)
+    snprintf(buf, len, "; worst so far: %s %s in %d", w->name, cb_verdict_names[w->worst],
+             w->count[w->worst]);
+}
+
 static double wall_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -270,9 +286,10 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
         rc = err->status;
     }
     if (cl->rank == 0 && nsinks > 0 && !rc) {
-      char line[200];
-      snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong",
-               pass.interval, elapsed, s->duration, r.records, r.total.wrong);
+      char line[400], worst[200];
+      worst_so_far(&r, worst, sizeof worst);
+      snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong%s",
+               pass.interval, elapsed, s->duration, r.records, r.total.wrong, worst);
       if (sinks[0].note && sinks[0].note(sinks[0].state, line, err))
         rc = err->status;
     }
