@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/phase.h"
 #include "base/blas_threads.h"
 #include "base/interrupt.h"
 #include "core/cluster.h"
@@ -74,6 +75,7 @@ static int start_mpi(const struct cb_mode_def *mode, const union cb_mode_options
 int main(int argc, char **argv) {
   static union cb_mode_options opt; /* large: a topology and a baseline */
   struct cb_error err = {0};
+  cb_phase("start");
   int launcher_rank = cb_launcher_rank(), printer = launcher_rank == 0;
   cb_interrupt_install(printer); /* Ctrl-C: exit 3, outputs whole */
   const struct cb_mode_def *failed, *mode = cb_mode_find(argc, argv, &opt, &failed, &err);
@@ -88,6 +90,7 @@ int main(int argc, char **argv) {
   if (start_mpi(mode, &opt, &argc, &argv, &err))
     return report(mode, &opt, printer, &err);
   cb_interrupt_install(printer); /* again: ours, whatever MPI_Init set */
+  cb_phase("MPI_Init done");
   int nranks, rank;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -96,6 +99,8 @@ int main(int argc, char **argv) {
     report(mode, &opt, printer, &err);
   else if ((rc = mode->run(&opt, argc, argv, &err)) != CB_OK)
     report(mode, &opt, rank == 0, &err);
+  cb_phase("MPI_Finalize");
   MPI_Finalize();
+  cb_phase("end");
   return rc;
 }

@@ -1,5 +1,6 @@
 /* The measuring engine: settings expanded into series and sizes, buffers, checks, the sinks fed
  * (engine.h says more). */
+#include "base/phase.h"
 #include "engine.h"
 
 #include <math.h>
@@ -515,6 +516,7 @@ static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
   const struct cb_settings *s = sc->s;
   if (sc->backend->init(sc->cl, s, transport, &sc->ctx, err))
     return err->status;
+  cb_phase("backend ready");
   int rc = CB_OK;
   /* a GPU now bound: how host waits on it behave, a setting of the run */
   char waits[320];

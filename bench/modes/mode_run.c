@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/phase.h"
 #include "accept/accept.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
@@ -204,6 +205,7 @@ static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli
   struct cb_cluster cl;
   if (cb_cluster_init(&cl, err))
     return err->status;
+  cb_phase("cluster known (hosts, ranks)");
   struct cb_settings *s = &cli->settings;
   s->progress = cl.rank == 0 && (cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress);
   if (s->root >= cl.nranks) {
@@ -223,6 +225,7 @@ static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli
     cb_cluster_free(&cl);
     return err->status;
   }
+  cb_phase("checked (outputs, the mode's own checks)");
   struct cb_sink sinks[6];
   int nsinks = 0, rc = open_sinks(cli, cl.rank, sinks, &nsinks, err);
   if (cb_cluster_agree(&cl, rc) != CB_OK) {
@@ -232,11 +235,14 @@ static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli
   }
   struct cb_run_info ri;
   cb_run_info_collect(&ri, argc, argv, &cl, s);
+  cb_phase("run record (backends probed)");
   struct cb_probe probe; /* every run says what it ran on */
   rc = cb_probe_collect(&cl, &probe, err);
+  cb_phase("node probed");
   ri.probe = cl.rank == 0 ? &probe : NULL;
   if (rc == CB_OK)
     rc = m->go(&cl, cli, &rules, &probe, &ri, sinks, nsinks, err);
+  cb_phase("the mode's work done");
   struct cb_error cerr = {0}; /* a failed close (NFS, disk full) fails the run */
   if (cb_sinks_close(sinks, nsinks, &cerr) && (rc == CB_OK || rc == CB_FAILED)) {
     *err = cerr;
