@@ -197,12 +197,15 @@ void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB
     while (i > 0 && t->bw_intra < 2 * t->bw_inter && t->nch * sp[i - 1] * share <= total + 1e-9)
       t->bw_intra = sp[--i];
   }
-  /* search.cc: one GPU per node searches the plain TREE pattern, and its
-   * channels cannot differ */
+  /* search.cc: one GPU per node searches the plain TREE pattern.
+   * ncclTopoCompute searches with sameChannels = 1 first (0 only for NVLS)
+   * and keeps it when that pass finds the optimal graph or totalBw, as it
+   * does on the uniform NVLink and NVSwitch nodes modelled here; only a
+   * pass that falls short tries different channels. */
   g[CB_NC_RING].pattern = CB_NC_PATTERN_RING;
   g[CB_NC_TREE].pattern =
       hw->gpus_per_node == 1 ? CB_NC_PATTERN_TREE : CB_NC_PATTERN_BALANCED_TREE;
-  g[CB_NC_RING].same_channels = g[CB_NC_TREE].same_channels = hw->gpus_per_node == 1;
+  g[CB_NC_RING].same_channels = g[CB_NC_TREE].same_channels = 1;
   /* init.cc: CollNet has graphs of its own (approximated by the tree's); PAT runs
    * on the tree's graph */
   g[CB_NC_COLLNET_DIRECT] = g[CB_NC_COLLNET_CHAIN] = g[CB_NC_TREE];
