@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 34
+plan 35
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -191,6 +191,31 @@ st=$?
 [ $st -eq 3 ] && grep -q 'burn-in stopped by SIGUSR1 after' "$TMP/s.err" &&
   jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.partial == true)' "$TMP/s.jsonl" >/dev/null
 ok $? "SIGUSR1 to mpirun: the same, partial verdicts and exit 3 (exit $st)"
+
+# the nodes' error counters after every interval (issue 41's evidence): a
+# rise planted in the node's /sys (tests/fixtures/sysfs/make-node.sh) once
+# interval 2 is written is named on its interval's line and, with a limit
+# of 0.1% no run clears, in every verdict's causes
+sh tests/fixtures/sysfs/make-node.sh "$TMP/node" >/dev/null 2>&1
+cnt=$TMP/node/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error
+crun="-b 1K -e 1K -n 20 -w 2 --json $TMP/c.jsonl"
+mpirun -np 2 -x COLLBENCH_SYSFS_ROOT="$TMP/node" ./collbench $crun --duration 4 --drift-limit 0.1% \
+  >"$TMP/c.out" 2>"$TMP/c.err" &
+mp=$!
+n=0
+while [ "$(last "$TMP/c.jsonl")" -lt 2 ] && [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
+  n=$((n + 1))
+  sleep 0.1 # polls the file until interval 2 is written (at most 60 s)
+done
+echo 412 >"$cnt"
+wait $mp
+st=$?
+grep -q '^# interval [0-9]*: error counters rose: .* mlx5_0 port 1 symbol_error +412$' "$TMP/c.out" &&
+  jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.status != "PASS" and
+    any(.causes[]; .rule == "counters-rose-in-burn-in" and .device == "mlx5_0" and
+      (.text | test("port 1 symbol_error rose by 412 in interval [0-9]+$"))))' "$TMP/c.jsonl" >/dev/null
+ok $? "a counter rising mid-burn-in: named on its interval's line and in each verdict's causes (exit $st)"
+grep 'error counters rose' "$TMP/c.out" | diag
 
 # disk full in the middle of a burn-in: a 64 KiB tmpfs filled to its last
 # page; the run stops with exit 3 naming the file, the lines before stay whole

@@ -190,9 +190,12 @@ for _ in $(seq 1200); do
   sleep 0.1 # polls the file until interval 2 is written (at most 120 s)
 done
 scancel --batch --signal=USR1 "$JOB"
+# ended: a terminal state after the second start wrote its whole verdicts
+# (around a requeue the state can read FAILED for a moment)
+whole() { [ -s "$b" ] && jq -s -e '[.[] | select(.type == "verdict" and .partial != true)] | length > 0' "$b" >/dev/null 2>&1; }
 for _ in $(seq 2400); do
   st=$(job_field "$JOB" JobState)
-  case $st in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) break ;; esac
+  case $st in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) whole && break ;; esac
   # a requeued job waits for a begin time Slurm sets; this test has no need to
   [ "$st" = PENDING ] && [ "$(job_field "$JOB" Reason)" = BeginTime ] &&
     scontrol update JobId="$JOB" StartTime=now 2>/dev/null

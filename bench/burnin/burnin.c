@@ -12,6 +12,7 @@
 #include "base/timer.h"
 #include "core/engine.h"
 #include "records/drift.h"
+#include "rises.h"
 
 /* A sink of our own beside the run's: every record into the series, and
  * the pass's wrong results counted. */
@@ -64,13 +65,15 @@ static double wall_now(void) {
 }
 
 /* The verdicts over every series, to the run's sinks; how many did not pass. */
-static int judge(struct collector *c, double limit, int partial, struct cb_sink *sinks, int nsinks,
-                 int *nfail, int *ninc, struct cb_error *err) {
+static int judge(struct collector *c, double limit, int partial, const struct cb_causes *causes,
+                 struct cb_sink *sinks, int nsinks, int *nfail, int *ninc, struct cb_error *err) {
   *nfail = *ninc = 0;
   for (int i = 0; i < c->store.n; i++) {
     struct cb_verdict v;
     cb_burnin_verdict(&c->store.s[i], limit, &v);
     v.partial = partial;
+    if (v.status != CB_PASS && causes->n > 0) /* what rose on the nodes meanwhile */
+      v.causes = causes;
     *nfail += v.status == CB_FAIL;
     *ninc += v.status == CB_INCONCLUSIVE;
     for (int k = 0; k < nsinks; k++)
@@ -122,7 +125,12 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
         return err->status;
     }
   }
-  cb_interrupt_soft(); /* SIGTERM and the like: end after the row, then judge */
+  cb_interrupt_soft();   /* SIGTERM and the like: end after the row, then judge */
+  struct cb_rises rises; /* the nodes' error counters, read after every interval */
+  if (cb_rises_start(cl, &rises, err)) {
+    cb_burnin_free(&c.store);
+    return err->status;
+  }
   struct cb_settings pass = *s;
   int rc = CB_OK, stop = left <= 0, asked = 0; /* the first part measured it all: judge only */
   for (pass.interval = first; !rc && !stop; pass.interval++) {
@@ -142,8 +150,22 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     stop = cl->rank == 0 && (elapsed >= left || c.wrong_now > 0 || c.oom);
     stop = cb_cluster_agree(cl, sum->stopped || cb_interrupt_stop_asked() ? 2 : stop);
     asked = stop == 2;
-    if (asked && c.records == records_before)
-      break; /* cut before its first row (rank 0's view): not an interval */
+    char rose[512];
+    if (cb_rises_interval(cl, ri->probe, pass.interval, &rises, rose, sizeof rose, err)) {
+      rc = err->status;
+      break;
+    }
+    if (cl->rank == 0 && rose[0] && nsinks > 0) {
+      char line[600];
+      snprintf(line, sizeof line, "interval %d: error counters rose: %s", pass.interval, rose);
+      if (cb_sinks_note(sinks, nsinks, line, err)) {
+        rc = err->status;
+        break;
+      }
+    }
+    /* cut before its first row (rank 0 has the records): not an interval */
+    if (asked && cb_cluster_agree(cl, cl->rank == 0 && c.records == records_before))
+      break;
     for (int k = 0; cl->rank == 0 && !rc && k < nsinks; k++)
       if (sinks[k].interval && sinks[k].interval(sinks[k].state, sum, err))
         rc = err->status;
@@ -158,6 +180,9 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     }
   }
   int nfail = 0, ninc = 0;
+  struct cb_causes causes;
+  cb_rises_causes(&rises, ri->probe, &causes);
+  cb_rises_free(&rises);
   if (!rc && cl->rank == 0) {
     char text[256];
     snprintf(text, sizeof text, "burn-in: %d intervals, this part %.0f s%s", pass.interval - 1,
@@ -168,7 +193,7 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
                                "intervals done (the same command with --resume goes on)"
                              : "");
     if (cb_sinks_note(sinks, nsinks, text, err) ||
-        judge(&c, limit, asked, sinks, nsinks, &nfail, &ninc, err) ||
+        judge(&c, limit, asked, &causes, sinks, nsinks, &nfail, &ninc, err) ||
         cb_sinks_finish(sinks, nsinks, sum, err))
       rc = err->status;
   }
@@ -177,6 +202,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
   if (rc)
     return rc;
+  if (asked && cl->rank != 0) /* rank 0 says it, once */
+    return err->msg[0] = '\0', err->status = CB_RUNTIME;
   if (asked)
     return cb_fail(err, CB_RUNTIME,
                    "burn-in stopped by %s after %d intervals: %d series FAILED, %d INCONCLUSIVE "

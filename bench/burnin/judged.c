@@ -324,6 +324,8 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
   int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
   if (rc)
     return rc;
+  if (asked && cl->rank != 0) /* rank 0 says it, once */
+    return err->msg[0] = '\0', err->status = CB_RUNTIME;
   if (asked)
     return cb_fail(err, CB_RUNTIME,
                    "burn-in stopped by %s: %d FAILED, %d INCONCLUSIVE over the whole intervals "

@@ -53,7 +53,7 @@ int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t
      * unsettled check): the last stands for it, wrong values kept */
     struct cb_burnin_point *q = &s->p[s->n - 1];
     long wrong = q->wrong > r->wrong ? q->wrong : r->wrong;
-    *q = (struct cb_burnin_point){r->interval, t, r->time_us, wrong, r->ci95_us};
+    *q = (struct cb_burnin_point){r->interval, t, r->time_us, wrong, r->ci95_us, q->again + 1};
     return 0;
   }
   if (s->n == s->cap) {
@@ -63,7 +63,7 @@ int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t
       return -1;
     s->p = p, s->cap = cap;
   }
-  s->p[s->n++] = (struct cb_burnin_point){r->interval, t, r->time_us, r->wrong, r->ci95_us};
+  s->p[s->n++] = (struct cb_burnin_point){r->interval, t, r->time_us, r->wrong, r->ci95_us, 0};
   return 0;
 }
 
@@ -127,6 +127,8 @@ void cb_burnin_drift(const struct cb_burnin_point *p, int n, struct cb_drift *d)
     sx += p[i].t, sy += p[i].time_us;
     if (p[i].time_us > d->worst_us)
       d->worst_us = p[i].time_us, d->worst_interval = p[i].interval;
+    if (p[i].again > 0 && d->nagain++ < 8)
+      d->again_intervals[d->nagain - 1] = p[i].interval;
     if (p[i].wrong > 0) {
       d->wrong += p[i].wrong;
       if (d->nwrong < 8)
@@ -169,9 +171,13 @@ void cb_burnin_verdict(const struct cb_burnin_series *s, double limit, struct cb
   v->fail = 100 * limit;
   v->measured = 100 * d.change;
   v->record = &s->first;
-  char worst[96];
-  snprintf(worst, sizeof worst, "slowest interval %d at %.4g us (mean %.4g us)", d.worst_interval,
-           d.worst_us, d.mean_us);
+  char worst[160], again[64] = "";
+  for (int i = 0; i < d.nagain && i < 8; i++)
+    snprintf(again + strlen(again), sizeof again - strlen(again), "%s%d", i ? "," : "",
+             d.again_intervals[i]);
+  snprintf(worst, sizeof worst, "slowest interval %d at %.4g us (mean %.4g us)%s%s%s",
+           d.worst_interval, d.worst_us, d.mean_us, d.nagain ? "; measured again in interval" : "",
+           d.nagain ? (d.nagain > 1 ? "s " : " ") : "", again);
   if (d.nwrong > 0) {
     v->status = CB_FAIL;
     v->margin = NAN;

@@ -20,6 +20,7 @@ struct cb_burnin_point {
   double time_us; /* the record's time (its --stat) */
   long wrong;     /* -1: not checked */
   double ci95_us; /* the time's 95% half-width; NAN when it has none */
+  int again;      /* measured again within the interval (an acceptance's retest) */
 };
 
 struct cb_burnin_series {
@@ -37,7 +38,7 @@ struct cb_burnin_store {
 
 /* Adds one record at t seconds into the run; 0, or -1 out of memory. A
  * second record of a case in the same interval replaces the first (its
- * wrong count the larger of the two). */
+ * wrong count the larger of the two) and counts in `again`. */
 int cb_burnin_add(struct cb_burnin_store *b, const struct cb_record *r, double t);
 void cb_burnin_free(struct cb_burnin_store *b);
 
@@ -63,6 +64,8 @@ struct cb_drift {
   long wrong;             /* wrong elements over every pass */
   int nwrong;             /* passes with any */
   int wrong_intervals[8]; /* the first of them */
+  int nagain;             /* intervals with a case measured again */
+  int again_intervals[8]; /* the first of them */
 };
 void cb_burnin_drift(const struct cb_burnin_point *p, int n, struct cb_drift *d);
 

@@ -13,7 +13,7 @@ static struct cb_burnin_series series(const double *times, int n, double dt) {
   memset(&s, 0, sizeof s);
   strcpy(s.name, "burn-in allreduce mpi host 1 MiB");
   for (int i = 0; i < n; i++)
-    p[i] = (struct cb_burnin_point){i + 1, i * dt, times[i], 0, NAN};
+    p[i] = (struct cb_burnin_point){i + 1, i * dt, times[i], 0, NAN, 0};
   s.p = p, s.n = s.cap = n;
   return s;
 }
@@ -107,6 +107,20 @@ int main(void) {
   }
   ok(b.n == 2 && b.s[0].n == 3 && b.s[1].n == 3 && b.s[1].p[2].interval == 3,
      "two cases (in and out of place), three passes each");
+  /* measured again in interval 3 (an acceptance's retest): one point, the
+   * last figure, the wrong values of either kept, and said */
+  r.time_us = 5, r.wrong = 2;
+  cb_burnin_add(&b, &r, 3.5);
+  r.time_us = 4, r.wrong = 0;
+  cb_burnin_add(&b, &r, 3.7);
+  const struct cb_burnin_point *q = &b.s[1].p[2];
+  ok(b.s[1].n == 3 && q->time_us == 4 && q->wrong == 2 && q->again == 2,
+     "a case measured again within an interval: still one point, the last time, 2 wrong kept");
+  r.inplace = 0, r.time_us = 3, r.wrong = 0; /* out of place: measured again, all right */
+  cb_burnin_add(&b, &r, 3.6);
+  cb_burnin_verdict(&b.s[0], 0.10, &v);
+  ok(b.s[0].n == 3 && strstr(v.what, "measured again in interval 3") != NULL,
+     "the verdict names the interval measured again (%s)", v.what);
   is_str(b.s[1].name, "burn-in allreduce mpi host 1 KiB in-place", "named for people");
   cb_burnin_free(&b);
   ok(b.n == 0 && b.s == NULL, "freed");
