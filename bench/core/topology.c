@@ -133,7 +133,23 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   static const char *const yesno[] = {"no", "yes", NULL};
   static const char *const cpus[] = {"intel", "amd", "arm", NULL};
   struct cb_topo_gpu *g = &ps->t->gpu;
+  /* other generations' names, and the one NCCL tunes them as (tuning.cc's
+   * compCapIndex: 10.x Blackwell, 9.x Hopper, 8.x Ampere, below Volta) */
+  static const char *const aliases[][3] = {
+      {"ada", "ampere", "compute capability 8.9 (L40S, RTX 4090; no NVLink)"},
+      {"lovelace", "ampere", "compute capability 8.9 (L40S, RTX 4090; no NVLink)"},
+      {"turing", "volta", "compute capability 7.5 (T4, RTX 2080)"},
+      {"pascal", "volta", "compute capability 6.x (P100)"},
+      {"grace-hopper", "hopper", "compute capability 9.0 (GH200)"},
+      {"grace-blackwell", "blackwell", "compute capability 10.0 (GB200)"}};
   if (strcmp(key, "gpu_arch") == 0) {
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+      if (strcasecmp(value, aliases[i][0]) == 0) {
+        cb_fail(ps->err, CB_USAGE, "%s:%d: [%s] %s: '%s': NCCL tunes %s as %s: write gpu_arch = %s",
+                ps->file, ps->line, ps->section, key, value, aliases[i][2], aliases[i][1],
+                aliases[i][1]);
+        return 0; /* as bad(): inih stops here */
+      }
     if ((g->arch = one_of(value, archs)) < 0)
       return bad(ps, key, "'%s': expected volta, ampere, hopper or blackwell", value);
   } else if (strcmp(key, "nvlink") == 0) {

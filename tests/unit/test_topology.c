@@ -104,7 +104,23 @@ static void bad(const char *line_text, int line, const char *key) {
      "'%s' rejected at line %d naming '%s': %s", line_text, line, key, err.msg);
 }
 
+/* issue 43: a generation NCCL tunes as another is refused with the value
+ * to write */
+static void arch_alias(const char *arch, const char *use) {
+  char text[512], want[64];
+  snprintf(text, sizeof text, "[system]\nname = x\ngpu_arch = %s\n", arch);
+  snprintf(want, sizeof want, "write gpu_arch = %s", use);
+  struct cb_topology t;
+  struct cb_error err = {0};
+  int rc = cb_topology_parse(text, "arch.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "arch.conf:3:") && strstr(err.msg, want),
+     "gpu_arch = %s: refused naming '%s' (%s)", arch, use, err.msg);
+}
+
 static void test_bad(void) {
+  arch_alias("ada", "ampere");
+  arch_alias("Turing", "volta");
+  arch_alias("grace-hopper", "hopper");
   bad("mertic = busbw", 9, "mertic");
   bad("size = 12Q", 9, "size");
   bad("[check d]\nop = allreduse", 10, "allreduse");
