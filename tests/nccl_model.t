@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 34
+plan 35
 
 H=topologies/h100-ndr.conf
 
@@ -47,6 +47,12 @@ check "two H100 nodes: NVLSTree, over what the NICs alone carry (384)" jq -e '
 check "across nodes: the multi-node band, widened to hold 1 (every figure was below the model)" jq -e '
   .predictions.nccl.rows | all(.interval.class == "NVSwitch nodes across a network"
     and .interval.published_err_lo > 0 and .interval.ratio_lo == 1 and .extrapolated == null)' "$TMP/m.json"
+# GPUs that do not fill whole nodes: said, not hidden behind the header's 8 a node
+./collbench --predict --topology $H --gpus 12 --op allreduce -b 1M -e 1M --json "$TMP/u.json" \
+  >"$TMP/out" 2>"$TMP/err"
+check "--gpus 12 on 8-GPU nodes: the table says it is 2 nodes of 6, the row carries 6 a node" sh -c \
+  "grep -q -- '--gpus 12 is not a whole number of 8-GPU nodes: computed as 2 nodes of 6 GPUs' '$TMP/out' &&
+   jq -e '.predictions.nccl.rows[0] | .nodes == 2 and .gpus_per_node == 6' '$TMP/u.json' >/dev/null"
 ./collbench --predict --topology $H --gpus 64 --op allreduce,allgather -b 64M -e 64M --json "$TMP/x.json" \
   >"$TMP/out" 2>"$TMP/err"
 check "past the figures (64 GPUs, 64 MiB, allgather): EXTRAPOLATED, saying why" jq -e '

@@ -315,13 +315,13 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
                                         "time_s", num(one.time_s), "busbw_GBps",
                                         num(one.busbw_Bps * 1e-9)));
         }
-        json_t *row =
-            json_pack("{s:s, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o}", "op", cb_mop_names[op],
-                      "gpus", n, "nodes", nodes, "bytes", (json_int_t)m->sizes[z], "algo",
-                      ok ? json_string(cb_nc_algo_names[ch.algo]) : json_null(), "proto",
-                      ok ? json_string(cb_nc_proto_names[ch.proto]) : json_null(), "time_s",
-                      num(ok ? ch.time_s : NAN), "busbw_GBps", num(ok ? ch.busbw_Bps * 1e-9 : NAN),
-                      "algorithms", algos);
+        json_t *row = json_pack("{s:s, s:i, s:i, s:i, s:I, s:o, s:o, s:o, s:o, s:o}", "op",
+                                cb_mop_names[op], "gpus", n, "nodes", nodes, "gpus_per_node",
+                                n / nodes, "bytes", (json_int_t)m->sizes[z], "algo",
+                                ok ? json_string(cb_nc_algo_names[ch.algo]) : json_null(), "proto",
+                                ok ? json_string(cb_nc_proto_names[ch.proto]) : json_null(),
+                                "time_s", num(ok ? ch.time_s : NAN), "busbw_GBps",
+                                num(ok ? ch.busbw_Bps * 1e-9 : NAN), "algorithms", algos);
         if (ok)
           row_interval(&hw, &cal, op, n, nodes, bytes, &ch, row, &nextra), nrows++;
         printf("\n");
@@ -331,6 +331,13 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
     if (nextra)
       printf("# %d of %d rows EXTRAPOLATED past the published figures: their error is unknown\n",
              nextra, nrows);
+    for (int g = 0; g < m->ngpus; g++) { /* the header's GPUs a node do not hold for these */
+      int n = (int)m->gpus[g], per = per_node < n ? per_node : n, nodes = (n + per - 1) / per;
+      if (n % per)
+        printf("# --gpus %d is not a whole number of %d-GPU nodes: computed as %d nodes of %d "
+               "GPUs, as NCCL's model takes nRanks / nNodes\n",
+               n, per, nodes, n / nodes);
+    }
     printf("# NCCL's switches by size (8 B to 64 GiB), each pick up to the size named:\n");
     for (int g = 0; g < m->ngpus; g++) {
       int n = (int)m->gpus[g], per = per_node < n ? per_node : n;
