@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 35
+plan 36
 
 H=topologies/h100-ndr.conf
 
@@ -47,6 +47,10 @@ check "two H100 nodes: NVLSTree, over what the NICs alone carry (384)" jq -e '
 check "across nodes: the multi-node band, widened to hold 1 (every figure was below the model)" jq -e '
   .predictions.nccl.rows | all(.interval.class == "NVSwitch nodes across a network"
     and .interval.published_err_lo > 0 and .interval.ratio_lo == 1 and .extrapolated == null)' "$TMP/m.json"
+# the switch table says beyond what its last pick holds
+./collbench --predict --topology $H --gpus 8 --op allreduce -b 1M -e 1M >"$TMP/out" 2>"$TMP/err"
+check "the switches by size: the last pick 'beyond' the size it starts after" \
+  grep -q '^#   8 GPUs: Ring/LL to 1 MiB, NVLS/Simple beyond 1 MiB$' "$TMP/out"
 # GPUs that do not fill whole nodes: said, not hidden behind the header's 8 a node
 ./collbench --predict --topology $H --gpus 12 --op allreduce -b 1M -e 1M --json "$TMP/u.json" \
   >"$TMP/out" 2>"$TMP/err"

@@ -188,8 +188,12 @@ static void print_switches(const struct cb_nc_comm *c, int op) {
     }
     double next = cb_nc_next_switch(c, op, from);
     printf("%s/%s", cb_nc_algo_names[ch.algo], cb_nc_proto_names[ch.proto]);
-    if (next <= 0) {
-      printf(" beyond\n");
+    if (next <= 0 && guard == 0) {
+      printf(" at every size\n");
+      return;
+    }
+    if (next <= 0) { /* from the last switch on */
+      printf(" beyond %s\n", cb_format_size((uint64_t)(from / 2), sz, sizeof sz));
       return;
     }
     printf(" to %s, ", cb_format_size((uint64_t)(next / 2), sz, sizeof sz));
