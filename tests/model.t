@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 76
+plan 77
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -118,6 +118,14 @@ nics_per_node = 8
 CONF
 ./collbench --predict --topology "$TMP/topo.conf" --json "$TMP/p.json" >"$TMP/out" 2>"$TMP/err"
 ok $? "--predict --topology exits 0"
+# issue 43: the header's bound holds for the rows it speaks of (hier,
+# reducing within nodes first, passes the inter-node tier on a GPU node)
+./collbench --predict --topology topologies/h100-ndr.conf --gpus 16 --op allreduce -b 1G -e 1G \
+  --json "$TMP/hb.json" >"$TMP/hb.out" 2>&1
+check "across nodes: the bound is ring's and tree's, and hier passing it is not a contradiction" sh -c "
+  grep -q 'across nodes ring and tree stay under 400.0 GB/s busbw' '$TMP/hb.out' &&
+  grep -q 'hier, reducing within' '$TMP/hb.out' && ! grep -q 'no algorithm here exceeds' '$TMP/hb.out' &&
+  jq -e '.predictions.rows[0].algorithms | .ring.busbw_GBps < 400 and .tree.busbw_GBps < 400' '$TMP/hb.json' >/dev/null"
 check "12 cluster sizes x 5 ops by default" test "$(jq '.predictions.rows | length' "$TMP/p.json")" -eq 60
 check "sizes 8 to 16384 GPUs" jq -e '[.predictions.rows[].gpus] | min == 8 and max == 16384' "$TMP/p.json"
 # ring allreduce, 8 GPUs, 64 MiB: 14 * 2 us + 1.75 * 64 MiB / 450 GB/s

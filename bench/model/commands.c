@@ -403,9 +403,9 @@ static json_t *predict_op(const struct cb_model_cli *m, const struct source *src
     print_tier(src, op, k);
   print_reach(rc);
   if (s->tier[CB_TIER_INTER].set && s->tier[CB_TIER_INTER].beta > 0)
-    printf("#   across nodes no algorithm here exceeds %.1f GB/s busbw (the inter-node tier); "
-           "NVLS, CollNet/SHARP\n#   or in-node reduction before the NICs can: not in this "
-           "table; for a GPU topology NCCL's section has them\n",
+    printf("#   across nodes ring and tree stay under %.1f GB/s busbw (the inter-node tier); "
+           "hier, reducing within\n#   each node first, can pass it; NVLS and CollNet/SHARP "
+           "are not in this table (for a GPU\n#   topology NCCL's section has them)\n",
            1e-9 / s->tier[CB_TIER_INTER].beta);
   printf("%7s %6s %10s %11s %9s %11s %9s %11s %9s  %-12s %s\n", "#  gpus", "nodes", "size",
          "ring_us", "ring_GB/s", "tree_us", "tree_GB/s", "hier_us", "hier_GB/s", "best",
