@@ -538,6 +538,21 @@ static int validate(struct parse_state *ps) {
     return cb_fail(ps->err, CB_USAGE, "%s: [system] name is missing", ps->file);
   if (!t->ranks_per_node)
     t->ranks_per_node = t->gpus_per_node ? t->gpus_per_node : 1;
+  /* issue 43: keys that contradict each other are refused, not modelled:
+   * each generation has its NVLink (Pascal's 1 is tuned as Volta), NVLink
+   * SHARP came with Hopper's NVSwitch */
+  static const char *const arch_names[] = {"volta", "ampere", "hopper", "blackwell"};
+  const struct cb_topo_gpu *g = &t->gpu;
+  if (g->arch >= 0 && g->nvlink > 0 &&
+      !(g->nvlink == g->arch + 2 || (g->nvlink == 1 && g->arch == 0)))
+    return cb_fail(ps->err, CB_USAGE,
+                   "%s: [system] nvlink = %d contradicts gpu_arch = %s (whose NVLink is %d)",
+                   ps->file, g->nvlink, arch_names[g->arch], g->arch + 2);
+  if (g->nvswitch == 2 && g->arch >= 0 && g->arch < 2)
+    return cb_fail(ps->err, CB_USAGE,
+                   "%s: [system] nvswitch = nvls contradicts gpu_arch = %s (NVLink SHARP needs "
+                   "Hopper's NVSwitch or later)",
+                   ps->file, arch_names[g->arch]);
   for (int i = 0; i < t->ntiers; i++) {
     const struct cb_tier *tier = &t->tiers[i];
     const char *missing = tier->scope < 0            ? "scope"

@@ -117,7 +117,27 @@ static void arch_alias(const char *arch, const char *use) {
      "gpu_arch = %s: refused naming '%s' (%s)", arch, use, err.msg);
 }
 
+/* issue 43: [system] keys that contradict each other */
+static void contradiction(const char *keys, const char *want) {
+  char text[512];
+  snprintf(text, sizeof text, "[system]\nname = x\n%s\n", keys);
+  struct cb_topology t;
+  struct cb_error err = {0};
+  int rc = cb_topology_parse(text, "c.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, want), "'%s' refused (%s)", keys, err.msg);
+}
+
 static void test_bad(void) {
+  contradiction("gpu_arch = hopper\nnvlink = 5", "nvlink = 5 contradicts gpu_arch = hopper");
+  contradiction("gpu_arch = ampere\nnvswitch = nvls",
+                "nvswitch = nvls contradicts gpu_arch = ampere");
+  {
+    struct cb_topology t;
+    struct cb_error err = {0};
+    ok(cb_topology_parse("[system]\nname = p100\ngpu_arch = volta\nnvlink = 1\n", "p.conf", &t,
+                         &err) == CB_OK,
+       "Pascal's NVLink 1 tuned as volta: accepted (%s)", err.msg);
+  }
   arch_alias("ada", "ampere");
   arch_alias("Turing", "volta");
   arch_alias("grace-hopper", "hopper");
