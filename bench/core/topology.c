@@ -167,6 +167,13 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   } else if (strcmp(key, "fabric_sharp") == 0) {
     if ((g->sharp = one_of(value, yesno)) < 0)
       return bad(ps, key, "'%s': expected yes or no", value);
+  } else if (strcmp(key, "nic_path") == 0) {
+    static const char *const paths[] = {"pix", "pxb", "p2c", "pxn", "phb", "sys", NULL};
+    int k = one_of(value, paths);
+    if (k < 0)
+      return bad(ps, key, "'%s': expected pix, pxb, p2c, pxn, phb or sys (NCCL's path types)",
+                 value);
+    g->nic_path = 4 + k; /* PATH_PIX is 4 (graph/topo.h) */
   } else if (strcmp(key, "cpu") == 0) {
     if ((g->cpu_amd = one_of(value, cpus)) < 0)
       return bad(ps, key, "'%s': expected intel, amd or arm", value);
@@ -174,7 +181,7 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   } else
     return bad(ps, key,
                "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
-               "nvlink, nvlink_links, nvswitch, pcie_gen, fabric_sharp, cpu)",
+               "nvlink, nvlink_links, nvswitch, pcie_gen, fabric_sharp, cpu, nic_path)",
                key);
   return 1;
 }
@@ -618,7 +625,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
-  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1};
+  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

@@ -117,6 +117,7 @@ struct cb_topo_gpu {
   int pcie_gen;     /* 3 to 6 */
   int sharp;        /* SHARP in the fabric (0/1) */
   int cpu_amd;      /* hosts' CPUs are AMD (0/1) */
+  int nic_path;     /* GPU to NIC: NCCL's PATH_* (4 pix ... 9 sys); -1 unset */
 };
 
 struct cb_topology {

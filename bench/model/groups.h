@@ -4,8 +4,8 @@
 #ifndef CB_MODEL_GROUPS_H
 #define CB_MODEL_GROUPS_H
 
-#include "records/records.h"
 #include "model.h"
+#include "records/records.h"
 
 struct cb_fit_group {
   int op, tier, inplace;

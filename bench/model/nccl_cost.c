@@ -203,8 +203,7 @@ void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB
    * does on the uniform NVLink and NVSwitch nodes modelled here; only a
    * pass that falls short tries different channels. */
   g[CB_NC_RING].pattern = CB_NC_PATTERN_RING;
-  g[CB_NC_TREE].pattern =
-      hw->gpus_per_node == 1 ? CB_NC_PATTERN_TREE : CB_NC_PATTERN_BALANCED_TREE;
+  g[CB_NC_TREE].pattern = hw->gpus_per_node == 1 ? CB_NC_PATTERN_TREE : CB_NC_PATTERN_BALANCED_TREE;
   g[CB_NC_RING].same_channels = g[CB_NC_TREE].same_channels = 1;
   /* init.cc: CollNet has graphs of its own (approximated by the tree's); PAT runs
    * on the tree's graph */
@@ -388,8 +387,15 @@ static int enabled(const struct cb_nc_hw *hw, const struct cb_nc_comm *c, int op
   if ((a == CB_NC_NVLS || a == CB_NC_NVLS_TREE) && op != CB_MOP_ALLREDUCE && local > MAX_NVLS_ARITY)
     return 0;
   /* LL128 by default only where the intra-node path is NVLink (typeIntra
-   * <= PATH_NVB); the NIC paths are assumed within PXB/PXN */
+   * <= PATH_NVB) and, across nodes, the GPU-to-NIC path (typeInter) is
+   * within PXN on Hopper and later (NCCL_LL128_C2C=1, the default), PXB
+   * before; the GPUs are taken as one compute capability (minCompCap ==
+   * maxCompCap) */
+  int nic_path = hw->nic_path > 0 ? hw->nic_path : CB_NC_PATH_PXB;
   if (p == CB_NC_LL128 && !c->g[a].nvl)
+    return 0;
+  if (p == CB_NC_LL128 && c->nnodes > 1 &&
+      nic_path > (c->arch >= CB_NC_HOPPER ? CB_NC_PATH_PXN : CB_NC_PATH_PXB))
     return 0;
   return 1;
 }
@@ -416,7 +422,7 @@ void cb_nc_tune_graphs(const struct cb_nc_hw *hw0, int nranks, int nnodes,
   /* init.cc: ring and tree keep the fewer channels; connect.cc (ncclTopoPostset)
    * then doubles comm->nChannels, up to MAXCHANNELS (64) */
   int nch = g[CB_NC_RING].nch < g[CB_NC_TREE].nch || !g[CB_NC_TREE].nch ? g[CB_NC_RING].nch
-                                                                         : g[CB_NC_TREE].nch;
+                                                                        : g[CB_NC_TREE].nch;
   c->ring_nch = 2 * nch < 64 ? 2 * nch : 64;
   if (g[CB_NC_TREE].nch)
     c->g[CB_NC_RING].nch = c->g[CB_NC_TREE].nch = nch;

@@ -52,7 +52,11 @@ struct cb_nc_hw {
   double nic_GBps;   /* per NIC, per direction, GB/s (NDR 400 Gb/s: 50) */
   int sharp;         /* SHARP in the fabric (CollNet, and NVLS across nodes) */
   int cpu_amd;       /* AMD hosts: NCCL's multi-node LL cap and network overhead differ */
+  /* the GPU-to-NIC path, NCCL's PATH_* (graph/topo.h): PIX 4, PXB 5 (an HGX
+   * board's PCIe switch, and 0: taken as PXB), P2C 6, PXN 7, PHB 8, SYS 9 */
+  int nic_path;
 };
+enum { CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7 };
 
 /* One algorithm's graph, as NCCL's search would leave it. */
 struct cb_nc_graph {

@@ -57,6 +57,7 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->nic_GBps = out ? out->bandwidth_Bps * 1e-9 : 0;
   hw->sharp = g->sharp > 0;
   hw->cpu_amd = g->cpu_amd > 0;
+  hw->nic_path = g->nic_path > 0 ? g->nic_path : 0;
   return 0;
 }
 

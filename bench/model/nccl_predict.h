@@ -6,10 +6,10 @@
 #ifndef CB_NCCL_PREDICT_H
 #define CB_NCCL_PREDICT_H
 
-#include "model_options.h"
-#include "core/topology.h"
 #include "config.h"
+#include "core/topology.h"
 #include "groups.h"
+#include "model_options.h"
 #include "nccl_cost.h"
 
 /* The node's figures from a topology (its [system] keys, defaults from the

@@ -12,7 +12,6 @@
 
 const char *const cb_shape_names[CB_NSHAPES] = {"ring", "log", "doubling", "tree", "linear"};
 
-
 /* Steps and the fraction of the bytes each rank sends in the flat
  * algorithm: ring reduce-scatter + all-gather for allreduce, ring for
  * allgather and reducescatter, a pipelined chain for broadcast, pairwise

@@ -81,6 +81,30 @@ static void test_ring(void) {
   near(c.lat[CB_MOP_BROADCAST][CB_NC_RING][CB_NC_LL], 6.6 + 0.6, "Ring/LL broadcast lat 7.2 us");
 }
 
+/* issue 43: LL128's enable rule (tuning.cc) reads the GPU-to-NIC path
+ * across nodes: within PXN on Hopper, within PXB before */
+static void test_ll128_nic_path(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 16, 2, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] > 0,
+     "Hopper, NICs behind the PCIe switch: LL128");
+  hw.nic_path = 7; /* PXN */
+  cb_nc_tune(&hw, 16, 2, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] > 0, "Hopper, PXN: LL128 still");
+  hw.nic_path = 8; /* PHB: through the CPU */
+  cb_nc_tune(&hw, 16, 2, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] == 0,
+     "Hopper, NICs through the CPU: no LL128");
+  cb_nc_tune(&hw, 8, 1, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] > 0,
+     "... on one node the NIC path is not used");
+  hw.arch = CB_NC_AMPERE, hw.nvlink_gen = 3, hw.nvlink_links = 12, hw.nvls = 0, hw.nic_path = 7;
+  cb_nc_tune(&hw, 16, 2, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] == 0,
+     "Ampere, PXN: no LL128 (only up to PXB)");
+}
+
 static void test_tree(void) {
   struct cb_nc_hw hw = h100();
   struct cb_nc_comm c;
@@ -290,6 +314,7 @@ int main(void) {
   test_graphs();
   test_ring();
   test_tree();
+  test_ll128_nic_path();
   test_nvls();
   test_multinode();
   test_pat();

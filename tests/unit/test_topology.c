@@ -138,6 +138,14 @@ static void test_bad(void) {
                          &err) == CB_OK,
        "Pascal's NVLink 1 tuned as volta: accepted (%s)", err.msg);
   }
+  {
+    struct cb_topology t;
+    struct cb_error err = {0};
+    ok(cb_topology_parse("[system]\nname = x\nnic_path = phb\n", "n.conf", &t, &err) == CB_OK &&
+           t.gpu.nic_path == 8,
+       "nic_path = phb: NCCL's PATH_PHB, 8");
+    contradiction("nic_path = nvl", "expected pix, pxb, p2c, pxn, phb or sys");
+  }
   arch_alias("ada", "ampere");
   arch_alias("Turing", "volta");
   arch_alias("grace-hopper", "hopper");
