@@ -209,9 +209,12 @@ void cb_burnin_verdict(const struct cb_burnin_series *s, double limit, struct cb
     cb_verdict_set_interval(v, 100 * d.step_lo, 100 * d.step_hi);
   } else
     cb_verdict_set_interval(v, 100 * d.lo, 100 * d.hi);
+  char hourly[48] = ""; /* the slope, for runs long enough to read it so */
+  if (d.span_s >= 600)
+    snprintf(hourly, sizeof hourly, ", %+.2g%% an hour", 100 * d.change * 3600 / d.span_s);
   snprintf(v->what, sizeof v->what,
-           "trend %+.1f%% over %d intervals, %.0f s (95%% CI %+.1f%% to %+.1f%%)%s; %s",
-           100 * d.change, d.n, d.span_s, 100 * d.lo, 100 * d.hi, stepped, worst);
+           "trend %+.1f%% over %d intervals, %.0f s%s (95%% CI %+.1f%% to %+.1f%%)%s; %s",
+           100 * d.change, d.n, d.span_s, hourly, 100 * d.lo, 100 * d.hi, stepped, worst);
   cb_verdict_judge(v, 1, "a longer burn-in, or a quieter machine");
   v->margin = NAN; /* a headroom over a limit on a change reads as nothing useful */
 }

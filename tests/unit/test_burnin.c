@@ -64,6 +64,7 @@ int main(void) {
   cb_burnin_verdict(&s, 0.10, &v);
   ok(v.status == CB_FAIL && strstr(v.what, "last hour") != NULL, "a FAIL that says so (%s)",
      v.what);
+  ok(strstr(v.what, "an hour") != NULL, "and gives the trend's slope per hour");
   s = series(hours, 11, 600.0); /* 100 minutes: under 2 hours, the thirds */
   cb_burnin_drift(s.p, s.n, &d);
   ok(d.by_hour == 0 && !isnan(d.step), "under 2 hours: the thirds");
