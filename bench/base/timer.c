@@ -32,6 +32,12 @@ double cb_timer_overhead(void) {
   return st.median;
 }
 
+double cb_wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 char *cb_utc_text(double unix_s, char *buf, unsigned len) {
   time_t t = (time_t)unix_s;
   struct tm tm;

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backends/backend.h"
 #include "base/interrupt.h"
@@ -14,28 +13,21 @@
 #include "records/drift.h"
 #include "rises.h"
 
-/* A sink of our own beside the run's: every record into the series, and
- * the pass's wrong results counted. */
-struct collector {
-  struct cb_burnin_store store;
-  double t0;          /* cb_now() at the start of this part */
-  double first_start; /* the burn-in's first interval's wall-clock start */
-  long wrong_now;
-  long records;
-  int oom;
-};
-
-static int collect(void *state, const struct cb_row *row, struct cb_error *err) {
-  (void)err;
-  struct collector *c = state;
+void cb_burnin_tally_row(struct cb_burnin_tally *t, const struct cb_row *row) {
   const struct cb_record *r[2] = {row->outofplace, row->inplace};
   for (int i = 0; i < 2; i++)
     if (r[i]) {
-      c->records++;
-      c->wrong_now += r[i]->wrong > 0 ? r[i]->wrong : 0;
-      if (cb_burnin_add(&c->store, r[i], r[i]->interval_start - c->first_start))
-        c->oom = 1;
+      t->records++;
+      t->wrong_now += r[i]->wrong > 0 ? r[i]->wrong : 0;
+      if (cb_burnin_add(&t->store, r[i], r[i]->interval_start - t->first_start))
+        t->oom = 1;
     }
+}
+
+/* A sink of our own beside the run's: every record into the tally. */
+static int collect(void *state, const struct cb_row *row, struct cb_error *err) {
+  (void)err;
+  cb_burnin_tally_row(state, row);
   return CB_OK;
 }
 
@@ -58,21 +50,14 @@ static void worst_so_far(const struct cb_burnin_store *b, char *buf, size_t len)
              w->name + strlen("burn-in "), 100 * worst);
 }
 
-static double wall_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* The verdicts over every series, to the run's sinks; how many did not pass. */
-static int judge(struct collector *c, double limit, int partial, const struct cb_causes *causes,
-                 struct cb_sink *sinks, int nsinks, int *nfail, int *ninc, struct cb_error *err) {
-  *nfail = *ninc = 0;
-  for (int i = 0; i < c->store.n; i++) {
+int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
+                    const struct cb_causes *causes, struct cb_sink *sinks, int nsinks, int *nfail,
+                    int *ninc, struct cb_error *err) {
+  for (int i = 0; i < b->n; i++) {
     struct cb_verdict v;
-    cb_burnin_verdict(&c->store.s[i], limit, &v);
+    cb_burnin_verdict(&b->s[i], limit, &v);
     v.partial = partial;
-    if (v.status != CB_PASS && causes->n > 0) /* what rose on the nodes meanwhile */
+    if (v.status != CB_PASS && causes && causes->n > 0) /* what rose on the nodes meanwhile */
       v.causes = causes;
     *nfail += v.status == CB_FAIL;
     *ninc += v.status == CB_INCONCLUSIVE;
@@ -93,7 +78,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   struct cb_sink all[8];
   if (nsinks >= (int)(sizeof all / sizeof all[0]))
     return cb_fail(err, CB_RUNTIME, "--duration: too many outputs");
-  struct collector c = {.t0 = cb_now(), .first_start = wall_now()};
+  struct cb_burnin_tally c = {.first_start = cb_wall_now()};
+  double t0 = cb_now(); /* this part's start */
   double limit = s->drift_limit > 0 ? s->drift_limit : CB_DRIFT_LIMIT;
   int first = 1;             /* this part's first interval */
   double left = s->duration; /* what this part measures */
@@ -134,7 +120,7 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   struct cb_settings pass = *s;
   int rc = CB_OK, stop = left <= 0, asked = 0; /* the first part measured it all: judge only */
   for (pass.interval = first; !rc && !stop; pass.interval++) {
-    pass.interval_start = wall_now();
+    pass.interval_start = cb_wall_now();
     c.wrong_now = 0;
     long records_before = c.records;
     /* the table (sinks[0]) shows this part's first pass; later ones get a line each */
@@ -144,7 +130,7 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     rc = cb_cluster_agree(cl, rc);
     if (rc)
       break;
-    double elapsed = cb_now() - c.t0;
+    double elapsed = cb_now() - t0;
     /* rank 0 decides (its clock and its records); every rank learns it, and
      * whether a signal on any rank asked to end (2) */
     stop = cl->rank == 0 && (elapsed >= left || c.wrong_now > 0 || c.oom);
@@ -166,9 +152,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     /* cut before its first row (rank 0 has the records): not an interval */
     if (asked && cb_cluster_agree(cl, cl->rank == 0 && c.records == records_before))
       break;
-    for (int k = 0; cl->rank == 0 && !rc && k < nsinks; k++)
-      if (sinks[k].interval && sinks[k].interval(sinks[k].state, sum, err))
-        rc = err->status;
+    if (cl->rank == 0 && cb_sinks_interval(sinks, nsinks, sum, err))
+      rc = err->status;
     if (cl->rank == 0 && nsinks > 0 && !rc) {
       char line[320], worst[160];
       worst_so_far(&c.store, worst, sizeof worst);
@@ -186,18 +171,23 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   if (!rc && cl->rank == 0) {
     char text[256];
     snprintf(text, sizeof text, "burn-in: %d intervals, this part %.0f s%s", pass.interval - 1,
-             cb_now() - c.t0,
+             cb_now() - t0,
              c.wrong_now > 0 ? ", stopped after the interval with wrong values"
              : c.oom         ? ", stopped: out of memory for the series"
              : asked         ? ", stopped by a signal: the verdicts below are partial, over the "
                                "intervals done (the same command with --resume goes on)"
                              : "");
     if (cb_sinks_note(sinks, nsinks, text, err) ||
-        judge(&c, limit, asked, &causes, sinks, nsinks, &nfail, &ninc, err) ||
+        cb_burnin_judge(&c.store, limit, asked, &causes, sinks, nsinks, &nfail, &ninc, err) ||
         cb_sinks_finish(sinks, nsinks, sum, err))
       rc = err->status;
   }
   cb_burnin_free(&c.store);
+  return cb_burnin_outcome(cl, rc, asked, pass.interval - 1, 1, nfail, ninc, err);
+}
+
+int cb_burnin_outcome(const struct cb_cluster *cl, int rc, int asked, int intervals, int resumable,
+                      int nfail, int ninc, struct cb_error *err) {
   /* every rank calls this once, whatever happened on rank 0 */
   int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
   if (rc)
@@ -206,11 +196,12 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     return err->msg[0] = '\0', err->status = CB_RUNTIME;
   if (asked)
     return cb_fail(err, CB_RUNTIME,
-                   "burn-in stopped by %s after %d intervals: %d series FAILED, %d INCONCLUSIVE "
-                   "over them (partial verdicts); the same command with --resume goes on",
-                   cb_interrupt_signame(cb_interrupt_stop_asked()), pass.interval - 1, nfail, ninc);
+                   "burn-in stopped by %s after %d intervals: %d verdicts FAILED, %d INCONCLUSIVE "
+                   "over them (partial verdicts)%s",
+                   cb_interrupt_signame(cb_interrupt_stop_asked()), intervals, nfail, ninc,
+                   resumable ? "; the same command with --resume goes on" : "");
   if (bad)
-    return cb_fail(err, CB_FAILED, "burn-in: %d series FAILED, %d INCONCLUSIVE%s", nfail, ninc,
+    return cb_fail(err, CB_FAILED, "burn-in: %d verdicts FAILED, %d INCONCLUSIVE%s", nfail, ninc,
                    cl->rank ? " (rank 0 has the verdicts)" : "");
   return CB_OK;
 }

@@ -22,4 +22,30 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
                   const struct cb_run_info *ri, const struct cb_burnin_prior *prior,
                   struct cb_sink *sinks, int nsinks, struct cb_summary *sum, struct cb_error *err);
 
+/* What both burn-ins (the sweep's here, --accept's and --matrix's in
+ * judged.c) keep of the measured rows: each case's series over the
+ * intervals, and the counts of the pass in progress. */
+struct cb_burnin_tally {
+  struct cb_burnin_store store;
+  double first_start; /* the first interval's wall-clock start (Unix s) */
+  long records;
+  long wrong_now; /* wrong elements in this pass */
+  int oom;        /* the store ran out of memory */
+};
+void cb_burnin_tally_row(struct cb_burnin_tally *t, const struct cb_row *row);
+
+/* Each case's drift verdict (records/drift.h) to the sinks, marked partial
+ * after a signal, with `causes` (NULL: none) on those that do not pass;
+ * adds the FAIL and INCONCLUSIVE ones to *nfail and *ninc. */
+int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
+                    const struct cb_causes *causes, struct cb_sink *sinks, int nsinks, int *nfail,
+                    int *ninc, struct cb_error *err);
+
+/* How a burn-in ends, on every rank (collective): rc when it failed, else
+ * CB_RUNTIME when a signal stopped it after `intervals` (rank 0 says so;
+ * `resumable`: that --resume goes on), CB_FAILED when a verdict did not
+ * pass, or CB_OK. */
+int cb_burnin_outcome(const struct cb_cluster *cl, int rc, int asked, int intervals, int resumable,
+                      int nfail, int ninc, struct cb_error *err);
+
 #endif

@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/interrupt.h"
 #include "base/timer.h"
+#include "burnin.h"
 #include "records/drift.h"
 
 /* One check, link or node over the intervals. */
@@ -39,11 +39,9 @@ struct relay {
   int npending, cap;
   struct judged *j;
   int nj, jcap;
-  struct cb_burnin_store store;
-  double first_start;
-  long wrong_now, records;
+  struct cb_burnin_tally tally; /* the measured rows, as a sweep's burn-in keeps them */
   struct cb_summary total;
-  int oom;
+  int oom; /* no room for a pass's verdicts */
 };
 
 static const int severity[4] = {[CB_PASS] = 0, [CB_WARN] = 1, [CB_INCONCLUSIVE] = 2, [CB_FAIL] = 3};
@@ -76,14 +74,7 @@ static int r_series_end(void *state, const struct cb_series *s, struct cb_error 
 
 static int r_row(void *state, const struct cb_row *row, struct cb_error *err) {
   struct relay *r = state;
-  const struct cb_record *rec[2] = {row->outofplace, row->inplace};
-  for (int i = 0; i < 2; i++)
-    if (rec[i]) {
-      r->records++;
-      r->wrong_now += rec[i]->wrong > 0 ? rec[i]->wrong : 0;
-      if (cb_burnin_add(&r->store, rec[i], rec[i]->interval_start - r->first_start))
-        r->oom = 1;
-    }
+  cb_burnin_tally_row(&r->tally, row);
   for (int k = from(r); k < r->nout; k++)
     if (r->out[k].row && r->out[k].row(r->out[k].state, row, err))
       return err->status;
@@ -232,12 +223,6 @@ static void worst_so_far(const struct relay *r, char *buf, size_t len) {
              w->count[w->worst]);
 }
 
-static double wall_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int emit(struct relay *r, const struct cb_verdict *v, int *nfail, int *ninc,
                 struct cb_error *err) {
   *nfail += v->status == CB_FAIL;
@@ -251,7 +236,7 @@ static int emit(struct relay *r, const struct cb_verdict *v, int *nfail, int *ni
 int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *s,
                          struct cb_sink *sinks, int nsinks, cb_burnin_pass_fn pass_fn, void *state,
                          struct cb_error *err) {
-  struct relay r = {.out = sinks, .nout = nsinks, .first_start = wall_now()};
+  struct relay r = {.out = sinks, .nout = nsinks, .tally.first_start = cb_wall_now()};
   struct cb_sink relay = {.state = &r,
                           .run = r_run,
                           .series_begin = r_series_begin,
@@ -267,29 +252,27 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
   struct cb_settings pass = *s;
   int rc = CB_OK, stop = 0, asked = 0;
   for (pass.interval = 1; !rc && !stop; pass.interval++) {
-    pass.interval_start = wall_now();
-    r.interval = pass.interval, r.wrong_now = 0, r.npending = 0;
+    pass.interval_start = cb_wall_now();
+    r.interval = pass.interval, r.tally.wrong_now = 0, r.npending = 0;
     rc = pass_fn(state, &pass, &relay, nrelay, err);
     rc = cb_cluster_agree(cl, rc == CB_FAILED ? CB_OK : rc); /* a failed pass is data */
     if (rc)
       break;
     double elapsed = cb_now() - t0;
-    stop = cl->rank == 0 && (elapsed >= s->duration || r.wrong_now > 0 || r.oom);
+    stop =
+        cl->rank == 0 && (elapsed >= s->duration || r.tally.wrong_now > 0 || r.oom || r.tally.oom);
     stop = cb_cluster_agree(cl, cb_interrupt_stop_asked() ? 2 : stop);
     asked = stop == 2;
     if (asked) /* a pass cut short: its verdicts judged part of it */
       break;
     commit(&r);
-    for (int k = 0; cl->rank == 0 && !rc && k < nsinks; k++) {
-      struct cb_summary sum = r.total;
-      if (sinks[k].interval && sinks[k].interval(sinks[k].state, &sum, err))
-        rc = err->status;
-    }
+    if (cl->rank == 0 && cb_sinks_interval(sinks, nsinks, &r.total, err))
+      rc = err->status;
     if (cl->rank == 0 && nsinks > 0 && !rc) {
       char line[400], worst[200];
       worst_so_far(&r, worst, sizeof worst);
       snprintf(line, sizeof line, "interval %d done: %.0f of %.0f s, %ld records, %ld wrong%s",
-               pass.interval, elapsed, s->duration, r.records, r.total.wrong, worst);
+               pass.interval, elapsed, s->duration, r.tally.records, r.total.wrong, worst);
       if (sinks[0].note && sinks[0].note(sinks[0].state, line, err))
         rc = err->status;
     }
@@ -298,8 +281,8 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
   if (!rc && cl->rank == 0) {
     char text[300];
     snprintf(text, sizeof text, "burn-in: %d whole intervals in %.0f s%s", done, cb_now() - t0,
-             r.wrong_now > 0 ? ", stopped after the interval with wrong values"
-             : r.oom         ? ", stopped: out of memory for the series"
+             r.tally.wrong_now > 0  ? ", stopped after the interval with wrong values"
+             : r.oom || r.tally.oom ? ", stopped: out of memory for the series"
              : asked ? ", stopped by a signal: the verdicts below are partial, over the whole "
                        "intervals (the cut one's verdicts are left out, its records kept)"
                      : "");
@@ -310,29 +293,12 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
       over_run(&r.j[i], done, asked, &v);
       rc = emit(&r, &v, &nfail, &ninc, err);
     }
-    for (int i = 0; !rc && i < r.store.n; i++) {
-      struct cb_verdict v;
-      cb_burnin_verdict(&r.store.s[i], limit, &v);
-      v.partial = asked;
-      rc = emit(&r, &v, &nfail, &ninc, err);
-    }
+    if (!rc)
+      rc = cb_burnin_judge(&r.tally.store, limit, asked, NULL, sinks, nsinks, &nfail, &ninc, err);
     if (!rc && cb_sinks_finish(sinks, nsinks, &r.total, err))
       rc = err->status;
   }
-  cb_burnin_free(&r.store);
+  cb_burnin_free(&r.tally.store);
   free(r.pending), free(r.names), free(r.causes), free(r.j);
-  int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
-  if (rc)
-    return rc;
-  if (asked && cl->rank != 0) /* rank 0 says it, once */
-    return err->msg[0] = '\0', err->status = CB_RUNTIME;
-  if (asked)
-    return cb_fail(err, CB_RUNTIME,
-                   "burn-in stopped by %s: %d FAILED, %d INCONCLUSIVE over the whole intervals "
-                   "(partial verdicts)",
-                   cb_interrupt_signame(cb_interrupt_stop_asked()), nfail, ninc);
-  if (bad)
-    return cb_fail(err, CB_FAILED, "burn-in: %d verdicts FAILED, %d INCONCLUSIVE%s", nfail, ninc,
-                   cl->rank ? " (rank 0 has the verdicts)" : "");
-  return CB_OK;
+  return cb_burnin_outcome(cl, rc, asked, done, 0, nfail, ninc, err);
 }

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/timer.h"
 #include "config.h"
 #include "gitversion.h"
-#include "base/timer.h"
 
 extern char **environ;
 
@@ -72,10 +72,7 @@ void cb_run_info_collect(struct cb_run_info *ri, int argc, char **argv, const st
   ri->git_commit = CB_GIT_COMMIT;
   ri->cluster = cl;
   ri->settings = s;
-  time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(ri->start_time, sizeof ri->start_time, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  cb_utc_text((double)time(NULL), ri->start_time, sizeof ri->start_time);
 
   size_t used = 0;
   for (int i = 0; i < argc && used < sizeof ri->command_line; i++)

@@ -68,6 +68,9 @@ int cb_sinks_run(struct cb_sink *sinks, int nsinks, const struct cb_run_info *ri
 int cb_sinks_finish(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
                     struct cb_error *err);
 int cb_sinks_note(struct cb_sink *sinks, int nsinks, const char *text, struct cb_error *err);
+/* A burn-in's interval ended: each sink's interval method (may be NULL). */
+int cb_sinks_interval(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
+                      struct cb_error *err);
 
 /* One output file of the run; `open` is its sink's constructor. */
 struct cb_output {

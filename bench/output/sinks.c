@@ -26,6 +26,14 @@ int cb_sinks_note(struct cb_sink *sinks, int nsinks, const char *text, struct cb
   return CB_OK;
 }
 
+int cb_sinks_interval(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
+                      struct cb_error *err) {
+  for (int i = 0; i < nsinks; i++)
+    if (sinks[i].interval && sinks[i].interval(sinks[i].state, sum, err))
+      return err->status;
+  return CB_OK;
+}
+
 int cb_sinks_open(const struct cb_output *outs, int nouts, struct cb_sink *sinks, int *n,
                   struct cb_error *err) {
   for (int i = 0; i < nouts; i++)
