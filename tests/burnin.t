@@ -112,15 +112,17 @@ ok $? "--matrix --duration: $n intervals, one matrix verdict over all of them, o
 krun="-b 1K -e 1K -n 20 -w 2 --json $TMP/k.jsonl"
 mpirun -np 2 ./collbench $krun --duration 20 --prom "$TMP/k.prom" >"$TMP/k.out" 2>&1 &
 mp=$!
-n=0
 last() { # the highest interval written to FILE so far; 0 before any
   { [ -s "$1" ] && jq -s '[.[] | select(.type == "result") | .interval] | max // 0' "$1" 2>/dev/null; echo 0; } | head -n 1
 }
-while [ "$(last "$TMP/k.jsonl")" -lt 3 ] &&
-  [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
-  n=$((n + 1))
-  sleep 0.1 # polls the file until interval 3 is written (at most 60 s)
-done
+wait_interval() { # FILE N PID: polls (at most 60 s) until FILE holds interval N or PID ended
+  i=0
+  while [ "$(last "$1")" -lt "$2" ] && [ $i -lt 600 ] && kill -0 "$3" 2>/dev/null; do
+    i=$((i + 1))
+    sleep 0.1 # a polling interval, not a synchronisation
+  done
+}
+wait_interval "$TMP/k.jsonl" 3 $mp
 pkill -9 -f "collbench $krun --duration 20"
 wait $mp
 grep -q '^collbench_time_seconds{' "$TMP/k.prom"
@@ -155,11 +157,7 @@ ok $? "--resume of a finished burn-in: exit 2, it says so"
 srun="-b 1K -e 1K -n 20 -w 2 --json $TMP/s.jsonl"
 mpirun -np 2 ./collbench $srun --duration 20 >"$TMP/s.out" 2>"$TMP/s.err" &
 mp=$!
-n=0
-while [ "$(last "$TMP/s.jsonl")" -lt 2 ] && [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
-  n=$((n + 1))
-  sleep 0.1 # polls the file until interval 2 is written (at most 60 s)
-done
+wait_interval "$TMP/s.jsonl" 2 $mp
 pkill -TERM -f "^./collbench $srun"
 wait $mp
 st=$?
@@ -180,11 +178,7 @@ ok $? "--resume after the SIGTERM: intervals on from $done1, once each, then 2 w
 rm -f "$TMP/s.jsonl"
 mpirun -np 2 ./collbench $srun --duration 20 >"$TMP/s.out" 2>"$TMP/s.err" &
 mp=$!
-n=0
-while [ "$(last "$TMP/s.jsonl")" -lt 1 ] && [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
-  n=$((n + 1))
-  sleep 0.1
-done
+wait_interval "$TMP/s.jsonl" 1 $mp
 kill -USR1 $mp
 wait $mp
 st=$?
@@ -202,11 +196,7 @@ crun="-b 1K -e 1K -n 20 -w 2 --json $TMP/c.jsonl"
 mpirun -np 2 -x COLLBENCH_SYSFS_ROOT="$TMP/node" ./collbench $crun --duration 4 --drift-limit 0.1% \
   >"$TMP/c.out" 2>"$TMP/c.err" &
 mp=$!
-n=0
-while [ "$(last "$TMP/c.jsonl")" -lt 2 ] && [ $n -lt 600 ] && kill -0 $mp 2>/dev/null; do
-  n=$((n + 1))
-  sleep 0.1 # polls the file until interval 2 is written (at most 60 s)
-done
+wait_interval "$TMP/c.jsonl" 2 $mp
 echo 412 >"$cnt"
 wait $mp
 st=$?
