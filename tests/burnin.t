@@ -70,6 +70,9 @@ else
 fi
 
 # --accept over time: each check judged over the intervals, one run record
+# (a limit of 500 ms no 1 KiB all-reduce reaches, however loaded the
+# machine: 2 ms was crossed under two CPU hogs, and this is about the
+# verdict's shape, not the speed)
 cat >"$TMP/ar.conf" <<'CONF'
 [system]
 name = burn-in of one check
@@ -78,7 +81,7 @@ op = allreduce
 backend = mpi
 size = 1K
 metric = time
-fail = 2000 us
+fail = 500 ms
 CONF
 mpi 2 --accept "$TMP/ar.conf" --max-time 0.05 --duration 6 --drift-limit 1000% --json "$TMP/a.jsonl" \
   --exclude-out "$TMP/a.excl"
@@ -88,7 +91,9 @@ jq -s -e '([.[] | select(.type == "run")] | length) == 1 and
   ([.[] | select(.type == "verdict" and .check == "ar-time")] | length == 1 and
     (.[0].status == "PASS") and (.[0].what | test("PASS in [0-9]+ of " + ($m | tostring) + " intervals")))' \
   "$TMP/a.jsonl" >/dev/null && [ -f "$TMP/a.excl" ] && [ ! -s "$TMP/a.excl" ]
-ok $? "--accept --duration: one run record, the check PASS over every interval, nothing to exclude (exit $st)"
+r=$?
+ok $r "--accept --duration: one run record, the check PASS over every interval, nothing to exclude (exit $st)"
+[ $r -eq 0 ] || jq -c 'select(.type == "verdict")' "$TMP/a.jsonl" | diag
 mpi 2 --accept "$TMP/ar.conf" --duration 1m --json "$TMP/a.jsonl" --resume
 [ $STATUS -eq 2 ] && grep -q -- "--resume with --duration goes on with a sweep's burn-in" "$TMP/err"
 ok $? "--accept --duration --resume: exit 2 (an acceptance's passes start again)"
@@ -189,22 +194,31 @@ ok $? "SIGUSR1 to mpirun: the same, partial verdicts and exit 3 (exit $st)"
 # the nodes' error counters after every interval (issue 41's evidence): a
 # rise planted in the node's /sys (tests/fixtures/sysfs/make-node.sh) once
 # interval 2 is written is named on its interval's line and, with a limit
-# of 0.1% no run clears, in every verdict's causes
+# of 0.1% no run clears, in every verdict's causes. Once the rise is named
+# the burn-in is ended by SIGTERM (partial verdicts): however slow this
+# machine, the rise always falls inside the run (a fixed --duration let a
+# loaded machine end the run before its counters were read again).
 sh tests/fixtures/sysfs/make-node.sh "$TMP/node" >/dev/null 2>&1
 cnt=$TMP/node/sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error
 crun="-b 1K -e 1K -n 20 -w 2 --json $TMP/c.jsonl"
-mpirun -np 2 -x COLLBENCH_SYSFS_ROOT="$TMP/node" ./collbench $crun --duration 4 --drift-limit 0.1% \
+mpirun -np 2 -x COLLBENCH_SYSFS_ROOT="$TMP/node" ./collbench $crun --duration 120 --drift-limit 0.1% \
   >"$TMP/c.out" 2>"$TMP/c.err" &
 mp=$!
 wait_interval "$TMP/c.jsonl" 2 $mp
 echo 412 >"$cnt"
+i=0
+while ! grep -q 'error counters rose' "$TMP/c.out" && [ $i -lt 600 ] && kill -0 $mp 2>/dev/null; do
+  i=$((i + 1))
+  sleep 0.1 # a polling interval (at most 60 s), not a synchronisation
+done
+pkill -TERM -f "^./collbench $crun"
 wait $mp
 st=$?
-grep -q '^# interval [0-9]*: error counters rose: .* mlx5_0 port 1 symbol_error +412$' "$TMP/c.out" &&
+[ $st -eq 3 ] && grep -q '^# interval [0-9]*: error counters rose: .* mlx5_0 port 1 symbol_error +412$' "$TMP/c.out" &&
   jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.status != "PASS" and
     any(.causes[]; .rule == "counters-rose-in-burn-in" and .device == "mlx5_0" and
       (.text | test("port 1 symbol_error rose by 412 in interval [0-9]+$"))))' "$TMP/c.jsonl" >/dev/null
-ok $? "a counter rising mid-burn-in: named on its interval's line and in each verdict's causes (exit $st)"
+ok $? "a counter rising mid-burn-in: named on its interval's line and in each (partial) verdict's causes, exit 3 (exit $st)"
 grep 'error counters rose' "$TMP/c.out" | diag
 
 # disk full in the middle of a burn-in: a 64 KiB tmpfs filled to its last

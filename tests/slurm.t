@@ -20,7 +20,10 @@ export PATH=$PATH:/usr/sbin
 ROOT=$PWD
 
 S=$TMP/slurm
-mkdir -p "$S/state" "$S/spool" "$S/munge" "$S/job"
+# TmpFS: PMIx's per-step folders (spmix_appdir_UID_JOB.STEP) go under $S/tmp,
+# not /tmp: a folder left by an earlier run's step with the same job and
+# step number (every test cluster starts at job 1) made srun fail to launch
+mkdir -p "$S/state" "$S/spool" "$S/munge" "$S/job" "$S/tmp"
 chmod 700 "$S/munge"
 stop_all() {
   pids=
@@ -64,6 +67,7 @@ CredType=cred/munge
 AuthInfo=socket=$S/munge/sock
 StateSaveLocation=$S/state
 SlurmdSpoolDir=$S/spool
+TmpFS=$S/tmp
 SlurmctldPidFile=$S/slurmctld.pid
 SlurmdPidFile=$S/slurmd.pid
 SlurmctldLogFile=$S/slurmctld.log
@@ -215,7 +219,7 @@ ok $? "burn-in job: SIGUSR1 to its batch shell, requeued once, the second start 
     (.what | test("over " + ($m | tostring) + " intervals|too few")))' "$b" >/dev/null
 r=$?
 ok $r "burn-in job: each interval once over both starts, 2 partial verdicts then 2 whole ones over all, none FAIL"
-[ $r -eq 0 ] || { diag "$S/job/$JOB.log"; tail -n 40 "$S/slurmctld.log" | diag; }
+[ $r -eq 0 ] || { diag "$S/job/$JOB.log"; tail -n 40 "$S/slurmctld.log" "$S/slurmd.log" | diag; }
 export COLLBENCH_OPTS="--max-time 0.05"
 
 # A check no host passes: the job must fail with the acceptance's exit 1.
