@@ -400,13 +400,19 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
       why[ip] = "no in-place variant";
     else if (cl->nranks < op->min_ranks)
       why[ip] = "needs at least 2 ranks";
+    else if (sc->s->variant != CB_VARIANT_BOTH &&
+             sc->s->variant != (ip ? CB_VARIANT_IN_PLACE : CB_VARIANT_OUT_OF_PLACE))
+      why[ip] = "--variant leaves it out";
     else
       why[ip] = sc->backend->unsupported(sc->ctx, op, sc->mem, sc->dtype, sc->redop, ip);
   }
   if (why[0] && why[1]) {
     sc->sum->skipped++;
     return note(sc, err, "%s skipped for %s, %s memory, %s: %s", op->name, sc->backend->name,
-                cb_mem_names[sc->mem], cb_dtypes[sc->dtype].name, why[op->has_inplace ? 1 : 0]);
+                cb_mem_names[sc->mem], cb_dtypes[sc->dtype].name,
+                why[sc->s->variant == CB_VARIANT_IN_PLACE       ? 1
+                    : sc->s->variant == CB_VARIANT_OUT_OF_PLACE ? 0
+                                                                : op->has_inplace]);
   }
 
   struct cb_series series = {

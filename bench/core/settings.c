@@ -5,6 +5,7 @@
 
 const char *const cb_mode_names[] = {"throughput", "latency"};
 const char *const cb_stat_names[] = {"median", "mean", "min"};
+const char *const cb_variant_names[] = {"both", "out-of-place", "in-place"};
 
 int cb_stat_find(const char *name) {
   for (int i = 0; i < CB_NSTATS; i++)

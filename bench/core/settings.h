@@ -20,6 +20,10 @@ enum cb_stat { CB_STAT_MEDIAN, CB_STAT_MEAN, CB_STAT_MIN, CB_NSTATS };
 extern const char *const cb_stat_names[];
 int cb_stat_find(const char *name); /* -1: none such */
 
+/* --variant: which of an op's buffers layouts each size measures. */
+enum cb_variant { CB_VARIANT_BOTH, CB_VARIANT_OUT_OF_PLACE, CB_VARIANT_IN_PLACE, CB_NVARIANTS };
+extern const char *const cb_variant_names[];
+
 struct cb_settings {
   int ops[CB_NOPS], nops;
   int backends[CB_MAX_LIST], nbackends;
@@ -47,6 +51,7 @@ struct cb_settings {
   int share_gpu;                        /* --share-gpu: every rank on one GPU (NCCL's network) */
   long graph;      /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
   int stat;        /* enum cb_stat: what time_us is (default median) */
+  int variant;     /* enum cb_variant: both (default, as nccl-tests) or one */
   double duration; /* --duration: a burn-in of passes until this many seconds; 0: one pass */
   double drift_limit; /* --drift-limit: the slowdown over a burn-in that fails; 0: 10% */
   /* the burn-in's pass (1, 2, ...) and its wall-clock start (Unix seconds),

@@ -39,6 +39,7 @@ static const struct option long_options[] = {
     {"transport", required_argument, 0, OPT_TRANSPORT},
     {"mode", required_argument, 0, OPT_MODE},
     {"stat", required_argument, 0, OPT_STAT},
+    {"variant", required_argument, 0, OPT_VARIANT},
     {"precision", required_argument, 0, OPT_PRECISION},
     {"max-time", required_argument, 0, OPT_MAX_TIME},
     {"duration", required_argument, 0, OPT_DURATION},
@@ -211,6 +212,12 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     if ((s->stat = cb_stat_find(arg)) < 0)
       return cb_fail(err, CB_USAGE, "--stat: unknown value '%s' (median, mean or min)", arg);
     return CB_OK;
+  case OPT_VARIANT:
+    for (s->variant = 0; s->variant < CB_NVARIANTS; s->variant++)
+      if (strcmp(arg, cb_variant_names[s->variant]) == 0)
+        return CB_OK;
+    return cb_fail(err, CB_USAGE, "--variant: unknown value '%s' (out-of-place, in-place or both)",
+                   arg);
   case 'J': cli->json_path = arg; return CB_OK;
   case OPT_CSV: cli->csv_path = arg; return CB_OK;
   case OPT_PROM: cli->prom_path = arg; return CB_OK;

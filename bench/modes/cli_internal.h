@@ -38,6 +38,7 @@ enum {
   OPT_MATRIX,
   OPT_PROBE,
   OPT_STAT,
+  OPT_VARIANT,
   OPT_BASELINE,
   OPT_REPEAT,
   /* --tune and its options */

@@ -62,6 +62,7 @@ static json_t *settings_json(const struct cb_settings *s) {
   json_object_set_new(o, "window_bytes", json_integer((json_int_t)s->window_bytes));
   json_object_set_new(o, "timeout_s", json_real(s->timeout));
   json_object_set_new(o, "graph", json_integer(s->graph));
+  json_object_set_new(o, "variant", cb_json_text(cb_variant_names[s->variant]));
   json_t *gpus = json_array();
   for (int i = 0; i < s->ngpu_list; i++)
     json_array_append_new(gpus, json_integer(s->gpu_list[i]));
