@@ -64,11 +64,16 @@ int cb_pattern_init(struct cb_pattern *p, int dtype, int redop, int nranks, uint
     return build_tables(p, err);
   }
   /* Float sums must stay exact: n values <= cap sum to at most limit.
-   * Integer sums wrap exactly like the backends' arithmetic and need no
-   * cap (it shrank int8's modulus to 1 from 64 ranks on: every element the
-   * same, so shifted or stale results passed). */
+   * Integer sums stay under the type's maximum too while that leaves 5 or
+   * more distinct values: MPI leaves signed overflow to the library, and
+   * Open MPI 4.1's AVX reductions saturate int8 sums (100 + 100 = 127;
+   * open-mpi/ompi#8045) where NCCL wraps. Past that (int8 from 25 ranks)
+   * they wrap exactly like NCCL's and most MPIs' arithmetic: a cap there
+   * shrank int8's modulus to 1 from 64 ranks on (every element the same,
+   * so shifted or stale results passed). */
   int wraps = dtype == CB_INT8 || dtype == CB_INT32 || dtype == CB_INT64;
-  if (redop == CB_SUM && !wraps && limit / nranks < cap)
+  if (redop == CB_SUM && limit / nranks < cap &&
+      (!wraps || pick_modulus(limit / nranks, nranks) >= 5))
     cap = limit / nranks;
   if (redop != CB_NOREDOP && REDUCE_WORK_LIMIT / nranks < cap)
     cap = REDUCE_WORK_LIMIT / nranks;
