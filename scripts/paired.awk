@@ -15,6 +15,11 @@
 #                 wider than the goal, so neither can be claimed
 # Output: NP OP BYTES n median_ref median_cb ratio lo hi coverage% verdict
 # and, at the end, "verdicts PASS=a FAIL=b INCONCLUSIVE=c NOREF=d".
+# A one-sided goal instead of the band (scripts/compare-osu.sh's wall
+# times): -v max_ratio=R judges the ratio against "at most R"; -v max_diff=D
+# the paired differences CB - REF (their median and interval in the ratio
+# columns) against "at most D": PASS when the interval's top is at or
+# below the goal, FAIL when its bottom is above, else INCONCLUSIVE.
 function sort_(a, n,   i, j, t) {
   for (i = 2; i <= n; i++) {
     t = a[i]
@@ -49,7 +54,10 @@ END {
       count["NOREF"]++
       continue
     }
-    for (i = 1; i <= m; i++) { r[i] = ref[key, i]; b[i] = cb[key, i]; q[i] = cb[key, i] / ref[key, i] }
+    for (i = 1; i <= m; i++) {
+      r[i] = ref[key, i]; b[i] = cb[key, i]
+      q[i] = max_diff != "" ? cb[key, i] - ref[key, i] : cb[key, i] / ref[key, i]
+    }
     mr = median(r, m); mb = median(b, m); mq = median(q, m)
     k = 0
     for (j = 1; j <= m; j++) if (cdf(m, j - 1) <= 0.025) k = j
@@ -59,7 +67,9 @@ END {
     } else {
       lo = q[k]; hi = q[m + 1 - k]
       cover = sprintf("%.1f", 100 * (1 - 2 * cdf(m, k - 1)))
-      if (lo >= 1 - tol && hi <= 1 + tol) verdict = "PASS"
+      goal = max_diff != "" ? max_diff : max_ratio
+      if (goal != "") verdict = hi <= goal + 0 ? "PASS" : lo > goal + 0 ? "FAIL" : "INCONCLUSIVE"
+      else if (lo >= 1 - tol && hi <= 1 + tol) verdict = "PASS"
       else if (lo > 1 + tol || hi < 1 - tol) verdict = "FAIL"
       else verdict = "INCONCLUSIVE"
     }

@@ -8,7 +8,7 @@
 #   gpu-check.sh           copied into a fake repository with a mknod'ed
 #                          nvidia0 and stub mpirun, make, configure and MPS
 . tests/lib.sh
-plan 27
+plan 29
 ROOT=$PWD
 # stand-ins write their launches here; mpirun passes the environment on
 export STANDIN_LAUNCHES="$TMP/launches"
@@ -186,6 +186,17 @@ ok $? "paired: a reference of nan in every repeat: NOREF"
 [ "$(tail -n 1 "$TMP/paired")" = 'verdicts PASS=3 FAIL=2 INCONCLUSIVE=2 NOREF=1' ] &&
   [ "$(wc -l <"$TMP/paired")" -eq 9 ]
 ok $? "paired: the last line counts the verdicts ($(tail -n 1 "$TMP/paired"))"
+# one-sided goals (compare-osu.sh's wall times): the pass file's ratios
+# against "at most 1.005" cross it, against 1.01 pass, against 1.001 fail;
+# its differences 0.2..1.2 (median 0.85, interval [0.5, 1.0]) against "at most 1 s"
+for g in 1.005:INCONCLUSIVE 1.01:PASS 1.001:FAIL; do
+  sed 's/^/2 wall 4 /' "$TMP/pass" | awk -v max_ratio="${g%:*}" -f scripts/paired.awk >"$TMP/one"
+  grep -qx "2 wall 4 10 100.000 100.950 1.0055 1.0020 1.0090 97.9 ${g#*:}" "$TMP/one" || break
+done
+ok $? "paired -v max_ratio: PASS at or under the goal, FAIL over it, INCONCLUSIVE across ($g)"
+sed 's/^/2 start 4 /' "$TMP/pass" | awk -v max_diff=1 -f scripts/paired.awk >"$TMP/one"
+grep -qx '2 start 4 10 100.000 100.950 0.8500 0.5000 1.0000 97.9 PASS' "$TMP/one"
+ok $? "paired -v max_diff: the median and interval of the differences against the goal ($(head -n 1 "$TMP/one"))"
 
 # --- plugin-applied.sh ----------------------------------------------------------
 cat >"$TMP/rules.csv" <<'EOF'
