@@ -109,6 +109,12 @@ void cb_pattern_free(struct cb_pattern *p) {
   p->value_bytes = p->reduced_bytes = NULL;
 }
 
+struct cb_pattern cb_pattern_reseeded(const struct cb_pattern *p, uint64_t seed) {
+  struct cb_pattern q = *p;
+  q.seed = seed;
+  return q;
+}
+
 int64_t cb_pattern_value(const struct cb_pattern *p, int rank, uint64_t index) {
   if (p->redop == CB_PROD)
     return (uint64_t)rank == (index + p->seed) % (uint64_t)p->nranks ? 2 : 1;

@@ -7,9 +7,10 @@
 
 #include "timer.h"
 
-void cb_phase(const char *name) {
-  static int on = -1;
-  static double t0;
+static int on = -1;
+static double t0;
+
+int cb_phase_on(void) {
   if (on < 0) {
     const char *v = getenv("COLLBENCH_PHASES");
     const char *rank = getenv("OMPI_COMM_WORLD_RANK");
@@ -20,6 +21,10 @@ void cb_phase(const char *name) {
     on = v && strcmp(v, "1") == 0 && (!rank || atoi(rank) == 0);
     t0 = cb_now();
   }
-  if (on)
+  return on;
+}
+
+void cb_phase(const char *name) {
+  if (cb_phase_on())
     fprintf(stderr, "collbench phase: +%.3f s %s\n", cb_now() - t0, name);
 }

@@ -31,6 +31,9 @@ struct series_ctx {
   void *ctx;
   const struct cb_op *op;
   int mem, dtype, redop;
+  /* the series' check pattern (dtype, redop, ranks), built once: each
+   * variant and size takes it under its own seed (cb_pattern_reseeded) */
+  struct cb_pattern pattern;
   double timer_overhead;
   struct cb_sink *sinks;
   int nsinks;
@@ -196,9 +199,7 @@ static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_
   size_t esize = cb_dtypes[sc->dtype].size;
   long local = 0;
   for (long seed = 1; seed <= sc->s->check; seed++) {
-    struct cb_pattern p;
-    if (cb_pattern_init(&p, sc->dtype, sc->redop, cl->nranks, (uint64_t)seed, err))
-      return err->status;
+    struct cb_pattern p = cb_pattern_reseeded(&sc->pattern, (uint64_t)seed);
     struct cb_op_ctx oc = {&p,      cl->rank, cl->nranks, a->root,
                            a->peer, a->count, !a->send,   &sc->access};
     int rc = prepare(sc, sh, a, &oc, err);
@@ -218,7 +219,6 @@ static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_
         local += (long)sc->op->check(&oc, out + offset * esize);
       access_failed(sc, err);
     }
-    cb_pattern_free(&p);
     if (err->status)
       return err->status;
   }
@@ -233,6 +233,19 @@ static void progress(struct series_ctx *sc, uint64_t bytes, int inplace) {
   fprintf(stderr, "\r\033[Kcollbench: %s %s %s (%s) %.1f s", sc->backend->name, sc->op->name,
           cb_format_size(bytes, size, sizeof size), inplace ? "in-place" : "out-of-place",
           cb_now() - sc->started);
+}
+
+/* COLLBENCH_PHASES=1: where a row's time goes (issue 45's breakdown) */
+static void row_phase(const char *what, const char *step, const struct cb_timing *t) {
+  if (!cb_phase_on())
+    return;
+  char line[400];
+  if (t)
+    snprintf(line, sizeof line, "%s: %s (%ld samples, %ld runs, %.1f ms timed)", what, step,
+             t->samples, t->iters, 1e3 * t->stats.median * (double)t->iters);
+  else
+    snprintf(line, sizeof line, "%s: %s", what, step);
+  cb_phase(line);
 }
 
 /* Measures one variant at one size; *skipped when buffers do not fit.
@@ -293,20 +306,19 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
 
   if (choose_access(sc, err))
     return err->status;
-  struct cb_pattern timing_pattern;
-  if (cb_pattern_init(&timing_pattern, sc->dtype, sc->redop, cl->nranks, 0, err))
-    return err->status;
+  struct cb_pattern timing_pattern = cb_pattern_reseeded(&sc->pattern, 0);
   struct cb_op_ctx oc = {&timing_pattern, cl->rank, cl->nranks, a.root,
                          a.peer,          a.count,  inplace,    &sc->access};
   rc = prepare(sc, sh, &a, &oc, err);
-  cb_pattern_free(&timing_pattern);
   if (rc)
     return rc;
+  row_phase(what, "buffers filled", NULL);
 
   struct cb_measure m = {cl, sc->backend, sc->ctx, &a, sc->s, sc->timer_overhead, budget};
   struct cb_timing t;
   if (cb_measure_run(&m, &t, err))
     return err->status;
+  row_phase(what, "measured", &t);
   /* auto iterations whose stated CI is wider than --precision asked (the
    * budget ran out first); one that stopped on its budget within it is not */
   int has_ci = t.samples >= CB_CI_MIN_SAMPLES;
@@ -321,6 +333,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   if (sc->s->check > 0 && check(sc, sh, &checked, &wrong, err))
     return err->status;
   cb_watchdog_disarm();
+  row_phase(what, "checked", NULL);
 
   /* s per run -> us per op; a graph launch runs a.graph ops */
   double scale = 1e6 / sc->op->time_divisor(a.window) / (a.graph > 0 ? (double)a.graph : 1.0);
@@ -539,7 +552,10 @@ static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
         int nredops = sc->op->uses_redop ? s->nredops : 1;
         for (int r = 0; r < nredops && !rc && !sc->sum->stopped; r++) {
           sc->redop = sc->op->uses_redop ? s->redops[r] : CB_NOREDOP;
-          rc = run_series(sc, sizes, nsizes, err);
+          rc = cb_pattern_init(&sc->pattern, sc->dtype, sc->redop, sc->cl->nranks, 0, err);
+          if (!rc)
+            rc = run_series(sc, sizes, nsizes, err);
+          cb_pattern_free(&sc->pattern);
           release(sc);
         }
       }

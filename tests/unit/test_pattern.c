@@ -284,8 +284,36 @@ static void test_many_ranks(int dt, int n, size_t count) {
   cb_pattern_free(&p), cb_pattern_free(&p0);
 }
 
+/* A reseeded copy holds what a pattern built for that seed holds. */
+static void test_reseeded(void) {
+  const int dts[] = {CB_INT8, CB_INT32, CB_FLOAT, CB_DOUBLE, CB_HALF};
+  const int redops[] = {CB_SUM, CB_PROD, CB_MIN, CB_NOREDOP};
+  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+    for (size_t r = 0; r < sizeof redops / sizeof redops[0]; r++) {
+      struct cb_error err = {0};
+      struct cb_pattern base, fresh;
+      cb_pattern_init(&base, dts[d], redops[r], 3, 0, &err);
+      cb_pattern_init(&fresh, dts[d], redops[r], 3, 7, &err);
+      struct cb_pattern q = cb_pattern_reseeded(&base, 7);
+      int same = q.modulus == fresh.modulus && q.reduced == base.reduced, moved = 0;
+      for (uint64_t i = 0; i < 1000 && same; i++) {
+        for (int rank = 0; rank < 3; rank++) {
+          same &= cb_pattern_value(&q, rank, i) == cb_pattern_value(&fresh, rank, i);
+          moved |= cb_pattern_value(&q, rank, i) != cb_pattern_value(&base, rank, i);
+        }
+        if (redops[r] != CB_NOREDOP)
+          same &= cb_pattern_reduced(&q, i) == cb_pattern_reduced(&fresh, i);
+      }
+      ok(same && moved,
+         "%s %s: reseeded to 7 = built for 7, tables shared, values moved",
+         cb_dtypes[dts[d]].name, cb_redop_name(redops[r]));
+      cb_pattern_free(&base), cb_pattern_free(&fresh);
+    }
+}
+
 int main(void) {
   test_all_ops();
+  test_reseeded();
   test_many_ranks(CB_FLOAT, 1000, 4096);
   test_many_ranks(CB_INT8, 300, 4096);
   test_many_ranks(CB_INT8, 64, 4096);  /* int8 sums once collapsed to all-equal values */
