@@ -31,7 +31,8 @@
 # --backend nccl --mem device -b 8 -e 128M (both layouts, as nccl-tests
 # measures), on one rank.
 # usage: OSU=DIR scripts/compare-osu.sh [LAUNCHES]   (default 10; 6 at least)
-#   KEEP=FILE keeps the raw lines (NP CASE BYTES OSU_S CB_S NOISY)
+#   KEEP=FILE keeps the raw lines (NP CASE BYTES OSU_S CB_S NOISY);
+#   COLLBENCH=PATH times another build (default ./collbench)
 set -eu
 launches=${1:-10}
 case $launches in '' | *[!0-9]*) echo "compare-osu.sh: LAUNCHES must be a count (got '$launches')" >&2; exit 2 ;; esac
@@ -42,7 +43,8 @@ for b in osu_allreduce osu_allgather osu_bw; do
 done
 [ -z "${NCCL_TESTS:-}" ] || [ -x "$NCCL_TESTS/all_reduce_perf" ] ||
   { echo "compare-osu.sh: $NCCL_TESTS/all_reduce_perf is missing or not executable" >&2; exit 2; }
-[ -x ./collbench ] || { echo "compare-osu.sh: build collbench first (./configure && make)" >&2; exit 2; }
+cb=${COLLBENCH:-./collbench}
+[ -x "$cb" ] || { echo "compare-osu.sh: build collbench first (./configure && make), or COLLBENCH=PATH" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] && cp "$tmp/pairs" "$KEEP"; rm -rf "$tmp"' EXIT
@@ -60,7 +62,7 @@ one() { # NP CASE BYTES "OSU COMMAND" "COLLBENCH OPTIONS": one pair, appended to
   # shellcheck disable=SC2086 # a command line
   o=$(wall $4)
   # shellcheck disable=SC2086 # option lists
-  c=$(wall mpirun -np "$1" ./collbench --json "$tmp/c.jsonl" $5)
+  c=$(wall mpirun -np "$1" "$cb" --json "$tmp/c.jsonl" $5)
   jq -s -e '[.[] | select(.type == "result")] | length > 0 and all(.wrong == 0)' "$tmp/c.jsonl" >/dev/null ||
     { echo "compare-osu.sh: collbench $5: wrong values or no results" >&2; exit 3; }
   noisy=$(jq -s '[.[] | select(.type == "result" and .noisy)] | length' "$tmp/c.jsonl")

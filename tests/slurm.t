@@ -165,8 +165,16 @@ jq_all "$S/job/sweep-$JOB.jsonl" '.nranks == 2 and .wrong == 0' &&
 ok $? "sweep job: every op on 2 ranks in sweep-$JOB.jsonl, and its report"
 
 export COLLBENCH_OPTS="--max-time 0.05"
-submit "$PWD/scripts/slurm/accept.sbatch" "$PWD/topologies/localhost.conf"
-ok $STATUS "sbatch scripts/slurm/accept.sbatch topologies/localhost.conf: the job exits 0"
+# The job is under test, not this machine's speed: topologies/localhost.conf
+# with levels no loaded moment misses (under two CPU hogs a 2 MiB all-gather
+# once ran at 1/70 of the pair bandwidth for the whole re-measurement, a
+# FAIL, rightly, against the shipped 15%)
+sed -e 's/^warn = [0-9]*% \(pairbw\|membw\)/warn = 0.02% \1/' \
+  -e 's/^fail = [0-9]*% \(pairbw\|membw\)/fail = 0.01% \1/' -e 's/^warn = 300 us/warn = 10 s/' \
+  -e 's/^fail = 20 ms/fail = 20 s/' -e 's/^bw_fraction = [0-9.]*/bw_fraction = 0.001/' \
+  -e 's/^lat_factor = [0-9.]*/lat_factor = 999/' topologies/localhost.conf >"$S/job/localhost.conf"
+submit "$PWD/scripts/slurm/accept.sbatch" "$S/job/localhost.conf"
+ok $STATUS "sbatch scripts/slurm/accept.sbatch topologies/localhost.conf (levels loosened): the job exits 0"
 [ $STATUS -eq 0 ] || diag "$TMP/sberr" "$S/job/$JOB.log"
 [ "$(job_field "$JOB" JobState)" = COMPLETED ] && [ "$(job_field "$JOB" ExitCode)" = 0:0 ]
 ok $? "accept job: state COMPLETED, exit code 0:0"
