@@ -114,7 +114,7 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
 }
 
 /* The check's settings: the command line's timing options, the check's
- * op, backend, memory, transport, type and size. */
+ * op, backend, memory, transport, type, size and variant. */
 static void check_settings(const struct cb_check *c, const struct cb_settings *base,
                            struct cb_settings *s) {
   *s = *base;
@@ -131,6 +131,8 @@ static void check_settings(const struct cb_check *c, const struct cb_settings *b
   s->redops[0] = CB_SUM;
   s->nredops = 1;
   s->min_bytes = s->max_bytes = c->bytes;
+  /* only the layout the check judges: the other would double its time */
+  s->variant = c->inplace ? CB_VARIANT_IN_PLACE : CB_VARIANT_OUT_OF_PLACE;
   if (s->check < 1)
     s->check = 1; /* acceptance never judges an unchecked figure */
 }
