@@ -1,7 +1,7 @@
 /* The measuring engine: settings expanded into series and sizes, buffers, checks, the sinks fed
  * (engine.h says more). */
-#include "base/phase.h"
 #include "engine.h"
+#include "base/phase.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -27,7 +27,8 @@ void cb_settings_defaults(struct cb_settings *s) {
   s->step_factor = 2;
   s->warmup = -1;
   s->check = 1;
-  s->precision = 0.05; /* reached by 91-93% of the default sweep's records on a 2-core VM; tests/measured-2026.md */
+  s->precision = 0.05; /* reached by 91-93% of the default sweep's records on a 2-core VM;
+                          tests/measured-2026.md */
   s->max_time = 1.0;
   s->timeout = 300.0;
   s->mode = CB_MODE_THROUGHPUT;

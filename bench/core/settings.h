@@ -49,10 +49,10 @@ struct cb_settings {
   int progress;                         /* progress line on stderr */
   int gpu_list[CB_MAX_LIST], ngpu_list; /* --gpu-list: device by local rank; 0: local rank */
   int share_gpu;                        /* --share-gpu: every rank on one GPU (NCCL's network) */
-  long graph;      /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
-  int stat;        /* enum cb_stat: what time_us is (default median) */
-  int variant;     /* enum cb_variant: both (default, as nccl-tests) or one */
-  double duration; /* --duration: a burn-in of passes until this many seconds; 0: one pass */
+  long graph;         /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
+  int stat;           /* enum cb_stat: what time_us is (default median) */
+  int variant;        /* enum cb_variant: both (default, as nccl-tests) or one */
+  double duration;    /* --duration: a burn-in of passes until this many seconds; 0: one pass */
   double drift_limit; /* --drift-limit: the slowdown over a burn-in that fails; 0: 10% */
   /* the burn-in's pass (1, 2, ...) and its wall-clock start (Unix seconds),
    * set before each pass and copied into its records; 0 outside a burn-in */

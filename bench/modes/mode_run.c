@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/phase.h"
 #include "accept/accept.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
+#include "base/phase.h"
 #include "burnin/burnin.h"
 #include "burnin/judged.h"
 #include "copy/copy.h"

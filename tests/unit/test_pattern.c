@@ -273,8 +273,10 @@ static void test_many_ranks(int dt, int n, size_t count) {
   if (dt == CB_INT8 && n >= 25)
     ok(widest > INT8_MAX, "int8 sum over %d ranks really wrapped", n);
   if (dt == CB_INT8 && n < 25) /* no overflow for an MPI that saturates */
-    ok(widest <= INT8_MAX && p.modulus >= 5, "int8 sum over %d ranks stays <= 127 (largest %lld), "
-       "%llu values", n, (long long)widest, (unsigned long long)p.modulus);
+    ok(widest <= INT8_MAX && p.modulus >= 5,
+       "int8 sum over %d ranks stays <= 127 (largest %lld), "
+       "%llu values",
+       n, (long long)widest, (unsigned long long)p.modulus);
   ok(ar->check(&c, stale) > 0, "%s sum over %d ranks: stale seed caught (%zu)", cb_dtypes[dt].name,
      n, ar->check(&c, stale));
   memmove(acc + es, acc, (count - 1) * es);
@@ -304,8 +306,7 @@ static void test_reseeded(void) {
         if (redops[r] != CB_NOREDOP)
           same &= cb_pattern_reduced(&q, i) == cb_pattern_reduced(&fresh, i);
       }
-      ok(same && moved,
-         "%s %s: reseeded to 7 = built for 7, tables shared, values moved",
+      ok(same && moved, "%s %s: reseeded to 7 = built for 7, tables shared, values moved",
          cb_dtypes[dts[d]].name, cb_redop_name(redops[r]));
       cb_pattern_free(&base), cb_pattern_free(&fresh);
     }
