@@ -117,16 +117,6 @@ ok $? "--matrix --duration: $n intervals, one matrix verdict over all of them, o
 krun="-b 1K -e 1K -n 20 -w 2 --json $TMP/k.jsonl"
 mpirun -np 2 ./collbench $krun --duration 20 --prom "$TMP/k.prom" >"$TMP/k.out" 2>&1 &
 mp=$!
-last() { # the highest interval written to FILE so far; 0 before any
-  { [ -s "$1" ] && jq -s '[.[] | select(.type == "result") | .interval] | max // 0' "$1" 2>/dev/null; echo 0; } | head -n 1
-}
-wait_interval() { # FILE N PID: polls (at most 60 s) until FILE holds interval N or PID ended
-  i=0
-  while [ "$(last "$1")" -lt "$2" ] && [ $i -lt 600 ] && kill -0 "$3" 2>/dev/null; do
-    i=$((i + 1))
-    sleep 0.1 # a polling interval, not a synchronisation
-  done
-}
 wait_interval "$TMP/k.jsonl" 3 $mp
 pkill -9 -f "collbench $krun --duration 20"
 wait $mp
@@ -169,7 +159,7 @@ st=$?
 [ $st -eq 3 ] && jq -e . "$TMP/s.jsonl" >/dev/null && grep -q 'burn-in stopped by SIGTERM after' "$TMP/s.err" &&
   jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.partial == true)' "$TMP/s.jsonl" >/dev/null
 ok $? "SIGTERM on both ranks: exit 3, every line whole, 2 verdicts marked partial (exit $st)"
-done1=$(last "$TMP/s.jsonl")
+done1=$(last_interval "$TMP/s.jsonl")
 mpi 2 $srun --duration 20 --resume
 st=$STATUS
 jq -s -e --argjson b "$done1" '[.[] | select(.type == "result")] as $r | ([$r[] | .interval] | max) as $m |

@@ -66,6 +66,22 @@ mpi() {
   STATUS=$?
 }
 
+# last_interval FILE: the highest burn-in interval a --json FILE holds so far; 0
+# before any (a line half written reads as none yet)
+last_interval() {
+  { [ -s "$1" ] && jq -s '[.[] | select(.type == "result") | .interval] | max // 0' "$1" 2>/dev/null; echo 0; } | head -n 1
+}
+
+# wait_interval FILE N [PID]: polls (at most TIMES tenths of a second,
+# default 600) until FILE holds interval N, or PID has ended
+wait_interval() {
+  i=0
+  while [ "$(last_interval "$1")" -lt "$2" ] && [ $i -lt "${TIMES:-600}" ] && { [ -z "${3:-}" ] || kill -0 "$3" 2>/dev/null; }; do
+    i=$((i + 1))
+    sleep 0.1 # a polling interval, not a synchronisation
+  done
+}
+
 # jq_all FILE FILTER: true when FILTER holds on every result line
 jq_all() {
   jq -e -s "[.[] | select(.type == \"result\")] | length > 0 and all($2)" "$1" >/dev/null

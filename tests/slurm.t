@@ -196,11 +196,7 @@ export COLLBENCH_OPTS="-b 1K -e 1K -n 20 -w 2 --drift-limit 1000%"
   --gpus-per-node=0 -o "$S/job/%j.log" "$ROOT/scripts/slurm/burnin.sbatch" 20 >"$TMP/jobid" 2>"$TMP/sberr")
 JOB=$(cut -d';' -f1 "$TMP/jobid")
 b=$S/job/burnin-$JOB/burnin.jsonl
-last() { { [ -s "$1" ] && jq -s '[.[] | select(.type == "result") | .interval] | max // 0' "$1" 2>/dev/null; echo 0; } | head -n 1; }
-for _ in $(seq 1200); do
-  [ "$(last "$b")" -ge 2 ] && break
-  sleep 0.1 # polls the file until interval 2 is written (at most 120 s)
-done
+TIMES=1200 wait_interval "$b" 2 # at most 120 s: the job may wait for the node
 scancel --batch --signal=USR1 "$JOB"
 # ended: a terminal state after the second start wrote its whole verdicts
 # (around a requeue the state can read FAILED for a moment)
