@@ -242,7 +242,7 @@ static void row_phase(const char *what, const char *step, const struct cb_timing
   char line[400];
   if (t)
     snprintf(line, sizeof line, "%s: %s (%ld samples, %ld runs, %.1f ms timed)", what, step,
-             t->samples, t->iters, 1e3 * t->stats.median * (double)t->iters);
+             t->samples, t->iters, 1e3 * t->mean_per_iter * (double)t->iters);
   else
     snprintf(line, sizeof line, "%s: %s", what, step);
   cb_phase(line);
