@@ -113,7 +113,9 @@ n=$(grep -c '^# interval [0-9]* done' "$TMP/out")
 ok $? "--matrix --duration: $n intervals, one matrix verdict over all of them, one pass's pairs (exit $st)"
 
 # kill -9 in the middle, then --resume: one verdict per case over every
-# interval of both parts, nothing lost or doubled
+# interval of both parts, nothing lost or doubled (a kill between an
+# interval's two rows leaves that interval to the out-of-place case alone:
+# each verdict counts its own case's intervals)
 krun="-b 1K -e 1K -n 20 -w 2 --json $TMP/k.jsonl"
 mpirun -np 2 ./collbench $krun --duration 20 --prom "$TMP/k.prom" >"$TMP/k.out" 2>&1 &
 mp=$!
@@ -131,7 +133,8 @@ jq -s -e --argjson b "$before" '[.[] | select(.type == "result")] as $r | ([$r[]
   ([$r | group_by(.interval, .inplace)[] | length] | max) == 1 and
   ([.[] | select(.type == "run")] | length) == 1 and
   ([.[] | select(.type == "verdict")] | length) == 2 and
-  all(.[] | select(.type == "verdict"); .what | test("over " + ($m | tostring) + " intervals|wrong|too few"))' \
+  all(.[] | select(.type == "verdict"); (.check | endswith("in-place")) as $ip |
+    ([$r[] | select(.inplace == $ip)] | length) as $n | .what | test("over \($n) intervals|wrong|too few"))' \
   "$TMP/k.jsonl" >/dev/null
 ok $? "killed after interval $before, resumed: intervals 1 to the last once each, one run record, 2 verdicts over all of them (exit $st)"
 cp "$TMP/killed.jsonl" "$TMP/k2.jsonl"
@@ -166,7 +169,8 @@ jq -s -e --argjson b "$done1" '[.[] | select(.type == "result")] as $r | ([$r[] 
   $m > $b and ([$r[] | .interval] | unique) == [range(1; $m + 1)] and
   ([$r | group_by(.interval, .inplace)[] | length] | max) == 1 and
   ([.[] | select(.type == "verdict" and .partial != true)] | length) == 2 and
-  all(.[] | select(.type == "verdict" and .partial != true); .what | test("over " + ($m | tostring) + " intervals|wrong|too few"))' \
+  all(.[] | select(.type == "verdict" and .partial != true); (.check | endswith("in-place")) as $ip |
+    ([$r[] | select(.inplace == $ip)] | length) as $n | .what | test("over \($n) intervals|wrong|too few"))' \
   "$TMP/s.jsonl" >/dev/null
 ok $? "--resume after the SIGTERM: intervals on from $done1, once each, then 2 whole verdicts over all (exit $st)"
 # SIGUSR1 to mpirun, which passes it on (SIGTERM it follows with SIGKILL 1 s later)
