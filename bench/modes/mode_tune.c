@@ -31,10 +31,8 @@ static int chosen(const struct cb_cli *cli) {
 }
 
 static int pre_mpi(const union cb_mode_options *o, int rank, struct cb_error *err) {
-  if (cb_run_pre_mpi(&o->run, rank, err))
-    return err->status;
-  cb_tune_pre_mpi_init();
-  return CB_OK;
+  cb_tune_pre_mpi_init(); /* first: the backends' pre-init reads Open MPI's variables */
+  return cb_run_pre_mpi(&o->run, rank, err);
 }
 
 static enum cb_mode_mpi mpi(const union cb_mode_options *o) {
