@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 36
+plan 43
 
 H=topologies/h100-ndr.conf
 
@@ -126,6 +126,41 @@ check "NVLSTree on two nodes, not measured, keeps NCCL's estimate" jq -e --slurp
 check "a calibrated pick has no band (the band is the uncalibrated model's); an uncalibrated one keeps it" jq -e '
   (.predictions.nccl.rows[0] | .uncalibrated == false and .interval == null)
   and (.predictions.nccl.rows[1] | .uncalibrated and .interval.ratio_hi > 1)' "$TMP/c.json"
+
+# issue 43: the data in NCCL's pick (enqueue.cc, device.h's ncclNvlsSupported at v2.28.9-1)
+./collbench --predict --topology $H --gpus 8 --op allreduce -b 16G -e 16G -d int8 \
+  --json "$TMP/i8.json" >"$TMP/out" 2>"$TMP/err"
+check "int8: NVLS does not reduce it, so Ring/Simple, and the header says why" sh -c "
+  jq -e '.predictions.nccl | .dtype == \"int8\" and .rows[0].algo == \"Ring\"
+    and (.rows[0].algorithms | has(\"NVLS\") | not)' '$TMP/i8.json' >/dev/null &&
+  grep -q 'int8 sum (--dtype, --redop): NVLS does not reduce it' '$TMP/out'"
+./collbench --predict --topology $H --gpus 8 --op allreduce -b 16G -e 16G --dtype bfloat16 \
+  --redop max --json "$TMP/bf.json" >/dev/null 2>&1
+check "bfloat16 max: NVLS reduces it" jq -e '.predictions.nccl | .redop == "max" and
+  .rows[0].algo == "NVLS"' "$TMP/bf.json"
+./collbench --predict --topology topologies/a100-hdr.conf --gpus 8 --op allreduce,allgather \
+  -b 1M -e 1M -d fp8_e4m3 --json "$TMP/f8.json" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "fp8 on A100: the all-reduce refused in its header and rows, the all-gather predicted" sh -c "
+  [ $rc = 0 ] && grep -q 'refused: NCCL reduces fp8 on Hopper (sm90) and later only' '$TMP/out' &&
+  jq -e '.predictions.nccl.rows | (.[0].op == \"allreduce\" and .[0].algo == null)
+    and (.[1].op == \"allgather\" and .[1].algo != null)' '$TMP/f8.json' >/dev/null"
+./collbench --predict --fit "$TMP/ar.jsonl" --topology $H --gpus 8 --op allreduce -b 16G -e 16G \
+  -d half --json "$TMP/h16.json" >"$TMP/out" 2>"$TMP/err"
+check "float records do not calibrate a half all-reduce (dtypes never pooled)" sh -c "
+  jq -e '.predictions.nccl.calibration_points == 0' '$TMP/h16.json' >/dev/null &&
+  jq -e '.predictions.nccl.calibration_points > 0 and .predictions.nccl.calibration_inplace == false' \
+    '$TMP/c.json' >/dev/null"
+./collbench --predict --topology $H --gpus 8 --dtype float128 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "a bad --dtype exits 2 naming it, nothing printed" \
+  sh -c "[ $rc = 2 ] && grep -q \"float128\" '$TMP/err' && [ ! -s '$TMP/out' ]"
+./collbench --predict --topology $H --gpus 8 --dtype float,half >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "one --dtype only: a list exits 2" sh -c "[ $rc = 2 ] && [ ! -s '$TMP/out' ]"
+./collbench --predict --topology $H --gpus 8 -o avg >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "a bad --redop exits 2 naming it" sh -c "[ $rc = 2 ] && grep -q \"avg\" '$TMP/err'"
 
 ./collbench --predict --topology $H --gpus 8 --op alltoall -b 1M -e 1M >"$TMP/out" 2>&1
 check "alltoall: said to be outside NCCL's algorithm model" grep -q 'point-to-point' "$TMP/out"

@@ -677,7 +677,7 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
     int nrec = cb_fit_groups_recorded(gs, CB_MOP_ALLREDUCE, &rec);
     struct cb_step_opts opt = {step->overlap, rec, nrec, NULL, NULL};
     struct cb_nccl_ctx nctx; /* issue 32: a GPU topology's buckets at NCCL's own times */
-    if (cb_nccl_ctx_init(topo, per_node, gs, &nctx) == 0)
+    if (cb_nccl_ctx_init(topo, per_node, gs, m->dtype, m->redop, &nctx) == 0)
       opt.allreduce_s = cb_nccl_allreduce_s, opt.ctx = &nctx;
     json_object_set_new(doc, "step", predict_step(m, &src, step, &opt));
     free(rec);

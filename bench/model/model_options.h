@@ -21,6 +21,7 @@ struct cb_model_cli {
   uint64_t sizes[CB_MAX_MODEL_LIST];
   int nsizes;
   int ops[8], nops;
+  int dtype, redop; /* enum cb_dtype_id, cb_redop_id: what NCCL's pick is for */
   double compute_s; /* 0: no training-step prediction */
   uint64_t grad_bytes, buckets[CB_MAX_MODEL_LIST];
   int nbuckets;

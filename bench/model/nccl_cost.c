@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/dtype.h"
 #include "nccl_cost.h"
 
 const char *const cb_nc_algo_names[CB_NC_NALGOS] = {
@@ -478,15 +479,51 @@ double cb_nc_time(const struct cb_nc_comm *c, int op, int a, int p, double bytes
   return (lat + xfer) * 1e-6;
 }
 
-int cb_nc_pick(const struct cb_nc_comm *c, int op, double bytes, int only,
+/* The data's part in the pick (enqueue.cc at v2.28.9-1). All-gather and
+ * broadcast move bytes (taskAppend makes their type int8), so only the
+ * reductions' type and operation count. */
+static int reduces(int op) {
+  return op == CB_MOP_ALLREDUCE || op == CB_MOP_REDUCESCATTER;
+}
+
+/* device.h: ncclNvlsSupported, the types and operations the NVLink
+ * switch reduces (never int8 or fp8; float and double sum only) */
+int cb_nc_nvls_reduces(int dtype, int redop) {
+  switch (dtype) {
+  case CB_INT32:
+  case CB_INT64:
+  case CB_HALF:
+  case CB_BFLOAT16: return redop == CB_SUM || redop == CB_MIN || redop == CB_MAX;
+  case CB_FLOAT:
+  case CB_DOUBLE: return redop == CB_SUM;
+  default: return 0;
+  }
+}
+
+const char *cb_nc_refused(const struct cb_nc_comm *c, int op, int dtype) {
+  /* enqueue.cc: ncclEnqueueCheck's "FP8 reduction support begins with sm90" */
+  if (reduces(op) && cb_dtype_is_fp8(dtype) && c->arch < CB_NC_HOPPER)
+    return "NCCL reduces fp8 on Hopper (sm90) and later only";
+  return NULL;
+}
+
+int cb_nc_pick(const struct cb_nc_comm *c, int op, double bytes, int dtype, int redop, int only,
                const struct cb_nc_cal *cal, struct cb_nc_choice *out) {
   double best = INFINITY;
   *out = (struct cb_nc_choice){-1, -1, NAN, NAN};
+  if (cb_nc_refused(c, op, dtype))
+    return -1;
+  int nvls = !reduces(op) || cb_nc_nvls_reduces(dtype, redop);
+  /* updateCollCostTable: an fp8 ring over more than 8 ranks loses
+   * precision, so its time is multiplied by 1024 for the choice alone */
+  double fp8_ring = reduces(op) && cb_dtype_is_fp8(dtype) && c->nranks > 8 ? 1024 : 1;
   for (int a = 0; a < CB_NC_NALGOS; a++)
     for (int p = 0; p < CB_NC_NPROTOS; p++) {
-      if (only >= 0 && a != only)
+      if ((only >= 0 && a != only) || (!nvls && (a == CB_NC_NVLS || a == CB_NC_NVLS_TREE)))
         continue;
       double t = cb_nc_time(c, op, a, p, bytes, NULL); /* NCCL's own view */
+      if (a == CB_NC_RING)
+        t *= fp8_ring;
       if (isfinite(t) && t < best)
         best = t, out->algo = a, out->proto = p;
     }
@@ -497,14 +534,14 @@ int cb_nc_pick(const struct cb_nc_comm *c, int op, double bytes, int only,
   return out->algo;
 }
 
-double cb_nc_next_switch(const struct cb_nc_comm *c, int op, double from) {
+double cb_nc_next_switch(const struct cb_nc_comm *c, int op, int dtype, int redop, double from) {
   struct cb_nc_choice a, b;
-  if (cb_nc_pick(c, op, from, -1, NULL, &a) < 0)
+  if (cb_nc_pick(c, op, from, dtype, redop, -1, NULL, &a) < 0)
     return 0;
   for (double s = 8; s <= 64.0 * (1ull << 30); s *= 2) {
     if (s <= from)
       continue;
-    cb_nc_pick(c, op, s, -1, NULL, &b);
+    cb_nc_pick(c, op, s, dtype, redop, -1, NULL, &b);
     if (b.algo != a.algo || b.proto != a.proto)
       return s;
   }
@@ -533,7 +570,7 @@ int cb_nc_fit(const struct cb_nc_hw *hw, const struct cb_nc_point *pts, int n,
     int a = q->algo, p = q->proto;
     if (a < 0 || p < 0) { /* unrecorded: what NCCL would have picked */
       struct cb_nc_choice ch;
-      if (cb_nc_pick(&c, q->op, q->bytes, a, NULL, &ch) < 0)
+      if (cb_nc_pick(&c, q->op, q->bytes, q->dtype, q->redop, a, NULL, &ch) < 0)
         continue;
       a = ch.algo, p = ch.proto;
     }

@@ -109,19 +109,27 @@ struct cb_nc_choice {
   double busbw_Bps;
 };
 /* topoGetAlgoInfo: the algorithm/protocol of least time in NCCL's own
- * model (only_algo >= 0: as NCCL_ALGO=that would, the best protocol of
- * it), and its time with the calibration. Returns the algorithm or -1. */
-int cb_nc_pick(const struct cb_nc_comm *c, int op, double bytes, int only_algo,
-               const struct cb_nc_cal *cal, struct cb_nc_choice *out);
+ * model for `bytes` of dtype reduced by redop (collbench's enum
+ * cb_dtype_id and cb_redop_id: NVLS reduces some pairs only, an fp8 ring
+ * past 8 ranks is shunned), only_algo >= 0: as NCCL_ALGO=that would, the
+ * best protocol of it; and its time with the calibration. Returns the
+ * algorithm or -1 (nothing applies, or cb_nc_refused says why). */
+int cb_nc_pick(const struct cb_nc_comm *c, int op, double bytes, int dtype, int redop,
+               int only_algo, const struct cb_nc_cal *cal, struct cb_nc_choice *out);
+/* device.h's ncclNvlsSupported: NVLS reduces dtype with redop. */
+int cb_nc_nvls_reduces(int dtype, int redop);
+/* Why NCCL refuses op on dtype on this communicator's GPUs; NULL: it runs. */
+const char *cb_nc_refused(const struct cb_nc_comm *c, int op, int dtype);
 
 /* The smallest size (a power of two from 8 B to 64 GiB) at which the pick
  * changes from the one at `from` bytes; 0 when none does. */
-double cb_nc_next_switch(const struct cb_nc_comm *c, int op, double from);
+double cb_nc_next_switch(const struct cb_nc_comm *c, int op, int dtype, int redop, double from);
 
 /* --- calibration from measured runs --- */
 struct cb_nc_point {
   int op, nranks, nnodes;
-  int algo, proto; /* as recorded; -1: unknown, NCCL's pick is assumed */
+  int dtype, redop; /* enum cb_dtype_id, cb_redop_id: NCCL's pick depends on them */
+  int algo, proto;  /* as recorded; -1: unknown, NCCL's pick is assumed */
   double bytes, time_s;
 };
 /* Fits, per algorithm/protocol with points, time = a * latency + b * bytes

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "base/units.h"
 #include "nccl_band.h"
 #include "nccl_predict.h"
@@ -61,13 +62,31 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   return 0;
 }
 
-int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw,
-                      struct cb_nc_cal *cal) {
+/* Whether group g's points calibrate NCCL's model for this data: the same
+ * dtype and redop for a reduction (all-gather and broadcast move bytes,
+ * NCCL makes their type int8), and the placement chosen. */
+static int holds(const struct cb_fit_group *g, int dtype, int redop, int inplace) {
+  if (strcmp(g->backend, "nccl") != 0 || strcmp(g->algo, CB_ALL_ALGOS) == 0 ||
+      g->inplace != inplace)
+    return 0;
+  if (g->op != CB_MOP_ALLREDUCE && g->op != CB_MOP_REDUCESCATTER)
+    return 1;
+  return cb_dtype_lookup(g->dtype) == dtype && cb_redop_lookup(g->redop) == redop;
+}
+
+int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw, int dtype,
+                      int redop, struct cb_nc_cal *cal, int *inplace) {
   int n = 0, cap = 0;
   struct cb_nc_point *pts = NULL;
+  /* out of place (nccl-tests' first columns) where there is any, else in
+   * place: the two differ (in-place all-gather copies nothing) */
+  *inplace = 1;
+  for (int i = 0; gs && i < gs->n; i++)
+    if (holds(&gs->g[i], dtype, redop, 0))
+      *inplace = 0;
   for (int i = 0; gs && i < gs->n; i++) {
     const struct cb_fit_group *g = &gs->g[i];
-    if (strcmp(g->backend, "nccl") != 0 || strcmp(g->algo, CB_ALL_ALGOS) == 0)
+    if (!holds(g, dtype, redop, *inplace))
       continue;
     for (int k = 0; k < g->npts; k++) {
       if (n == cap)
@@ -78,6 +97,8 @@ int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw,
       pts[n++] = (struct cb_nc_point){g->op,
                                       q->nranks,
                                       q->nnodes,
+                                      cb_dtype_lookup(g->dtype),
+                                      cb_redop_lookup(g->redop),
                                       g->algo[0] ? cb_nc_algo_find(g->algo) : -1,
                                       g->proto[0] ? cb_nc_proto_find(g->proto) : -1,
                                       q->bytes,
@@ -92,12 +113,14 @@ int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw,
 }
 
 int cb_nccl_ctx_init(const struct cb_topology *t, int per_node, const struct cb_fit_groups *gs,
-                     struct cb_nccl_ctx *ctx) {
+                     int dtype, int redop, struct cb_nccl_ctx *ctx) {
   char why[128];
+  int inplace;
   if (!t || cb_nccl_hw(t, per_node, &ctx->hw, why, sizeof why))
     return -1;
   ctx->per_node = per_node > 0 ? per_node : 1;
-  cb_nccl_calibrate(gs, &ctx->hw, &ctx->cal);
+  ctx->dtype = dtype, ctx->redop = redop;
+  cb_nccl_calibrate(gs, &ctx->hw, dtype, redop, &ctx->cal, &inplace);
   return 0;
 }
 
@@ -106,7 +129,7 @@ static int pick_op(const struct cb_nccl_ctx *x, int op, int ngpus, double bytes,
   int per = x->per_node < ngpus ? x->per_node : ngpus;
   struct cb_nc_comm c;
   cb_nc_tune(&x->hw, ngpus, (ngpus + per - 1) / per, &c);
-  return cb_nc_pick(&c, op, bytes, -1, &x->cal, ch);
+  return cb_nc_pick(&c, op, bytes, x->dtype, x->redop, -1, &x->cal, ch);
 }
 
 static int pick(const struct cb_nccl_ctx *x, int ngpus, double bytes, struct cb_nc_choice *ch) {
@@ -122,10 +145,13 @@ double cb_nccl_op_s(const struct cb_nccl_ctx *ctx, int op, int ngpus, double byt
 
 int cb_nccl_ctx_for_report(const struct cb_topology *t, int per_node,
                            const struct cb_fit_groups *gs, int op, struct cb_nccl_ctx *ctx) {
-  int nccl = 0;
   for (int i = 0; gs && i < gs->n; i++)
-    nccl |= gs->g[i].op == op && strcmp(gs->g[i].backend, "nccl") == 0;
-  return nccl ? cb_nccl_ctx_init(t, per_node, gs, ctx) : -1;
+    if (gs->g[i].op == op && strcmp(gs->g[i].backend, "nccl") == 0) {
+      int dtype = cb_dtype_lookup(gs->g[i].dtype), redop = cb_redop_lookup(gs->g[i].redop);
+      return cb_nccl_ctx_init(t, per_node, gs, dtype >= 0 ? dtype : CB_FLOAT,
+                              redop >= 0 ? redop : CB_SUM, ctx);
+    }
+  return -1;
 }
 
 double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes) {
@@ -162,13 +188,15 @@ static void print_hw(const struct cb_nc_hw *hw) {
          hw->sharp ? ", SHARP in the fabric (CollNet, NCCL_COLLNET_ENABLE=1)" : "");
 }
 
-static void print_cal(const struct cb_nc_cal *cal, int npts) {
+static void print_cal(const struct cb_nc_cal *cal, int npts, int inplace) {
   if (!npts) {
-    printf("#   times: NCCL's own estimates (no --fit nccl records: its bandwidths and latencies "
-           "as they are)\n");
+    printf("#   times: NCCL's own estimates (no --fit nccl records for this data: its bandwidths "
+           "and latencies as they are)\n");
     return;
   }
-  printf("#   times: calibrated by %d --fit nccl point(s); the pick stays NCCL's own:\n", npts);
+  printf("#   times: calibrated by %d --fit nccl point(s) of this data, %s; the pick stays "
+         "NCCL's own:\n",
+         npts, inplace ? "in place (no out-of-place records)" : "out of place");
   for (int a = 0; a < CB_NC_NALGOS; a++)
     for (int p = 0; p < CB_NC_NPROTOS; p++)
       if (cal->fitted[a][p])
@@ -176,18 +204,35 @@ static void print_cal(const struct cb_nc_cal *cal, int npts) {
                cb_nc_proto_names[p], cal->bw[a][p], cal->lat[a][p], cal->fitted[a][p]);
 }
 
+/* What the data changes in NCCL's pick (cb_nc_pick). */
+static void print_data(int op, int dtype, int redop, const struct cb_nc_hw *hw) {
+  if (op != CB_MOP_ALLREDUCE && op != CB_MOP_REDUCESCATTER) {
+    printf("#   data: bytes (NCCL moves %s as int8, whatever --dtype)\n", cb_mop_names[op]);
+    return;
+  }
+  struct cb_nc_comm c = {.arch = hw->arch};
+  const char *refused = cb_nc_refused(&c, op, dtype);
+  printf("#   data: %s %s (--dtype, --redop)%s%s%s\n", cb_dtypes[dtype].name, cb_redop_names[redop],
+         refused ? ": refused: " : "", refused ? refused : "",
+         !refused && hw->nvls && !cb_nc_nvls_reduces(dtype, redop)
+             ? ": NVLS does not reduce it (NCCL's ncclNvlsSupported), NVLS and NVLSTree are off"
+             : "");
+  if (!refused && cb_dtype_is_fp8(dtype))
+    printf("#   fp8: NCCL shuns Ring past 8 GPUs (its time x 1024 in the choice: precision)\n");
+}
+
 /* "Ring/LL to 256 KiB, Ring/LL128 to 4 MiB, NVLS/Simple beyond" */
-static void print_switches(const struct cb_nc_comm *c, int op) {
+static void print_switches(const struct cb_nc_comm *c, int op, int dtype, int redop) {
   struct cb_nc_choice ch;
   char sz[32];
   double from = 8;
   printf("#   %d GPUs: ", c->nranks);
   for (int guard = 0; guard < 32; guard++) {
-    if (cb_nc_pick(c, op, from, -1, NULL, &ch) < 0) {
+    if (cb_nc_pick(c, op, from, dtype, redop, -1, NULL, &ch) < 0) {
       printf("nothing applies\n");
       return;
     }
-    double next = cb_nc_next_switch(c, op, from);
+    double next = cb_nc_next_switch(c, op, dtype, redop, from);
     printf("%s/%s", cb_nc_algo_names[ch.algo], cb_nc_proto_names[ch.proto]);
     if (next <= 0 && guard == 0) {
       printf(" at every size\n");
@@ -266,7 +311,8 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
   if (!topo || cb_nccl_hw(topo, per_node, &hw, why, sizeof why))
     return NULL;
   struct cb_nc_cal cal;
-  int npts = cb_nccl_calibrate(gs, &hw, &cal);
+  int inplace, dt = m->dtype, ro = m->redop;
+  int npts = cb_nccl_calibrate(gs, &hw, dt, ro, &cal, &inplace);
   json_t *rows = json_array();
   for (int i = 0; i < m->nops; i++) {
     int op = m->ops[i];
@@ -279,7 +325,8 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
       continue;
     }
     print_hw(&hw);
-    print_cal(&cal, npts);
+    print_data(op, dt, ro, &hw);
+    print_cal(&cal, npts, inplace);
     print_bands();
     printf("#   busbw per algorithm: its best protocol, as NCCL_ALGO=that would run it ('-': "
            "off here); then the pick's interval (us)\n");
@@ -297,7 +344,7 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
       for (int z = 0; z < m->nsizes; z++) {
         double bytes = (double)m->sizes[z];
         struct cb_nc_choice ch;
-        int ok = cb_nc_pick(&c, op, bytes, -1, &cal, &ch) >= 0;
+        int ok = cb_nc_pick(&c, op, bytes, dt, ro, -1, &cal, &ch) >= 0;
         char pick[32];
         snprintf(pick, sizeof pick, "%s/%s", ok ? cb_nc_algo_names[ch.algo] : "-",
                  ok ? cb_nc_proto_names[ch.proto] : "-");
@@ -310,7 +357,7 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
         json_t *algos = json_object();
         for (int a = 0; a < CB_NC_NALGOS; a++) {
           struct cb_nc_choice one;
-          if (cb_nc_pick(&c, op, bytes, a, &cal, &one) < 0) {
+          if (cb_nc_pick(&c, op, bytes, dt, ro, a, &cal, &one) < 0) {
             printf(" %9s", "-");
             continue;
           }
@@ -348,7 +395,7 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
       int n = (int)m->gpus[g], per = per_node < n ? per_node : n;
       struct cb_nc_comm c;
       cb_nc_tune(&hw, n, (n + per - 1) / per, &c);
-      print_switches(&c, op);
+      print_switches(&c, op, dt, ro);
     }
   }
   json_t *calj = json_array();
@@ -359,8 +406,9 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
                               json_pack("{s:s, s:s, s:f, s:f, s:i}", "algo", cb_nc_algo_names[a],
                                         "proto", cb_nc_proto_names[p], "bw_factor", cal.bw[a][p],
                                         "lat_factor", cal.lat[a][p], "points", cal.fitted[a][p]));
-  return json_pack("{s:s, s:i, s:o, s:o}", "model", "NCCL v2.28.9-1 cost model",
-                   "calibration_points", npts, "calibration", calj, "rows", rows);
+  return json_pack("{s:s, s:s, s:s, s:i, s:b, s:o, s:o}", "model", "NCCL v2.28.9-1 cost model",
+                   "dtype", cb_dtypes[dt].name, "redop", cb_redop_names[ro], "calibration_points",
+                   npts, "calibration_inplace", npts && inplace, "calibration", calj, "rows", rows);
 }
 
 #endif

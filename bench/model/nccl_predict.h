@@ -17,26 +17,30 @@
  * model does not apply (no GPUs, no intra-node tier). */
 int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, char *why,
                size_t len);
-/* The calibration --fit's nccl records give (cb_nc_fit on every point of
- * every nccl group); returns the number of points used. */
-int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw,
-                      struct cb_nc_cal *cal);
+/* The calibration --fit's nccl records give (cb_nc_fit on the points of
+ * the nccl groups that hold for dtype and redop, one placement, never
+ * pooled: cb_nccl_calibrate says which); returns the number of points
+ * used, and *inplace the placement they had. */
+int cb_nccl_calibrate(const struct cb_fit_groups *gs, const struct cb_nc_hw *hw, int dtype,
+                      int redop, struct cb_nc_cal *cal, int *inplace);
 
 /* What a training step's buckets need to be costed with NCCL's model. */
 struct cb_nccl_ctx {
   struct cb_nc_hw hw;
   struct cb_nc_cal cal;
   int per_node;
+  int dtype, redop; /* the data, as cb_nc_pick takes them */
 };
 /* 0 when the topology is a GPU one (then ctx is ready), else -1. */
 int cb_nccl_ctx_init(const struct cb_topology *t, int per_node, const struct cb_fit_groups *gs,
-                     struct cb_nccl_ctx *ctx);
+                     int dtype, int redop, struct cb_nccl_ctx *ctx);
 /* cb_step_opts.allreduce_s: NCCL's pick's calibrated time, seconds (NaN: none). */
 double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes);
 /* NCCL's pick's calibrated time for any op, seconds (NaN: none). */
 double cb_nccl_op_s(const struct cb_nccl_ctx *ctx, int op, int ngpus, double bytes);
 /* --report: 0 (ctx ready) when gs has records of the nccl backend for op and
- * the topology is a GPU one: the charts then use NCCL's own times. */
+ * the topology is a GPU one: the charts then use NCCL's own times, for the
+ * first such record's dtype and redop. */
 int cb_nccl_ctx_for_report(const struct cb_topology *t, int per_node,
                            const struct cb_fit_groups *gs, int op, struct cb_nccl_ctx *ctx);
 /* "nccl:NVLS/Simple", NCCL's pick for one allreduce of `bytes` on ngpus. */

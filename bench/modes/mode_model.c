@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "base/dtype.h"
 #include "base/units.h"
 #include "core/overhead.h"
 #include "mode.h"
@@ -11,6 +12,24 @@
 
 static const char *mop_name(int i) { /* for "did you mean" */
   return cb_mop_names[i];
+}
+static const char *dtype_name(int i) {
+  return cb_dtypes[i].name;
+}
+static const char *redop_name(int i) {
+  return cb_redop_names[i];
+}
+
+/* One value of a list option (--dtype, --redop): the model predicts for one. */
+static int one_of(const char *v, const char *what, int (*lookup)(const char *),
+                  const char *(*name_of)(int), int all, int *id, struct cb_error *err) {
+  int ids[16], n;
+  if (cb_cli_parse_list(v, what, lookup, name_of, all, ids, &n, 16, err))
+    return err->status;
+  if (n > 1)
+    return cb_fail(err, CB_USAGE, "%s '%s': --predict takes one value", what, v);
+  *id = ids[0];
+  return CB_OK;
 }
 
 static int wants(int argc, char **argv) {
@@ -20,16 +39,25 @@ static int wants(int argc, char **argv) {
   return 0;
 }
 
-/* The model's options that take a value; all but --json, --op go with --predict. */
-static const char *const value_options[] = {
-    "--json",       "-J",       "--op",     "--topology",     "--gpus",      "--gpus-per-node",
-    "--size",       "-b",       "-e",       "--min-bytes",    "--max-bytes", "--compute-time",
-    "--grad-bytes", "--bucket", "--trials", "--max-overhead", "--overlap",   NULL};
+/* The model's options that take a value: the first SHARED the measuring
+ * modes have too, the rest go with --predict only. */
+enum { SHARED = 7 };
+static const char *const value_options[] = {"--json",       "-J",
+                                            "--op",         "--dtype",
+                                            "-d",           "--redop",
+                                            "-o",           "--topology",
+                                            "--gpus",       "--gpus-per-node",
+                                            "--size",       "-b",
+                                            "-e",           "--min-bytes",
+                                            "--max-bytes",  "--compute-time",
+                                            "--grad-bytes", "--bucket",
+                                            "--trials",     "--max-overhead",
+                                            "--overlap",    NULL};
 
 /* One option with its value; predict_only remembers one that needs --predict. */
 static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
                         const char **predict_only, struct cb_error *err) {
-  for (int i = 3; value_options[i]; i++)
+  for (int i = SHARED; value_options[i]; i++)
     if (strcmp(opt, value_options[i]) == 0)
       *predict_only = value_options[i];
   if (strcmp(opt, "--json") == 0 || strcmp(opt, "-J") == 0)
@@ -48,6 +76,10 @@ static int model_option(const char *opt, const char *v, struct cb_model_cli *m, 
     return cb_parse_size(v, "--max-bytes", &range[1], err);
   else if (strcmp(opt, "--op") == 0)
     return cb_cli_parse_list(v, "--op", cb_mop_find, mop_name, CB_NMOPS, m->ops, &m->nops, 8, err);
+  else if (strcmp(opt, "--dtype") == 0 || strcmp(opt, "-d") == 0)
+    return one_of(v, "--dtype", cb_dtype_lookup, dtype_name, CB_NDTYPES, &m->dtype, err);
+  else if (strcmp(opt, "--redop") == 0 || strcmp(opt, "-o") == 0)
+    return one_of(v, "--redop", cb_redop_lookup, redop_name, CB_NREDOPS, &m->redop, err);
   else if (strcmp(opt, "--compute-time") == 0)
     return cb_parse_seconds(v, "--compute-time", 1e-9, 1e6, &m->compute_s, err);
   else if (strcmp(opt, "--grad-bytes") == 0)
@@ -133,6 +165,7 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
 static int parse_model(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
   struct cb_model_cli *m = &o->model;
   memset(m, 0, sizeof *m);
+  m->dtype = CB_FLOAT, m->redop = CB_SUM; /* nccl-tests' defaults */
   uint64_t range[2] = {0, 0};
   const char *predict_only = NULL;
   int bucket_given = 0, overlap_given = 0, fit_given = 0, validate_given = 0;
@@ -182,11 +215,11 @@ static int parse_model(int argc, char **argv, union cb_mode_options *o, struct c
 }
 
 /* An option of the model's given without it: which option it goes with
- * (all but --json, -J and --op, which the measuring modes have too). */
+ * (all but the SHARED ones, which the measuring modes have too). */
 static const char *goes_with(const char *option) {
   if (strcmp(option, "--validate") == 0)
     return "--fit";
-  for (int i = 3; value_options[i]; i++)
+  for (int i = SHARED; value_options[i]; i++)
     if (value_options[i][1] == '-' && strcmp(option, value_options[i]) == 0)
       return "--predict";
   return NULL;
@@ -213,6 +246,8 @@ const char cb_help_model[] =
     "      --gpus-per-node N    ranks per node (default: the topology's, else the fitted runs')\n"
     "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
     "      --op LIST            ops to fit and predict (default all collectives)\n"
+    "  -d, --dtype T            with -o, --redop OP: the data NCCL's pick is for\n"
+    "                           (default float sum; NVLS reduces only some pairs)\n"
     "      --compute-time SEC   with --grad-bytes SIZE: predict a training step's\n"
     "                           exposed communication / compute (rho), the\n"
     "                           overhead (exposed / step) and, per bucket size,\n"

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "model/nccl_cost.h"
 #include "tap.h"
 
@@ -52,7 +53,7 @@ static void test_graphs(void) {
   struct cb_nc_comm c;
   struct cb_nc_choice pk;
   cb_nc_tune(&a100, 8, 1, &c);
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 4 << 20, -1, NULL, &pk);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 4 << 20, CB_FLOAT, CB_SUM, -1, NULL, &pk);
   ok(pk.algo == CB_NC_RING && pk.proto == CB_NC_LL128, "A100 4 MiB: Ring/LL128");
   near(pk.time_s, (40.6 + 4194304 / (1000 * 220.8 * 8 / 14)) * 1e-6, "... 73.8 us");
 }
@@ -133,17 +134,17 @@ static void test_nvls(void) {
   near(c.lat[CB_MOP_ALLREDUCE][CB_NC_NVLS][CB_NC_SIMPLE], 25.0, "NVLS latency 25 us");
   ok(isnan(cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_NVLS, CB_NC_LL, 8, NULL)), "NVLS: Simple only");
   struct cb_nc_choice ch;
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, NULL, &ch);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FLOAT, CB_SUM, -1, NULL, &ch);
   ok(ch.algo == CB_NC_NVLS && ch.proto == CB_NC_SIMPLE, "16 GiB on 8 H100: NVLS/Simple");
   near(ch.busbw_Bps * 1e-9, 1.75 * GiB16 / (25.0 + GiB16 / (1000 * 272.0)) * 1e-3,
        "... busbw 475.8 GB/s");
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_NC_RING, NULL, &ch);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FLOAT, CB_SUM, CB_NC_RING, NULL, &ch);
   ok(ch.proto == CB_NC_SIMPLE && fabs(ch.busbw_Bps * 1e-9 - 359.8) < 0.1,
      "NCCL_ALGO=Ring: Simple at 359.8 GB/s (%.1f)", ch.busbw_Bps * 1e-9);
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 8, -1, NULL, &ch);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 8, CB_FLOAT, CB_SUM, -1, NULL, &ch);
   ok(ch.algo == CB_NC_RING && ch.proto == CB_NC_LL, "8 B: Ring/LL (15 us against NVLS' 25)");
   /* the LL -> NVLS switch: Ring/LL 15 + b/80.57, NVLS 25 + b/272: b = 1.14 MB */
-  double sw = cb_nc_next_switch(&c, CB_MOP_ALLREDUCE, 8);
+  double sw = cb_nc_next_switch(&c, CB_MOP_ALLREDUCE, CB_FLOAT, CB_SUM, 8);
   ok(sw == 2 << 20, "switch LL -> NVLS at the first power of two over 1.14 MB: 2 MiB (%.0f)", sw);
   struct cb_nc_hw off = hw;
   off.nvls = 0;
@@ -170,19 +171,19 @@ static void test_multinode(void) {
   /* the picks on 2 nodes: Tree/LL (25.2 us against Ring/LL's 40) for 8 B; at 1 MiB
    * Tree/LL128 (48.5 + 1048576 / (1000 x 146.8 x .6) = 60.4 us); NVLSTree at 16 GiB */
   struct cb_nc_choice pk;
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 8, -1, NULL, &pk);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 8, CB_FLOAT, CB_SUM, -1, NULL, &pk);
   ok(pk.algo == CB_NC_TREE && pk.proto == CB_NC_LL, "2 nodes, 8 B: Tree/LL");
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, -1, NULL, &pk);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, CB_FLOAT, CB_SUM, -1, NULL, &pk);
   ok(pk.algo == CB_NC_TREE && pk.proto == CB_NC_LL128, "2 nodes, 1 MiB: Tree/LL128");
   near(pk.time_s, (48.5 + 1048576 / (1000 * 146.8 * .6)) * 1e-6, "... 60.4 us");
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, NULL, &pk);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FLOAT, CB_SUM, -1, NULL, &pk);
   ok(pk.algo == CB_NC_NVLS_TREE && pk.proto == CB_NC_SIMPLE, "2 nodes, 16 GiB: NVLSTree/Simple");
 
   struct cb_nc_hw nonic = hw;
   nonic.nics_per_node = 0;
   struct cb_nc_choice none;
   cb_nc_tune(&nonic, 16, 2, &c);
-  ok(cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, -1, NULL, &none) < 0,
+  ok(cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, CB_FLOAT, CB_SUM, -1, NULL, &none) < 0,
      "no NICs: nothing predicted across nodes");
 
   hw.sharp = 1;
@@ -211,7 +212,7 @@ static void test_pat(void) {
   ok(c.bw[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_LL] == 0, "PAT: Simple only");
   ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_PAT][CB_NC_SIMPLE] == 0, "no PAT allreduce");
   struct cb_nc_choice ch;
-  cb_nc_pick(&c, CB_MOP_ALLGATHER, 1 << 20, -1, NULL, &ch);
+  cb_nc_pick(&c, CB_MOP_ALLGATHER, 1 << 20, CB_FLOAT, CB_SUM, -1, NULL, &ch);
   ok(ch.algo == CB_NC_PAT, "allgather 1 MiB, 1 GPU per node: PAT");
   cb_nc_tune(&hw, 32, 4, &c);
   ok(c.bw[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_SIMPLE] == 0, "8 GPUs per node: no PAT");
@@ -242,19 +243,18 @@ static void test_fit(void) {
   struct cb_nc_point pts[32];
   int n = 0;
   for (double b = 1 << 20; b <= GiB16; b *= 8) {
-    pts[n++] = (struct cb_nc_point){CB_MOP_ALLREDUCE,
-                                    8,
-                                    1,
-                                    CB_NC_NVLS,
-                                    CB_NC_SIMPLE,
-                                    b,
-                                    cb_nc_time(&c, 0, CB_NC_NVLS, CB_NC_SIMPLE, b, &truth)};
+    pts[n++] = (struct cb_nc_point){
+        CB_MOP_ALLREDUCE, 8,      1,
+        CB_FLOAT,         CB_SUM, CB_NC_NVLS,
+        CB_NC_SIMPLE,     b,      cb_nc_time(&c, 0, CB_NC_NVLS, CB_NC_SIMPLE, b, &truth)};
   }
   /* one size only, algorithm not recorded (an nccl-tests import): NCCL's pick at 1 GiB is
    * NVLS... so force Ring as NCCL_ALGO=Ring records would */
   pts[n++] = (struct cb_nc_point){CB_MOP_ALLREDUCE,
                                   8,
                                   1,
+                                  CB_FLOAT,
+                                  CB_SUM,
                                   CB_NC_RING,
                                   -1,
                                   1 << 30,
@@ -267,8 +267,8 @@ static void test_fit(void) {
   ok(cal.lat[CB_NC_RING][CB_NC_SIMPLE] == 1 && cal.fitted[CB_NC_TREE][CB_NC_LL] == 0,
      "... latency factor 1, unfitted pairs untouched");
   struct cb_nc_choice ch, raw;
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, &cal, &ch);
-  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, -1, NULL, &raw);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FLOAT, CB_SUM, -1, &cal, &ch);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FLOAT, CB_SUM, -1, NULL, &raw);
   ok(ch.algo == raw.algo && ch.proto == raw.proto && ch.time_s > raw.time_s,
      "the calibration changes the time, not NCCL's pick");
 }
@@ -298,6 +298,73 @@ static void test_step_hook(void) {
   ok(cb_model_step(&sys, 8, 1.0, 100e6, 25e6, &o, &r) == -1, "NaN from the hook: no prediction");
 }
 
+/* issue 43: the data in NCCL's pick (enqueue.cc, device.h at v2.28.9-1):
+ * NVLS reduces only ncclNvlsSupported's pairs; all-gather moves bytes; an
+ * fp8 ring past 8 ranks costs x1024 in the choice alone; fp8 reductions
+ * need sm90. */
+static void test_data(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  struct cb_nc_choice ch;
+  cb_nc_tune(&hw, 8, 1, &c);
+  /* without NVLS, 16 GiB on 8 H100: Ring/Simple 56 + b / 205.7 beats LL128's
+   * 40.6 + b / 189.3 and Tree's b / 165.6 */
+  double ring = (56.0 + GiB16 / (1000 * 360.0 * 8 / 14)) * 1e-6;
+  static const struct {
+    int dtype, redop, nvls;
+    const char *what;
+  } pairs[] = {{CB_FLOAT, CB_SUM, 1, "float sum"},      {CB_FLOAT, CB_MAX, 0, "float max"},
+               {CB_DOUBLE, CB_SUM, 1, "double sum"},    {CB_DOUBLE, CB_MIN, 0, "double min"},
+               {CB_HALF, CB_MAX, 1, "half max"},        {CB_BFLOAT16, CB_MIN, 1, "bfloat16 min"},
+               {CB_INT32, CB_SUM, 1, "int32 sum"},      {CB_INT64, CB_MAX, 1, "int64 max"},
+               {CB_INT32, CB_PROD, 0, "int32 prod"},    {CB_INT8, CB_SUM, 0, "int8 sum"},
+               {CB_FP8_E4M3, CB_SUM, 0, "fp8 e4m3 sum"}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, pairs[i].dtype, pairs[i].redop, -1, NULL, &ch);
+    if (pairs[i].nvls)
+      ok(ch.algo == CB_NC_NVLS, "8 H100, 16 GiB %s: NVLS reduces it", pairs[i].what);
+    else
+      ok(ch.algo == CB_NC_RING && ch.proto == CB_NC_SIMPLE && fabs(ch.time_s - ring) < 1e-9,
+         "8 H100, 16 GiB %s: NVLS does not reduce it, Ring/Simple", pairs[i].what);
+  }
+  ok(cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_INT8, CB_SUM, CB_NC_NVLS, NULL, &ch) < 0,
+     "NCCL_ALGO=NVLS with int8: nothing applies");
+  cb_nc_pick(&c, CB_MOP_REDUCESCATTER, GiB16, CB_INT8, CB_SUM, -1, NULL, &ch);
+  ok(ch.algo != CB_NC_NVLS, "reduce-scatter of int8: no NVLS either");
+  struct cb_nc_choice f;
+  cb_nc_pick(&c, CB_MOP_ALLGATHER, GiB16, CB_FLOAT, CB_SUM, -1, NULL, &f);
+  cb_nc_pick(&c, CB_MOP_ALLGATHER, GiB16, CB_INT8, CB_SUM, -1, NULL, &ch);
+  ok(ch.algo == f.algo && ch.proto == f.proto && ch.time_s == f.time_s &&
+         cb_nc_pick(&c, CB_MOP_ALLGATHER, GiB16, CB_INT8, CB_SUM, CB_NC_NVLS, NULL, &ch) >= 0,
+     "all-gather moves bytes: the same pick for int8 as for float, NVLS on for both");
+
+  /* fp8 on 16 H100 (2 nodes): Ring's time x1024 for the choice, so Tree
+   * (NVLS and NVLSTree do not reduce fp8); its time is Tree's own */
+  cb_nc_tune(&hw, 16, 2, &c);
+  struct cb_nc_choice fl;
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_INT8, CB_SUM, -1, NULL, &fl);
+  ok(fl.algo == CB_NC_RING, "16 H100, 16 GiB int8: Ring");
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FP8_E5M2, CB_SUM, -1, NULL, &ch);
+  ok(ch.algo == CB_NC_TREE, "... fp8 e5m2: Tree, as Ring x 1024 is shunned");
+  near(ch.time_s, cb_nc_time(&c, CB_MOP_ALLREDUCE, CB_NC_TREE, ch.proto, GiB16, NULL),
+       "... at Tree's own time");
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FP8_E5M2, CB_SUM, CB_NC_RING, NULL, &ch);
+  near(ch.time_s, fl.time_s, "NCCL_ALGO=Ring on fp8: the ring's time, not x 1024");
+  cb_nc_tune(&hw, 8, 1, &c);
+  cb_nc_pick(&c, CB_MOP_ALLREDUCE, GiB16, CB_FP8_E4M3, CB_SUM, -1, NULL, &ch);
+  ok(ch.algo == CB_NC_RING, "fp8 on 8 ranks: Ring (the penalty starts past 8)");
+
+  struct cb_nc_hw a100 = hw;
+  a100.arch = CB_NC_AMPERE, a100.nvlink_gen = 3, a100.nvlink_links = 12, a100.nvls = 0;
+  cb_nc_tune(&a100, 8, 1, &c);
+  ok(cb_nc_pick(&c, CB_MOP_ALLREDUCE, 1 << 20, CB_FP8_E4M3, CB_SUM, -1, NULL, &ch) < 0 &&
+         cb_nc_refused(&c, CB_MOP_ALLREDUCE, CB_FP8_E4M3),
+     "A100: fp8 all-reduce refused (sm90 and later)");
+  ok(cb_nc_pick(&c, CB_MOP_ALLGATHER, 1 << 20, CB_FP8_E4M3, CB_SUM, -1, NULL, &ch) >= 0 &&
+         !cb_nc_refused(&c, CB_MOP_ALLGATHER, CB_FP8_E4M3),
+     "... fp8 all-gather runs (bytes)");
+}
+
 static void test_names(void) {
   ok(cb_nc_algo_find("NVLSTree") == CB_NC_NVLS_TREE &&
          cb_nc_algo_find("NVLS_TREE") == CB_NC_NVLS_TREE &&
@@ -316,6 +383,7 @@ int main(void) {
   test_tree();
   test_ll128_nic_path();
   test_nvls();
+  test_data();
   test_multinode();
   test_pat();
   test_pcie();

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "model/nccl_cost.h"
 #include "tap.h"
 
@@ -192,8 +193,7 @@ static void check_log(const char *name) {
                : op == CB_MOP_ALLGATHER     ? "AllGather"
                : op == CB_MOP_REDUCESCATTER ? "ReduceScatter"
                                             : "Broadcast",
-               cb_nc_algo_names[a], cb_nc_proto_names[p], ml, mb, l.lat[op][a][p],
-               l.bw[op][a][p]);
+               cb_nc_algo_names[a], cb_nc_proto_names[p], ml, mb, l.lat[op][a][p], l.bw[op][a][p]);
         }
       }
   ok(bad == 0 && compared > 0,
@@ -205,7 +205,7 @@ static void check_log(const char *name) {
   int same = 0;
   for (int i = 0; i < l.npicks; i++) {
     struct cb_nc_choice ch;
-    cb_nc_pick(&c, l.pick[i].op, l.pick[i].bytes, -1, NULL, &ch);
+    cb_nc_pick(&c, l.pick[i].op, l.pick[i].bytes, CB_FLOAT, CB_SUM, -1, NULL, &ch);
     if (ch.algo == l.pick[i].algo && ch.proto == l.pick[i].proto)
       same++;
     else
@@ -214,8 +214,8 @@ static void check_log(const char *name) {
            ch.proto >= 0 ? cb_nc_proto_names[ch.proto] : "-", cb_nc_algo_names[l.pick[i].algo],
            cb_nc_proto_names[l.pick[i].proto]);
   }
-  ok(l.npicks > 0 && same == l.npicks, "%s: the model picks NCCL's algorithm and protocol at %d of %d sizes",
-     name, same, l.npicks);
+  ok(l.npicks > 0 && same == l.npicks,
+     "%s: the model picks NCCL's algorithm and protocol at %d of %d sizes", name, same, l.npicks);
 }
 
 int main(void) {
