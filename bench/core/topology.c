@@ -135,23 +135,34 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   struct cb_topo_gpu *g = &ps->t->gpu;
   /* other generations' names, and the one NCCL tunes them as (tuning.cc's
    * compCapIndex: 10.x Blackwell, 9.x Hopper, 8.x Ampere, below Volta) */
-  static const char *const aliases[][3] = {
-      {"ada", "ampere", "compute capability 8.9 (L40S, RTX 4090; no NVLink)"},
-      {"lovelace", "ampere", "compute capability 8.9 (L40S, RTX 4090; no NVLink)"},
-      {"turing", "volta", "compute capability 7.5 (T4, RTX 2080)"},
-      {"pascal", "volta", "compute capability 6.x (P100)"},
-      {"grace-hopper", "hopper", "compute capability 9.0 (GH200)"},
-      {"grace-blackwell", "blackwell", "compute capability 10.0 (GB200)"}};
+  static const char *const aliases[][4] = {
+      {"ada", "ampere", "compute capability 8.9 (L40S, RTX 4090; no NVLink)", "8.9"},
+      {"lovelace", "ampere", "compute capability 8.9 (L40S, RTX 4090; no NVLink)", "8.9"},
+      {"turing", "volta", "compute capability 7.5 (T4, RTX 2080)", "7.5"},
+      {"pascal", "volta", "compute capability 6.x (P100)", "6.0"},
+      {"grace-hopper", "hopper", "compute capability 9.0 (GH200)", "9.0"},
+      {"grace-blackwell", "blackwell", "compute capability 10.0 (GB200)", "10.0"}};
   if (strcmp(key, "gpu_arch") == 0) {
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
       if (strcasecmp(value, aliases[i][0]) == 0) {
-        cb_fail(ps->err, CB_USAGE, "%s:%d: [%s] %s: '%s': NCCL tunes %s as %s: write gpu_arch = %s",
+        cb_fail(ps->err, CB_USAGE,
+                "%s:%d: [%s] %s: '%s': NCCL tunes %s as %s: write gpu_arch = %s, or "
+                "compute_capability = %s",
                 ps->file, ps->line, ps->section, key, value, aliases[i][2], aliases[i][1],
-                aliases[i][1]);
+                aliases[i][1], aliases[i][3]);
         return 0; /* as bad(): inih stops here */
       }
     if ((g->arch = one_of(value, archs)) < 0)
       return bad(ps, key, "'%s': expected volta, ampere, hopper or blackwell", value);
+  } else if (strcmp(key, "compute_capability") == 0) {
+    /* NCCL reads some rules off it, not the generation: sm86's NVLink is
+     * 12 GB/s a link, channels are not duplicated past 8.0 (topo.h,
+     * search.cc at v2.28.9-1) */
+    int major, minor, used = 0;
+    if (sscanf(value, "%d.%d%n", &major, &minor, &used) != 2 || value[used] || major < 6 ||
+        major > 12 || minor < 0 || minor > 9)
+      return bad(ps, key, "'%s' is not a compute capability (6.0 to 12.9, as 8.6)", value);
+    g->cc = 10 * major + minor;
   } else if (strcmp(key, "nvlink") == 0) {
     if (parse_int(value, 0, 5, &g->nvlink))
       return bad(ps, key, "'%s' is not an NVLink generation (0: none, 1 to 5)", value);
@@ -181,7 +192,8 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   } else
     return bad(ps, key,
                "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
-               "nvlink, nvlink_links, nvswitch, pcie_gen, fabric_sharp, cpu, nic_path)",
+               "compute_capability, nvlink, nvlink_links, nvswitch, pcie_gen, fabric_sharp, cpu, "
+               "nic_path)",
                key);
   return 1;
 }
@@ -549,7 +561,22 @@ static int validate(struct parse_state *ps) {
    * each generation has its NVLink (Pascal's 1 is tuned as Volta), NVLink
    * SHARP came with Hopper's NVSwitch */
   static const char *const arch_names[] = {"volta", "ampere", "hopper", "blackwell"};
-  const struct cb_topo_gpu *g = &t->gpu;
+  struct cb_topo_gpu *g = &t->gpu;
+  if (g->cc > 0) { /* tuning.cc's compCapIndex: 10.x Blackwell, 9.x Hopper, 8.x Ampere */
+    int arch = g->cc >= 100 ? 3 : g->cc >= 90 ? 2 : g->cc >= 80 ? 1 : 0;
+    if (g->arch >= 0 && g->arch != arch)
+      return cb_fail(ps->err, CB_USAGE,
+                     "%s: [system] compute_capability = %d.%d contradicts gpu_arch = %s (NCCL "
+                     "tunes %d.%d as %s)",
+                     ps->file, g->cc / 10, g->cc % 10, arch_names[g->arch], g->cc / 10, g->cc % 10,
+                     arch_names[arch]);
+    g->arch = arch;
+    if (g->cc == 89 && g->nvlink > 0)
+      return cb_fail(ps->err, CB_USAGE,
+                     "%s: [system] nvlink = %d contradicts compute_capability = 8.9 (Ada has no "
+                     "NVLink)",
+                     ps->file, g->nvlink);
+  }
   if (g->arch >= 0 && g->nvlink > 0 &&
       !(g->nvlink == g->arch + 2 || (g->nvlink == 1 && g->arch == 0)))
     return cb_fail(ps->err, CB_USAGE,
@@ -625,7 +652,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
-  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1};
+  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

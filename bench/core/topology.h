@@ -118,6 +118,7 @@ struct cb_topo_gpu {
   int sharp;        /* SHARP in the fabric (0/1) */
   int cpu_amd;      /* hosts' CPUs are AMD (0/1) */
   int nic_path;     /* GPU to NIC: NCCL's PATH_* (4 pix ... 9 sys); -1 unset */
+  int cc;           /* compute capability x 10 (86: 8.6); -1 unset: gpu_arch's own */
 };
 
 struct cb_topology {

@@ -122,6 +122,12 @@ static const double *speeds(int arch, int inter) {
   return inter ? speed_inter[k] : speed_intra[k];
 }
 
+/* The compute capability NCCL's rules read (x 10). */
+static int cc_of(const struct cb_nc_hw *hw) {
+  static const int first[CB_NC_NARCHS] = {70, 80, 90, 100};
+  return hw->cc > 0 ? hw->cc : first[hw->arch];
+}
+
 /* NCCL reads a x16 link's width and speed: Gen3 12 GB/s (graph.h PCI_BW),
  * doubling per generation (a Gen5 x16 GPU shows PCI[48.0] in NCCL's log). */
 static double pcie_bw(int gen) {
@@ -173,8 +179,8 @@ static void ring_graph(const struct cb_nc_hw *hw, int nnodes, double total, stru
     best_n = 1, best_s = 0.1;
   g->nch = best_n;
   g->bw_intra = g->bw_inter = best_s;
-  /* search.cc: ncclTopoDupChannels */
-  if (best_s >= 25.0 && !(hw->arch >= CB_NC_HOPPER && best_s < 50.0 && best_n > 4)) {
+  /* search.cc: ncclTopoDupChannels (ccMin > 80: 8.6 and 8.9 too) */
+  if (best_s >= 25.0 && !(cc_of(hw) > 80 && best_s < 50.0 && best_n > 4)) {
     int dup = best_n * 2 < MAX_CHANNELS ? best_n * 2 : MAX_CHANNELS;
     int div = (dup + best_n - 1) / best_n;
     g->nch = dup, g->bw_intra /= div, g->bw_inter /= div;
@@ -185,7 +191,9 @@ void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB
   memset(g, 0, CB_NC_NALGOS * sizeof *g);
   int nvl = hw->nvlink_gen > 0;
   int gen = hw->nvlink_gen > 5 ? 5 : hw->nvlink_gen;
-  double total = nvl ? hw->nvlink_links * nvlink_link_bw[gen] : pcie_bw(hw->pcie_gen);
+  /* topo.h: ncclTopoNVLinkBw reads the compute capability: sm86's is 12 GB/s */
+  double link = cc_of(hw) == 86 ? 12.0 : nvlink_link_bw[gen];
+  double total = nvl ? hw->nvlink_links * link : pcie_bw(hw->pcie_gen);
   ring_graph(hw, nnodes, total, &g[CB_NC_RING]);
   g[CB_NC_TREE] = g[CB_NC_RING];
   if (nnodes >= 2) { /* search pass 2: raise a tree's intra speed, up to 2x inter */

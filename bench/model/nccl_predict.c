@@ -59,6 +59,7 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->sharp = g->sharp > 0;
   hw->cpu_amd = g->cpu_amd > 0;
   hw->nic_path = g->nic_path > 0 ? g->nic_path : 0;
+  hw->cc = g->cc > 0 ? g->cc : 0;
   return 0;
 }
 
@@ -178,8 +179,12 @@ static json_t *num(double x) {
 }
 
 static void print_hw(const struct cb_nc_hw *hw) {
-  printf("#   node: %d GPUs (%s), %s%s, PCIe Gen%d; %d NIC(s) of %.1f GB/s per node%s\n",
-         hw->gpus_per_node, cb_nc_arch_names[hw->arch], hw->nvlink_gen ? "NVLink " : "no NVLink",
+  char cc[40] = "";
+  if (hw->cc > 0)
+    snprintf(cc, sizeof cc, ", compute capability %d.%d", hw->cc / 10, hw->cc % 10);
+  printf("#   node: %d GPUs (%s%s), %s%s, PCIe Gen%d; %d NIC(s) of %.1f GB/s per node%s\n",
+         hw->gpus_per_node, cb_nc_arch_names[hw->arch], cc,
+         hw->nvlink_gen ? "NVLink " : "no NVLink",
          hw->nvlink_gen ? (hw->nvls       ? "through NVSwitch with NVLink SHARP (NVLS)"
                            : hw->nvswitch ? "through NVSwitch (no NVLS)"
                                           : "without NVSwitch")

@@ -365,6 +365,44 @@ static void test_data(void) {
      "... fp8 all-gather runs (bytes)");
 }
 
+/* issue 43: rules NCCL reads off the compute capability (topo.h,
+ * search.cc at v2.28.9-1), worked by hand from the Ampere speed list
+ * 40, 30, 20, 18, ... (search stops below .49 of the best) */
+static void test_cc(void) {
+  /* an NVLink-bridged pair of sm86 GPUs (A40): 4 links of 12 GB/s = 48:
+   * 1 x 40 (2 x 20 is no more; 18 is under .49 of 40), duplicated
+   * (one channel, not over 4): 2 x 20 = 40 GB/s of ring */
+  struct cb_nc_hw pair = {.arch = CB_NC_AMPERE,
+                          .gpus_per_node = 2,
+                          .nvlink_gen = 3,
+                          .nvlink_links = 4,
+                          .pcie_gen = 4,
+                          .cc = 86};
+  struct cb_nc_graph g[CB_NC_NALGOS];
+  cb_nc_graphs(&pair, 1, g);
+  ok(g[CB_NC_RING].nch == 2 && g[CB_NC_RING].bw_intra == 20,
+     "sm86 pair, 4 NVLinks of 12 GB/s: ring 2 x 20 (%d x %g)", g[CB_NC_RING].nch,
+     g[CB_NC_RING].bw_intra);
+  pair.cc = 80; /* the same links at sm80's 20 GB/s: 80 total, 2 x 40 doubled to 4 x 20 */
+  cb_nc_graphs(&pair, 1, g);
+  ok(g[CB_NC_RING].nch == 4 && g[CB_NC_RING].bw_intra == 20,
+     "... at 8.0's 20 GB/s a link: 4 x 20 (%d x %g)", g[CB_NC_RING].nch, g[CB_NC_RING].bw_intra);
+  /* ncclTopoDupChannels skips ccMin > 80 under 50 GB/s over 4 channels.
+   * 17 links at 8.6 = 204: 5 x 40 = 200 (6 x 30, 10 x 20 no more; 18 is
+   * under .49 of 40), kept; 10 links at 8.0 = 200: the same 5 x 40,
+   * duplicated to 10 x 20 */
+  struct cb_nc_hw wide = pair;
+  wide.nvlink_links = 17, wide.gpus_per_node = 8, wide.nvswitch = 1, wide.cc = 86;
+  cb_nc_graphs(&wide, 1, g);
+  ok(g[CB_NC_RING].nch == 5 && g[CB_NC_RING].bw_intra == 40,
+     "8.6, 204 GB/s: 5 x 40, not duplicated (%d x %g)", g[CB_NC_RING].nch, g[CB_NC_RING].bw_intra);
+  wide.nvlink_links = 10, wide.cc = 80;
+  cb_nc_graphs(&wide, 1, g);
+  ok(g[CB_NC_RING].nch == 10 && g[CB_NC_RING].bw_intra == 20,
+     "8.0, 200 GB/s: 5 x 40 duplicated to 10 x 20 (%d x %g)", g[CB_NC_RING].nch,
+     g[CB_NC_RING].bw_intra);
+}
+
 static void test_names(void) {
   ok(cb_nc_algo_find("NVLSTree") == CB_NC_NVLS_TREE &&
          cb_nc_algo_find("NVLS_TREE") == CB_NC_NVLS_TREE &&
@@ -384,6 +422,7 @@ int main(void) {
   test_ll128_nic_path();
   test_nvls();
   test_data();
+  test_cc();
   test_multinode();
   test_pat();
   test_pcie();

@@ -107,9 +107,9 @@ static void bad(const char *line_text, int line, const char *key) {
 /* issue 43: a generation NCCL tunes as another is refused with the value
  * to write */
 static void arch_alias(const char *arch, const char *use) {
-  char text[512], want[64];
+  char text[512], want[96];
   snprintf(text, sizeof text, "[system]\nname = x\ngpu_arch = %s\n", arch);
-  snprintf(want, sizeof want, "write gpu_arch = %s", use);
+  snprintf(want, sizeof want, "write gpu_arch = %s, or compute_capability = ", use);
   struct cb_topology t;
   struct cb_error err = {0};
   int rc = cb_topology_parse(text, "arch.conf", &t, &err);
@@ -146,6 +146,24 @@ static void test_bad(void) {
        "nic_path = phb: NCCL's PATH_PHB, 8");
     contradiction("nic_path = nvl", "expected pix, pxb, p2c, pxn, phb or sys");
   }
+  {
+    struct cb_topology t;
+    struct cb_error err = {0};
+    ok(cb_topology_parse("[system]\nname = a40\ncompute_capability = 8.6\nnvlink = 3\n", "a.conf",
+                         &t, &err) == CB_OK &&
+           t.gpu.cc == 86 && t.gpu.arch == 1,
+       "compute_capability = 8.6: cc 86, tuned as ampere (%s)", err.msg);
+    ok(cb_topology_parse("[system]\nname = l40s\ncompute_capability = 8.9\n", "l.conf", &t, &err) ==
+               CB_OK &&
+           t.gpu.cc == 89 && t.gpu.arch == 1,
+       "compute_capability = 8.9 (Ada): tuned as ampere");
+  }
+  contradiction(
+      "gpu_arch = hopper\ncompute_capability = 8.6",
+      "compute_capability = 8.6 contradicts gpu_arch = hopper (NCCL tunes 8.6 as ampere)");
+  contradiction("compute_capability = 8.9\nnvlink = 3", "Ada has no NVLink");
+  contradiction("compute_capability = 86", "compute_capability: '86' is not a compute capability");
+  contradiction("compute_capability = 8.6x", "'8.6x' is not a compute capability");
   arch_alias("ada", "ampere");
   arch_alias("Turing", "volta");
   arch_alias("grace-hopper", "hopper");
