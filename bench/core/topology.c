@@ -166,6 +166,9 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   } else if (strcmp(key, "nvlink") == 0) {
     if (parse_int(value, 0, 5, &g->nvlink))
       return bad(ps, key, "'%s' is not an NVLink generation (0: none, 1 to 5)", value);
+  } else if (strcmp(key, "nvlink_peers") == 0) {
+    if (parse_int(value, 1, 1 << 20, &g->nvlink_peers))
+      return bad(ps, key, "'%s' is not a count of NVLink peers per GPU (1: bridged pairs)", value);
   } else if (strcmp(key, "nvlink_links") == 0) {
     if (parse_int(value, 1, 64, &g->nvlink_links))
       return bad(ps, key, "'%s' is not a count of NVLinks per GPU (1 to 64)", value);
@@ -192,8 +195,8 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   } else
     return bad(ps, key,
                "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
-               "compute_capability, nvlink, nvlink_links, nvswitch, pcie_gen, fabric_sharp, cpu, "
-               "nic_path)",
+               "compute_capability, nvlink, nvlink_links, nvlink_peers, nvswitch, pcie_gen, "
+               "fabric_sharp, cpu, nic_path)",
                key);
   return 1;
 }
@@ -582,6 +585,27 @@ static int validate(struct parse_state *ps) {
     return cb_fail(ps->err, CB_USAGE,
                    "%s: [system] nvlink = %d contradicts gpu_arch = %s (whose NVLink is %d)",
                    ps->file, g->nvlink, arch_names[g->arch], g->arch + 2);
+  /* NVLink without NVSwitch: bridged pairs (H100 NVL, A100 PCIe, A40) or a
+   * mesh (HGX A100 4-GPU): NCCL's rings differ, so the file says which */
+  if (g->nvlink > 0 && g->nvswitch == 0 && t->gpus_per_node > 2 && g->nvlink_peers < 0)
+    return cb_fail(ps->err, CB_USAGE,
+                   "%s: [system] nvlink = %d, nvswitch = no and %d GPUs a node: say how NVLink "
+                   "joins them: nvlink_peers = 1 (bridged pairs) or %d (a full mesh)",
+                   ps->file, g->nvlink, t->gpus_per_node, t->gpus_per_node - 1);
+  if (g->nvlink_peers > 0 && t->gpus_per_node > 0 && g->nvlink_peers > t->gpus_per_node - 1)
+    return cb_fail(ps->err, CB_USAGE,
+                   "%s: [system] nvlink_peers = %d: a GPU has %d other(s) on its node "
+                   "(gpus_per_node = %d)",
+                   ps->file, g->nvlink_peers, t->gpus_per_node - 1, t->gpus_per_node);
+  if (g->nvlink_peers > 0 && g->nvswitch > 0 && g->nvlink_peers != t->gpus_per_node - 1)
+    return cb_fail(ps->err, CB_USAGE,
+                   "%s: [system] nvlink_peers = %d contradicts nvswitch = %s (every GPU reaches "
+                   "the other %d)",
+                   ps->file, g->nvlink_peers, g->nvswitch == 2 ? "nvls" : "yes",
+                   t->gpus_per_node - 1);
+  if (g->nvlink_peers > 0 && g->nvlink == 0)
+    return cb_fail(ps->err, CB_USAGE, "%s: [system] nvlink_peers = %d contradicts nvlink = 0",
+                   ps->file, g->nvlink_peers);
   if (g->nvswitch == 2 && g->arch >= 0 && g->arch < 2)
     return cb_fail(ps->err, CB_USAGE,
                    "%s: [system] nvswitch = nvls contradicts gpu_arch = %s (NVLink SHARP needs "
@@ -652,7 +676,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
-  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1};
+  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

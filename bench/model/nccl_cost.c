@@ -191,6 +191,11 @@ void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB
   memset(g, 0, CB_NC_NALGOS * sizeof *g);
   int nvl = hw->nvlink_gen > 0;
   int gen = hw->nvlink_gen > 5 ? 5 : hw->nvlink_gen;
+  /* NVLink in groups smaller than the node (bridged pairs): a ring or tree
+   * through every GPU crosses PCIe between groups, and NCCL's search takes
+   * the slowest hop's speed and path type (PCIe latencies, no LL128) */
+  if (nvl && !hw->nvswitch && hw->nvlink_peers > 0 && hw->nvlink_peers + 1 < hw->gpus_per_node)
+    nvl = 0;
   /* topo.h: ncclTopoNVLinkBw reads the compute capability: sm86's is 12 GB/s */
   double link = cc_of(hw) == 86 ? 12.0 : nvlink_link_bw[gen];
   double total = nvl ? hw->nvlink_links * link : pcie_bw(hw->pcie_gen);

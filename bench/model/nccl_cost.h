@@ -56,6 +56,7 @@ struct cb_nc_hw {
    * board's PCIe switch, and 0: taken as PXB), P2C 6, PXN 7, PHB 8, SYS 9 */
   int nic_path;
   int cc; /* compute capability x 10 (86: 8.6); 0: the arch's first (70, 80, 90, 100) */
+  int nvlink_peers; /* without NVSwitch, GPUs each reaches over NVLink (1: pairs); 0: all */
 };
 enum { CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7 };
 

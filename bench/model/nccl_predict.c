@@ -60,6 +60,7 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->cpu_amd = g->cpu_amd > 0;
   hw->nic_path = g->nic_path > 0 ? g->nic_path : 0;
   hw->cc = g->cc > 0 ? g->cc : 0;
+  hw->nvlink_peers = g->nvlink_peers > 0 && !hw->nvswitch ? g->nvlink_peers : 0;
   return 0;
 }
 
@@ -187,7 +188,10 @@ static void print_hw(const struct cb_nc_hw *hw) {
          hw->nvlink_gen ? "NVLink " : "no NVLink",
          hw->nvlink_gen ? (hw->nvls       ? "through NVSwitch with NVLink SHARP (NVLS)"
                            : hw->nvswitch ? "through NVSwitch (no NVLS)"
-                                          : "without NVSwitch")
+                           : hw->nvlink_peers == 1
+                               ? "in bridged pairs (rings over more than 2 GPUs cross PCIe: "
+                                 "tuned at PCIe's speed)"
+                               : "without NVSwitch")
                         : "",
          hw->pcie_gen, hw->nics_per_node, hw->nic_GBps,
          hw->sharp ? ", SHARP in the fabric (CollNet, NCCL_COLLNET_ENABLE=1)" : "");

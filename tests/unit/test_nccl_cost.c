@@ -403,6 +403,23 @@ static void test_cc(void) {
      g[CB_NC_RING].bw_intra);
 }
 
+/* issue 43: NVLink bridged in pairs (H100 NVL): a ring over 4 GPUs crosses
+ * PCIe between pairs, so NCCL's search finds PCIe's speed and path type */
+static void test_bridged(void) {
+  struct cb_nc_hw hw = h100();
+  hw.nvswitch = hw.nvls = 0, hw.nvlink_peers = 1, hw.nvlink_links = 12, hw.nics_per_node = 0;
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 4, 1, &c);
+  /* as test_pcie: Gen5's 48 GB/s, 2 x 24, not duplicated; 4 ranks: 6 steps */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 48.0 * 4 / 6, "pairs, 4 GPUs: PCIe ring");
+  near(c.lat[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 8.4 + 6 * 5.7, "... PCIe latencies");
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] == 0, "... no LL128 (not NVLink)");
+  cb_nc_tune(&hw, 2, 1, &c);
+  /* one pair: 12 x 20.6 = 247.2 over NVLink: 4 x 60 = 240 (Hopper list), dup'd 8 x 30 */
+  near(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 240.0 * 2 / 2,
+       "one pair: NVLink ring 240");
+}
+
 static void test_names(void) {
   ok(cb_nc_algo_find("NVLSTree") == CB_NC_NVLS_TREE &&
          cb_nc_algo_find("NVLS_TREE") == CB_NC_NVLS_TREE &&
@@ -423,6 +440,7 @@ int main(void) {
   test_nvls();
   test_data();
   test_cc();
+  test_bridged();
   test_multinode();
   test_pat();
   test_pcie();

@@ -162,6 +162,22 @@ static void test_bad(void) {
       "gpu_arch = hopper\ncompute_capability = 8.6",
       "compute_capability = 8.6 contradicts gpu_arch = hopper (NCCL tunes 8.6 as ampere)");
   contradiction("compute_capability = 8.9\nnvlink = 3", "Ada has no NVLink");
+  contradiction("gpus_per_node = 4\nnvlink = 4\nnvswitch = no",
+                "say how NVLink joins them: nvlink_peers = 1 (bridged pairs) or 3 (a full mesh)");
+  contradiction("gpus_per_node = 4\nnvlink = 4\nnvswitch = yes\nnvlink_peers = 1",
+                "nvlink_peers = 1 contradicts nvswitch = yes");
+  contradiction("gpus_per_node = 2\nnvlink = 4\nnvlink_peers = 2", "a GPU has 1 other(s)");
+  contradiction("gpus_per_node = 2\nnvlink = 0\nnvlink_peers = 1",
+                "nvlink_peers = 1 contradicts nvlink = 0");
+  {
+    struct cb_topology t;
+    struct cb_error err = {0};
+    ok(cb_topology_parse("[system]\nname = nvl\ngpus_per_node = 4\nnvlink = 4\nnvswitch = "
+                         "no\nnvlink_peers = 1\n",
+                         "p.conf", &t, &err) == CB_OK &&
+           t.gpu.nvlink_peers == 1,
+       "H100 NVL in bridged pairs: nvlink_peers = 1 (%s)", err.msg);
+  }
   contradiction("compute_capability = 86", "compute_capability: '86' is not a compute capability");
   contradiction("compute_capability = 8.6x", "'8.6x' is not a compute capability");
   arch_alias("ada", "ampere");
