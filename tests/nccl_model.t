@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 43
+plan 44
 
 H=topologies/h100-ndr.conf
 
@@ -151,6 +151,14 @@ check "float records do not calibrate a half all-reduce (dtypes never pooled)" s
   jq -e '.predictions.nccl.calibration_points == 0' '$TMP/h16.json' >/dev/null &&
   jq -e '.predictions.nccl.calibration_points > 0 and .predictions.nccl.calibration_inplace == false' \
     '$TMP/c.json' >/dev/null"
+{ echo '{"type":"run","nranks":8,"nnodes":1,"hostnames":["nodea"],"settings":{"share_gpu":true}}'
+  cat "$TMP/ar.jsonl"; } >"$TMP/share.jsonl"
+./collbench --predict --fit "$TMP/share.jsonl" --topology $H --gpus 8 --op allreduce -b 16G \
+  -e 16G --json "$TMP/sh.json" >"$TMP/out" 2>"$TMP/err"
+check "--share-gpu records do not calibrate the topology's links, and the header says why" sh -c "
+  jq -e '.predictions.nccl | .calibration_points == 0 and .share_gpu_points_left_out == 14
+    and .rows[0].uncalibrated' '$TMP/sh.json' >/dev/null &&
+  grep -q '14 point(s) of --share-gpu runs not used: NCCL ran each rank as a host of its own' '$TMP/out'"
 ./collbench --predict --topology $H --gpus 8 --dtype float128 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 check "a bad --dtype exits 2 naming it, nothing printed" \

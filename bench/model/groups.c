@@ -37,10 +37,10 @@ static int same_group(const struct cb_fit_group *g, int op, const struct cb_rep_
 }
 
 static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
-                                      const struct cb_rep_series *s, int tier, const char *algo,
-                                      const char *proto) {
+                                      const struct cb_rep_series *s, int share_gpu, int tier,
+                                      const char *algo, const char *proto) {
   for (int i = 0; i < gs->n; i++)
-    if (same_group(&gs->g[i], op, s, tier, algo, proto))
+    if (gs->g[i].share_gpu == share_gpu && same_group(&gs->g[i], op, s, tier, algo, proto))
       return &gs->g[i];
   if (gs->n == gs->cap) {
     gs->cap = gs->cap ? 2 * gs->cap : 16;
@@ -49,6 +49,7 @@ static struct cb_fit_group *group_for(struct cb_fit_groups *gs, int op,
   struct cb_fit_group *g = &gs->g[gs->n++];
   *g = (struct cb_fit_group){.op = op,
                              .tier = tier,
+                             .share_gpu = share_gpu,
                              .inplace = s->inplace,
                              .backend = s->backend,
                              .mem = s->mem,
@@ -82,9 +83,10 @@ void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, co
     int op = cb_mop_find(s->op);
     if (op < 0 || (want && !want[op]) || (file >= 0 && s->file != file))
       continue;
+    int share = s->file >= 0 && s->file < d->nruns && d->runs[s->file].share_gpu;
     for (int k = 0; k < s->npts; k++)
       if (s->pts[k].time_us > 0 && s->pts[k].nranks > 1)
-        add_point(group_for(gs, op, s, cb_point_tier(&s->pts[k]), cb_point_algo(&s->pts[k]),
+        add_point(group_for(gs, op, s, share, cb_point_tier(&s->pts[k]), cb_point_algo(&s->pts[k]),
                             cb_point_algo(&s->pts[k])[0] ? cb_point_proto(&s->pts[k]) : ""),
                   &s->pts[k]);
   }
@@ -97,9 +99,9 @@ void cb_fit_groups_add(struct cb_fit_groups *gs, const struct cb_rep_data *d, co
  * through its own shape; algorithms without a fit of their own use it. */
 static int same_link(const struct cb_fit_group *a, const struct cb_fit_group *b) {
   return a->op == b->op && a->tier == b->tier && a->inplace == b->inplace &&
-         strcmp(a->backend, b->backend) == 0 && strcmp(a->mem, b->mem) == 0 &&
-         strcmp(a->transport, b->transport) == 0 && strcmp(a->dtype, b->dtype) == 0 &&
-         strcmp(a->redop, b->redop) == 0;
+         a->share_gpu == b->share_gpu && strcmp(a->backend, b->backend) == 0 &&
+         strcmp(a->mem, b->mem) == 0 && strcmp(a->transport, b->transport) == 0 &&
+         strcmp(a->dtype, b->dtype) == 0 && strcmp(a->redop, b->redop) == 0;
 }
 
 static int find_pool(const struct cb_fit_groups *gs, const struct cb_fit_group *g) {

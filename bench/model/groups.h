@@ -9,6 +9,7 @@
 
 struct cb_fit_group {
   int op, tier, inplace;
+  int share_gpu; /* of --share-gpu runs: NCCL's network transport, each rank its own host */
   const char *backend, *mem, *transport, *dtype, *redop; /* owned by the cb_rep_data */
   char algo[32];  /* the algorithm the results recorded; "" none */
   char proto[16]; /* NCCL's protocol with NCCL's algorithm; "" none */

@@ -69,7 +69,7 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
  * NCCL makes their type int8), and the placement chosen. */
 static int holds(const struct cb_fit_group *g, int dtype, int redop, int inplace) {
   if (strcmp(g->backend, "nccl") != 0 || strcmp(g->algo, CB_ALL_ALGOS) == 0 ||
-      g->inplace != inplace)
+      g->inplace != inplace || g->share_gpu)
     return 0;
   if (g->op != CB_MOP_ALLREDUCE && g->op != CB_MOP_REDUCESCATTER)
     return 1;
@@ -321,7 +321,11 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
     return NULL;
   struct cb_nc_cal cal;
   int inplace, dt = m->dtype, ro = m->redop;
-  int npts = cb_nccl_calibrate(gs, &hw, dt, ro, &cal, &inplace);
+  int npts = cb_nccl_calibrate(gs, &hw, dt, ro, &cal, &inplace), shared = 0;
+  for (int i = 0; gs && i < gs->n; i++) /* NCCL ran them over its network, not these links */
+    if (gs->g[i].share_gpu && strcmp(gs->g[i].backend, "nccl") == 0 &&
+        strcmp(gs->g[i].algo, CB_ALL_ALGOS) != 0)
+      shared += gs->g[i].npts;
   json_t *rows = json_array();
   for (int i = 0; i < m->nops; i++) {
     int op = m->ops[i];
@@ -336,6 +340,11 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
     print_hw(&hw);
     print_data(op, dt, ro, &hw);
     print_cal(&cal, npts, inplace);
+    if (shared)
+      printf(
+          "#   %d point(s) of --share-gpu runs not used: NCCL ran each rank as a host of its own "
+          "with one GPU, over its network transport, not over this topology's links\n",
+          shared);
     print_bands();
     printf("#   busbw per algorithm: its best protocol, as NCCL_ALGO=that would run it ('-': "
            "off here); then the pick's interval (us)\n");
@@ -415,9 +424,10 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
                               json_pack("{s:s, s:s, s:f, s:f, s:i}", "algo", cb_nc_algo_names[a],
                                         "proto", cb_nc_proto_names[p], "bw_factor", cal.bw[a][p],
                                         "lat_factor", cal.lat[a][p], "points", cal.fitted[a][p]));
-  return json_pack("{s:s, s:s, s:s, s:i, s:b, s:o, s:o}", "model", "NCCL v2.28.9-1 cost model",
+  return json_pack("{s:s, s:s, s:s, s:i, s:b, s:i, s:o, s:o}", "model", "NCCL v2.28.9-1 cost model",
                    "dtype", cb_dtypes[dt].name, "redop", cb_redop_names[ro], "calibration_points",
-                   npts, "calibration_inplace", npts && inplace, "calibration", calj, "rows", rows);
+                   npts, "calibration_inplace", npts && inplace, "share_gpu_points_left_out",
+                   shared, "calibration", calj, "rows", rows);
 }
 
 #endif

@@ -50,6 +50,7 @@ static void read_run(json_t *o, struct cb_rep_run *r) {
   r->git_commit = dup_str(o, "git_commit");
   r->nranks = (long)json_integer_value(json_object_get(o, "nranks"));
   r->nnodes = (long)json_integer_value(json_object_get(o, "nnodes"));
+  r->share_gpu = json_is_true(json_object_get(json_object_get(o, "settings"), "share_gpu"));
   size_t len = 1, i;
   json_t *h, *hosts = json_object_get(o, "hostnames");
   json_array_foreach(hosts, i, h) len +=

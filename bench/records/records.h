@@ -20,6 +20,7 @@ struct cb_rep_run {
   const char *path;
   char *start_time, *command_line, *hostnames, *mpi_library, *version, *git_commit;
   long nranks, nnodes;
+  int share_gpu; /* --share-gpu: every rank its own NCCL host on one GPU (NCCL's network) */
 };
 
 /* Results sharing everything but size, from one file. */
