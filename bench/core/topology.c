@@ -169,6 +169,9 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   } else if (strcmp(key, "nvlink_peers") == 0) {
     if (parse_int(value, 1, 1 << 20, &g->nvlink_peers))
       return bad(ps, key, "'%s' is not a count of NVLink peers per GPU (1: bridged pairs)", value);
+  } else if (strcmp(key, "gpu_p2p") == 0) {
+    if ((g->gpu_p2p = one_of(value, yesno)) < 0)
+      return bad(ps, key, "'%s': expected yes or no (no: GeForce cards, or P2P off)", value);
   } else if (strcmp(key, "nvlink_links") == 0) {
     if (parse_int(value, 1, 64, &g->nvlink_links))
       return bad(ps, key, "'%s' is not a count of NVLinks per GPU (1 to 64)", value);
@@ -196,7 +199,7 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
     return bad(ps, key,
                "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
                "compute_capability, nvlink, nvlink_links, nvlink_peers, nvswitch, pcie_gen, "
-               "fabric_sharp, cpu, nic_path)",
+               "gpu_p2p, fabric_sharp, cpu, nic_path)",
                key);
   return 1;
 }
@@ -242,8 +245,9 @@ static int tier_key(struct parse_state *ps, const char *key, const char *value) 
       return bad(ps, key, "'%s': expected a time such as 2 us", value);
     tier->latency_s = q.value;
   } else if (strcmp(key, "nics_per_node") == 0) {
-    if (parse_int(value, 1, 64, &tier->nics_per_node))
-      return bad(ps, key, "'%s' is not a NIC count (1 to 64)", value);
+    /* an NVLink domain is one node to NCCL: GB200 NVL72 has a NIC per GPU, 72 */
+    if (parse_int(value, 1, 1024, &tier->nics_per_node))
+      return bad(ps, key, "'%s' is not a NIC count (1 to 1024)", value);
   } else
     return bad(ps, key, "unknown key '%s' (kind, scope, bandwidth, latency, nics_per_node)", key);
   return 1;
@@ -676,7 +680,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
-  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

@@ -12,13 +12,27 @@
 #define GiB 1073741824.0
 
 const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
-    /* 8x H100 (NVLS, Ring), 6x and 4x H100, 8x H200, 8x A100 (two) */
-    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 9, 3, -0.1828, 0.1915, 4, 8, 1 * GiB, 16 * GiB},
-    /* nccl#1221: 2 and 4 nodes of 8 H100 over RoCE, NCCL 2.19.3 */
-    [CB_NC_CLASS_NODES] = {"NVSwitch nodes across a network", 3, 0, 0.0714, 0.1891, 16, 32, 8 * GiB,
-                           8 * GiB},
-    /* no published figure found for GPUs joined by PCIe or direct NVLink */
-    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 0, 0, NAN, NAN, 0, 0, 0, 0},
+    /* 8x H100 (NVLS, Ring), 6x and 4x H100, 8x H200 (two), 8x A100 (three) */
+    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 11, 3, -0.183, 0.191, 4, 8, 1 * GiB, 16 * GiB},
+    /* CoreWeave's GB200 NVL72: 1, 2 and 20 racks */
+    [CB_NC_CLASS_NVL72] = {"NVLink domains (NVL72)", 3, 0, 0.097, 1.258, 72, 1440, 8 * GiB,
+                           16 * GiB},
+    /* 2 and 4 nodes of 8 H100 (three sources), 8 with SHARP, 2x A100, 2x B200 */
+    [CB_NC_CLASS_IB] = {"NVSwitch nodes over InfiniBand", 6, 0, -0.291, 0.053, 16, 64, 2 * GiB,
+                        8 * GiB},
+    /* nccl#1221 (3), nccl#1368, OCI's A100, GCP A4's B200 */
+    [CB_NC_CLASS_ROCE] = {"NVSwitch nodes over RoCE", 6, 0, -0.274, 0.189, 16, 40, 1 * GiB,
+                          8 * GiB},
+    /* AWS p5 and p4de, 2 nodes each */
+    [CB_NC_CLASS_EFA] = {"NVSwitch nodes over EFA", 2, 0, -0.053, 0.060, 16, 16, 2 * GiB, 16 * GiB},
+    /* GCP A3 Mega, 2 nodes (a fork's output) */
+    [CB_NC_CLASS_TCPX] = {"NVSwitch nodes over GPUDirect-TCPX", 1, 0, 0.359, 0.359, 16, 16, 8 * GiB,
+                          8 * GiB},
+    /* no published figure found */
+    [CB_NC_CLASS_TCP] = {"NVSwitch nodes over TCP", 0, 0, NAN, NAN, 0, 0, 0, 0},
+    [CB_NC_CLASS_OTHER_NET] = {"NVSwitch nodes over another network", 0, 0, NAN, NAN, 0, 0, 0, 0},
+    /* H100 PCIe pair, A100 bridged pairs (2 and 3 GPUs), 4x RTX 4090, 8x and 4x RTX 5090, DGX-1 */
+    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 7, 0, -0.078, 1.067, 2, 8, 1 * GiB, 8 * GiB},
 };
 
 /* A size more than this factor outside the figures' is beyond them (as a
@@ -26,9 +40,15 @@ const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
 #define SIZE_FACTOR 4.0
 
 enum cb_nc_class cb_nc_class_of(const struct cb_nc_hw *hw, int nodes) {
+  static const enum cb_nc_class by_fabric[] = {
+      [CB_NC_FABRIC_OTHER] = CB_NC_CLASS_OTHER_NET, [CB_NC_FABRIC_IB] = CB_NC_CLASS_IB,
+      [CB_NC_FABRIC_ROCE] = CB_NC_CLASS_ROCE,       [CB_NC_FABRIC_EFA] = CB_NC_CLASS_EFA,
+      [CB_NC_FABRIC_TCPX] = CB_NC_CLASS_TCPX,       [CB_NC_FABRIC_TCP] = CB_NC_CLASS_TCP};
   if (!hw->nvswitch)
     return CB_NC_CLASS_NO_NVSWITCH;
-  return nodes > 1 ? CB_NC_CLASS_NODES : CB_NC_CLASS_NODE;
+  if (hw->gpus_per_node > 8) /* an NVLink domain: NVL72 racks, one or more */
+    return CB_NC_CLASS_NVL72;
+  return nodes > 1 ? by_fabric[hw->fabric] : CB_NC_CLASS_NODE;
 }
 
 void cb_nc_band_ratio(const struct cb_nc_band *b, double *lo, double *hi) {

@@ -9,7 +9,21 @@
 
 #include "nccl_cost.h"
 
-enum cb_nc_class { CB_NC_CLASS_NODE, CB_NC_CLASS_NODES, CB_NC_CLASS_NO_NVSWITCH, CB_NC_NCLASSES };
+/* One NVSwitch node; NVLink domains of more than 8 GPUs (GB200 NVL72), on
+ * one rack or more; NVSwitch nodes across each network; nodes without
+ * NVSwitch (PCIe, NVLink bridges or a mesh). */
+enum cb_nc_class {
+  CB_NC_CLASS_NODE,
+  CB_NC_CLASS_NVL72,
+  CB_NC_CLASS_IB,
+  CB_NC_CLASS_ROCE,
+  CB_NC_CLASS_EFA,
+  CB_NC_CLASS_TCPX,
+  CB_NC_CLASS_TCP,
+  CB_NC_CLASS_OTHER_NET,
+  CB_NC_CLASS_NO_NVSWITCH,
+  CB_NC_NCLASSES
+};
 
 struct cb_nc_band {
   const char *name;

@@ -27,6 +27,20 @@ int cb_nc_algo_find(const char *name) {
   return -1;
 }
 
+int cb_nc_fabric_of(const char *kind) {
+  static const struct {
+    const char *prefix;
+    int fabric;
+  } kinds[] = {{"ib", CB_NC_FABRIC_IB},     {"infiniband", CB_NC_FABRIC_IB},
+               {"roce", CB_NC_FABRIC_ROCE}, {"efa", CB_NC_FABRIC_EFA},
+               {"tcpx", CB_NC_FABRIC_TCPX}, {"fastrak", CB_NC_FABRIC_TCPX},
+               {"tcp", CB_NC_FABRIC_TCP},   {"eth", CB_NC_FABRIC_TCP}};
+  for (size_t i = 0; kind && i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strncasecmp(kind, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
+      return kinds[i].fabric;
+  return CB_NC_FABRIC_OTHER;
+}
+
 int cb_nc_proto_find(const char *name) {
   for (int p = 0; p < CB_NC_NPROTOS; p++)
     if (strcasecmp(name, cb_nc_proto_names[p]) == 0)
@@ -191,10 +205,12 @@ void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB
   memset(g, 0, CB_NC_NALGOS * sizeof *g);
   int nvl = hw->nvlink_gen > 0;
   int gen = hw->nvlink_gen > 5 ? 5 : hw->nvlink_gen;
-  /* NVLink in groups smaller than the node (bridged pairs): a ring or tree
-   * through every GPU crosses PCIe between groups, and NCCL's search takes
-   * the slowest hop's speed and path type (PCIe latencies, no LL128) */
-  if (nvl && !hw->nvswitch && hw->nvlink_peers > 0 && hw->nvlink_peers + 1 < hw->gpus_per_node)
+  /* NVLink bridged in pairs: a ring or tree through more than two GPUs
+   * crosses PCIe between pairs, and NCCL's search takes the slowest hop's
+   * speed and path type (PCIe latencies, no LL128). A mesh (2 peers or
+   * more: DGX-1's hybrid cube) has NVLink rings through every GPU: its
+   * link total stands. */
+  if (nvl && !hw->nvswitch && hw->nvlink_peers == 1 && hw->gpus_per_node > 2)
     nvl = 0;
   /* topo.h: ncclTopoNVLinkBw reads the compute capability: sm86's is 12 GB/s */
   double link = cc_of(hw) == 86 ? 12.0 : nvlink_link_bw[gen];

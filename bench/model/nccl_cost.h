@@ -55,10 +55,25 @@ struct cb_nc_hw {
   /* the GPU-to-NIC path, NCCL's PATH_* (graph/topo.h): PIX 4, PXB 5 (an HGX
    * board's PCIe switch, and 0: taken as PXB), P2C 6, PXN 7, PHB 8, SYS 9 */
   int nic_path;
-  int cc; /* compute capability x 10 (86: 8.6); 0: the arch's first (70, 80, 90, 100) */
+  int cc;           /* compute capability x 10 (86: 8.6); 0: the arch's first (70, 80, 90, 100) */
   int nvlink_peers; /* without NVSwitch, GPUs each reaches over NVLink (1: pairs); 0: all */
+  int fabric;       /* enum cb_nc_fabric: the network between nodes, from its tier's kind */
+  int no_p2p;       /* no GPU peer-to-peer (GeForce): NCCL goes through host memory (SHM) */
 };
 enum { CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7 };
+/* Networks the published figures tell apart (NCCL's model does not: its
+ * NIC is its speed; what the fabric achieves of it differs). */
+enum cb_nc_fabric {
+  CB_NC_FABRIC_OTHER,
+  CB_NC_FABRIC_IB,
+  CB_NC_FABRIC_ROCE,
+  CB_NC_FABRIC_EFA,
+  CB_NC_FABRIC_TCPX,
+  CB_NC_FABRIC_TCP
+};
+/* A tier kind's fabric: ib-ndr IB, roce-400g RoCE, efa EFA, tcpx/tcpxo
+ * GPUDirect-TCPX, tcp/eth TCP sockets; anything else OTHER. */
+int cb_nc_fabric_of(const char *kind);
 
 /* One algorithm's graph, as NCCL's search would leave it. */
 struct cb_nc_graph {

@@ -60,6 +60,8 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->cpu_amd = g->cpu_amd > 0;
   hw->nic_path = g->nic_path > 0 ? g->nic_path : 0;
   hw->cc = g->cc > 0 ? g->cc : 0;
+  hw->fabric = out ? cb_nc_fabric_of(out->kind) : CB_NC_FABRIC_OTHER;
+  hw->no_p2p = g->gpu_p2p == 0;
   hw->nvlink_peers = g->nvlink_peers > 0 && !hw->nvswitch ? g->nvlink_peers : 0;
   return 0;
 }
@@ -288,6 +290,16 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
   if (cal->fitted[ch->algo][ch->proto]) {
     printf("  calibrated: no interval");
     json_object_set_new(row, "uncalibrated", json_false());
+    return;
+  }
+  if (hw->no_p2p && !hw->nvlink_gen) {
+    /* NCCL's SHM transport: its model takes the PCIe link, but the copies
+     * through host memory are bounded by the CPU's memory (nccl#1639) */
+    static const char why[] = "through host memory (gpu_p2p = no): NCCL's estimate takes the "
+                              "PCIe link, the CPU's memory bounds it";
+    printf("  unknown: %s", why);
+    json_object_set_new(row, "uncalibrated", json_true());
+    json_object_set_new(row, "unknown", json_string(why));
     return;
   }
   const struct cb_nc_band *b = &cb_nc_bands[cb_nc_class_of(hw, nodes)];

@@ -8,6 +8,7 @@
 
 #include "base/units.h"
 #include "nccl_band.h"
+#include "nccl_predict.h"
 
 static json_t *num(double x) {
   return isfinite(x) ? json_real(x) : json_null();
@@ -48,7 +49,7 @@ json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allr
   if (opt && opt->allreduce_s)
     printf("# NCCL's model was checked against published figures up to %d GPUs (uncalibrated; "
            "reports/PLANNING.md): counts past that are extrapolated\n",
-           cb_nc_bands[CB_NC_CLASS_NODES].gpus_hi);
+           cb_nc_bands[cb_nc_class_of(&((const struct cb_nccl_ctx *)opt->ctx)->hw, 2)].gpus_hi);
   json_t *plan = json_pack("{s:f, s:o, s:I, s:s}", "max_overhead", m->max_overhead, "rows", rows,
                            "search_max_gpus", (json_int_t)CB_MODEL_MAX_GPUS, "search_stops",
                            CB_MODEL_MAX_GPUS_WHY);

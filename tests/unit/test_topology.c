@@ -178,6 +178,14 @@ static void test_bad(void) {
            t.gpu.nvlink_peers == 1,
        "H100 NVL in bridged pairs: nvlink_peers = 1 (%s)", err.msg);
   }
+  {
+    struct cb_topology t;
+    struct cb_error err = {0};
+    ok(cb_topology_parse("[system]\nname = g\ngpu_p2p = no\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.gpu_p2p == 0,
+       "gpu_p2p = no (GeForce): parsed");
+    contradiction("gpu_p2p = maybe", "'maybe': expected yes or no");
+  }
   contradiction("compute_capability = 86", "compute_capability: '86' is not a compute capability");
   contradiction("compute_capability = 8.6x", "'8.6x' is not a compute capability");
   arch_alias("ada", "ampere");
