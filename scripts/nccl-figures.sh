@@ -73,7 +73,7 @@ A100 PCIe bridged in pairs, 3 GPUs|TMP/a100-pcie-pairs.conf|3|8G|pick|20|nccl-te
 8x V100, NVLink hybrid cube mesh (DGX-1)|TMP/dgx1v.conf|8|8G|pick|130|nccl#258 ("busbw is 130 with 8 gpu in the NVlink")|pcie|measured, size not given
 72x GB200, one NVL72 rack|topologies/gb200-nvl72.conf|72|8G|pick|835|coreweave/nccl-tests README (NCCL 2.26.2; 8 GiB: 834.57)|nvl72|measured
 2x NVL72 racks, IB with SHARP|TMP/nvl72-sharp.conf|144|16G|pick|810|coreweave/nccl-tests README, 2 racks (NCCL 2.26.2; 810.41)|nvl72|measured
-20x NVL72 racks, IB with SHARP|TMP/nvl72-sharp.conf|1440|16G|pick|406|coreweave/nccl-tests README, 20 racks (NCCL 2.26.2; 405.74)|nvl72|measured|not understood: the same racks give 810 on 2 racks; the NCCL estimate (NVLS with SHARP) does not fall with the rack count
+20x NVL72 racks, IB with SHARP|TMP/nvl72-sharp.conf|1440|16G|pick|406|coreweave/nccl-tests README, 20 racks (NCCL 2.26.2; 405.74)|nvl72|measured|not understood: the same racks give 810 on 2 racks, and this run still rises at its largest sizes (381 at 8G, 406 at 16G); the NCCL estimate (NVLS with SHARP) does not fall with the rack count
 2x 8 H100, 8x 400G RoCE, default|TMP/h100-roce.conf|16|8G|pick|430|nccl#1221 (NVLS on, 4G-8G, NCCL 2.19.3, RoCE)|roce|measured
 2x 8 H100, 8x 400G RoCE, NVLS off|TMP/h100-roce-nonvls.conf|16|8G|pick|330|nccl#1221 (NCCL_NVLS_ENABLE=0)|roce|measured
 4x 8 H100, 8x 400G RoCE, default|TMP/h100-roce.conf|32|8G|pick|320|nccl#1221 ("more than 2 [nodes] ... same busbw 320GB")|roce|measured
