@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 48
+plan 50
 
 H=topologies/h100-ndr.conf
 
@@ -171,6 +171,35 @@ check "float records do not calibrate a half all-reduce (dtypes never pooled)" s
   jq -e '.predictions.nccl.calibration_points == 0' '$TMP/h16.json' >/dev/null &&
   jq -e '.predictions.nccl.calibration_points > 0 and .predictions.nccl.calibration_inplace == false' \
     '$TMP/c.json' >/dev/null"
+# --validate with --topology: how far a two-node run's calibration moves NCCL's model on
+# sizes it did not see (synthetic runs: 40 us + bytes at 300 GB/s algorithm bandwidth)
+two_nodes() { # FROM TO FACTOR: an all_reduce_perf output over nodea and nodeb
+  awk -v lo="$1" -v hi="$2" -v f="$3" 'BEGIN {
+    print "# Collective test starting: all_reduce_perf"
+    for (r = 0; r < 16; r++)
+      printf "#  Rank %2d Group  0 Pid  %d on      node%s device  %d [0000:1b:00] NVIDIA H100 80GB HBM3\n", r, 41000 + r, r < 8 ? "a" : "b", r % 8
+    print "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong"
+    for (b = lo; b <= hi; b *= f) {
+      t = 40 + b / (1000 * 300); a = b / t / 1000
+      printf "%12.0f %12.0f     float     sum      -1 %8.2f %7.2f %7.2f       0 %8.2f %7.2f %7.2f       0\n", b, b / 4, t, a, a * 1.875, t, a, a * 1.875
+    }
+  }'
+}
+two_nodes 67108864 4294967296 4 >"$TMP/fit2.txt"
+two_nodes 134217728 8589934592 4 >"$TMP/held2.txt"
+./collbench --import-nccl-tests "$TMP/fit2.txt" --json "$TMP/fit2.jsonl" >/dev/null 2>&1 &&
+  ./collbench --import-nccl-tests "$TMP/held2.txt" --json "$TMP/held2.jsonl" >/dev/null 2>&1
+./collbench --fit "$TMP/fit2.jsonl" --validate "$TMP/held2.jsonl" --topology $H --op allreduce \
+  --json "$TMP/v2.json" >"$TMP/out" 2>"$TMP/err"
+check "--validate --topology: two nodes' calibration moves NCCL's model on held-out sizes" sh -c "
+  jq -e '.nccl_validation | .points == 8 and .median_abs_rel_error_calibrated < 0.005
+    and .median_abs_rel_error_uncalibrated > 0.05
+    and all(.rows[]; .nnodes == 2 and .algo == \"NVLSTree/Simple\")' '$TMP/v2.json' >/dev/null &&
+  grep -q '^# NCCL.s model on 8 held-out point(s): median |error| [0-9.]*% as NCCL estimates, 0.[0-4]% calibrated by --fit' '$TMP/out'"
+./collbench --fit "$TMP/fit2.jsonl" --topology $H >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "--topology without --predict or --validate exits 2" sh -c "[ $rc = 2 ] &&
+  grep -q -- '--topology goes with --predict or --validate' '$TMP/err'"
 { echo '{"type":"run","nranks":8,"nnodes":1,"hostnames":["nodea"],"settings":{"share_gpu":true}}'
   cat "$TMP/ar.jsonl"; } >"$TMP/share.jsonl"
 ./collbench --predict --fit "$TMP/share.jsonl" --topology $H --gpus 8 --op allreduce -b 16G \

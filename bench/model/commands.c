@@ -739,6 +739,13 @@ int cb_model_run(const struct cb_model_cli *m) {
     rc = validate(&gs, &vd, want, ho, &v, &err);
     if (!rc)
       json_object_set_new(doc, "validation", v);
+    struct cb_fit_groups held = {0}; /* issue 43: how far --fit moved NCCL's model */
+    cb_fit_groups_add(&held, &vd, want, -1);
+    int per = m->gpus_per_node ? (int)m->gpus_per_node : m->topology ? topo.ranks_per_node : 1;
+    json_t *nv = rc || !m->topology ? NULL : cb_nccl_validate(&topo, per, &gs, &held);
+    if (nv)
+      json_object_set_new(doc, "nccl_validation", nv);
+    cb_fit_groups_free(&held);
   }
   if (!rc && m->predict) {
     if (m->nfit)

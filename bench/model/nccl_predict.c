@@ -442,4 +442,83 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
                    shared, "calibration", calj, "rows", rows);
 }
 
+static int by_abs(const void *a, const void *b) {
+  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+  return (x > y) - (x < y);
+}
+
+static double median_abs(double *e, int n) {
+  qsort(e, n, sizeof *e, by_abs);
+  return n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
+}
+
+json_t *cb_nccl_validate(const struct cb_topology *topo, int per_node,
+                         const struct cb_fit_groups *fit, const struct cb_fit_groups *held) {
+  struct cb_nc_hw hw;
+  char why[128], sz[32];
+  int cap = 0, n = 0;
+  if (!topo || cb_nccl_hw(topo, per_node, &hw, why, sizeof why))
+    return NULL;
+  for (int i = 0; i < held->n; i++)
+    cap += held->g[i].npts;
+  double *e0 = malloc((cap ? cap : 1) * sizeof *e0), *e1 = malloc((cap ? cap : 1) * sizeof *e1);
+  json_t *pts = json_array();
+  for (int i = 0; i < held->n; i++) {
+    const struct cb_fit_group *g = &held->g[i];
+    int dtype = cb_dtype_lookup(g->dtype), redop = cb_redop_lookup(g->redop), inplace;
+    if (strcmp(g->backend, "nccl") != 0 || strcmp(g->algo, CB_ALL_ALGOS) == 0 || g->share_gpu ||
+        dtype < 0 || redop < 0)
+      continue;
+    struct cb_nc_cal cal;
+    cb_nccl_calibrate(fit, &hw, dtype, redop, &cal, &inplace);
+    for (int k = 0; k < g->npts; k++) {
+      const struct cb_fit_point *q = &g->pts[k];
+      struct cb_nc_comm c;
+      struct cb_nc_choice ch;
+      cb_nc_tune(&hw, q->nranks, q->nnodes, &c);
+      int a = g->algo[0] ? cb_nc_algo_find(g->algo) : -1;
+      int p = g->proto[0] ? cb_nc_proto_find(g->proto) : -1;
+      if ((a < 0 || p < 0) && cb_nc_pick(&c, g->op, q->bytes, dtype, redop, a, NULL, &ch) >= 0)
+        a = ch.algo, p = ch.proto; /* unrecorded: NCCL's pick stands for it */
+      double t0 = a >= 0 && p >= 0 ? cb_nc_time(&c, g->op, a, p, q->bytes, NULL) : NAN;
+      double t1 = a >= 0 && p >= 0 ? cb_nc_time(&c, g->op, a, p, q->bytes, &cal) : NAN;
+      if (!(q->time_s > 0) || !isfinite(t0) || !isfinite(t1))
+        continue;
+      if (!n) {
+        printf("\n# NCCL's model against the --validate nccl records (error = predicted / "
+               "measured - 1): its own estimate, then calibrated by --fit\n");
+        printf("%-14s %-12s %6s %6s %10s %-15s %12s %12s %9s %12s %9s\n", "# op", "placement",
+               "ranks", "nodes", "size", "algorithm", "measured_us", "nccl_us", "error",
+               "calibr_us", "error");
+      }
+      e0[n] = t0 / q->time_s - 1, e1[n] = t1 / q->time_s - 1;
+      char algo[32];
+      snprintf(algo, sizeof algo, "%s/%s", cb_nc_algo_names[a], cb_nc_proto_names[p]);
+      printf("%-14s %-12s %6d %6d %10s %-15s %12.2f %12.2f %8.1f%% %12.2f %8.1f%%\n",
+             cb_mop_names[g->op], g->inplace ? "in-place" : "out-of-place", q->nranks, q->nnodes,
+             cb_format_size((uint64_t)q->bytes, sz, sizeof sz), algo, q->time_s * 1e6, t0 * 1e6,
+             100 * e0[n], t1 * 1e6, 100 * e1[n]);
+      json_array_append_new(pts, json_pack("{s:s, s:b, s:i, s:i, s:f, s:s, s:f, s:f, s:f}", "op",
+                                           cb_mop_names[g->op], "inplace", g->inplace, "nranks",
+                                           q->nranks, "nnodes", q->nnodes, "bytes", q->bytes,
+                                           "algo", algo, "measured_s", q->time_s, "nccl_s", t0,
+                                           "calibrated_s", t1));
+      n++;
+    }
+  }
+  json_t *out = NULL;
+  if (n) {
+    double m0 = median_abs(e0, n), m1 = median_abs(e1, n);
+    printf("# NCCL's model on %d held-out point(s): median |error| %.1f%% as NCCL estimates, "
+           "%.1f%% calibrated by --fit\n",
+           n, 100 * m0, 100 * m1);
+    out = json_pack("{s:i, s:f, s:f, s:o}", "points", n, "median_abs_rel_error_uncalibrated", m0,
+                    "median_abs_rel_error_calibrated", m1, "rows", pts);
+  } else
+    json_decref(pts);
+  free(e0);
+  free(e1);
+  return out;
+}
+
 #endif

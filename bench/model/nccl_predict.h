@@ -53,6 +53,12 @@ const char *cb_nccl_pick_label(const struct cb_nccl_ctx *ctx, int ngpus, double 
  * the topology is not a GPU one: nothing printed). */
 json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *topo, int per_node,
                         const struct cb_fit_groups *gs);
+/* --validate's NCCL part: each held-out nccl record (not of --share-gpu runs)
+ * against NCCL's own estimate and against it calibrated by the --fit records
+ * of the same data, the algorithm the record names (else NCCL's pick). NULL
+ * when the topology is not a GPU one or no record applies (nothing printed). */
+json_t *cb_nccl_validate(const struct cb_topology *topo, int per_node,
+                         const struct cb_fit_groups *fit, const struct cb_fit_groups *held);
 #endif
 
 #endif

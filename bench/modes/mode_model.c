@@ -57,8 +57,8 @@ static const char *const value_options[] = {"--json",       "-J",
 /* One option with its value; predict_only remembers one that needs --predict. */
 static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
                         const char **predict_only, struct cb_error *err) {
-  for (int i = SHARED; value_options[i]; i++)
-    if (strcmp(opt, value_options[i]) == 0)
+  for (int i = SHARED; value_options[i]; i++) /* --topology also checks NCCL's model: --validate */
+    if (strcmp(opt, value_options[i]) == 0 && strcmp(opt, "--topology") != 0)
       *predict_only = value_options[i];
   if (strcmp(opt, "--json") == 0 || strcmp(opt, "-J") == 0)
     m->json_path = v;
@@ -108,6 +108,8 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
     return cb_fail(err, CB_USAGE, "--validate needs at least one JSON Lines file");
   if (predict_only && !m->predict)
     return cb_fail(err, CB_USAGE, "%s goes with --predict", predict_only);
+  if (m->topology && !m->predict && !m->nvalidate)
+    return cb_fail(err, CB_USAGE, "--topology goes with --predict or --validate");
   if (m->nvalidate && !m->nfit)
     return cb_fail(err, CB_USAGE, "--validate needs --fit FILE... to predict from");
   if (m->predict && !m->nfit && !m->topology)
@@ -241,7 +243,8 @@ const char cb_help_model[] =
     "                           or both (a fitted tier replaces the topology's)\n"
     "                           and, for a GPU topology, NCCL's own pick and time\n"
     "                           (its cost model; --fit nccl records calibrate it)\n"
-    "      --topology FILE      a topology file (topologies/README.md)\n"
+    "      --topology FILE      a topology file (topologies/README.md); with --validate,\n"
+    "                           NCCL's model is checked against nccl records too\n"
     "      --gpus LIST          cluster sizes (default 8,16,...,16384)\n"
     "      --gpus-per-node N    ranks per node (default: the topology's, else the fitted runs')\n"
     "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
