@@ -321,7 +321,7 @@ static int setup(struct gpu *c) {
   if (c->lay.total > free_b)
     return cb_fail(c->err, CB_USAGE,
                    "GPU step: model %s needs %.2f GiB of GPU memory, %.2f GiB are free (of %.2f "
-                   "GiB): choose a smaller model or --model-config",
+                   "GiB): choose a smaller workload or --workload-config",
                    c->m.name, (double)c->lay.total / (1 << 30), (double)free_b / (1 << 30),
                    (double)total_b / (1 << 30));
   TRY(cuda_ok(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking),

@@ -35,12 +35,13 @@ int cb_model_preset(const char *name, struct cb_model *m, struct cb_error *err) 
       *m = presets[i];
       return CB_OK;
     }
-  return cb_fail(err, CB_USAGE, "--model: unknown model '%s' (%s)", name, cb_model_preset_names());
+  return cb_fail(err, CB_USAGE, "--workload: unknown workload '%s' (%s)", name,
+                 cb_model_preset_names());
 }
 
 int cb_model_check(const struct cb_model *m, struct cb_error *err) {
   if (m->hidden % m->heads != 0)
-    return cb_fail(err, CB_USAGE, "--model-config: hidden=%ld is not a multiple of heads=%ld",
+    return cb_fail(err, CB_USAGE, "--workload-config: hidden=%ld is not a multiple of heads=%ld",
                    m->hidden, m->heads);
   return CB_OK;
 }
@@ -61,13 +62,13 @@ static const struct {
 int cb_model_config_parse(const char *text, struct cb_model *m, struct cb_error *err) {
   char copy[512];
   if (snprintf(copy, sizeof copy, "%s", text) >= (int)sizeof copy)
-    return cb_fail(err, CB_USAGE, "--model-config: '%s' is too long", text);
+    return cb_fail(err, CB_USAGE, "--workload-config: '%s' is too long", text);
   char *save = NULL;
   int n = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
     char *eq = strchr(tok, '=');
     if (!eq)
-      return cb_fail(err, CB_USAGE, "--model-config: '%s' is not KEY=VALUE", tok);
+      return cb_fail(err, CB_USAGE, "--workload-config: '%s' is not KEY=VALUE", tok);
     *eq = '\0';
     const char *value = eq + 1;
     if (strcmp(tok, "dtype") == 0) {
@@ -76,7 +77,7 @@ int cb_model_config_parse(const char *text, struct cb_model *m, struct cb_error 
         if (strcmp(value, cb_model_dtype_names[i]) == 0)
           d = i;
       if (d < 0)
-        return cb_fail(err, CB_USAGE, "--model-config: unknown dtype '%s' (float bf16 fp16)",
+        return cb_fail(err, CB_USAGE, "--workload-config: unknown dtype '%s' (float bf16 fp16)",
                        value);
       m->dtype = d;
       continue;
@@ -86,14 +87,15 @@ int cb_model_config_parse(const char *text, struct cb_model *m, struct cb_error 
       k++;
     if (k == sizeof keys / sizeof keys[0])
       return cb_fail(err, CB_USAGE,
-                     "--model-config: unknown key '%s' (hidden layers heads seq batch dtype)", tok);
+                     "--workload-config: unknown key '%s' (hidden layers heads seq batch dtype)",
+                     tok);
     char what[64];
-    snprintf(what, sizeof what, "--model-config %s", tok);
+    snprintf(what, sizeof what, "--workload-config %s", tok);
     if (cb_parse_long(value, what, 1, keys[k].max, (long *)((char *)m + keys[k].offset), err))
       return err->status;
   }
   if (n == 0)
-    return cb_fail(err, CB_USAGE, "--model-config: empty '%s'", text);
+    return cb_fail(err, CB_USAGE, "--workload-config: empty '%s'", text);
   if (!strstr(m->name, "(custom)")) { /* the preset it started from, marked */
     char base[sizeof m->name];
     snprintf(base, sizeof base, "%s", m->name);

@@ -55,7 +55,7 @@ one() {
 }
 
 for i in $(seq 1 "$nbase"); do one base "$i" "$bin" "$conf" "$out"; done | tee "$out/runs.txt"
-"$bin" --baseline "$out"/base*.jsonl --out "$out/baseline.json" || exit 1
+"$bin" --baseline-out "$out/baseline.json" "$out"/base*.jsonl || exit 1
 for i in $(seq 1 "$nhealthy"); do
     one healthy "$i" "$bin" "$conf" "$out" --baseline "$out/baseline.json"
 done | tee -a "$out/runs.txt"

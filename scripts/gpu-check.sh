@@ -366,7 +366,7 @@ part_tuner() {
   mps_start >/dev/null
   # --tune last: Open MPI's mpirun reads a --tune with an argument after it
   # as its own option (tuner/TUNING.md)
-  step tune-tiny 0 mpirun -np 2 ./collbench --backend nccl --share-gpu --model tiny --tune-reps 5 \
+  step tune-tiny 0 mpirun -np 2 ./collbench --backend nccl --share-gpu --workload tiny --tune-reps 5 \
     --tune-buckets 1M,4M -e 4M --max-time 0.05 --env-out "$OUT/tiny.env" \
     --plugin-out "$OUT/rules.csv" --trials "$OUT/tiny.jsonl" --tune || return
   grep -E '^ *(T_compute|overhead|exposed)|^(gain|tuned)' "$OUT/tune-tiny.out" | sed 's/^ */    /' |

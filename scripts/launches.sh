@@ -36,4 +36,4 @@ while [ "$i" -le "$n" ]; do
   i=$((i + 1))
 done
 # shellcheck disable=SC2086
-"$cb" --baseline $files --out "$name.json"
+"$cb" --baseline-out "$name.json" $files

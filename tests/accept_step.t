@@ -7,7 +7,7 @@ if ! grep -q 'HAVE_OPENBLAS = 1' config.mk; then
   echo "1..0 # SKIP configured without OpenBLAS: the step (--tune's) is disabled"
   exit 0
 fi
-plan 11
+plan 12
 
 # pass: the step as it is, any overhead under 99% of it (the communication of
 # 3 MiB takes about a tenth of the compute here). fail: one token per step, so
@@ -21,7 +21,7 @@ cat >"$TMP/step.conf" <<'EOF2'
 name = this host
 
 [step tiny-pass]
-model = tiny
+workload = tiny
 ranks = 2
 reps = 5
 limit = 99%
@@ -37,6 +37,8 @@ mpi 2 --accept "$TMP/step.conf" --json "$TMP/s.jsonl" --junit "$TMP/s.xml" --pro
 [ $STATUS -eq 1 ]
 ok $? "one [step] fails: exit 1 (got $STATUS)"
 [ $STATUS -eq 1 ] || diag "$TMP/out" "$TMP/err"
+[ "$(grep -c 'step.conf:11: \[step tiny-fail\] model is now workload (the old name works for this release)' "$TMP/err")" = 1 ]
+ok $? "[step]'s old key model: read, and said once by rank 0"
 grep -q '^  PASS    tiny-pass  .* %  .*+[0-9]*%  step tiny, bucket 3098 KiB, 2 ranks (mpi, float on host): overhead ' "$TMP/out"
 ok $? "the table: tiny-pass PASS with measured %, margin and what was run"
 grep -q '^  FAIL    tiny-fail  .* %  .*  5  *-[0-9]*%  step tiny (custom), bucket 3098 KiB' "$TMP/out"
@@ -65,7 +67,7 @@ cat >"$TMP/four.conf" <<'EOF2'
 [system]
 name = this host
 [step four]
-model = tiny
+workload = tiny
 ranks = 4
 limit = 20%
 EOF2
@@ -74,7 +76,7 @@ mpi 2 --accept "$TMP/four.conf" --json "$TMP/s.jsonl"
 ok $? "ranks = 4 on 2 ranks: exit 2 naming the check (got $STATUS)"
 grep -q '"tiny-fail"' "$TMP/s.jsonl"
 ok $? "the refused run left the earlier --json as it was"
-printf '[system]\nname = x\n[step s]\nmodel = tiny\nlimit = 120%%\n' >"$TMP/bad.conf"
+printf '[system]\nname = x\n[step s]\nworkload = tiny\nlimit = 120%%\n' >"$TMP/bad.conf"
 ./collbench --accept "$TMP/bad.conf" >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "bad.conf:5: \[step s\] limit: '120%'" "$TMP/err"
 ok $? "limit = 120%: exit 2 naming file, line and value"

@@ -82,14 +82,14 @@ contexts=(
   "out|quick|--import-nccl-tests $FIXT --json @ --csv \$V/keep.csv"
   "out|quick|--import-nccl-tests $FIXT --json \$V/keep.jsonl --csv @"
   "out|quick|--report $FIXJ --out @"
-  "out|quick|--baseline $FIXJ --out @"
+  "out|quick|--baseline-out @ $FIXJ"
   "out|quick|--fit $FIXJ --predict --op allreduce --gpus 2 --size 1M --json @"
   "out|slow|-b 8 -e 8 -n 1 -w 0 --json @ --csv \$V/keep.csv"
   "out|slow|-b 8 -e 8 -n 1 -w 0 --json \$V/keep.jsonl --csv @"
   "out|slow|-b 8 -e 8 -n 1 -w 0 --json \$V/keep.jsonl --prom @"
   "out|slow|--matrix --json \$V/keep.jsonl --csv \$V/keep.csv --junit @"
   "out|slow|--matrix --json \$V/keep.jsonl --csv \$V/keep.csv --exclude-out @"
-  "out|slow|--tune --model tiny --no-search --tune-reps 2 -T 5 --env-out @"
+  "out|slow|--tune --workload tiny --no-search --tune-reps 2 -T 5 --env-out @"
   "in|quick|--report @ --out \$V/r"
   "in|quick|--report $FIXJ --baseline @ --out \$V/r"
   "in|quick|--report $FIXJ --topology @ --out \$V/r"
@@ -98,11 +98,11 @@ contexts=(
   "in|quick|--predict --topology @ --size 1M"
   "in|quick|--compare @ $FIXJ"
   "in|quick|--compare $FIXJ @"
-  "in|quick|--baseline @ --out \$V/b.json"
+  "in|quick|--baseline-out \$V/b.json @"
   "in|quick|--import-nccl-tests @ --json \$V/keep.jsonl --csv \$V/keep.csv"
   "in|quick|--accept @ --json \$V/keep.jsonl --csv \$V/keep.csv"
   "in|quick|--accept topologies/localhost.conf --baseline @ --json \$V/keep.jsonl"
-  "in|slow|--tune --model tiny --no-search --tune-reps 2 -T 5 --resume --trials @"
+  "in|slow|--tune --workload tiny --no-search --tune-reps 2 -T 5 --resume --trials @"
 )
 
 # the vectors: each context x location (both spellings where quick)
@@ -115,7 +115,7 @@ for c in "${contexts[@]}"; do
     # a tune that the path lets start would tune for minutes: its output
     # checks are what this audit is about, made before the first step
     case $kind:$speed:$name in out:slow:full-fs) [ "${args#--tune}" = "$args" ] || continue ;; esac
-    [ "$c" = "in|slow|--tune --model tiny --no-search --tune-reps 2 -T 5 --resume --trials @" ] &&
+    [ "$c" = "in|slow|--tune --workload tiny --no-search --tune-reps 2 -T 5 --resume --trials @" ] &&
       [ "$name" = full-fs ] && continue
     forms=(" ")
     [ "$speed" = quick ] && forms=(" " "=")

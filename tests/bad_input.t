@@ -16,7 +16,7 @@ cases='--bogus|--bogus
 -f 2 -i 1K|--step-factor
 -n 0|--iters
 --precision 0|--precision
---mode fast|fast
+--timing fast|fast
 --transport shm,tcp|shm
 --transport ib|ib
 --redop avg|avg

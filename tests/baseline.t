@@ -4,7 +4,7 @@
 # baseline doctored to a much faster fleet (FAIL, naming the check), and
 # --compare quiet between two healthy baselines, loud on a slowdown.
 . tests/lib.sh
-plan 16
+plan 18
 
 run() { # run N: one short healthy run into $TMP/hN.jsonl
   mpirun -np 2 ./collbench --op allreduce -b 1K -e 4K -f 4 --max-time 0.02 \
@@ -15,13 +15,22 @@ ok $? "ten short healthy runs"
 
 # odd and even runs: load from other work on the machine comes and goes over
 # seconds, and would make consecutive runs a slow group
-./collbench --baseline "$TMP"/h{1,3,5,7,9}.jsonl --out "$TMP/a.json" >"$TMP/out" 2>&1
+./collbench --baseline-out "$TMP/a.json" "$TMP"/h{1,3,5,7,9}.jsonl >"$TMP/out" 2>&1
 ok $? "--baseline of five runs exits 0"
 jq -e '.format == "collbench-baseline" and .version == 1 and (.runs | length) == 5 and
        ([.entries[] | select(.kind == "result")] | length) == 4 and
        all(.entries[]; .time_us.n == 5 and .time_us.mad >= 0 and .time_us.p10 <= .time_us.median
            and (.runs | length) == 5)' "$TMP/a.json" >/dev/null
 ok $? "the baseline: 4 result entries of 5 figures each, quantiles in order, its runs named"
+# issue 44: the old spelling (--baseline FILE... --out B.json) still builds
+# the same baseline, and says the new one once
+./collbench --baseline "$TMP"/h{1,3,5,7,9}.jsonl --out "$TMP/old.json" >"$TMP/out" 2>"$TMP/err" &&
+  [ "$(grep -c -- '--baseline FILE... --out B.json is now --baseline-out B.json FILE...' "$TMP/err")" = 1 ] &&
+  jq -e -s '.[0].entries == .[1].entries' "$TMP/a.json" "$TMP/old.json" >/dev/null
+ok $? "the old form builds the same entries and names the new form once"
+./collbench --baseline-out "$TMP/x.json" "$TMP/h1.jsonl" --out "$TMP/y.json" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q 'give one form' "$TMP/err" && [ ! -e "$TMP/x.json" ] && [ ! -e "$TMP/y.json" ]
+ok $? "the two forms mixed: exit 2, nothing written"
 
 # Issue 38 item 5: a run holding a negative size or 0 ranks once went into
 # the baseline, which its own reader then refused; now each such line is
@@ -31,7 +40,7 @@ ok $? "the baseline: 4 result entries of 5 figures each, quantiles in order, its
   jq -c 'select(.type == "result") | .nranks = 0' "$TMP/h1.jsonl" | head -1
 } >"$TMP/badsz.jsonl"
 bad_line=$(($(wc -l <"$TMP/h1.jsonl") + 1))
-./collbench --baseline "$TMP/badsz.jsonl" "$TMP/h3.jsonl" --out "$TMP/badsz.json" >"$TMP/out" 2>&1 &&
+./collbench --baseline-out "$TMP/badsz.json" "$TMP/badsz.jsonl" "$TMP/h3.jsonl" >"$TMP/out" 2>&1 &&
   grep -q "badsz.jsonl:$bad_line: 'bytes' is not a size" "$TMP/out" &&
   grep -q "badsz.jsonl:$((bad_line + 1)): 'nranks' or 'nnodes'" "$TMP/out" &&
   ./collbench --compare "$TMP/badsz.json" "$TMP/badsz.json" >"$TMP/cmp" 2>&1
@@ -100,7 +109,7 @@ grep -A1 'name="fleet ar4k"' "$TMP/j.xml" | grep -Eq "<failure|<error"
 ok $? "the fleet verdict reaches JUnit as a failure (or, inconclusive, an error)"
 
 # too few runs: cannot judge, neither PASS nor FAIL
-./collbench --baseline "$TMP"/h{1,2}.jsonl --out "$TMP/two.json" >/dev/null 2>&1
+./collbench --baseline-out "$TMP/two.json" "$TMP"/h{1,2}.jsonl >/dev/null 2>&1
 mpi 2 --accept "$TMP/acc.conf" --baseline "$TMP/two.json" --max-time 0.02 --no-progress
 grep -q "WARN    fleet ar4k .*cannot judge: the baseline has 2 figures of it, fewer than 5" \
   "$TMP/out"

@@ -71,7 +71,7 @@ healthy_matrices() {
     for i in 2 3 4; do run 0 "$tmp/healthy$i.jsonl" --accept "$tmp/matrix.conf" || return 1; done
 }
 check "three more healthy runs of the matrix alone" healthy_matrices
-./collbench --baseline "$tmp"/healthy*.jsonl --out "$tmp/baseline.json" >"$tmp/out" 2>&1
+./collbench --baseline-out "$tmp/baseline.json" "$tmp"/healthy*.jsonl >"$tmp/out" 2>&1
 check "a baseline of the four healthy runs" [ $? -eq 0 ]
 # fleet FILE: "STATUS check" of each fleet verdict, sorted, on one line
 fleet() { jq -r 'select(.type == "verdict" and (.check | startswith("fleet "))) | "\(.status) \(.check)"' \

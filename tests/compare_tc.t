@@ -20,8 +20,8 @@ run() { # run JSON-FILE [MAX-TIME]: a short allreduce across both nodes
 healthy() {
     for i in 1 2 3 4 5 6; do run "$tmp/h$i.jsonl" || return 1; done
     # odd and even runs: other load on the machine would slow a consecutive group
-    ./collbench --baseline "$tmp/h1.jsonl" "$tmp/h3.jsonl" "$tmp/h5.jsonl" --out "$tmp/a.json" &&
-    ./collbench --baseline "$tmp/h2.jsonl" "$tmp/h4.jsonl" "$tmp/h6.jsonl" --out "$tmp/b.json"
+    ./collbench --baseline-out "$tmp/a.json" "$tmp/h1.jsonl" "$tmp/h3.jsonl" "$tmp/h5.jsonl" &&
+    ./collbench --baseline-out "$tmp/b.json" "$tmp/h2.jsonl" "$tmp/h4.jsonl" "$tmp/h6.jsonl"
 } >/dev/null
 check "six healthy runs, two baselines of three" healthy
 

@@ -106,7 +106,7 @@ run_doc() { # EXPECTED-STATUSES COMMAND [APPENDED...]: runs it in $W, as $AS
 }
 inputs_of() { # COMMAND: the files it reads (those after an output option are written)
   echo "$1" | awk '{ for (i = 1; i <= NF; i++)
-    if ($i ~ /\.(jsonl|json|csv|env)$/ && $(i - 1) !~ /^--(json|csv|out|junit|trials|env-out|prom)$/)
+    if ($i ~ /\.(jsonl|json|csv|env)$/ && $(i - 1) !~ /^--(json|csv|out|junit|trials|env-out|prom|baseline-out)$/)
       print $i }'
 }
 gpu=0
@@ -134,7 +134,7 @@ examples() { # FOLDER AS: every example, in README's order
       run_doc "0 1" "$c" $BUDGET # 1: a check FAIL or INCONCLUSIVE on a loaded machine
       grep -q '<testsuite name="collbench acceptance"' "$W/accept.xml" ||
         echo "$c: no JUnit file" >>"$FAILED" ;;
-    './collbench --baseline '*) run_doc 0 "$c" ;;
+    './collbench --baseline-out '*) run_doc 0 "$c" ;;
     *'--accept topologies/h100-ndr.conf'*)
       [ $gpu = 1 ] || run_doc 2 "$c" ;; # the H100 preset needs NCCL on GPUs
     *'--matrix --json matrix.jsonl'*)

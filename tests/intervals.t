@@ -30,7 +30,7 @@ st=$?
   ! grep -q '^SLOWER\|(95% CI' "$TMP/cmp"
 ok $? "--compare of two one-sample files says there is no interval, flags nothing (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/cmp"
-./collbench --baseline "$TMP/one.jsonl" --out "$TMP/one-bl.json" >"$TMP/bl" 2>&1 &&
+./collbench --baseline-out "$TMP/one-bl.json" "$TMP/one.jsonl" >"$TMP/bl" 2>&1 &&
   jq -e '[.entries[] | .time_us.ci95] | length == 2 and all(. == null)' "$TMP/one-bl.json" >/dev/null
 ok $? "--baseline of it writes ci95 null, not 0"
 ./collbench --compare "$TMP/one-bl.json" "$TMP/one.jsonl" >"$TMP/cmp" 2>&1 &&

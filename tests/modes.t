@@ -3,8 +3,8 @@
 . tests/lib.sh
 plan 8
 
-mpi 2 --mode latency --op allreduce,p2p_lat -e 1K --max-time 0.1 --json "$TMP/lat.jsonl"
-ok $STATUS "--mode latency runs"
+mpi 2 --timing latency --op allreduce,p2p_lat -e 1K --max-time 0.1 --json "$TMP/lat.jsonl"
+ok $STATUS "--timing latency runs"
 jq -e -s '.[0].settings.mode == "latency"' "$TMP/lat.jsonl" >/dev/null &&
   jq_all "$TMP/lat.jsonl" '.wrong == 0 and .time_us_min <= .time_us and .time_us <= .time_us_max'
 ok $? "latency records are checked and ordered min <= median <= max"

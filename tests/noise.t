@@ -49,7 +49,7 @@ mpi 2 --op allreduce -e 1K -n 5 -w 1 --json "$TMP/f.jsonl"
 check "-n 5: every record without an interval, each row marked 'n=1: no interval'" sh -c "
   jq -e -s '[.[] | select(.type == \"result\")] | all(.noisy and .ci95_us == null and .samples == 1)' '$TMP/f.jsonl' >/dev/null &&
   test \$(grep -c '  ~ n=1: no interval, in place n=1: no interval\$' '$TMP/out') -eq \$(jq -s '[.[] | select(.type == \"result\")] | length / 2' '$TMP/f.jsonl')"
-mpi 2 --op p2p_lat -e 1K -n 20 -w 1 --mode latency --json "$TMP/l.jsonl"
+mpi 2 --op p2p_lat -e 1K -n 20 -w 1 --timing latency --json "$TMP/l.jsonl"
 check "-n 20 latency: 20 samples, an interval, no mark" sh -c "
   jq -e -s '[.[] | select(.type == \"result\")] | all(.noisy == false and (.ci95_us | type) == \"number\")' '$TMP/l.jsonl' >/dev/null &&
   ! grep -q '  ~ ' '$TMP/out'"

@@ -95,7 +95,7 @@ cb $FAST --json "$TMP/dir"
 ok $? "--json DIR: exit 2 naming the path (exit $STATUS)"
 
 if grep -q 'HAVE_OPENBLAS = 1' config.mk; then
-  TUNE="--model tiny --tune-reps 3 --tune-segments 64K --tune-buckets 1M --tune-algorithms 1"
+  TUNE="--workload tiny --tune-reps 3 --tune-segments 64K --tune-buckets 1M --tune-algorithms 1"
   # shellcheck disable=SC2086
   mpi 2 --tune $TUNE --env-out "$TMP/dir"
   [ $STATUS -eq 2 ] && grep -q "env-out.*$TMP/dir.*Is a directory" "$TMP/err" &&

@@ -2,7 +2,7 @@
 # Outputs another user could redirect (issue 38 item 2): root's collbench must
 # not write through a symbolic link that someone else planted in a shared
 # sticky folder such as /tmp, whether the output is replaced whole (--prom,
-# --baseline --out, --fit --json) or streamed (--json, --csv), nor into a
+# --baseline-out, --fit --json) or streamed (--json, --csv), nor into a
 # world-writable folder without the sticky bit. The other user is a link
 # owned by uid 65534 (chown -h), so only root can run these: others skip.
 . tests/lib.sh
@@ -38,9 +38,9 @@ ok $? "--csv through it: refused, exit $STATUS, target kept"
 
 ./collbench $FAST --json "$TMP/h.jsonl" >/dev/null 2>&1
 planted b.json
-cb --baseline "$TMP/h.jsonl" --out "$TMP/shared/b.json"
+cb --baseline-out "$TMP/shared/b.json" "$TMP/h.jsonl"
 [ $STATUS -eq 2 ] && kept
-ok $? "--baseline --out through it: refused, exit $STATUS"
+ok $? "--baseline-out through it: refused, exit $STATUS"
 planted fit.json
 cb --fit tests/fixtures/model_np2.jsonl --json "$TMP/shared/fit.json"
 [ $STATUS -eq 2 ] && kept

@@ -85,7 +85,7 @@ check "... naming it, and nothing written" sh -c "grep -q nope.conf '$TMP/err' &
 
 # Tuner trials: a short exhaustive search on 2 ranks; its file is one more
 # --report input, next to a.jsonl whose allreduce fit predicts the step.
-mpi 2 --tune --model tiny --tune-reps 3 --exhaustive --tune-algorithms 0,4,5 --tune-segments 64K \
+mpi 2 --tune --workload tiny --tune-reps 3 --exhaustive --tune-algorithms 0,4,5 --tune-segments 64K \
   --tune-buckets 256K,1M --trials "$TMP/trials.jsonl"
 ok $STATUS "--tune --trials on 2 ranks"
 check "the summary carries grad_bytes and nranks" \

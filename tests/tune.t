@@ -11,7 +11,7 @@ plan 52
 
 # A small grid: 8 algorithm/segment pairs x 5 bucket sizes (4M is capped
 # at tiny's 3098 KiB of gradients) = 40 configurations.
-GRID="--model tiny --tune-reps 5 --tune-segments 64K,1M --tune-buckets 256K,512K,1M,2M,4M"
+GRID="--workload tiny --tune-reps 5 --tune-segments 64K,1M --tune-buckets 256K,512K,1M,2M,4M"
 summary() { jq -c "select(.type == \"summary\") | $2" "$1"; }
 
 # shellcheck disable=SC2086
@@ -122,7 +122,7 @@ export OMPI_MCA_coll_tuned_allreduce_algorithm='5'
 export OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize='65536'
 export COLLBENCH_BUCKET_BYTES='1048576'
 ENV
-(. "$TMP/five.env" && mpi 2 --tune --backend mpi --model tiny --no-search --tune-reps 3 \
+(. "$TMP/five.env" && mpi 2 --tune --backend mpi --workload tiny --no-search --tune-reps 3 \
   --trials "$TMP/five.jsonl" && exit $STATUS)
 ok $? "a run with an env file sourced exits 0"
 summary "$TMP/five.jsonl" '.default | [.algorithm, .segsize, .bucket_bytes]' |
@@ -130,12 +130,12 @@ summary "$TMP/five.jsonl" '.default | [.algorithm, .segsize, .bucket_bytes]' |
 ok $? "that run's launch settings are the env file's (algorithm 5, 64K segments, 1 MiB)"
 want=$(sed -n "s/^export OMPI_MCA_coll_tuned_allreduce_algorithm='\([0-9]*\)'$/\1/p" "$TMP/tuned.env")
 wantb=$(sed -n "s/^export COLLBENCH_BUCKET_BYTES='\([0-9]*\)'$/\1/p" "$TMP/tuned.env")
-(. "$TMP/tuned.env" && mpi 2 --tune --backend mpi --model tiny --no-search --tune-reps 3 \
+(. "$TMP/tuned.env" && mpi 2 --tune --backend mpi --workload tiny --no-search --tune-reps 3 \
   --trials "$TMP/again.jsonl" && exit $STATUS)
 [ "$(summary "$TMP/again.jsonl" '.default | [.algorithm, .bucket_bytes]')" = "[$want,$wantb]" ]
 ok $? "the tuned env file sourced: the fresh run runs algorithm $want, bucket $wantb"
 
-mpi 4 --tune --backend mpi --model tiny --tune-reps 3 --tune-algorithms 0,4 --tune-buckets 1M,4M \
+mpi 4 --tune --backend mpi --workload tiny --tune-reps 3 --tune-algorithms 0,4 --tune-buckets 1M,4M \
   --env-out "$TMP/np4.env" --trials "$TMP/np4.jsonl"
 ok $STATUS "np 4 (oversubscribed): --tune exits 0"
 [ $STATUS -eq 0 ] || diag "$TMP/err"
@@ -144,9 +144,9 @@ ok $? "np 4: env file and trials written (grid 2 x 2)"
 
 # Bad input: one message naming the value, exit 2, no earlier file touched.
 echo '{"keep":"me"}' >"$TMP/keep.jsonl"
-cases='--tune --model gpt5|gpt5
---tune --model-config hidden=100,heads=3|hidden=100
---tune --model-config depth=2|depth
+cases='--tune --workload gpt5|gpt5
+--tune --workload-config hidden=100,heads=3|hidden=100
+--tune --workload-config depth=2|depth
 --tune --tune-algorithms 0,9|9
 --tune --tune-algorithms ring,foo|foo
 --tune --tune-protocols simple,ll256|ll256
@@ -165,35 +165,35 @@ EOF
 ./collbench --tune --resume >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q -- '--trials' "$TMP/err"
 ok $? "--resume without --trials exits 2 naming --trials"
-COLLBENCH_BUCKET_BYTES=12Q mpi 2 --tune --backend mpi --model tiny --trials "$TMP/keep.jsonl"
+COLLBENCH_BUCKET_BYTES=12Q mpi 2 --tune --backend mpi --workload tiny --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -q 12Q "$TMP/err"
 ok $? "a bad COLLBENCH_BUCKET_BYTES exits 2 naming it"
-mpi 2 --tune --backend mpi --model tiny --tune-reps 7 --trials "$TMP/cd.jsonl" --resume
+mpi 2 --tune --backend mpi --workload tiny --tune-reps 7 --trials "$TMP/cd.jsonl" --resume
 [ $STATUS -eq 2 ] && grep -q 'another setup' "$TMP/err" &&
   [ "$(grep -c '"trial"' "$TMP/cd.jsonl")" -gt 0 ]
 ok $? "--resume of a file for another setup exits 2 and keeps the file"
-mpi 2 --tune --backend mpi --model tiny --env-out "$TMP/no-such-dir/tuned.env"
+mpi 2 --tune --backend mpi --workload tiny --env-out "$TMP/no-such-dir/tuned.env"
 [ $STATUS -eq 2 ] && grep -q -- "--env-out: cannot write '$TMP/no-such-dir/tuned.env': No such file or directory" "$TMP/err"
 ok $? "--env-out in a missing directory exits 2 before any step runs (got $STATUS)"
-mpi 2 --tune --backend mpi --model llama-7b --trials "$TMP/keep.jsonl"
+mpi 2 --tune --backend mpi --workload llama-7b --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -q 'need [0-9.]* GiB' "$TMP/err"
 ok $? "llama-7b on this host: exit 2, says how much memory it needs"
 grep -qx '{"keep":"me"}' "$TMP/keep.jsonl"
 ok $? "no bad command line touched an earlier trials file"
-mpi 2 --tune --backend mpi --model tiny --model-config seq=256 --timeout 0.01
+mpi 2 --tune --backend mpi --workload tiny --workload-config seq=256 --timeout 0.01
 [ $STATUS -eq 3 ] && grep -q 'timeout: rank [01] on .* in --tune step phase, algorithm' "$TMP/err"
 ok $? "a phase past --timeout: exit 3 naming rank, phase and configuration"
 
 # The GPU mode (cuBLAS step, NCCL all-reduce): its options are refused on
 # the host; without a GPU --backend nccl says why; with one, 2 ranks share it.
-mpi 2 --tune --backend mpi --model tiny --tune-protocols ll
+mpi 2 --tune --backend mpi --workload tiny --tune-protocols ll
 [ $STATUS -eq 2 ] && grep -q -- '--tune-protocols: NCCL only' "$TMP/err"
 ok $? "--tune-protocols on the host tuner exits 2 (got $STATUS)"
-mpi 2 --tune --backend mpi --model tiny --plugin-out "$TMP/rules.csv"
+mpi 2 --tune --backend mpi --workload tiny --plugin-out "$TMP/rules.csv"
 [ $STATUS -eq 2 ] && grep -q -- '--plugin-out: NCCL only' "$TMP/err" && [ ! -e "$TMP/rules.csv" ]
 ok $? "--plugin-out on the host tuner exits 2 and writes nothing (got $STATUS)"
 if ! gpu_usable; then
-  mpi 2 --tune --backend nccl --model tiny
+  mpi 2 --tune --backend nccl --workload tiny
   [ $STATUS -eq 2 ] && grep -q "nccl: no usable GPU\|without CUDA\|unknown backend\|unknown value 'nccl'" "$TMP/err"
   ok $? "--tune --backend nccl without a GPU exits 2 saying why (got $STATUS)"
   for what in "2 ranks --share-gpu: --tune on NCCL writes NCCL_* settings" \
@@ -208,7 +208,7 @@ if ! gpu_usable; then
   done
   finish
 fi
-mpi 2 --tune --backend nccl --share-gpu --model tiny --tune-reps 3 --tune-buckets 1M,4M \
+mpi 2 --tune --backend nccl --share-gpu --workload tiny --tune-reps 3 --tune-buckets 1M,4M \
   --env-out "$TMP/gpu.env" --plugin-out "$TMP/rules.csv" -e 1M --max-time 0.05
 ok $STATUS "2 ranks --share-gpu: --tune on NCCL exits 0"
 [ $STATUS -eq 0 ] || diag "$TMP/err"
@@ -227,10 +227,10 @@ ok $st "collbench's tuner plugin loads the GPU run's rules and follows them"
 ok $? "--env-out names all-reduce only (NCCL_ALGO='allreduce:...')"
 ! grep -q "NCCL_PROTO='allreduce:LL128'" "$TMP/gpu.env" || grep -q ',ll128,' "$TMP/rules.csv"
 ok $? "LL128 in the env file only with --plugin-out's checked results"
-NCCL_MIN_CTAS=2 mpi 2 --tune --backend nccl --share-gpu --model tiny --tune-ctas 4
+NCCL_MIN_CTAS=2 mpi 2 --tune --backend nccl --share-gpu --workload tiny --tune-ctas 4
 [ $STATUS -eq 2 ] && grep -q "NCCL_MIN_CTAS='2'" "$TMP/err"
 ok $? "--tune-ctas under NCCL_MIN_CTAS exits 2 naming it (got $STATUS)"
-NCCL_ALGO='tree;ring' mpi 2 --tune --backend nccl --share-gpu --model tiny
+NCCL_ALGO='tree;ring' mpi 2 --tune --backend nccl --share-gpu --workload tiny
 [ $STATUS -eq 2 ] && grep -q "NCCL_ALGO='tree;ring'" "$TMP/err"
 ok $? "an NCCL_ALGO NCCL would refuse exits 2 naming it (got $STATUS)"
 finish

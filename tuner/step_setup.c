@@ -29,9 +29,9 @@ int cb_tune_check_memory(const struct cb_cluster *cl, const struct cb_model *m,
   double need = (double)cb_model_host_bytes(m) * cl->local_size;
   if (kb > 0 && need > (double)kb * 1024.0 * 0.9)
     return cb_fail(err, CB_USAGE,
-                   "--model %s: %d ranks on %s need %.1f GiB for weights, gradients and "
-                   "activations, %.1f GiB are available: choose a smaller model or "
-                   "--model-config (e.g. seq=, layers=)",
+                   "--workload %s: %d ranks on %s need %.1f GiB for weights, gradients and "
+                   "activations, %.1f GiB are available: choose a smaller workload or "
+                   "--workload-config (e.g. seq=, layers=)",
                    m->name, cl->local_size, cl->hostname, need / (1 << 30), (double)kb / (1 << 20));
   return CB_OK;
 }

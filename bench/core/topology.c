@@ -341,13 +341,13 @@ static int matrix_key(struct parse_state *ps, const char *key, const char *value
 static int step_key(struct parse_state *ps, const char *key, const char *value) {
   struct cb_step_check *c = &ps->t->steps[ps->t->nsteps - 1];
   struct cb_error e = {0};
-  if (strcmp(key, "model") == 0) {
+  if (strcmp(key, "workload") == 0) {
     if (cb_model_preset(value, &c->model, &e))
-      return bad(ps, key, "unknown model '%s' (tiny, gpt2-124m, gpt-1.3b, llama-7b)", value);
+      return bad(ps, key, "unknown workload '%s' (tiny, gpt2-124m, gpt-1.3b, llama-7b)", value);
     c->model_set = 1;
-  } else if (strcmp(key, "model_config") == 0) {
+  } else if (strcmp(key, "workload_config") == 0) {
     if (!c->model_set)
-      return bad(ps, key, "'%s': model comes first", value);
+      return bad(ps, key, "'%s': workload comes first", value);
     if (cb_model_config_parse(value, &c->model, &e))
       return bad(ps, key, "'%s': expected hidden=,layers=,heads=,seq=,batch=,dtype= values", value);
   } else if (strcmp(key, "bucket") == 0) {
@@ -363,7 +363,8 @@ static int step_key(struct parse_state *ps, const char *key, const char *value) 
     if (cb_overhead_parse(value, "limit", &c->limit, &e))
       return bad(ps, key, "'%s': expected a share of the step such as 20%% or 0.2", value);
   } else
-    return bad(ps, key, "unknown key '%s' (model, model_config, bucket, ranks, reps, limit)", key);
+    return bad(ps, key, "unknown key '%s' (workload, workload_config, bucket, ranks, reps, limit)",
+               key);
   return 1;
 }
 
@@ -493,6 +494,18 @@ static int on_key(void *user, const char *section, const char *key, const char *
       char why[64];
       snprintf(why, sizeof why, "holds the control byte 0x%02x: values are printable text", *c);
       return bad(ps, key, "%s", why);
+    }
+  /* [step]'s old keys (issue 44: "model" is the performance model's word):
+   * read as the new ones, and said once (cb_topology.renamed) */
+  static const char *const step_renames[][2] = {{"model", "workload"},
+                                                {"model_config", "workload_config"}};
+  for (size_t i = 0; strncmp(section, "step", 4) == 0 && i < 2; i++)
+    if (strcmp(key, step_renames[i][0]) == 0) {
+      if (!ps->t->renamed[0])
+        snprintf(ps->t->renamed, sizeof ps->t->renamed,
+                 "%s:%d: [%s] %s is now %s (the old name works for this release)", ps->file,
+                 ps->line, section, key, step_renames[i][1]);
+      key = step_renames[i][1];
     }
   for (int i = 0; i < ps->nseen; i++)
     if (strcmp(ps->seen[i].key, key) == 0) {
@@ -659,7 +672,7 @@ static int validate(struct parse_state *ps) {
   }
   for (int i = 0; i < t->nsteps; i++) {
     const struct cb_step_check *c = &t->steps[i];
-    const char *missing = !c->model_set ? "model" : !(c->limit > 0) ? "limit" : NULL;
+    const char *missing = !c->model_set ? "workload" : !(c->limit > 0) ? "limit" : NULL;
     if (missing)
       return cb_fail(ps->err, CB_USAGE, "%s:%d: [step %s]: key '%s' is missing", ps->file, c->line,
                      c->name, missing);

@@ -139,6 +139,7 @@ struct cb_topology {
   struct cb_step_check steps[CB_TOPO_MAX_STEPS];
   int nsteps;
   struct cb_baseline_rules baseline;
+  char renamed[CB_TOPO_TEXT_MAX + 96]; /* an old key's notice ("" none): the caller says it */
 };
 
 /* Reads and validates a file; a bad file is CB_USAGE with a message naming

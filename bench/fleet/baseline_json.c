@@ -88,9 +88,9 @@ static int write_json(void *state, FILE *f) {
 }
 
 int cb_baseline_write(const struct cb_baseline *b, const char *path, struct cb_error *err) {
-  if (cb_output_check(path, "--out", CB_OUT_REPLACE, err))
+  if (cb_output_check(path, "--baseline-out", CB_OUT_REPLACE, err))
     return err->status;
-  return cb_replace_write(path, "--out", write_json, (void *)b, err);
+  return cb_replace_write(path, "--baseline-out", write_json, (void *)b, err);
 }
 
 /* ---- reading ---- */

@@ -101,9 +101,9 @@ int cb_compare_main(const struct cb_compare_cli *c) {
 int cb_baseline_main(const struct cb_baseline_cli *c) {
   struct cb_baseline b;
   struct cb_error err = {0};
-  /* the output is checked before anything is read: a bad --out costs nothing */
-  if (cb_output_check(c->out, "--out", CB_OUT_REPLACE, &err) ||
-      cb_baseline_build("--baseline", c->inputs, c->ninputs, &b, &err)) {
+  /* the output is checked before anything is read: a bad --baseline-out costs nothing */
+  if (cb_output_check(c->out, "--baseline-out", CB_OUT_REPLACE, &err) ||
+      cb_baseline_build("--baseline-out", c->inputs, c->ninputs, &b, &err)) {
     fprintf(stderr, "collbench: %s\n", err.msg);
     return err.status;
   }

@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "baseline.h"
 #include "base/robust.h"
+#include "baseline.h"
 
 /* One compared key: slowdown = new time / old time (bandwidths: old / new),
  * > 1 is slower, with its 95% CI. */
@@ -31,6 +31,7 @@ int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b,
 struct cb_baseline_cli {
   const char *inputs[CB_MAX_FLEET_INPUTS], *out;
   int ninputs;
+  int old_form; /* built with the old spelling, --baseline FILE... --out F: said once */
 };
 struct cb_compare_cli {
   const char *old_path, *new_path;

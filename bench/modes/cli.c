@@ -37,7 +37,7 @@ static const struct option long_options[] = {
     {"backend", required_argument, 0, OPT_BACKEND},
     {"mem", required_argument, 0, OPT_MEM},
     {"transport", required_argument, 0, OPT_TRANSPORT},
-    {"mode", required_argument, 0, OPT_MODE},
+    {"timing", required_argument, 0, OPT_MODE},
     {"stat", required_argument, 0, OPT_STAT},
     {"variant", required_argument, 0, OPT_VARIANT},
     {"precision", required_argument, 0, OPT_PRECISION},
@@ -60,8 +60,8 @@ static const struct option long_options[] = {
     {"version", no_argument, 0, 'V'},
     /* --tune and its options */
     {"tune", no_argument, 0, OPT_TUNE},
-    {"model", required_argument, 0, OPT_MODEL},
-    {"model-config", required_argument, 0, OPT_MODEL_CONFIG},
+    {"workload", required_argument, 0, OPT_MODEL},
+    {"workload-config", required_argument, 0, OPT_MODEL_CONFIG},
     {"exhaustive", no_argument, 0, OPT_EXHAUSTIVE},
     {"no-search", no_argument, 0, OPT_NO_SEARCH},
     {"tune-algorithms", required_argument, 0, OPT_TUNE_ALGORITHMS},
@@ -75,8 +75,24 @@ static const struct option long_options[] = {
     {"trials", required_argument, 0, OPT_TRIALS},
     {"resume", no_argument, 0, OPT_RESUME},
     {"max-overhead", required_argument, 0, OPT_MAX_OVERHEAD},
+    /* old spellings, kept for this release (cb_cli_renamed names the new) */
+    {"mode", required_argument, 0, OPT_MODE},
+    {"model", required_argument, 0, OPT_MODEL},
+    {"model-config", required_argument, 0, OPT_MODEL_CONFIG},
     {0, 0, 0, 0},
 };
+
+/* Old spelling -> new (issue 44): --mode read as collbench's modes,
+ * --model as the performance model's mode. */
+static const char *const renames[][2] = {
+    {"mode", "timing"}, {"model", "workload"}, {"model-config", "workload-config"}};
+
+const char *cb_cli_new_name(const char *old) {
+  for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++)
+    if (strcmp(old, renames[i][0]) == 0)
+      return renames[i][1];
+  return NULL;
+}
 
 static int parse_transports(const char *arg, struct cb_settings *s, struct cb_error *err) {
   static char storage[512];
@@ -206,7 +222,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     else if (strcmp(arg, "latency") == 0)
       s->mode = CB_MODE_LATENCY;
     else
-      return cb_fail(err, CB_USAGE, "--mode: unknown value '%s' (throughput or latency)", arg);
+      return cb_fail(err, CB_USAGE, "--timing: unknown value '%s' (throughput or latency)", arg);
     return CB_OK;
   case OPT_STAT:
     if ((s->stat = cb_stat_find(arg)) < 0)
@@ -250,8 +266,8 @@ static int unknown_option(const char *bad, struct cb_cli *cli, struct cb_error *
     char word[64];
     snprintf(word, sizeof word, "%.*s", (int)strcspn(bad + 2, "="), bad + 2);
     int n = 0;
-    while (long_options[n].name)
-      n++;
+    while (long_options[n].name && !cb_cli_new_name(long_options[n].name))
+      n++; /* the old spellings, last, are not suggested */
     near = cb_suggest(word, long_name, n);
     if (near)
       snprintf(word, sizeof word, "--%s", near), near = word;
@@ -277,9 +293,12 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   opterr = 0; /* we report errors ourselves, once, with the bad value */
   for (;;) {
     int prev = optind ? optind : 1;
-    int c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:T:J:hV", long_options, NULL);
+    int li = -1;
+    int c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:T:J:hV", long_options, &li);
     if (c == -1)
       break;
+    if (li >= 0 && cb_cli_new_name(long_options[li].name) && cli->nrenamed < 4)
+      cli->renamed[cli->nrenamed++] = long_options[li].name;
     const char *bad = argv[prev < argc ? prev : argc - 1];
     if (c == '?')
       return unknown_option(bad, cli, err);

@@ -15,6 +15,7 @@
 #include "base/phase.h"
 #include "burnin/burnin.h"
 #include "burnin/judged.h"
+#include "cli.h"
 #include "copy/copy.h"
 #include "core/cluster.h"
 #include "core/engine.h"
@@ -368,6 +369,11 @@ static int matrix_go(const struct cb_cluster *cl, struct cb_cli *cli,
  * made sure those agree). */
 int cb_run_pre_mpi(const struct cb_cli *cli, int rank, struct cb_error *err) {
   const struct cb_topology *t = &cli->topology;
+  for (int i = 0; i < cli->nrenamed && rank == 0; i++) /* the old spelling still works */
+    fprintf(stderr, "collbench: --%s is now --%s (the old name works for this release)\n",
+            cli->renamed[i], cb_cli_new_name(cli->renamed[i]));
+  if (cli->accept_path && t->renamed[0] && rank == 0)
+    fprintf(stderr, "collbench: %s\n", t->renamed);
   /* every mode, --accept included: NCCL refuses two ranks on one GPU
    * ("Duplicate GPU detected") unless each has its own host id */
   if (cli->settings.share_gpu) {
@@ -473,7 +479,7 @@ const char cb_help_sizes[] =
     "  -i, --step-bytes SIZE    add SIZE between sizes instead\n";
 const char cb_help_timing[] =
     "Timing:\n"
-    "      --mode MODE          throughput (batches timed whole, default) or latency\n"
+    "      --timing MODE        throughput (batches timed whole, default) or latency\n"
     "                           (each iteration between barriers, slowest rank)\n"
     "      --stat STAT          what the time column, algbw and busbw show: median\n"
     "                           (default), mean (total time / iterations, as in\n"

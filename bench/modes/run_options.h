@@ -31,6 +31,10 @@ struct cb_cli {
   /* An option the measuring modes do not know (the parser's refusal
    * names it); the modes' table says which mode it goes with. */
   char unknown[64];
+  /* Old spellings given (issue 44: each word one meaning): "--mode", ...;
+   * rank 0 says the new name once before MPI starts (cb_run_pre_mpi). */
+  const char *renamed[4];
+  int nrenamed;
 };
 
 #endif

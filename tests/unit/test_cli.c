@@ -2,8 +2,8 @@
  * errors that name the bad value. No MPI is started: parsing is pure. */
 #include <string.h>
 
-#include "modes/cli.h"
 #include "core/gpu.h"
+#include "modes/cli.h"
 #include "presets.h"
 #include "tap.h"
 
@@ -53,7 +53,7 @@ static void test_full(void) {
   struct cb_cli cli;
   struct cb_error err;
   int rc = PARSE(&cli, &err, "--op", "allreduce,p2p_lat", "-b", "1K", "-e", "1M", "-n", "10", "-d",
-                 "double", "-o", "max", "--mode", "latency", "--window", "8");
+                 "double", "-o", "max", "--timing", "latency", "--window", "8");
   if (!is_long(rc, CB_OK, "full option set parses"))
     diag("%s", err.msg);
   const struct cb_settings *s = &cli.settings;
@@ -63,7 +63,8 @@ static void test_full(void) {
   is_long(s->iters, 10, "-n 10");
   ok(s->ndtypes == 1 && s->dtypes[0] == CB_DOUBLE, "-d double");
   ok(s->nredops == 1 && s->redops[0] == CB_MAX, "-o max");
-  is_long(s->mode, CB_MODE_LATENCY, "--mode latency");
+  is_long(s->mode, CB_MODE_LATENCY, "--timing latency");
+  is_long(cli.nrenamed, 0, "no old spelling given");
   is_long(s->window, 8, "--window 8");
   is_double(s->precision, 0.05, 0, "untouched options keep defaults");
 
@@ -138,7 +139,8 @@ static void test_errors(void) {
   BAD("zero iters", "--iters", "'0'", "-n", "0");
   BAD("iters not a number", "--iters", "'ten'", "-n", "ten");
   BAD("zero window", "--window", "'0'", "--window", "0");
-  BAD("unknown mode", "--mode", "'fast'", "--mode", "fast");
+  BAD("unknown timing", "--timing", "'fast'", "--timing", "fast");
+  BAD("the old spelling's errors name the new", "--timing", "'fast'", "--mode", "fast");
   BAD("stray positional", "unexpected argument 'extra'", NULL, "-n", "5", "extra");
   BAD("missing value", "needs a value", "-b", "-b");
   BAD("missing long value", "needs a value", "--op", "--op");
@@ -184,7 +186,23 @@ static void test_reparse(void) {
   ok(rc == CB_USAGE && strstr(err.msg, "'--bogus'"), "first argument named in its error");
 }
 
-/* --tune's block: defaults, --model-config applied after --model whatever
+/* issue 44: the old spellings still parse, and are remembered so that
+ * rank 0 names the new ones; none is offered as a suggestion. */
+static void test_renamed(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  ok(PARSE(&cli, &err, "--mode", "latency", "--tune", "--model", "tiny", "--model-config",
+           "seq=32") == CB_OK &&
+         cli.settings.mode == CB_MODE_LATENCY && cli.tune.model.seq == 32 && cli.nrenamed == 3 &&
+         strcmp(cli.renamed[0], "mode") == 0 && strcmp(cli.renamed[1], "model") == 0 &&
+         strcmp(cb_cli_new_name(cli.renamed[2]), "workload-config") == 0,
+     "--mode, --model, --model-config: parsed as --timing, --workload, --workload-config, "
+     "and remembered");
+  ok(PARSE(&cli, &err, "--timng", "latency") == CB_USAGE && strstr(err.msg, "--timing"),
+     "a misspelling is offered the new name (%s)", err.msg);
+}
+
+/* --tune's block: defaults, --workload-config applied after --workload whatever
  * the order, and the tune-only options refused without --tune. */
 static void test_tune(void) {
   struct cb_cli cli;
@@ -193,9 +211,9 @@ static void test_tune(void) {
   parse(&cli, &err, none);
   ok(!cli.tune.enabled && strcmp(cli.tune.model.name, "gpt2-124m") == 0 && cli.tune.reps == 10,
      "tune defaults: off, gpt2-124m, 10 steps");
-  ok(PARSE(&cli, &err, "--model-config", "seq=32", "--tune", "--model", "tiny") == CB_OK &&
+  ok(PARSE(&cli, &err, "--workload-config", "seq=32", "--tune", "--workload", "tiny") == CB_OK &&
          cli.tune.enabled && cli.tune.model.hidden == 128 && cli.tune.model.seq == 32,
-     "--model-config applies on top of --model, given before it");
+     "--workload-config applies on top of --workload, given before it");
   ok(PARSE(&cli, &err, "--tune", "--tune-algorithms", "4,5", "--tune-segments", "64K",
            "--tune-buckets", "1M,8M", "--exhaustive", "--trials", "t.jsonl", "--resume") == CB_OK &&
          cli.tune.algorithms && strcmp(cli.tune.algorithms, "4,5") == 0 &&
@@ -244,6 +262,7 @@ int main(void) {
   test_modes();
   test_reparse();
   test_tune();
+  test_renamed();
   done_testing();
   return exit_status();
 }

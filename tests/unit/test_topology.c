@@ -270,7 +270,7 @@ static int sections(const char *kind, int n, int same, struct cb_topology *t,
                      "backend = mpi\nsize = 1K\nmetric = time\nfail = 1 s\n");
   for (int i = 1; i <= n; i++)
     len += snprintf(text + len, sizeof text - len,
-                    strcmp(kind, "step") == 0 ? "[step x%d]\nmodel = tiny\nlimit = 20%%\n"
+                    strcmp(kind, "step") == 0 ? "[step x%d]\nworkload = tiny\nlimit = 20%%\n"
                                               : "[check x%d]\nop = allreduce\nbackend = mpi\n"
                                                 "size = 1K\nmetric = time\nfail = 1 s\n",
                     same ? 1 : i);

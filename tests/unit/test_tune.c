@@ -81,7 +81,7 @@ static void test_model(void) {
   memset(&err, 0, sizeof err);
   ok(cb_model_config_parse("seq=128,batch=2", &m, &err) == CB_OK && m.seq == 128 && m.batch == 2 &&
          m.hidden == 128,
-     "--model-config overrides only the keys given");
+     "--workload-config overrides only the keys given");
   memset(&err, 0, sizeof err);
   ok(cb_model_config_parse("hidden=100,heads=3", &m, &err) == CB_USAGE &&
          strstr(err.msg, "hidden=100"),
