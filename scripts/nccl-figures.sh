@@ -1,12 +1,12 @@
 #!/bin/sh
-# The published-figure table of reports/PLANNING.md, "NCCL's cost model": each row is
+# The published-figure table of bench/model/PLANNING.md, "NCCL's cost model": each row is
 # a figure someone published (the source is named; each was read for this
 # table), and what `collbench --predict` says for the same system, GPU count,
 # size and algorithm, with the error predicted / published - 1. Prints the
 # Markdown table, then each class of system's error range (the band
 # --predict puts around NCCL's uncalibrated times: bench/model/nccl_band.c,
 # whose numbers tests/nccl_model.t checks against this script's, as it checks
-# reports/PLANNING.md carries exactly this output).
+# bench/model/PLANNING.md carries exactly this output).
 #   scripts/nccl-figures.sh [COLLBENCH]
 set -u
 cd "$(dirname "$0")/.." || exit 2

@@ -64,7 +64,7 @@ static json_t *print_fits(const struct cb_fit_groups *gs) {
   char lb[160], rk[96];
   printf("# fit: time = steps * alpha + share * bytes * beta [+ gamma * sum over steps of "
          "min(message, queue) for messages >= rndv], per recorded algorithm "
-         "through its cost shape (ring where none is recorded; reports/PLANNING.md, \"Capacity "
+         "through its cost shape (ring where none is recorded; bench/model/PLANNING.md, \"Capacity "
          "planning\")\n");
   printf("%-14s %-10s %-24s %-12s %-18s %-8s %6s %9s %9s %8s %8s %8s\n", "# op", "tier",
          "backend/mem/transport", "variant", "algorithm", "ranks", "points", "alpha_us", "bw_GB/s",

@@ -145,7 +145,7 @@ static void add_pools(struct cb_fit_groups *gs) {
  * both ways: a step's go-ahead then travels behind the peer's own data on
  * that connection, and whether it waits for the whole message is a race
  * (2 shaped nodes: 1.07 to 1.97 times the shaped time, size by size, where
- * 4 and 8 nodes agree with each other; reports/PLANNING.md). A
+ * 4 and 8 nodes agree with each other; bench/model/PLANNING.md). A
  * group that also has points at 3 ranks or more is fitted on those. */
 static void drop_pairs(struct cb_fit_group *g) {
   int more = 0, k = 0;

@@ -7,7 +7,7 @@
  * the op's flat (ring) cost shape, predict.c applies ring, tree and
  * hierarchical shapes to larger systems, step.c plays out a training
  * step's gradient buckets against its compute. The formulas and their
- * assumptions are written out in reports/PLANNING.md. */
+ * assumptions are written out in bench/model/PLANNING.md. */
 #ifndef CB_MODEL_H
 #define CB_MODEL_H
 
@@ -33,7 +33,7 @@ struct cb_link {
   int set;      /* 0: nothing known about this tier */
   double alpha; /* seconds per step */
   double beta;  /* seconds per byte; for inter-node: through one node's NICs */
-  /* The rendezvous wait (reports/PLANNING.md): a step whose
+  /* The rendezvous wait (bench/model/PLANNING.md): a step whose
    * message is at least `rndv` bytes waits for the receiver's go-ahead,
    * which queues behind up to `queue` bytes of the receiver's own sending:
    * gamma * min(message, queue) more. gamma 0: no wait (the plain model). */
@@ -49,7 +49,7 @@ struct cb_terms cb_model_flat_terms(int op, int p, int nodes);
 double cb_model_flat_time(int op, int p, int nodes, double bytes, const struct cb_link *l);
 
 /* The cost shape of the algorithm a result records, so that a fit and its
- * predictions follow what the library ran (reports/PLANNING.md).
+ * predictions follow what the library ran (bench/model/PLANNING.md).
  * L = ceil(log2 p):
  *   ring     the flat terms above (ring, segmented ring, neighbor
  *            exchange, pairwise, chain and pipeline broadcast);
@@ -86,7 +86,7 @@ struct cb_terms cb_model_terms(int op, int shape, int p, int nodes, double bytes
 double cb_model_wait_bytes(int op, int shape, int p, int nodes, double bytes, double rndv,
                            double queue);
 double cb_model_time(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l);
-/* 1 where the model's time is uncertain by a race (reports/PLANNING.md):
+/* 1 where the model's time is uncertain by a race (bench/model/PLANNING.md):
  * the shape's steps are exchanges with one peer at p ranks,
  * the link has a rendezvous wait (gamma > 0) and a step's message is at
  * least rndv, so whether its go-ahead waits behind the peer's message
@@ -95,7 +95,7 @@ double cb_model_time(int op, int shape, int p, int nodes, double bytes, const st
 int cb_model_races(int op, int shape, int p, int nodes, double bytes, const struct cb_link *l);
 /* The note --validate and --predict print on such a row ("race: [the
  * algorithms] " before it), and JSON's "uncertain". */
-#define CB_RACE_NOTE "up to ~2x (rendezvous; reports/PLANNING.md)"
+#define CB_RACE_NOTE "up to ~2x (rendezvous; bench/model/PLANNING.md)"
 #define CB_RACE_JSON "rendezvous race"
 
 /* nccl-tests' bus bandwidth (bytes/s) for a time, and its factor. */

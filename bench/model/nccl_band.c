@@ -1,6 +1,6 @@
 /* The uncalibrated NCCL model's error by class of system (nccl_band.h).
  * The numbers are scripts/nccl-figures.sh's class table (predicted busbw /
- * published - 1 over the figures of reports/PLANNING.md's table);
+ * published - 1 over the figures of bench/model/PLANNING.md's table);
  * tests/nccl_model.t fails when they and the script's differ, so a change
  * to the model or the figures must change them too. */
 #include <math.h>

@@ -1,6 +1,6 @@
 /* The error of NCCL's cost model as it stands (no calibration), known from
  * published nccl-tests figures by class of system (bench/model/nccl_band.c;
- * the figures: reports/PLANNING.md, "Published figures"). --predict puts it
+ * the figures: bench/model/PLANNING.md, "Published figures"). --predict puts it
  * around every uncalibrated NCCL time as that time's interval. */
 #ifndef CB_MODEL_NCCL_BAND_H
 #define CB_MODEL_NCCL_BAND_H

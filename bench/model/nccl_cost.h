@@ -12,7 +12,7 @@
  * channel count and per-channel bandwidth of each algorithm's graph -- is
  * approximated here from the topology file's figures (nccl_cost.c,
  * cb_nc_graphs, says how). The code is collbench's own; the numbers carry
- * over. reports/PLANNING.md, "NCCL's cost model", shows it against published runs. */
+ * over. bench/model/PLANNING.md, "NCCL's cost model", shows it against published runs. */
 #ifndef CB_NCCL_COST_H
 #define CB_NCCL_COST_H
 

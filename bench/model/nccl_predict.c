@@ -264,7 +264,7 @@ static void print_switches(const struct cb_nc_comm *c, int op, int dtype, int re
 static void print_bands(void) {
   char sizes[64];
   printf("#   error of the uncalibrated times: measured / predicted, from published nccl-tests "
-         "figures by class\n#   (reports/PLANNING.md, \"Published figures\"; widened to "
+         "figures by class\n#   (bench/model/PLANNING.md, \"Published figures\"; widened to "
          "hold 1):\n");
   for (int k = 0; k < CB_NC_NCLASSES; k++) {
     const struct cb_nc_band *b = &cb_nc_bands[k];
@@ -342,7 +342,7 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
   for (int i = 0; i < m->nops; i++) {
     int op = m->ops[i];
     printf("\n# NCCL's choice for %s: its cost model (NVIDIA/nccl v2.28.9-1, src/graph/tuning.cc "
-           "and src/enqueue.cc; reports/PLANNING.md, \"NCCL's cost model\")\n",
+           "and src/enqueue.cc; bench/model/PLANNING.md, \"NCCL's cost model\")\n",
            cb_mop_names[op]);
     if (op == CB_MOP_ALLTOALL) {
       printf("#   none: NCCL runs alltoall as point-to-point sends, outside its algorithm "

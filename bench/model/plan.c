@@ -48,7 +48,7 @@ json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allr
   printf("# the search stops at %ld GPUs: %s\n", CB_MODEL_MAX_GPUS, CB_MODEL_MAX_GPUS_WHY);
   if (opt && opt->allreduce_s)
     printf("# NCCL's model was checked against published figures up to %d GPUs (uncalibrated; "
-           "reports/PLANNING.md): counts past that are extrapolated\n",
+           "bench/model/PLANNING.md): counts past that are extrapolated\n",
            cb_nc_bands[cb_nc_class_of(&((const struct cb_nccl_ctx *)opt->ctx)->hw, 2)].gpus_hi);
   json_t *plan = json_pack("{s:f, s:o, s:I, s:s}", "max_overhead", m->max_overhead, "rows", rows,
                            "search_max_gpus", (json_int_t)CB_MODEL_MAX_GPUS, "search_stops",

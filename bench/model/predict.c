@@ -1,7 +1,7 @@
 /* Cost shapes of the collectives on one or two link tiers, and their
  * predictions for larger systems. Each formula is the textbook alpha-beta
  * cost of the algorithm (steps * alpha + bytes through the bottleneck *
- * beta); reports/PLANNING.md, lists them with their
+ * beta); bench/model/PLANNING.md, lists them with their
  * assumptions. */
 #include <math.h>
 #include <string.h>

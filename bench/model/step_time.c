@@ -1,7 +1,7 @@
 /* The communication ratio of a data-parallel training step: gradient
  * buckets allreduced while backward still runs (PyTorch DDP's scheme).
  *
- * Overlap F (reports/PLANNING.md): while an allreduce runs and
+ * Overlap F (bench/model/PLANNING.md): while an allreduce runs and
  * compute has not ended, compute advances at F times its own speed; after
  * compute ends, communication runs alone. So with the buckets' allreduce
  * times d_i, T_step lies between compute + the tail (F = 1, communication

@@ -233,7 +233,7 @@ static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error 
 }
 
 const char cb_help_model[] =
-    "Performance model (no mpirun; reports/PLANNING.md):\n"
+    "Performance model (no mpirun; bench/model/PLANNING.md):\n"
     "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
     "                           tier (intra-node, inter-node) from --json files\n"
     "      --validate FILE...   predict these files' measurements from the fit and\n"

@@ -19,7 +19,7 @@ static void text(FILE *f, const char *tag, const char *s) {
   fprintf(f, "</%s>", tag);
 }
 
-/* The rendezvous wait where the fit kept it (reports/PLANNING.md, "Capacity
+/* The rendezvous wait where the fit kept it (bench/model/PLANNING.md, "Capacity
  * planning"): gamma as a multiple of beta and the message sizes it spans
  * (rndv up to queue), gamma itself in the title; "-" without. Short, so
  * that the table still fits a laptop's window. */
@@ -46,7 +46,7 @@ static void fits_table(FILE *f, const struct cb_rep_data *d, const struct cb_fit
   }
   fputs(
       " through the cost shape of the algorithm each result recorded (ring where none is); see "
-      "reports/PLANNING.md.</p>\n"
+      "bench/model/PLANNING.md.</p>\n"
       "<table>\n<tr><th>op</th><th>tier</th><th>backend</th><th>memory</th><th>transport</th>"
       "<th>placement</th><th>algorithm</th><th>points</th><th>alpha (us)</th><th>1/beta "
       "(GB/s)</th><th>R^2</th>"

@@ -365,7 +365,7 @@ void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d) {
         fputs("<strong>No held-out data: the model's error beyond the fitted points is "
               "unknown; give a second input file (e.g. more ranks) to measure it.</strong> ",
               f);
-      fputs("Buckets of gradients all-reduced while backward runs (reports/PLANNING.md, "
+      fputs("Buckets of gradients all-reduced while backward runs (bench/model/PLANNING.md, "
             "&ldquo;Capacity "
             "planning&rdquo;).</p>\n",
             f);
