@@ -2,7 +2,7 @@
 # Acceptance on four simulated nodes (network namespaces, scripts/simcluster.sh),
 # one rank per node, MPI over TCP:
 #  - healthy: --accept topologies/localhost.conf passes (exit 0);
-#  - one node's incoming link throttled to 200 Mbit/s (tc tbf): --accept fails
+#  - one node's incoming link throttled to 20 Mbit/s (tc tbf): --accept fails
 #    with exit 1 naming the all-gather check, and the matrix names that node and
 #    nothing else;
 #  - one direction of one pair throttled (tc htb + u32 filter): the matrix names
@@ -33,8 +33,15 @@ run() {
 verdicts() { jq -r 'select(.type == "verdict") | "\(.status) \(.check)"' "$1" | sort | tr '\n' ';'; }
 show() { grep -E '^  (PASS|WARN|FAIL) |retest' "$tmp/out" | sed 's/^/# /'; }
 
-check "healthy: --accept topologies/localhost.conf exits 0" \
-    run 0 "$tmp/healthy.jsonl" --accept topologies/localhost.conf
+# topologies/localhost.conf with the all-gather's levels at 3% and 6% of the
+# pair bandwidth: under two CPU hogs a healthy run's 2 MiB all-gather fell
+# to 11% of it, a FAIL against the shipped 15%, rightly for the machine but
+# not what this test is about (a flake hunt at aa1530a); node 3 throttled
+# to 20 Mbit/s gives it under 1% (at 200 Mbit/s it was 7%, too near)
+sed -e 's/^warn = 25% pairbw/warn = 6% pairbw/' -e 's/^fail = 15% pairbw/fail = 3% pairbw/' \
+    topologies/localhost.conf >"$tmp/local.conf"
+check "healthy: --accept topologies/localhost.conf (all-gather levels lowered) exits 0" \
+    run 0 "$tmp/healthy.jsonl" --accept "$tmp/local.conf"
 show
 # A busy machine may WARN (the levels are for healthy but noisy hosts); never FAIL.
 # Four nodes time-share two cores here, so a straggler warning is possible too.
@@ -66,7 +73,7 @@ lat_factor = 10
 CONF
 fleet_section() { printf '[baseline]\nfile = baseline.json\n'; }
 { cat "$tmp/matrix.conf"; fleet_section; } >"$tmp/fleet.conf"
-{ cat topologies/localhost.conf; fleet_section; } >"$tmp/node.conf"
+{ cat "$tmp/local.conf"; fleet_section; } >"$tmp/node.conf"
 healthy_matrices() {
     for i in 2 3 4; do run 0 "$tmp/healthy$i.jsonl" --accept "$tmp/matrix.conf" || return 1; done
 }
@@ -86,7 +93,12 @@ no_fleet_fail() { # a verdict for every node and the links, none a FAIL
 }
 check "its fleet verdicts: every node and the links, none FAILs" no_fleet_fail $SIMCLUSTER_NODES
 
-simcluster_throttle "$node3" 200mbit
+# 20 Mbit/s: node 3's share of its run's median pair near 0, so the fleet
+# FAILs it whenever it can judge at all (a spread under 1/5 of the median is
+# exactly z under -5 at share 0; at 200 Mbit/s, share 0.094, a loaded
+# baseline's spread of 0.163 left node 3 at z -4.8: neither FAIL nor
+# "cannot judge", the flake hunt at aa1530a)
+simcluster_throttle "$node3" 20mbit
 check "node 3 throttled: --accept exits 1" run 1 "$tmp/node.jsonl" --accept "$tmp/node.conf"
 show
 allreduce_fails() {
