@@ -1,5 +1,5 @@
 # scripts/simcluster.sh: a simulated multi-node cluster on one machine, for tests.
-# Source it from POSIX sh or bash; needs root, ip (iproute2), unshare (util-linux),
+# Source it from POSIX sh or bash; needs root, ip (iproute2), unshare and taskset (util-linux),
 # and tc for simcluster_throttle.
 #
 # Each "node" is a network namespace with its own loopback and an eth0 at 198.18.0.I/24,
@@ -36,12 +36,18 @@ _simcluster_net_free() {
     fi
 }
 
+# The CPUs this process may run on, as numbers separated by spaces (0-2,5 -> 0 1 2 5).
+_simcluster_cpus() {
+    sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr ',' '\n' |
+        awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) printf "%d ", c }'
+}
+
 # Prints one line saying why not and returns 1 when a cluster cannot be built here.
 simcluster_can_run() {
     if [ "$(id -u)" -ne 0 ]; then
         echo "simcluster: needs root (network namespaces, bridge)"; return 1
     fi
-    for _sc_t in ip unshare; do
+    for _sc_t in ip unshare taskset; do
         command -v "$_sc_t" >/dev/null 2>&1 || { echo "simcluster: '$_sc_t' not found"; return 1; }
     done
     _simcluster_net_free || return 1
@@ -106,6 +112,24 @@ simcluster_up() {
     done
     export SIMCLUSTER_NODES
 
+    # A core (SLOTS cores) of its own for each node when there are enough, listed one
+    # line a node in cpus for the agent's taskset. Unbound, two ranks on one core made
+    # every exchange wait for the other's time slice (the first row of a launch at 4 or
+    # 8 ms in 9 of 20 launches beside two CPU hogs, the rest at 40-80 us) until the
+    # scheduler moved one away.
+    : >"$SIMCLUSTER_DIR/cpus"
+    set -- $(_simcluster_cpus)
+    if [ $((_sc_n * _sc_slots)) -le $# ]; then
+        _sc_i=0
+        while [ "$_sc_i" -lt "$_sc_n" ]; do
+            _sc_list=$1; shift
+            _sc_k=1
+            while [ "$_sc_k" -lt "$_sc_slots" ]; do _sc_list=$_sc_list,$1; shift; _sc_k=$((_sc_k + 1)); done
+            echo "$_sc_list" >>"$SIMCLUSTER_DIR/cpus"
+            _sc_i=$((_sc_i + 1))
+        done
+    fi
+
     # The agent is called like ssh: AGENT [ssh options such as -x] HOST COMMAND...
     # COMMAND arrives as words meant for a remote shell (ssh joins them with spaces), so
     # they are joined and given to sh. The environment (PATH, LD_LIBRARY_PATH) passes
@@ -127,20 +151,27 @@ echo "\$node: \$*" >>"$SIMCLUSTER_DIR/agent.log"
 # machine's other load (a CPU hog per core in the flake hunt) must not take
 # the core whenever a rank yields, which made a healthy pair's ping-pong a
 # whole 4 ms scheduler tick and a node's incoming bandwidth 15x low.
-exec nice -n -10 ip netns exec "\$node" unshare --uts sh -c 'hostname "\$0" || exit 255; eval "\$1"' "\$node" "\$*"
+cpus=\$(sed -n "\${node##*n}p" "$SIMCLUSTER_DIR/cpus")
+exec nice -n -10 \${cpus:+taskset -c "\$cpus"} ip netns exec "\$node" unshare --uts sh -c 'hostname "\$0" || exit 255; eval "\$1"' "\$node" "\$*"
 EOF
     chmod +x "$SIMCLUSTER_AGENT"
 
     # oob (launch/wire-up) and btl tcp restricted to the cluster subnet; tcp,self only so
     # ranks talk TCP even when placed on the same node; IPv6 off (no v6 addresses set up);
     # --bind-to none because each node would otherwise bind its ranks to core 0;
-    # mpi_yield_when_idle because every node thinks it has a core to itself: with more
-    # nodes than cores, busy-polling ranks starve each other (8 ms instead of 40 us
-    # ping-pongs with 4 nodes on 2 cores).
+    # mpi_yield_when_idle 1 only when the ranks outnumber the cores: every node thinks it
+    # has a core to itself, and with more ranks than cores busy-polling ranks starve each
+    # other (8 ms instead of 40 us ping-pongs with 4 nodes on 2 cores). With a core per
+    # rank, yielding hands the core to the machine's other load until the next tick: 2
+    # nodes on 2 cores beside two CPU hogs, 16-32 KiB all-reduce per launch, 10 launches
+    # each: yielding 29 of 40 figures at 0.9-6 ms, not yielding 36 of 40 at 37-80 us
+    # (without the hogs both 47-85 us).
+    _sc_yield=0
+    [ $((_sc_n * _sc_slots)) -gt "$(nproc)" ] && _sc_yield=1
     SIMCLUSTER_MPIRUN_ARGS="--hostfile $SIMCLUSTER_HOSTFILE --mca plm_rsh_agent $SIMCLUSTER_AGENT \
 --mca oob_tcp_if_include $SIMCLUSTER_NET.0/24 --mca btl tcp,self \
 --mca btl_tcp_if_include $SIMCLUSTER_NET.0/24 --mca btl_tcp_disable_family 6 --bind-to none \
---mca mpi_yield_when_idle 1"
+--mca mpi_yield_when_idle $_sc_yield"
     export SIMCLUSTER_MPIRUN_ARGS
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 }
