@@ -15,9 +15,9 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON
 LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
-LIB_SRC := $(wildcard bench/base/*.c bench/core/*.c bench/fleet/*.c bench/modes/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/records/*.c bench/accept/*.c bench/burnin/*.c \
+LIB_SRC := $(wildcard bench/base/*.c bench/runtime/*.c bench/results/*.c bench/engine/*.c bench/topology/*.c bench/fleet/*.c bench/modes/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/records/*.c bench/accept/*.c bench/burnin/*.c \
                       bench/model/*.c bench/probe/*.c bench/copy/*.c bench/import/*.c) \
-           bench/backends/registry.c bench/backends/memory.c bench/backends/mpi.c bench/backends/ompi_algo.c \
+           bench/backends/registry.c bench/backends/mpi.c bench/backends/ompi_algo.c \
            bench/backends/nccl_env.c \
            bench/backends/nccl_log.c bench/backends/nccl_logfile.c \
            $(filter-out tuner/comm_nccl.c,$(wildcard tuner/*.c)) kernels/transformer.c kernels/compute_table.c kernels/launch.c

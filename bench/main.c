@@ -7,11 +7,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base/phase.h"
 #include "base/blas_threads.h"
 #include "base/interrupt.h"
-#include "core/cluster.h"
+#include "base/phase.h"
 #include "modes/modes.h"
+#include "runtime/cluster.h"
 
 /* Options that do not parse: said by the launcher's rank 0 with the
  * --help hint, and in the mode's --junit file. */

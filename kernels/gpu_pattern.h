@@ -2,8 +2,8 @@
  * bench/base/pattern.c (value(rank, index), reduced(index)), computed in place in
  * device memory instead of on the host and copied, as nccl-tests does.
  * The engine uses them for device memory only after a self-check in the
- * same process has proven them equal to the host path (bench/core/pattern_io.c,
- * bench/core/gpu_pattern_io.c); tests/unit/test_gpu_pattern.c checks them
+ * same process has proven them equal to the host path (bench/runtime/pattern_io.c,
+ * bench/runtime/gpu_pattern_io.c); tests/unit/test_gpu_pattern.c checks them
  * more widely on a GPU. */
 #ifndef CB_GPU_PATTERN_H
 #define CB_GPU_PATTERN_H

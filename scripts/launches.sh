@@ -1,6 +1,6 @@
 #!/bin/sh
 # One launch's interval says how precise that launch was, not how much the
-# next launch will differ (bench/core/FIGURES.md, "The interval is of one
+# next launch will differ (bench/engine/FIGURES.md, "The interval is of one
 # launch"). This runs the same launch N times and makes one baseline of
 # them, a population whose spread includes the launch-to-launch part, so
 # that --compare judges a change against it:

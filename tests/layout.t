@@ -4,7 +4,7 @@
 # twice (scripts/include-graph.sh), and the checker catches each kind of
 # break; main dispatches through the modes' table only; each mode's --help.
 . tests/lib.sh
-plan 12
+plan 13
 
 scripts/include-graph.sh >"$TMP/graph" 2>&1
 ok $? "scripts/include-graph.sh: no cycle, no upward include, no file name twice"
@@ -21,14 +21,23 @@ copy && echo '#include "modes/cli.h"' >>"$TMP/tree/bench/base/units.c"
 "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q 'upward include: bench/base/units (layer 0) -> bench/modes/cli' "$TMP/out"
 ok $? "an include from base/ up to modes/ is named"
-copy && echo '#include "core/engine.h"' >>"$TMP/tree/bench/core/measure.c"
+copy && echo '#include "engine/engine.h"' >>"$TMP/tree/bench/engine/measure.c"
 "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
-[ $? -eq 1 ] && grep -q 'loop' "$TMP/out" && grep -q 'bench/core/measure' "$TMP/out" &&
-  grep -q 'bench/core/engine' "$TMP/out"
+[ $? -eq 1 ] && grep -q 'loop' "$TMP/out" && grep -q 'bench/engine/measure' "$TMP/out" &&
+  grep -q 'bench/engine/engine' "$TMP/out"
 ok $? "an include cycle (engine <-> measure) is named"
-copy && cp bench/base/stats.c "$TMP/tree/bench/core/stats.c"
+# A loop of folders inside the measuring core with no module cycle: the
+# runtime's watchdog_peers (below the ops) reaching up into ops/op, which
+# reaches runtime/pattern_io but never watchdog_peers.
+copy && echo '#include "ops/op.h"' >>"$TMP/tree/bench/runtime/watchdog_peers.c"
 "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
-[ $? -eq 1 ] && grep -q 'file name used twice: bench/base/stats.c bench/core/stats.c' "$TMP/out"
+[ $? -eq 1 ] && grep -q 'folders form a loop' "$TMP/out" && grep -q 'bench/runtime' "$TMP/out" &&
+  grep -q 'bench/ops' "$TMP/out" && ! grep -q 'bench/runtime/watchdog_peers' "$TMP/out"
+ok $? "a loop of layer 2's folders (runtime <-> ops) is named, though no module cycle"
+[ $? -eq 0 ] || diag "$TMP/out"
+copy && cp bench/base/stats.c "$TMP/tree/bench/engine/stats.c"
+"$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'file name used twice: bench/base/stats.c bench/engine/stats.c' "$TMP/out"
 ok $? "a file name used twice is named"
 copy && mkdir -p "$TMP/tree/bench/misc" && echo '#include "base/error.h"' >"$TMP/tree/bench/misc/odd.c"
 "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
@@ -37,12 +46,12 @@ ok $? "a folder outside the layers is named"
 # A cycle only the calls show: a leaf calling back into its hub, each
 # declared in a header of no .c (what hid five cycles before).
 copy && mkdir -p "$TMP/tree/build" && cd "$TMP/tree" &&
-  printf 'void leaf(void);\nvoid hub(void) { leaf(); }\n' >bench/core/hubx.c &&
-  printf 'void hub(void);\nvoid leaf(void) { hub(); }\n' >bench/core/leafx.c &&
-  cc -c -o build/hubx.o bench/core/hubx.c && cc -c -o build/leafx.o bench/core/leafx.c &&
+  printf 'void leaf(void);\nvoid hub(void) { leaf(); }\n' >bench/engine/hubx.c &&
+  printf 'void hub(void);\nvoid leaf(void) { hub(); }\n' >bench/engine/leafx.c &&
+  cc -c -o build/hubx.o bench/engine/hubx.c && cc -c -o build/leafx.o bench/engine/leafx.c &&
   ar rcs build/libcollbench.a build/hubx.o build/leafx.o && cd - >/dev/null &&
   "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
-[ $? -eq 1 ] && grep -q 'bench/core/hubx' "$TMP/out" && grep -q 'bench/core/leafx' "$TMP/out"
+[ $? -eq 1 ] && grep -q 'bench/engine/hubx' "$TMP/out" && grep -q 'bench/engine/leafx' "$TMP/out"
 ok $? "a cycle of calls without includes is named (from the library's symbols)"
 
 # main: the modes' table only.

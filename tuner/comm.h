@@ -9,9 +9,9 @@
 
 #include <stddef.h>
 
-#include "core/cluster.h"
-#include "config.h"
 #include "base/error.h"
+#include "config.h"
+#include "runtime/cluster.h"
 #include "space.h"
 
 /* What the compute side hands the communication side. */

@@ -4,7 +4,8 @@
  * rest of backward as DDP's does. Each (algorithm, protocol, CTAs) is its
  * own communicator, shared by the bucket sizes (setting_cache.h): NCCL
  * reads NCCL_ALGO and NCCL_PROTO at communicator init, and the CTA count
- * goes in through ncclConfig_t (NCCL user guide, API, "ncclConfig_t": cgaClusterSize, minCTAs, maxCTAs). */
+ * goes in through ncclConfig_t (NCCL user guide, API, "ncclConfig_t": cgaClusterSize, minCTAs,
+ * maxCTAs). */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <sched.h>
@@ -19,7 +20,7 @@
 #include "kernels/transformer.h"
 #include "nccl_choice.h"
 #include "plugin.h"
-#include "core/watchdog.h"
+#include "runtime/watchdog.h"
 
 struct nccl_comm {
   const struct cb_cluster *cl;
@@ -35,8 +36,7 @@ struct nccl_comm {
   int failed; /* an NCCL or CUDA call failed: its communicators are aborted, not destroyed */
 };
 
-static int cuda_failed(struct nccl_comm *c, const char *call, cudaError_t e,
-                       struct cb_error *err) {
+static int cuda_failed(struct nccl_comm *c, const char *call, cudaError_t e, struct cb_error *err) {
   c->failed = 1;
   return cb_fail(err, CB_RUNTIME, "%s: --tune nccl: %s failed: %s (%d)", c->where, call,
                  cudaGetErrorString(e), (int)e);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/timer.h"
-#include "core/watchdog.h"
+#include "runtime/watchdog.h"
 
 const char *const cb_phase_names[CB_NPHASES] = {"compute", "comm", "step"};
 

@@ -6,14 +6,14 @@
 #ifndef CB_OVERLAP_H
 #define CB_OVERLAP_H
 
+#include "base/stats.h"
 #include "bucket.h"
-#include "core/cluster.h"
 #include "comm.h"
 #include "kernels/compute.h"
-#include "core/overhead.h"
+#include "results/overhead.h"
+#include "runtime/cluster.h"
 #include "search.h"
 #include "setting_cache.h"
-#include "base/stats.h"
 
 enum cb_phase { CB_PHASE_COMPUTE, CB_PHASE_COMM, CB_PHASE_STEP, CB_NPHASES };
 extern const char *const cb_phase_names[CB_NPHASES];

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/engine.h"
+#include "engine/engine.h"
 #include "output/replace.h"
 #include "plugin.h"
 #include "space.h"

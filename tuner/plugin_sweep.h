@@ -5,9 +5,9 @@
 #ifndef CB_PLUGIN_SWEEP_H
 #define CB_PLUGIN_SWEEP_H
 
-#include "core/cluster.h"
 #include "base/error.h"
-#include "core/settings.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 #include "space.h"
 
 /* Sizes from s (-b/-e/-f), GPU binding from s; exit status 1 (and no file)

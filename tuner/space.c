@@ -6,11 +6,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "plugin.h"
-#include "core/cluster.h"
-#include "core/gpu.h"
-#include "core/settings.h"
 #include "base/units.h"
+#include "plugin.h"
+#include "runtime/cluster.h"
+#include "runtime/gpu.h"
+#include "runtime/settings.h"
 
 const char *const cb_algorithm_names[CB_NALGORITHMS] = {
     "default decision", "basic linear", "nonoverlapping", "recursive doubling", "ring",

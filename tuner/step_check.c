@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/gpu.h"
+#include "runtime/gpu.h"
+#include "runtime/watchdog.h"
 #include "step_setup.h"
-#include "core/watchdog.h"
 
 int cb_step_check_validate(const struct cb_cluster *cl, const struct cb_step_check *c,
                            struct cb_error *err) {

@@ -4,10 +4,10 @@
 #ifndef CB_STEP_CHECK_H
 #define CB_STEP_CHECK_H
 
-#include "core/cluster.h"
 #include "overlap.h"
-#include "core/settings.h"
-#include "core/topology.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
+#include "topology/topology.h"
 
 struct cb_step_measured {
   struct cb_overlap_result res; /* T_compute, T_comm, T_step, rho, overhead */

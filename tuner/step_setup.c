@@ -7,9 +7,9 @@
 
 #include "comm.h"
 #include "config.h"
-#include "core/gpu.h"
 #include "kernels/compute.h"
 #include "kernels/transformer.h"
+#include "runtime/gpu.h"
 
 static long mem_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");

@@ -5,7 +5,7 @@
 #define CB_STEP_SETUP_H
 
 #include "base/error.h"
-#include "core/cluster.h"
+#include "runtime/cluster.h"
 
 /* Which step and library: backend "nccl", "mpi", or NULL for nccl where
  * this build has the GPU step and a GPU is usable, else mpi. */

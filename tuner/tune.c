@@ -10,15 +10,15 @@
 #include <unistd.h>
 
 #include "base/units.h"
-#include "core/gpu.h"
-#include "core/verdict.h"
-#include "core/watchdog.h"
 #include "envfile.h"
 #include "nccl_choice.h"
 #include "output/replace.h"
 #include "overlap.h"
 #include "plugin.h"
 #include "plugin_sweep.h"
+#include "results/verdict.h"
+#include "runtime/gpu.h"
+#include "runtime/watchdog.h"
 #include "trials.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */

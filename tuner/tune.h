@@ -3,13 +3,12 @@
 #ifndef CB_TUNE_H
 #define CB_TUNE_H
 
-#include "core/cluster.h"
 #include "options.h"
-#include "core/settings.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 /* The environment --tune needs before MPI_Init (coll/tuned's dynamic rules). */
 void cb_tune_pre_mpi_init(void);
-
 
 /* s: the run's settings, for the GPU binding (--gpu-list, --share-gpu)
  * and the sizes of the --plugin-out sweep. */

@@ -11,11 +11,11 @@
 
 #include "base/units.h"
 #include "ceiling.h"
-#include "core/engine.h"
-#include "core/gpu.h"
+#include "engine/engine.h"
 #include "fleet_verdict.h"
 #include "matrix.h"
 #include "membw.h"
+#include "runtime/gpu.h"
 #include "stragglers.h"
 #include "train_step.h"
 

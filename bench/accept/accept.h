@@ -5,9 +5,9 @@
 #ifndef CB_ACCEPT_H
 #define CB_ACCEPT_H
 
-#include "core/runinfo.h"
-#include "core/settings.h"
-#include "core/topology.h"
+#include "output/runinfo.h"
+#include "runtime/settings.h"
+#include "topology/topology.h"
 #include "verdicts.h"
 
 /* Refuses (CB_USAGE) a file whose checks this build, launch or memory

@@ -5,10 +5,10 @@
 #ifndef CB_ACCEPT_CAUSES_H
 #define CB_ACCEPT_CAUSES_H
 
-#include "core/record.h"
-#include "core/verdict.h"
 #include "probe/counters.h"
 #include "probe/node.h"
+#include "results/record.h"
+#include "results/verdict.h"
 
 /* The rules, in order, for the documentation and tests: id and source;
  * NULL past the last. */

@@ -3,8 +3,8 @@
 #ifndef CB_ACCEPT_MATRIX_H
 #define CB_ACCEPT_MATRIX_H
 
-#include "core/runinfo.h"
-#include "core/settings.h"
+#include "output/runinfo.h"
+#include "runtime/settings.h"
 #include "verdicts.h"
 
 /* --matrix on its own: run record, the matrix and its verdicts, summary. */

@@ -2,7 +2,7 @@
 #ifndef CB_ACCEPT_MATRIX_NAMES_H
 #define CB_ACCEPT_MATRIX_NAMES_H
 
-#include "core/cluster.h"
+#include "runtime/cluster.h"
 #include <stddef.h>
 
 /* A pair's end: "HOST", or "HOST:GPU3" where the rank drives a GPU (gpu >= 0;

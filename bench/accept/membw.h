@@ -2,7 +2,7 @@
 #ifndef CB_ACCEPT_MEMBW_H
 #define CB_ACCEPT_MEMBW_H
 
-#include "core/cluster.h"
+#include "runtime/cluster.h"
 
 /* Memory copy bandwidth of this machine as the ranks see it: every rank
  * copies at once (the ranks share the memory system during the checks too),

@@ -2,10 +2,10 @@
 #ifndef CB_ACCEPT_TRAIN_STEP_H
 #define CB_ACCEPT_TRAIN_STEP_H
 
-#include "core/cluster.h"
-#include "core/settings.h"
-#include "core/topology.h"
-#include "core/verdict.h"
+#include "results/verdict.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
+#include "topology/topology.h"
 
 /* [step] checks (train_step.c): refused before anything runs when this launch
  * cannot run them; measured and judged, one verdict each (not emitted). */

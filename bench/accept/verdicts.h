@@ -6,13 +6,13 @@
 #define CB_ACCEPT_VERDICTS_H
 
 #include "causes.h"
-#include "core/cluster.h"
-#include "core/record.h"
-#include "core/topology.h"
-#include "core/verdict.h"
 #include "fleet/baseline.h"
 #include "output/sink.h"
 #include "probe/probe.h"
+#include "results/record.h"
+#include "results/verdict.h"
+#include "runtime/cluster.h"
+#include "topology/topology.h"
 
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */

@@ -7,16 +7,11 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "core/cluster.h"
 #include "ops/op.h"
+#include "runtime/cluster.h"
+#include "runtime/memory.h"
 
 struct cb_settings;
-
-enum cb_mem { CB_MEM_HOST, CB_MEM_PINNED, CB_MEM_DEVICE, CB_NMEMS };
-extern const char *const cb_mem_names[CB_NMEMS];
-int cb_mem_lookup(const char *name); /* -1 when unknown */
-/* Whether this build can allocate a memory kind at all (host: always). */
-int cb_mem_built(int mem);
 
 /* One execution of one op. */
 struct cb_op_args {
@@ -96,10 +91,6 @@ struct cb_backend {
   size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
   void (*finalize)(void *ctx);
 };
-
-/* Page-aligned host memory, like every benchmark's host buffers; NULL on
- * failure. Free with free(). */
-void *cb_host_alloc(size_t bytes);
 
 extern const struct cb_backend *const cb_backends[];
 /* cb_backends[CB_BACKEND_MPI] is mpi, the default (registry.c asserts it). */

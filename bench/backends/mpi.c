@@ -10,9 +10,9 @@
 
 #include "backend.h"
 #include "base/dtype.h"
-#include "core/gpu.h"
-#include "core/settings.h"
 #include "ompi_algo.h"
+#include "runtime/gpu.h"
+#include "runtime/settings.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};
 

@@ -18,13 +18,13 @@
 
 #include "backend.h"
 #include "base/dtype.h"
-#include "core/gpu.h"
-#include "core/settings.h"
-#include "core/watchdog.h"
 #include "nccl_end.h"
 #include "nccl_env.h"
 #include "nccl_log.h"
 #include "nccl_logfile.h"
+#include "runtime/gpu.h"
+#include "runtime/settings.h"
+#include "runtime/watchdog.h"
 
 /* A chunk of log this large at once (64 MiB of lines) is passed over. */
 #define LOG_LIMIT (64L << 20)

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "core/watchdog.h"
+#include "runtime/watchdog.h"
 
 static struct {
   int opened, ours, switchable, kept, gen;

@@ -19,7 +19,7 @@ const struct cb_backend *const cb_backends[] = {
 #endif
 };
 const int cb_nbackends = sizeof cb_backends / sizeof cb_backends[0];
-_Static_assert(CB_BACKEND_MPI == 0, "settings.c's default backend is the table's first");
+_Static_assert(CB_BACKEND_MPI == 0, "defaults.c's default backend is the table's first");
 
 const struct cb_unbuilt_backend cb_unbuilt_backends[] = {
 #if !CB_HAVE_NCCL

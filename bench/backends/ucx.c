@@ -15,8 +15,8 @@
 
 #include "backend.h"
 #include "base/dtype.h"
-#include "core/gpu.h"
-#include "core/settings.h"
+#include "runtime/gpu.h"
+#include "runtime/settings.h"
 #include "ucx_logic.h"
 
 static const char *const transports[] = {"auto", "shm", "tcp", NULL};

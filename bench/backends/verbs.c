@@ -15,9 +15,9 @@
 
 #include "backend.h"
 #include "base/dtype.h"
-#include "core/gpu.h"
-#include "core/settings.h"
 #include "config.h"
+#include "runtime/gpu.h"
+#include "runtime/settings.h"
 #include "verbs_logic.h"
 #if CB_HAVE_CUDA && CB_HAVE_IBV_DMABUF
 #include <cuda.h> /* types only: the driver is loaded with dlopen */

@@ -9,7 +9,7 @@
 #include "backends/backend.h"
 #include "base/interrupt.h"
 #include "base/timer.h"
-#include "core/engine.h"
+#include "engine/engine.h"
 #include "records/drift.h"
 #include "rises.h"
 

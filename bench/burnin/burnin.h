@@ -7,11 +7,11 @@
 #ifndef CB_BURNIN_H
 #define CB_BURNIN_H
 
-#include "core/cluster.h"
-#include "core/runinfo.h"
-#include "core/settings.h"
+#include "output/runinfo.h"
 #include "output/sink.h"
 #include "resume.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 /* Runs the burn-in and feeds the sinks on rank 0 (run record, records,
  * one verdict per series, finish); `prior` (NULL: a new burn-in) is the

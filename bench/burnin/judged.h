@@ -9,9 +9,9 @@
 #ifndef CB_BURNIN_JUDGED_H
 #define CB_BURNIN_JUDGED_H
 
-#include "core/cluster.h"
-#include "core/settings.h"
 #include "output/sink.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 /* One pass of the mode into `sinks` (the burn-in's relays); CB_OK or
  * CB_FAILED go on to the next pass, any other status stops the burn-in. */

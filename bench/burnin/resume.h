@@ -9,9 +9,9 @@
 #define CB_BURNIN_RESUME_H
 
 #include "base/error.h"
-#include "core/cluster.h"
-#include "core/settings.h"
 #include "records/drift.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 struct cb_burnin_prior {
   void *lines;        /* the file's result lines (a JSON array, kept while they are used) */

@@ -7,9 +7,9 @@
 #define CB_BURNIN_RISES_H
 
 #include "base/error.h"
-#include "core/cluster.h"
-#include "core/verdict.h"
 #include "probe/node.h"
+#include "results/verdict.h"
+#include "runtime/cluster.h"
 
 struct cb_rise {
   int node;

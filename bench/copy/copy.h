@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "core/cluster.h"
 #include "../output/sink.h"
-#include "core/runinfo.h"
-#include "core/settings.h"
+#include "output/runinfo.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 #include "timing.h"
 
 /* A usage error (2) on every rank when some node has no GPU, or when the

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/gpu.h"
 #include "../probe/probe.h"
 #include "base/stats.h"
 #include "config.h"
-#include "timing.h"
 #include "link.h"
+#include "runtime/gpu.h"
+#include "timing.h"
 
 #if CB_HAVE_CUDA
 #include <cuda_runtime.h>

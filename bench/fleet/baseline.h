@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "core/record.h"
 #include "base/robust.h"
+#include "results/record.h"
 
 #define CB_BASELINE_FORMAT "collbench-baseline"
 #define CB_BASELINE_VERSION 1

@@ -7,7 +7,7 @@
 #define CB_IMPORT_NCCL_TESTS_H
 
 #include "base/error.h"
-#include "core/record.h"
+#include "results/record.h"
 
 #define CB_IMPORT_MAX_HOSTS 64
 

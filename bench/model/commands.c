@@ -10,10 +10,10 @@
 #include "base/units.h"
 #include "commands.h"
 #include "config.h"
-#include "core/topology.h"
 #include "groups.h"
 #include "nccl_predict.h"
 #include "plan.h"
+#include "topology/topology.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/topology.h"
 #include "groups.h"
+#include "topology/topology.h"
 
 /* A run over several nodes with ranks sharing nodes is labelled
  * "INTRA+INTER" (e.g. "shm+tcp"); its tier's part is what its points

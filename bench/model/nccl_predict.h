@@ -7,10 +7,10 @@
 #define CB_NCCL_PREDICT_H
 
 #include "config.h"
-#include "core/topology.h"
 #include "groups.h"
 #include "model_options.h"
 #include "nccl_cost.h"
+#include "topology/topology.h"
 
 /* The node's figures from a topology (its [system] keys, defaults from the
  * tiers and the GPU generation). Returns 0, or -1 with why[] when NCCL's

@@ -8,9 +8,9 @@
 #if CB_HAVE_JANSSON
 #include <jansson.h>
 
-#include "core/overhead.h"
 #include "model.h"
 #include "model_options.h"
+#include "results/overhead.h"
 
 struct cb_plan_measured {
   int set;

@@ -2,8 +2,8 @@
  * communication overhead within the target? */
 #include <math.h>
 
-#include "core/overhead.h"
 #include "model.h"
+#include "results/overhead.h"
 
 /* The predicted overhead at n GPUs, or NaN when it cannot be predicted. */
 static double overhead_at(const struct cb_system *s, long n, double compute_s, double grad_bytes,

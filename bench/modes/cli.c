@@ -6,10 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "base/suggest.h"
 #include "base/units.h"
 #include "cli_internal.h"
-#include "core/gpu.h"
+#include "engine/defaults.h"
+#include "ops/op.h"
+#include "runtime/gpu.h"
 
 static const struct option long_options[] = {
     {"min-bytes", required_argument, 0, 'b'},

@@ -2,7 +2,7 @@
  * returns it, then the rules between them. */
 #include "base/units.h"
 #include "cli_internal.h"
-#include "core/overhead.h"
+#include "results/overhead.h"
 
 int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct cb_error *err) {
   uint64_t sizes[CB_SPACE_MAX];

@@ -6,8 +6,8 @@
 
 #include "base/units.h"
 #include "cli_internal.h"
-#include "core/gpu.h"
-#include "core/measure.h"
+#include "engine/measure.h"
+#include "runtime/gpu.h"
 
 static int backend_has_transport(const struct cb_backend *b, const char *t) {
   for (const char *const *p = b->transports; *p; p++)

@@ -6,9 +6,9 @@
 #include "args.h"
 #include "base/dtype.h"
 #include "base/units.h"
-#include "core/overhead.h"
 #include "mode.h"
 #include "model/model.h"
+#include "results/overhead.h"
 
 static const char *mop_name(int i) { /* for "did you mean" */
   return cb_mop_names[i];

@@ -17,13 +17,13 @@
 #include "burnin/judged.h"
 #include "cli.h"
 #include "copy/copy.h"
-#include "core/cluster.h"
-#include "core/engine.h"
-#include "core/plan_check.h"
+#include "engine/engine.h"
+#include "engine/plan_check.h"
 #include "mode.h"
 #include "output/replace.h"
 #include "probe/probe.h"
 #include "run_modes.h"
+#include "runtime/cluster.h"
 
 /* --junit FILE on an --accept or --matrix run that ends in an error: the
  * file says so (one error case), so CI sees the error, not a missing file. */

@@ -4,9 +4,9 @@
  * cli_tune.c. */
 #include <mpi.h>
 
-#include "core/cluster.h"
 #include "mode.h"
 #include "run_modes.h"
+#include "runtime/cluster.h"
 #include "tuner/tune.h"
 
 /* --tune: its own mode on the same cluster and error conventions. */

@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "args.h"
+#include "backends/backend.h"
 #include "config.h"
-#include "core/cluster.h"
-#include "core/gpu.h"
-#include "core/runinfo.h"
 #include "gitversion.h"
+#include "ops/op.h"
+#include "output/runinfo.h"
+#include "runtime/cluster.h"
+#include "runtime/gpu.h"
 
 /* In the order argv is matched: the file modes by the option that asks
  * for them (an --import-nccl-tests or --report run may carry --baseline),

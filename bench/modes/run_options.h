@@ -6,9 +6,9 @@
 
 #include <stdint.h>
 
-#include "core/settings.h"
-#include "core/topology.h"
 #include "fleet/baseline.h"
+#include "runtime/settings.h"
+#include "topology/topology.h"
 #include "tuner/options.h"
 
 struct cb_cli {

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "base/pattern.h"
-#include "core/pattern_io.h"
+#include "runtime/pattern_io.h"
 
 enum cb_op_id {
   CB_OP_ALLREDUCE,

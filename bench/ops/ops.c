@@ -3,9 +3,12 @@
 #include <string.h>
 
 #include "op.h"
+#include "runtime/settings.h"
 
 extern const struct cb_op cb_op_allreduce, cb_op_allgather, cb_op_reducescatter, cb_op_broadcast,
     cb_op_alltoall, cb_op_p2p_lat, cb_op_p2p_bw, cb_op_p2p_bibw;
+
+_Static_assert(CB_NOPS <= CB_MAX_OPS, "settings.h sizes its op list by CB_MAX_OPS");
 
 const struct cb_op *const cb_ops[CB_NOPS] = {
     [CB_OP_ALLREDUCE] = &cb_op_allreduce,

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "core/record.h"
+#include "results/record.h"
 
 enum cb_column_kind {
   CB_COL_STRING, /* const char * */

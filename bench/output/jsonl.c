@@ -14,10 +14,12 @@
 #include <jansson.h>
 
 #include "../probe/probe.h"
+#include "backends/backend.h"
 #include "base/text.h"
 #include "base/timer.h"
 #include "columns.h"
 #include "lines.h"
+#include "ops/op.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(7))
 

@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 #include "base/error.h"
-#include "core/record.h"
-#include "core/runinfo.h"
-#include "core/verdict.h"
+#include "results/record.h"
+#include "results/verdict.h"
+#include "runinfo.h"
 
 struct cb_summary {
   long rows, records;

@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "core/cluster.h"
 #include "node.h"
+#include "runtime/cluster.h"
 
 /* This node's counters now. */
 void cb_counters_read(struct cb_counters *out);

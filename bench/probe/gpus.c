@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "config.h"
-#include "core/gpu.h"
 #include "node.h"
 #include "nvml.h"
+#include "runtime/gpu.h"
 
 #include <stdio.h>
 

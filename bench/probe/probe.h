@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/cluster.h"
 #include "base/error.h"
 #include "node.h"
+#include "runtime/cluster.h"
 
 /* Collective over the cluster: local rank 0 of each node probes. */
 int cb_probe_collect(const struct cb_cluster *cl, struct cb_probe *p, struct cb_error *err);

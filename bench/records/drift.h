@@ -5,8 +5,8 @@
 #ifndef CB_BURNIN_DRIFT_H
 #define CB_BURNIN_DRIFT_H
 
-#include "core/record.h"
-#include "core/verdict.h"
+#include "results/record.h"
+#include "results/verdict.h"
 
 /* The default limit on a slowdown over a burn-in: the fitted time at its
  * last pass at most 10% over the first pass's (BURNIN.md says why). */

@@ -10,8 +10,8 @@
 #include "base/readbound.h"
 #include "base/text.h"
 #include "config.h"
-#include "core/overhead.h"
 #include "records.h"
+#include "results/overhead.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>

@@ -9,8 +9,8 @@
 
 #include "base/error.h"
 #include "base/readbound.h"
-#include "core/record.h"
 #include "drift.h"
+#include "results/record.h"
 
 struct cb_topology;
 struct cb_baseline;

@@ -15,7 +15,7 @@
 
 /* Every chart's size, PNG and SVG alike. */
 #define CB_REP_CHART_SIZE "size 960,600"
-#include "core/topology.h"
+#include "topology/topology.h"
 
 /* Whether op gets a latency chart besides busbw. */
 int cb_rep_has_latency(const char *op);

@@ -15,9 +15,9 @@
 #include "../model/groups.h"
 #include "../model/nccl_predict.h"
 #include "base/units.h"
-#include "core/overhead.h"
 #include "escape.h"
 #include "parts.h"
+#include "results/overhead.h"
 
 #define MAX_GPUS 16384
 

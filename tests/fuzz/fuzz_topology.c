@@ -1,10 +1,10 @@
-/* libFuzzer harness for topology files (bench/core/topology.c), as --accept,
+/* libFuzzer harness for topology files (bench/topology/topology.c), as --accept,
  * --predict and --report --topology load them, and the lookups made on a
  * file that loaded. */
 #include "fuzz_file.h" /* first: it defines _GNU_SOURCE */
 #include <stdint.h>
 
-#include "core/topology.h"
+#include "topology/topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct cb_topology t;
@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int s = CB_SCOPE_INTRA; s <= CB_SCOPE_INTER; s++)
     sum += cb_topology_tier(&t, s) != 0;
   for (int i = 0; i < t.nchecks; i++)
-    sum += cb_threshold_value(&t.checks[i].warn, refs) + cb_threshold_value(&t.checks[i].fail, refs);
+    sum +=
+        cb_threshold_value(&t.checks[i].warn, refs) + cb_threshold_value(&t.checks[i].fail, refs);
   (void)sum;
   return 0;
 }

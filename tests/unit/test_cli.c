@@ -2,9 +2,11 @@
  * errors that name the bad value. No MPI is started: parsing is pure. */
 #include <string.h>
 
-#include "core/gpu.h"
+#include "backends/backend.h"
 #include "modes/cli.h"
+#include "ops/op.h"
 #include "presets.h"
+#include "runtime/gpu.h"
 #include "tap.h"
 
 /* getopt_long may permute argv, so each case gets a fresh mutable copy. */

@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "core/engine.h"
-#include "core/pattern_io.h"
-#include "core/settings.h"
+#include "engine/defaults.h"
+#include "engine/engine.h"
+#include "runtime/pattern_io.h"
+#include "runtime/settings.h"
 #include "tap.h"
 
 #define MAX_DEV 16

@@ -8,7 +8,7 @@
 
 #include "backends/backend.h"
 #include "config.h"
-#include "core/gpu.h"
+#include "runtime/gpu.h"
 #include "tap.h"
 
 #if CB_HAVE_CUDA

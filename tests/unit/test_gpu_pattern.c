@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "base/dtype.h"
-#include "core/gpu.h"
-#include "kernels/gpu_pattern.h"
 #include "base/pattern.h"
+#include "kernels/gpu_pattern.h"
+#include "runtime/gpu.h"
 #include "tap.h"
 
 #define GPU_CASES (CB_NDTYPES * 3)

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "core/gpu.h"
 #include "kernels/compute.h"
+#include "runtime/gpu.h"
 #include "tap.h"
 #if CB_HAVE_CUBLAS
 #include <cuda_runtime_api.h>

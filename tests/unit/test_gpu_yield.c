@@ -1,4 +1,4 @@
-/* Whether host waits on the GPU yield the CPU (bench/core/gpu.c): cb_gpu_bind
+/* Whether host waits on the GPU yield the CPU (bench/runtime/gpu.c): cb_gpu_bind
  * asks for cudaDeviceScheduleYield and reads the flags back, and the engine
  * says what is in effect, once a run, as a note ("GPU waits: ..."). No GPU
  * here: the CUDA calls on that path are stand-ins defined below (the test's
@@ -14,9 +14,10 @@
 
 #include "backends/backend.h"
 #include "config.h"
-#include "core/engine.h"
-#include "core/gpu.h"
-#include "core/settings.h"
+#include "engine/defaults.h"
+#include "engine/engine.h"
+#include "runtime/gpu.h"
+#include "runtime/settings.h"
 #include "tap.h"
 
 #if CB_HAVE_CUDA

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine/defaults.h"
 #include "output/sink.h"
 #include "tap.h"
 

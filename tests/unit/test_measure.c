@@ -1,4 +1,4 @@
-/* Timing (bench/core/measure.c): the block-median CI against drift, batches that
+/* Timing (bench/engine/measure.c): the block-median CI against drift, batches that
  * hold after a slow first call, and fixed counts timed as nccl-tests does.
  * A stand-in backend whose run() spins for a set time; one process, MPI
  * singleton. */
@@ -6,7 +6,8 @@
 #include <stdlib.h>
 
 #include "base/timer.h"
-#include "core/measure.h"
+#include "engine/defaults.h"
+#include "engine/measure.h"
 #include "tap.h"
 
 static long runs, syncs;

@@ -15,8 +15,9 @@
 
 #include "backends/backend.h"
 #include "config.h"
+#include "engine/defaults.h"
 #include "ops/op.h"
-#include "core/settings.h"
+#include "runtime/settings.h"
 #include "tap.h"
 #include "tuner/comm.h"
 #include "tuner/space.h"

@@ -15,8 +15,8 @@
 
 #include "backends/nccl_log.h"
 #include "backends/nccl_logfile.h"
+#include "runtime/watchdog.h"
 #include "tap.h"
-#include "core/watchdog.h"
 
 static void nccl_writes(const char *path, const char *text) {
   FILE *f = fopen(path, "a");

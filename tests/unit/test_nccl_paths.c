@@ -9,7 +9,7 @@
 
 #include "backends/nccl_env.h"
 #include "backends/nccl_log.h"
-#include "core/gpu.h"
+#include "runtime/gpu.h"
 #include "tap.h"
 
 /* NVIDIA/nccl#1538 (8 GPUs of one node, NVLink): ring over P2P/CUMEM;

@@ -1,14 +1,14 @@
-/* The overhead definition (bench/core/overhead.c), its verdict, the paired
+/* The overhead definition (bench/results/overhead.c), its verdict, the paired
  * rounds it comes from (tuner/overlap.c) and the planner's largest scale
  * (bench/model/scale.c) against hand-computed cases. */
 #include <math.h>
 #include <string.h>
 
 #include "model/model.h"
-#include "core/overhead.h"
+#include "results/overhead.h"
+#include "results/verdict.h"
 #include "tap.h"
 #include "tuner/overlap.h"
-#include "core/verdict.h"
 
 static void test_definition(void) {
   struct cb_overhead o = cb_overhead_from_rho_interval(0.25, 0.25, 0.25);

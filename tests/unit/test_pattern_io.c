@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "base/dtype.h"
-#include "core/gpu.h"
 #include "ops/op.h"
-#include "core/pattern_io.h"
+#include "runtime/gpu.h"
+#include "runtime/pattern_io.h"
 #include "tap.h"
 
 /* A faithful io: pattern.c on host memory. */

@@ -3,9 +3,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/record.h"
-#include "core/settings.h"
 #include "base/stats.h"
+#include "results/record.h"
+#include "runtime/settings.h"
 #include "tap.h"
 
 #define TOL 1e-12

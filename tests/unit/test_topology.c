@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "accept/ceiling.h"
-#include "core/topology.h"
-#include "core/verdict.h"
 #include "ops/op.h"
 #include "presets.h"
+#include "results/verdict.h"
 #include "tap.h"
+#include "topology/topology.h"
 
 static const char good[] = "# a comment\n"
                            "[system]\n"

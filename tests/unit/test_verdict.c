@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "accept/accept.h"
-#include "core/verdict.h"
 #include "output/sink.h"
+#include "results/verdict.h"
 #include "tap.h"
 
 static void test_interval(void) {

@@ -5,9 +5,9 @@
 #ifndef CB_PLAN_H
 #define CB_PLAN_H
 
-#include "cluster.h"
 #include "base/error.h"
-#include "settings.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 /* CB_OK when at least one series has a size to measure; else CB_USAGE
  * naming the first series' reason. */

@@ -3,8 +3,8 @@
 #ifndef CB_RUNINFO_H
 #define CB_RUNINFO_H
 
-#include "cluster.h"
-#include "settings.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 #define CB_MAX_ENV 128
 

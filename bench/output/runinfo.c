@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backends/backend.h"
 #include "base/timer.h"
 #include "config.h"
 #include "gitversion.h"

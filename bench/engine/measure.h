@@ -6,8 +6,8 @@
 
 #include "backends/backend.h"
 #include "base/stats.h"
-#include "cluster.h"
-#include "settings.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 struct cb_measure {
   const struct cb_cluster *cl;

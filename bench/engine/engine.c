@@ -13,10 +13,10 @@
 #include "base/interrupt.h"
 #include "base/timer.h"
 #include "base/units.h"
-#include "gpu.h"
 #include "measure.h"
-#include "pattern_io.h"
-#include "watchdog.h"
+#include "runtime/gpu.h"
+#include "runtime/pattern_io.h"
+#include "runtime/watchdog.h"
 
 /* Buffers of one series, grown as sizes grow. */
 struct buffers {

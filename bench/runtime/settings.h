@@ -5,11 +5,11 @@
 
 #include <stdint.h>
 
-#include "backends/backend.h"
 #include "base/dtype.h"
-#include "ops/op.h"
+#include "runtime/memory.h"
 
 #define CB_MAX_LIST 16
+#define CB_MAX_OPS 16 /* at least CB_NOPS (ops.c asserts it): the ops sit above */
 #define CB_MAX_SIZES 1024
 
 enum cb_mode { CB_MODE_THROUGHPUT, CB_MODE_LATENCY };
@@ -25,7 +25,7 @@ enum cb_variant { CB_VARIANT_BOTH, CB_VARIANT_OUT_OF_PLACE, CB_VARIANT_IN_PLACE,
 extern const char *const cb_variant_names[];
 
 struct cb_settings {
-  int ops[CB_NOPS], nops;
+  int ops[CB_MAX_OPS], nops;
   int backends[CB_MAX_LIST], nbackends;
   int skipped_backends[CB_MAX_LIST], nskipped_backends; /* --sweep left these out: unusable */
   int mems[CB_NMEMS], nmems;
@@ -62,9 +62,6 @@ struct cb_settings {
 
 /* --max-time per size when --sweep runs and none is given (seconds). */
 #define CB_SWEEP_MAX_TIME 0.15
-
-/* nccl-tests-like defaults: mpi allreduce of float sum, 8 B to 64 MiB. */
-void cb_settings_defaults(struct cb_settings *s);
 
 /* Messages in one p2p window for messages of `bytes`: --window, fewer
  * when the window would carry more than --window-bytes, at least one. */

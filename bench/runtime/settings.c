@@ -1,4 +1,5 @@
-/* What to run: settings' defaults and names (settings.h says more). */
+/* What to run: settings' names, windows and sizes (settings.h says more;
+ * the defaults are the engine's, engine/defaults.c). */
 #include "settings.h"
 
 #include <string.h>
@@ -12,30 +13,6 @@ int cb_stat_find(const char *name) {
     if (strcmp(name, cb_stat_names[i]) == 0)
       return i;
   return -1;
-}
-
-void cb_settings_defaults(struct cb_settings *s) {
-  memset(s, 0, sizeof *s);
-  s->ops[s->nops++] = CB_OP_ALLREDUCE;
-  s->backends[s->nbackends++] = CB_BACKEND_MPI;
-  s->mems[s->nmems++] = CB_MEM_HOST;
-  s->transports[s->ntransports++] = "auto";
-  s->dtypes[s->ndtypes++] = CB_FLOAT;
-  s->redops[s->nredops++] = CB_SUM;
-  s->min_bytes = 8;
-  s->max_bytes = 64 << 20;
-  s->step_factor = 2;
-  s->warmup = -1;
-  s->check = 1;
-  s->precision = 0.05; /* reached by 91-93% of the default sweep's records on a 2-core VM;
-                          tests/measured-2026.md */
-  s->max_time = 1.0;
-  s->timeout = 300.0;
-  s->mode = CB_MODE_THROUGHPUT;
-  s->stat = CB_STAT_MEDIAN;
-  s->window = 64;
-  s->window_bytes = 64 << 20;
-  s->gid_index = -1;
 }
 
 int cb_settings_sizes(const struct cb_settings *s, uint64_t *sizes, int max) {

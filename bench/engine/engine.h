@@ -5,10 +5,11 @@
 #ifndef CB_ENGINE_H
 #define CB_ENGINE_H
 
-#include "cluster.h"
+#include "backends/backend.h"
+#include "output/runinfo.h"
 #include "output/sink.h"
-#include "runinfo.h"
-#include "settings.h"
+#include "runtime/cluster.h"
+#include "runtime/settings.h"
 
 /* Checks what can only be checked with the cluster known (memory per
  * node); a usage error (2) on every rank when a size cannot fit. */

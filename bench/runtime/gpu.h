@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "cluster.h"
 #include "base/error.h"
+#include "cluster.h"
 
 struct cb_settings;
 

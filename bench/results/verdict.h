@@ -11,7 +11,7 @@
 #ifndef CB_VERDICT_H
 #define CB_VERDICT_H
 
-#include "core/record.h"
+#include "record.h"
 
 /* Values are the Prometheus gauge's (0 pass, 1 warn, 2 fail, 3 inconclusive). */
 enum cb_verdict_status { CB_PASS, CB_WARN, CB_FAIL, CB_INCONCLUSIVE };

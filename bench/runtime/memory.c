@@ -1,11 +1,10 @@
-/* Memory kinds (host, pinned, device) by name, and host buffers: what
- * every backend uses, apart from the backends' table (registry.c), which
- * refers to the backends. */
+/* Memory kinds (host, pinned, device) by name, and host buffers
+ * (memory.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
 #include "config.h"
+#include "memory.h"
 
 const char *const cb_mem_names[CB_NMEMS] = {"host", "pinned", "device"};
 

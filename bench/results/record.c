@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "settings.h"
+#include "runtime/settings.h"
 
 /* Where each --stat statistic lives in the record (enum cb_stat order). */
 static const size_t stat_field[CB_NSTATS] = {

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends/backend.h"
 #include "config.h"
+#include "memory.h"
 #include "settings.h"
 #if CB_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/verdict.h"
+#include "verdict.h"
 
 double cb_overhead_from_rho(double rho) {
   return rho > -1 ? rho / (1 + rho) : NAN;

@@ -17,7 +17,7 @@
 #include "base/suggest.h"
 #include "base/units.h"
 #include "ops/op.h"
-#include "overhead.h"
+#include "results/overhead.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
 const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw"};
