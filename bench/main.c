@@ -85,8 +85,9 @@ int main(int argc, char **argv) {
     cb_blas_threads_stop(); /* modes without MPI call no BLAS: no thread outlives main */
     return mode->run(&opt, argc, argv, &err);
   }
-  if (mode->pre_mpi && mode->pre_mpi(&opt, launcher_rank, &err))
-    return report(mode, &opt, printer, &err);
+  if (mode->pre_mpi && mode->pre_mpi(&opt, launcher_rank, &err)) /* a bad file: as bad options */
+    return err.status == CB_USAGE ? refuse(mode, &opt, printer, &err)
+                                  : report(mode, &opt, printer, &err);
   if (start_mpi(mode, &opt, &argc, &argv, &err))
     return report(mode, &opt, printer, &err);
   cb_interrupt_install(printer); /* again: ours, whatever MPI_Init set */

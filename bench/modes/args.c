@@ -17,21 +17,6 @@ int cb_arg_given(int argc, char **argv, const char *name) {
   return 0;
 }
 
-const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int *missing) {
-  size_t n = strlen(name);
-  if (strncmp(argv[*i], name, n) != 0)
-    return NULL;
-  if (argv[*i][n] == '=')
-    return argv[*i] + n + 1;
-  if (argv[*i][n] != '\0')
-    return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
 /* Splits a comma list and maps each name through lookup; an item "all"
  * stands for every id below `all`, so a bad item beside it is the one
  * named. Duplicates are dropped. */

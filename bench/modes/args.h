@@ -7,11 +7,6 @@
 /* Whether argv holds `name` or `name`=VALUE. */
 int cb_arg_given(int argc, char **argv, const char *name);
 
-/* The value of option `name` at argv[*i] (--name V, moving *i on, or
- * --name=V), or NULL when argv[*i] is another option; *missing is set
- * when the value is missing. For the parsers getopt_long cannot serve. */
-const char *cb_cli_value_of(int argc, char **argv, int *i, const char *name, int *missing);
-
 /* A comma list of names through lookup into ids ("all": every id below
  * `all`), duplicates dropped; an unknown name is refused with the nearest
  * of name_of(0..all-1) as a suggestion (name_of may be NULL). */

@@ -14,87 +14,32 @@
 #include "ops/op.h"
 #include "runtime/gpu.h"
 
-static const struct option long_options[] = {
-    {"min-bytes", required_argument, 0, 'b'},
-    {"max-bytes", required_argument, 0, 'e'},
-    {"step-factor", required_argument, 0, 'f'},
-    {"step-bytes", required_argument, 0, 'i'},
-    {"iters", required_argument, 0, 'n'},
-    {"warmup", required_argument, 0, 'w'},
-    {"check", required_argument, 0, 'c'},
-    {"dtype", required_argument, 0, 'd'},
-    {"redop", required_argument, 0, 'o'},
-    {"root", required_argument, 0, 'r'},
-    {"timeout", required_argument, 0, 'T'},
-    {"json", required_argument, 0, 'J'},
-    {"csv", required_argument, 0, OPT_CSV},
-    {"prom", required_argument, 0, OPT_PROM},
-    {"accept", required_argument, 0, OPT_ACCEPT},
-    {"junit", required_argument, 0, OPT_JUNIT},
-    {"exclude-out", required_argument, 0, OPT_EXCLUDE_OUT},
-    {"matrix", optional_argument, 0, OPT_MATRIX},
-    {"probe", no_argument, 0, OPT_PROBE},
-    {"baseline", required_argument, 0, OPT_BASELINE},
-    {"repeat", required_argument, 0, OPT_REPEAT},
-    {"op", required_argument, 0, OPT_OP},
-    {"backend", required_argument, 0, OPT_BACKEND},
-    {"mem", required_argument, 0, OPT_MEM},
-    {"transport", required_argument, 0, OPT_TRANSPORT},
-    {"timing", required_argument, 0, OPT_MODE},
-    {"stat", required_argument, 0, OPT_STAT},
-    {"variant", required_argument, 0, OPT_VARIANT},
-    {"precision", required_argument, 0, OPT_PRECISION},
-    {"max-time", required_argument, 0, OPT_MAX_TIME},
-    {"duration", required_argument, 0, OPT_DURATION},
-    {"drift-limit", required_argument, 0, OPT_DRIFT_LIMIT},
-    {"window", required_argument, 0, OPT_WINDOW},
-    {"window-bytes", required_argument, 0, OPT_WINDOW_BYTES},
-    {"ucx-api", required_argument, 0, OPT_UCX_API},
-    {"ib-dev", required_argument, 0, OPT_IB_DEV},
-    {"gid-index", required_argument, 0, OPT_GID_INDEX},
-    {"gpu-list", required_argument, 0, OPT_GPU_LIST},
-    {"graph", required_argument, 0, OPT_GRAPH},
-    {"share-gpu", no_argument, 0, OPT_SHARE_GPU},
-    {"sweep", no_argument, 0, OPT_SWEEP},
-    {"progress", no_argument, 0, OPT_PROGRESS},
-    {"no-progress", no_argument, 0, OPT_NO_PROGRESS},
-    {"list", no_argument, 0, OPT_LIST},
-    {"help", no_argument, 0, 'h'},
-    {"version", no_argument, 0, 'V'},
-    /* --tune and its options */
-    {"tune", no_argument, 0, OPT_TUNE},
-    {"workload", required_argument, 0, OPT_MODEL},
-    {"workload-config", required_argument, 0, OPT_MODEL_CONFIG},
-    {"exhaustive", no_argument, 0, OPT_EXHAUSTIVE},
-    {"no-search", no_argument, 0, OPT_NO_SEARCH},
-    {"tune-algorithms", required_argument, 0, OPT_TUNE_ALGORITHMS},
-    {"tune-segments", required_argument, 0, OPT_TUNE_SEGMENTS},
-    {"tune-protocols", required_argument, 0, OPT_TUNE_PROTOCOLS},
-    {"tune-ctas", required_argument, 0, OPT_TUNE_CTAS},
-    {"plugin-out", required_argument, 0, OPT_PLUGIN_OUT},
-    {"tune-buckets", required_argument, 0, OPT_TUNE_BUCKETS},
-    {"tune-reps", required_argument, 0, OPT_TUNE_REPS},
-    {"env-out", required_argument, 0, OPT_ENV_OUT},
-    {"trials", required_argument, 0, OPT_TRIALS},
-    {"resume", no_argument, 0, OPT_RESUME},
-    {"max-overhead", required_argument, 0, OPT_MAX_OVERHEAD},
-    /* old spellings, kept for this release (cb_cli_renamed names the new) */
-    {"mode", required_argument, 0, OPT_MODE},
-    {"model", required_argument, 0, OPT_MODEL},
-    {"model-config", required_argument, 0, OPT_MODEL_CONFIG},
-    {0, 0, 0, 0},
-};
+/* getopt_long's table: the option table's rows for this parser (run and
+ * --tune), built once; rows[k] is long_options[k]'s row. */
+static struct option long_options[128];
+static const struct cb_option *rows[128];
+static char shorts[64] = ":";
 
-/* Old spelling -> new (issue 44): --mode read as collbench's modes,
- * --model as the performance model's mode. */
-static const char *const renames[][2] = {
-    {"mode", "timing"}, {"model", "workload"}, {"model-config", "workload-config"}};
-
-const char *cb_cli_new_name(const char *old) {
-  for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++)
-    if (strcmp(old, renames[i][0]) == 0)
-      return renames[i][1];
-  return NULL;
+static void build_options(void) {
+  if (long_options[0].name)
+    return;
+  int n = 0;
+  size_t ns = 1;
+  for (int k = 0; k < cb_noptions && n < 127; k++) {
+    const struct cb_option *o = &cb_options[k];
+    if (!(o->modes & (CB_IN_RUN | CB_IN_TUNE)))
+      continue;
+    int has = o->arg == CB_ARG_NONE       ? no_argument
+              : o->arg == CB_ARG_OPTIONAL ? optional_argument
+                                          : required_argument;
+    rows[n] = o;
+    long_options[n++] = (struct option){o->name, has, 0, o->code};
+    if (o->short_name && ns + 2 < sizeof shorts) {
+      shorts[ns++] = o->short_name;
+      if (has == required_argument)
+        shorts[ns++] = ':';
+    }
+  }
 }
 
 static int parse_transports(const char *arg, struct cb_settings *s, struct cb_error *err) {
@@ -129,8 +74,9 @@ static const char *backend_name(int i) {
 static const char *mem_name(int i) {
   return cb_mem_names[i];
 }
+static const char *suggestable[128]; /* the names did-you-mean offers: not old spellings */
 static const char *long_name(int i) {
-  return long_options[i].name;
+  return suggestable[i];
 }
 
 static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
@@ -269,8 +215,9 @@ static int unknown_option(const char *bad, struct cb_cli *cli, struct cb_error *
     char word[64];
     snprintf(word, sizeof word, "%.*s", (int)strcspn(bad + 2, "="), bad + 2);
     int n = 0;
-    while (long_options[n].name && !cb_cli_new_name(long_options[n].name))
-      n++; /* the old spellings, last, are not suggested */
+    for (int k = 0; long_options[k].name; k++)
+      if (!rows[k]->renamed_to)
+        suggestable[n++] = long_options[k].name;
     near = cb_suggest(word, long_name, n);
     if (near)
       snprintf(word, sizeof word, "--%s", near), near = word;
@@ -294,13 +241,14 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
    * otherwise go on reading (a crash, with another argv). */
   optind = 0;
   opterr = 0; /* we report errors ourselves, once, with the bad value */
+  build_options();
   for (;;) {
     int prev = optind ? optind : 1;
     int li = -1;
-    int c = getopt_long(argc, argv, ":b:e:f:i:n:w:c:d:o:r:T:J:hV", long_options, &li);
+    int c = getopt_long(argc, argv, shorts, long_options, &li);
     if (c == -1)
       break;
-    if (li >= 0 && cb_cli_new_name(long_options[li].name) && cli->nrenamed < 4)
+    if (li >= 0 && rows[li]->renamed_to && cli->nrenamed < 4)
       cli->renamed[cli->nrenamed++] = long_options[li].name;
     const char *bad = argv[prev < argc ? prev : argc - 1];
     if (c == '?')
@@ -310,7 +258,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     op_given |= c == OPT_OP;
     max_time_given |= c == OPT_MAX_TIME;
     backend_given |= c == OPT_BACKEND;
-    if (c > OPT_TUNE && c < OPT_TUNE_END && !tune_only)
+    if (li >= 0 && rows[li]->modes == CB_IN_TUNE && !tune_only)
       tune_only = argv[prev];
     if (c == OPT_MODEL_CONFIG)
       model_config = optarg;
@@ -371,8 +319,6 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       return cb_fail(err, CB_USAGE,
                      "--accept and --matrix: choose one (a [matrix] section in the "
                      "file makes --accept run the matrix too)");
-    if (cli->accept_path && cb_cli_accept_file(cli, err))
-      return err->status;
     if (cli->matrix && (cli->baseline_path || cli->repeat >= 0))
       return cb_fail(err, CB_USAGE,
                      "--%s goes with --accept FILE (a [matrix] section there judges the pairs "
@@ -433,24 +379,6 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NOPS; s->nops++)
         s->ops[s->nops] = s->nops;
-    if (!backend_given) { /* every backend that works here; the engine notes the rest */
-      s->nbackends = s->nskipped_backends = 0;
-      for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
-        char why[160];
-        if (cb_backends[b]->probe(why, sizeof why))
-          s->backends[s->nbackends++] = b;
-        else
-          s->skipped_backends[s->nskipped_backends++] = b;
-      }
-    }
-    if (!mem_given) {
-      s->nmems = 0;
-      for (int m = 0; m < CB_NMEMS; m++) {
-        char why[160];
-        if (cb_gpu_mem_usable(m, why, sizeof why))
-          s->mems[s->nmems++] = m;
-      }
-    }
   }
   if (!mem_given && !cli->sweep)
     for (int i = 0; i < s->nbackends; i++)
@@ -461,5 +389,32 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
         s->mems[s->nmems++] = CB_MEM_DEVICE;
         break;
       }
-  return cb_cli_validate(cli, factor_given, err);
+  cli->factor_given = factor_given, cli->backend_given = backend_given, cli->mem_given = mem_given;
+  return CB_OK;
+}
+
+int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  if (cli->accept_path && cb_cli_accept_file(cli, err))
+    return err->status;
+  if (cli->sweep &&
+      !cli->backend_given) { /* every backend that works here; the engine notes the rest */
+    s->nbackends = s->nskipped_backends = 0;
+    for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
+      char why[160];
+      if (cb_backends[b]->probe(why, sizeof why))
+        s->backends[s->nbackends++] = b;
+      else
+        s->skipped_backends[s->nskipped_backends++] = b;
+    }
+  }
+  if (cli->sweep && !cli->mem_given) {
+    s->nmems = 0;
+    for (int m = 0; m < CB_NMEMS; m++) {
+      char why[160];
+      if (cb_gpu_mem_usable(m, why, sizeof why))
+        s->mems[s->nmems++] = m;
+    }
+  }
+  return cb_cli_validate(cli, cli->factor_given, err);
 }

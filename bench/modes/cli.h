@@ -1,5 +1,5 @@
-/* The measuring modes' parser (cli.c): options into settings. Pure (no
- * MPI), so it is unit-tested and runs before MPI_Init. */
+/* The measuring modes' parser (cli.c): options into settings, then their
+ * step before MPI_Init. Both without MPI, so unit-tested. */
 #ifndef CB_CLI_H
 #define CB_CLI_H
 
@@ -9,8 +9,12 @@
 #include "base/error.h"
 #include "run_options.h"
 
+/* argv into *cli, and the rules between options: no file is read and no
+ * hardware asked. */
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err);
-/* The new name of an old option spelling ("mode" -> "timing"), or NULL. */
-const char *cb_cli_new_name(const char *old);
+/* The measuring modes' step before MPI starts, on what parsed: --accept's
+ * file and its baseline loaded, a sweep's backends and memory kinds probed,
+ * and the rules that need them; a usage error (2) before MPI otherwise. */
+int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err);
 
 #endif

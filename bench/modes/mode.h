@@ -9,6 +9,7 @@
 #include "fleet/compare.h"
 #include "import/import.h"
 #include "model/commands.h"
+#include "option_table.h"
 #include "report/report.h"
 
 /* What a mode parsed; the measuring modes share struct cb_cli. */
@@ -25,23 +26,27 @@ union cb_mode_options {
 enum cb_mode_mpi { CB_MPI_NONE, CB_MPI_SINGLE, CB_MPI_SERIALIZED };
 
 struct cb_mode_def {
-  const char *name;         /* collbench NAME --help */
-  const char *option;       /* the option that asks for it ("--report"), or NULL */
-  const char *synopsis;     /* its usage line */
-  const char *const *help;  /* its --help sections, NULL-terminated */
+  const char *name;                /* collbench NAME --help */
+  const char *option;              /* the option that asks for it ("--report"), or NULL */
+  const char *synopsis;            /* its usage line */
+  const enum cb_section *sections; /* its --help sections, CB_SEC_NONE-terminated */
   /* A mode of its own parser (the file modes): chosen when argv asks for
    * it (wants), then parsed by parse. The measuring modes share the
    * measuring options' parser (cli.c) and are chosen by what it parsed. */
   int (*wants)(int argc, char **argv);
   int (*parse)(int argc, char **argv, union cb_mode_options *o, struct cb_error *err);
   int (*chosen)(const struct cb_cli *cli);
-  /* For an option no parser knows: the option it goes with, or NULL. */
-  const char *(*goes_with)(const char *option);
+  /* The modes (by name) that win when argv asks for this one and one of
+   * them too (--report FILE --baseline B: the report's --baseline, not a
+   * fleet baseline's old spelling); NULL-terminated, or NULL. */
+  const char *const *yields;
   /* Whether (and how) this run needs MPI; NULL: it does not. */
   enum cb_mode_mpi (*mpi)(const union cb_mode_options *o);
   int mpi_without_argv; /* MPI_Init gets no argv (it would misread ours) */
-  /* Before MPI_Init, where what MPI or NCCL read then is set; may be NULL. */
-  int (*pre_mpi)(const union cb_mode_options *o, int launcher_rank, struct cb_error *err);
+  /* Before MPI_Init: what parsing left to do (files loaded, hardware
+   * asked: a usage error still exits 2 before MPI), and what MPI or NCCL
+   * read then set; may be NULL. */
+  int (*pre_mpi)(union cb_mode_options *o, int launcher_rank, struct cb_error *err);
   /* The work. Without MPI: prints its own errors, returns the exit status.
    * Under MPI: returns the status with err filled, for main to report. */
   int (*run)(union cb_mode_options *o, int argc, char **argv, struct cb_error *err);

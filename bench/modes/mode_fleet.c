@@ -38,27 +38,25 @@ static int parse_baseline(int argc, char **argv, union cb_mode_options *o, struc
   memset(b, 0, sizeof *b);
   int new_form = 0;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int missing = 0;
-    if ((v = cb_cli_value_of(argc, argv, &i, "--baseline-out", &missing)))
-      b->out = v, new_form = 1;
-    else if (missing)
-      return cb_fail(err, CB_USAGE,
-                     "option '--baseline-out' needs a value (the baseline to write)");
-    else if ((v = cb_cli_value_of(argc, argv, &i, "--out", &missing)))
-      b->out = v, b->old_form = 1;
-    else if (missing)
-      return cb_fail(err, CB_USAGE, "option '--out' needs a value");
-    else if (strcmp(a, "--baseline") == 0)
-      b->old_form = 1;
-    else if (strncmp(a, "--baseline=", 11) == 0 || a[0] != '-' || strcmp(a, "-") == 0) {
-      if (b->ninputs == CB_MAX_FLEET_INPUTS)
-        return cb_fail(err, CB_USAGE, "--baseline-out: at most %d files", CB_MAX_FLEET_INPUTS);
-      b->old_form |= a[0] == '-' && a[1];
-      b->inputs[b->ninputs++] = a[0] == '-' && a[1] ? a + 11 : a;
-    } else
+    const struct cb_option *row;
+    const char *v, *input = NULL;
+    enum cb_next next = cb_option_next(argc, argv, &i, CB_IN_BASELINE, &row, &v);
+    if (next == CB_NEXT_OTHER)
       return cb_fail(err, CB_USAGE, "option '%s' does not go with --baseline-out B.json FILE...",
-                     a);
+                     argv[i]);
+    if (next == CB_NEXT_MISSING)
+      return cb_fail(err, CB_USAGE, "option '--%s' needs a value%s", row->name,
+                     row->code == OPT_BASELINE_OUT ? " (the baseline to write)" : "");
+    if (next == CB_NEXT_ARG)
+      input = argv[i];
+    else if (row->code == OPT_BASELINE_OUT)
+      b->out = v, new_form = 1;
+    else /* --out B.json, --baseline, --baseline=FILE: the old spelling */
+      *(row->code == OPT_OUT ? &b->out : &input) = v, b->old_form = 1;
+    if (input && b->ninputs == CB_MAX_FLEET_INPUTS)
+      return cb_fail(err, CB_USAGE, "--baseline-out: at most %d files", CB_MAX_FLEET_INPUTS);
+    if (input)
+      b->inputs[b->ninputs++] = input;
   }
   if (new_form && b->old_form)
     return cb_fail(err, CB_USAGE,
@@ -80,21 +78,22 @@ static int parse_compare(int argc, char **argv, union cb_mode_options *o, struct
   const char *files[2];
   int n = 0;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int missing = 0;
-    const char *v = cb_cli_value_of(argc, argv, &i, "--min-slowdown", &missing);
-    if (missing)
-      return cb_fail(err, CB_USAGE, "option '--min-slowdown' needs a value");
-    if (v && cb_parse_double(v, "--min-slowdown", 1.0, 1000, &c->min_slowdown, err))
+    const struct cb_option *row;
+    const char *v;
+    enum cb_next next = cb_option_next(argc, argv, &i, CB_IN_COMPARE, &row, &v);
+    if (next == CB_NEXT_MISSING)
+      return cb_fail(err, CB_USAGE, "option '--%s' needs a value", row->name);
+    if (next == CB_NEXT_OTHER)
+      return cb_fail(err, CB_USAGE, "option '%s' does not go with --compare OLD NEW", argv[i]);
+    if (next == CB_NEXT_OPTION && row->code == OPT_MIN_SLOWDOWN &&
+        cb_parse_double(v, "--min-slowdown", 1.0, 1000, &c->min_slowdown, err))
       return err->status;
-    if (v || strcmp(a, "--compare") == 0)
+    if (next == CB_NEXT_OPTION)
       continue;
-    if (a[0] == '-' && strcmp(a, "-") != 0)
-      return cb_fail(err, CB_USAGE, "option '%s' does not go with --compare OLD NEW", a);
     if (n == 2)
       return cb_fail(err, CB_USAGE, "--compare %s %s: unexpected third file '%s'", files[0],
-                     files[1], a);
-    files[n++] = a;
+                     files[1], argv[i]);
+    files[n++] = argv[i];
   }
   if (n < 2)
     return cb_fail(err, CB_USAGE, "--compare needs two files: OLD NEW (--json runs or baselines)");
@@ -116,33 +115,28 @@ static int compare_run(union cb_mode_options *o, int argc, char **argv, struct c
   return cb_compare_main(&o->compare);
 }
 
-const char cb_help_fleet[] =
-    "Fleet baselines (no mpirun; topologies/ACCEPTANCE.md):\n"
-    "      --baseline-out B.json FILE...\n"
-    "                           a baseline from --json runs: per series, size, rank\n"
-    "                           and node count, pair and node: n, median, MAD,\n"
-    "                           quantiles and the runs it came from\n"
-    "      --compare OLD NEW    series and sizes slower beyond their noise between\n"
-    "                           two --json runs or baselines; exit 1 when any\n"
-    "      --min-slowdown X     with --compare: slower means the 95% CI of the\n"
-    "                           slowdown lies above X (default 1.1)\n";
-
-static const char *const help[] = {cb_help_fleet, NULL};
+static const enum cb_section help[] = {CB_SEC_FLEET, CB_SEC_NONE};
+/* Another file mode's option beside --compare or --baseline-out: that
+ * mode's parser refuses what does not go with it. */
+static const char *const compare_yields[] = {"import", "report", "model", NULL};
+static const char *const baseline_yields[] = {"import", "report", "model", "compare", NULL};
 const struct cb_mode_def cb_mode_compare = {
     .name = "compare",
     .option = "--compare",
     .synopsis = "collbench --compare OLD NEW [--min-slowdown X]",
-    .help = help,
+    .sections = help,
     .wants = wants_compare,
     .parse = parse_compare,
+    .yields = compare_yields,
     .run = compare_run,
 };
 const struct cb_mode_def cb_mode_baseline = {
     .name = "baseline",
     .option = "--baseline-out",
     .synopsis = "collbench --baseline-out B.json FILE...",
-    .help = help,
+    .sections = help,
     .wants = wants_baseline,
     .parse = parse_baseline,
+    .yields = baseline_yields,
     .run = baseline_run,
 };

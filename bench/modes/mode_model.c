@@ -39,61 +39,36 @@ static int wants(int argc, char **argv) {
   return 0;
 }
 
-/* The model's options that take a value: the first SHARED the measuring
- * modes have too, the rest go with --predict only. */
-enum { SHARED = 7 };
-static const char *const value_options[] = {"--json",       "-J",
-                                            "--op",         "--dtype",
-                                            "-d",           "--redop",
-                                            "-o",           "--topology",
-                                            "--gpus",       "--gpus-per-node",
-                                            "--size",       "-b",
-                                            "-e",           "--min-bytes",
-                                            "--max-bytes",  "--compute-time",
-                                            "--grad-bytes", "--bucket",
-                                            "--trials",     "--max-overhead",
-                                            "--overlap",    NULL};
-
-/* One option with its value; predict_only remembers one that needs --predict. */
-static int model_option(const char *opt, const char *v, struct cb_model_cli *m, uint64_t range[2],
-                        const char **predict_only, struct cb_error *err) {
-  for (int i = SHARED; value_options[i]; i++) /* --topology also checks NCCL's model: --validate */
-    if (strcmp(opt, value_options[i]) == 0 && strcmp(opt, "--topology") != 0)
-      *predict_only = value_options[i];
-  if (strcmp(opt, "--json") == 0 || strcmp(opt, "-J") == 0)
-    m->json_path = v;
-  else if (strcmp(opt, "--topology") == 0)
-    m->topology = v;
-  else if (strcmp(opt, "--gpus") == 0)
+/* One option with its value (by its row's code). */
+static int model_option(int code, const char *v, struct cb_model_cli *m, uint64_t range[2],
+                        struct cb_error *err) {
+  switch (code) {
+  case 'J': m->json_path = v; return CB_OK;
+  case OPT_TOPOLOGY: m->topology = v; return CB_OK;
+  case OPT_TRIALS: m->trials = v; return CB_OK;
+  case OPT_GPUS:
     return cb_parse_long_list(v, "--gpus", 1, 1L << 30, m->gpus, CB_MAX_MODEL_LIST, &m->ngpus, err);
-  else if (strcmp(opt, "--gpus-per-node") == 0)
+  case OPT_GPUS_PER_NODE:
     return cb_parse_long(v, "--gpus-per-node", 1, 1 << 20, &m->gpus_per_node, err);
-  else if (strcmp(opt, "--size") == 0)
+  case OPT_SIZE:
     return cb_parse_size_list(v, "--size", 0, m->sizes, CB_MAX_MODEL_LIST, &m->nsizes, err);
-  else if (strcmp(opt, "-b") == 0 || strcmp(opt, "--min-bytes") == 0)
-    return cb_parse_size(v, "--min-bytes", &range[0], err);
-  else if (strcmp(opt, "-e") == 0 || strcmp(opt, "--max-bytes") == 0)
-    return cb_parse_size(v, "--max-bytes", &range[1], err);
-  else if (strcmp(opt, "--op") == 0)
+  case 'b': return cb_parse_size(v, "--min-bytes", &range[0], err);
+  case 'e': return cb_parse_size(v, "--max-bytes", &range[1], err);
+  case OPT_OP:
     return cb_cli_parse_list(v, "--op", cb_mop_find, mop_name, CB_NMOPS, m->ops, &m->nops, 8, err);
-  else if (strcmp(opt, "--dtype") == 0 || strcmp(opt, "-d") == 0)
-    return one_of(v, "--dtype", cb_dtype_lookup, dtype_name, CB_NDTYPES, &m->dtype, err);
-  else if (strcmp(opt, "--redop") == 0 || strcmp(opt, "-o") == 0)
-    return one_of(v, "--redop", cb_redop_lookup, redop_name, CB_NREDOPS, &m->redop, err);
-  else if (strcmp(opt, "--compute-time") == 0)
+  case 'd': return one_of(v, "--dtype", cb_dtype_lookup, dtype_name, CB_NDTYPES, &m->dtype, err);
+  case 'o': return one_of(v, "--redop", cb_redop_lookup, redop_name, CB_NREDOPS, &m->redop, err);
+  case OPT_COMPUTE_TIME:
     return cb_parse_seconds(v, "--compute-time", 1e-9, 1e6, &m->compute_s, err);
-  else if (strcmp(opt, "--grad-bytes") == 0)
-    return cb_parse_size(v, "--grad-bytes", &m->grad_bytes, err);
-  else if (strcmp(opt, "--bucket") == 0)
+  case OPT_GRAD_BYTES: return cb_parse_size(v, "--grad-bytes", &m->grad_bytes, err);
+  case OPT_BUCKET:
     return cb_parse_size_list(v, "--bucket", 0, m->buckets, CB_MAX_MODEL_LIST, &m->nbuckets, err);
-  else if (strcmp(opt, "--trials") == 0)
-    m->trials = v;
-  else if (strcmp(opt, "--max-overhead") == 0)
-    return cb_overhead_parse(v, "--max-overhead", &m->max_overhead, err);
-  else if (strcmp(opt, "--overlap") == 0) {
+  case OPT_MAX_OVERHEAD: return cb_overhead_parse(v, "--max-overhead", &m->max_overhead, err);
+  case OPT_OVERLAP:
     m->overlap_measured = strcmp(v, "measured") == 0;
     if (!m->overlap_measured)
       return cb_parse_double(v, "--overlap (0 to 1, or 'measured')", 0, 1, &m->overlap, err);
+    return CB_OK;
   }
   return CB_OK;
 }
@@ -169,12 +144,15 @@ static int parse_model(int argc, char **argv, union cb_mode_options *o, struct c
   memset(m, 0, sizeof *m);
   m->dtype = CB_FLOAT, m->redop = CB_SUM; /* nccl-tests' defaults */
   uint64_t range[2] = {0, 0};
-  const char *predict_only = NULL;
+  static char predict_only[64]; /* the last option given that needs --predict */
+  predict_only[0] = 0;
   int bucket_given = 0, overlap_given = 0, fit_given = 0, validate_given = 0;
   int files = 0; /* where file names go: 1 --fit, 2 --validate */
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (a[0] != '-' || strcmp(a, "-") == 0) {
+    const char *a = argv[i], *v;
+    const struct cb_option *row;
+    enum cb_next next = cb_option_next(argc, argv, &i, CB_IN_MODEL, &row, &v);
+    if (next == CB_NEXT_ARG) {
       if (!files)
         return cb_fail(err, CB_USAGE, "unexpected argument '%s' (files follow --fit or --validate)",
                        a);
@@ -184,47 +162,23 @@ static int parse_model(int argc, char **argv, union cb_mode_options *o, struct c
       (files == 1 ? m->fit : m->validate)[(*n)++] = a;
       continue;
     }
-    files = 0;
-    if (strcmp(a, "--fit") == 0)
-      files = fit_given = 1;
-    else if (strcmp(a, "--validate") == 0)
-      files = 2, validate_given = 1;
-    else if (strcmp(a, "--predict") == 0)
-      m->predict = 1;
-    else {
-      char opt[64];
-      const char *eq = strchr(a, '='), *v;
-      snprintf(opt, sizeof opt, "%.*s", eq && a[1] == '-' ? (int)(eq - a) : (int)strlen(a), a);
-      int known = 0;
-      for (int k = 0; value_options[k]; k++)
-        known |= strcmp(opt, value_options[k]) == 0;
-      if (!known)
-        return cb_fail(err, CB_USAGE, "option '%s' does not go with --fit or --predict", a);
-      if (eq && a[1] == '-')
-        v = eq + 1;
-      else if (i + 1 < argc)
-        v = argv[++i];
-      else
-        return cb_fail(err, CB_USAGE, "option '%s' needs a value", a);
-      bucket_given |= strcmp(opt, "--bucket") == 0;
-      overlap_given |= strcmp(opt, "--overlap") == 0;
-      if (model_option(opt, v, m, range, &predict_only, err))
-        return err->status;
-    }
+    if (next == CB_NEXT_OTHER || (row->arg == CB_ARG_FILES && v))
+      return cb_fail(err, CB_USAGE, "option '%s' does not go with --fit or --predict", a);
+    if (next == CB_NEXT_MISSING)
+      return cb_fail(err, CB_USAGE, "option '%s' needs a value", a);
+    files = row->code == OPT_FIT ? 1 : row->code == OPT_VALIDATE ? 2 : 0;
+    fit_given |= files == 1, validate_given |= files == 2;
+    m->predict |= row->code == OPT_PREDICT;
+    bucket_given |= row->code == OPT_BUCKET;
+    overlap_given |= row->code == OPT_OVERLAP;
+    /* --topology also checks NCCL's model (--validate): its own rule */
+    if (row->with && !strcmp(row->with, "--predict") && row->code != OPT_TOPOLOGY)
+      snprintf(predict_only, sizeof predict_only, "%.*s", (int)strcspn(a, "="), a);
+    if (row->arg == CB_ARG_ONE && model_option(row->code, v, m, range, err))
+      return err->status;
   }
-  return model_check(m, range, predict_only, bucket_given, overlap_given, fit_given, validate_given,
-                     err);
-}
-
-/* An option of the model's given without it: which option it goes with
- * (all but the SHARED ones, which the measuring modes have too). */
-static const char *goes_with(const char *option) {
-  if (strcmp(option, "--validate") == 0)
-    return "--fit";
-  for (int i = SHARED; value_options[i]; i++)
-    if (value_options[i][1] == '-' && strcmp(option, value_options[i]) == 0)
-      return "--predict";
-  return NULL;
+  return model_check(m, range, predict_only[0] ? predict_only : NULL, bucket_given, overlap_given,
+                     fit_given, validate_given, err);
 }
 
 static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
@@ -232,45 +186,15 @@ static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error 
   return cb_model_run(&o->model);
 }
 
-const char cb_help_model[] =
-    "Performance model (no mpirun; bench/model/PLANNING.md):\n"
-    "      --fit FILE...        fit latency (alpha) and bandwidth (beta) per op and\n"
-    "                           tier (intra-node, inter-node) from --json files\n"
-    "      --validate FILE...   predict these files' measurements from the fit and\n"
-    "                           print the errors (median and max)\n"
-    "      --predict            time and busbw of ring, tree and hierarchical\n"
-    "                           algorithms on larger systems, from --fit, --topology\n"
-    "                           or both (a fitted tier replaces the topology's)\n"
-    "                           and, for a GPU topology, NCCL's own pick and time\n"
-    "                           (its cost model; --fit nccl records calibrate it)\n"
-    "      --topology FILE      a topology file (topologies/README.md); with --validate,\n"
-    "                           NCCL's model is checked against nccl records too\n"
-    "      --gpus LIST          cluster sizes (default 8,16,...,16384)\n"
-    "      --gpus-per-node N    ranks per node (default: the topology's, else the fitted runs')\n"
-    "      --size LIST          message sizes (default 64M; or -b/-e: powers of 2)\n"
-    "      --op LIST            ops to fit and predict (default all collectives)\n"
-    "  -d, --dtype T            with -o, --redop OP: the data NCCL's pick is for\n"
-    "                           (default float sum; NVLS reduces only some pairs)\n"
-    "      --compute-time SEC   with --grad-bytes SIZE: predict a training step's\n"
-    "                           exposed communication / compute (rho), the\n"
-    "                           overhead (exposed / step) and, per bucket size,\n"
-    "                           the most GPUs that keep it within --max-overhead\n"
-    "      --trials FILE        the step (T_compute, gradient bytes) from a\n"
-    "                           --tune --trials file instead, and its measured point\n"
-    "      --bucket LIST        gradient bucket sizes (default 1M,4M,25M,100M,400M)\n"
-    "      --overlap F          compute's speed while an allreduce runs, 0 to 1\n"
-    "                           (default 1: hidden for free; 0: compute waits);\n"
-    "                           'measured': from --trials' overlap efficiency\n"
-    "      --json FILE          the fit, validation and predictions as JSON\n";
-
-static const char *const help[] = {cb_help_model, NULL};
+static const enum cb_section help[] = {CB_SEC_MODEL, CB_SEC_NONE};
+static const char *const yields[] = {"import", "report", NULL};
 const struct cb_mode_def cb_mode_model = {
     .name = "model",
     .option = "--fit",
     .synopsis = "collbench --fit FILE... [--validate FILE...] [--predict [options]]",
-    .help = help,
+    .sections = help,
+    .yields = yields,
     .wants = wants,
     .parse = parse_model,
-    .goes_with = goes_with,
     .run = run,
 };

@@ -95,6 +95,19 @@ static int exclude_out(const struct cb_cli *cli, const struct cb_cluster *cl,
   return rc;
 }
 
+/* What the frame (run_frame, below) hands a measuring mode: the cluster and options,
+ * the matrix's rules, and, once the outputs are open, the probe, the run
+ * record and the sinks (sinks[0] is the table). */
+struct frame {
+  const struct cb_cluster *cl;
+  struct cb_cli *cli;
+  const struct cb_matrix_rules *rules;
+  const struct cb_probe *probe; /* NULL until go */
+  const struct cb_run_info *ri; /* NULL until go */
+  struct cb_sink *sinks;
+  int nsinks;
+};
+
 /* --duration with --accept or --matrix: one pass of the mode, and the
  * hosts any pass laid a FAIL to (for --exclude-out at the end). */
 struct judged_pass {
@@ -132,18 +145,19 @@ static int judged_pass(void *state, const struct cb_settings *pass, struct cb_si
   return rc;
 }
 
-static int judged_go(const struct cb_cluster *cl, struct cb_cli *cli,
-                     const struct cb_matrix_rules *rules, const struct cb_run_info *ri,
-                     struct cb_sink *sinks, int nsinks, struct cb_error *err) {
+static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
+                     struct cb_error *err) {
+  const struct cb_cluster *cl = f->cl;
+  struct cb_cli *cli = f->cli;
   struct judged_pass p = {cl,
                           cli,
                           rules,
-                          ri,
+                          f->ri,
                           {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
                            cli->topology.baseline.min_runs, cli->topology.baseline.repeat},
                           NULL,
                           0};
-  int rc = cb_burnin_judged_run(cl, &cli->settings, sinks, nsinks, judged_pass, &p, err);
+  int rc = cb_burnin_judged_run(cl, &cli->settings, f->sinks, f->nsinks, judged_pass, &p, err);
   if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED)) {
     struct excluded x = {p.hosts, p.nhosts};
     if (cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, err))
@@ -187,22 +201,19 @@ static int run_probe(const struct cb_probe *probe, const struct cb_run_info *ri,
   return CB_OK;
 }
 
-/* What differs between the measuring modes inside the frame below: the
- * checks that can refuse the run (before any output is opened), and the
- * measuring itself, with the sinks open and the run record made. */
+/* What differs between the measuring modes inside the frame: the checks
+ * that can refuse the run (before any output is opened), and the
+ * measuring itself. */
 struct measuring {
-  int (*validate)(const struct cb_cluster *cl, struct cb_cli *cli,
-                  const struct cb_matrix_rules *rules, struct cb_error *err);
-  int (*go)(const struct cb_cluster *cl, struct cb_cli *cli, const struct cb_matrix_rules *rules,
-            const struct cb_probe *probe, const struct cb_run_info *ri, struct cb_sink *sinks,
-            int nsinks, struct cb_error *err);
+  int (*validate)(const struct frame *f, struct cb_error *err);
+  int (*go)(const struct frame *f, struct cb_error *err);
 };
 
 /* Every measuring mode's run: the cluster, the output paths checked, the
  * mode's own checks, the outputs opened, the run record and probe, the
  * mode's work, the outputs closed. Errors of one rank stop every rank. */
-static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli *cli,
-                 struct cb_error *err) {
+static int run_frame(const struct measuring *m, int argc, char **argv, struct cb_cli *cli,
+                     struct cb_error *err) {
   struct cb_cluster cl;
   if (cb_cluster_init(&cl, err))
     return err->status;
@@ -221,8 +232,9 @@ static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli
   }
   struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
   cb_matrix_rules_defaults(&rules);
+  struct frame f = {&cl, cli, &rules, NULL, NULL, NULL, 0};
   /* every check that can refuse the run, before any output is opened */
-  if (m->validate(&cl, cli, &rules, err)) {
+  if (m->validate(&f, err)) {
     cb_cluster_free(&cl);
     return err->status;
   }
@@ -241,8 +253,9 @@ static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli
   rc = cb_probe_collect(&cl, &probe, err);
   cb_phase("node probed");
   ri.probe = cl.rank == 0 ? &probe : NULL;
+  f.probe = &probe, f.ri = &ri, f.sinks = sinks, f.nsinks = nsinks;
   if (rc == CB_OK)
-    rc = m->go(&cl, cli, &rules, &probe, &ri, sinks, nsinks, err);
+    rc = m->go(&f, err);
   cb_phase("the mode's work done");
   struct cb_error cerr = {0}; /* a failed close (NFS, disk full) fails the run */
   if (cb_sinks_close(sinks, nsinks, &cerr) && (rc == CB_OK || rc == CB_FAILED)) {
@@ -265,113 +278,91 @@ static int frame(const struct measuring *m, int argc, char **argv, struct cb_cli
 static struct cb_burnin_prior prior;
 
 /* --sweep, or what --op/--backend/--mem name: the engine over its plan. */
-static int sweep_validate(const struct cb_cluster *cl, struct cb_cli *cli,
-                          const struct cb_matrix_rules *rules, struct cb_error *err) {
-  (void)rules;
-  return cb_engine_validate(cl, &cli->settings, err) ||
-         cb_engine_plan_check(cl, &cli->settings, err) ||
-         (cli->resume && cb_burnin_resume_read(cl, &cli->settings, cli->json_path, &prior, err));
+static int sweep_validate(const struct frame *f, struct cb_error *err) {
+  struct cb_cli *cli = f->cli;
+  return cb_engine_validate(f->cl, &cli->settings, err) ||
+         cb_engine_plan_check(f->cl, &cli->settings, err) ||
+         (cli->resume && cb_burnin_resume_read(f->cl, &cli->settings, cli->json_path, &prior, err));
 }
 
-static int sweep_go(const struct cb_cluster *cl, struct cb_cli *cli,
-                    const struct cb_matrix_rules *rules, const struct cb_probe *probe,
-                    const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
-                    struct cb_error *err) {
-  (void)rules, (void)probe;
+static int sweep_go(const struct frame *f, struct cb_error *err) {
   struct cb_summary sum;
-  if (cli->settings.duration > 0) { /* --duration: a burn-in, judged over its passes */
-    int rc = cb_burnin_run(cl, &cli->settings, ri, cli->resume ? &prior : NULL, sinks, nsinks, &sum,
-                           err);
+  if (f->cli->settings.duration > 0) { /* --duration: a burn-in, judged over its passes */
+    int rc = cb_burnin_run(f->cl, &f->cli->settings, f->ri, f->cli->resume ? &prior : NULL,
+                           f->sinks, f->nsinks, &sum, err);
     cb_burnin_resume_free(&prior);
     return rc;
   }
-  int rc = cb_engine_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
+  int rc = cb_engine_run(f->cl, &f->cli->settings, f->ri, f->sinks, f->nsinks, &sum, err);
   if (rc == CB_OK && sum.wrong > 0)
     rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
   return rc;
 }
 
 /* --op copy: the GPU copy matrix of each node. */
-static int copy_validate(const struct cb_cluster *cl, struct cb_cli *cli,
-                         const struct cb_matrix_rules *rules, struct cb_error *err) {
-  (void)rules;
-  return cb_copy_validate(cl, &cli->settings, err);
+static int copy_validate(const struct frame *f, struct cb_error *err) {
+  return cb_copy_validate(f->cl, &f->cli->settings, err);
 }
 
-static int copy_go(const struct cb_cluster *cl, struct cb_cli *cli,
-                   const struct cb_matrix_rules *rules, const struct cb_probe *probe,
-                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
-                   struct cb_error *err) {
-  (void)rules, (void)probe;
+static int copy_go(const struct frame *f, struct cb_error *err) {
   struct cb_summary sum;
-  int rc = cb_copy_run(cl, &cli->settings, ri, sinks, nsinks, &sum, err);
+  int rc = cb_copy_run(f->cl, &f->cli->settings, f->ri, f->sinks, f->nsinks, &sum, err);
   if (rc == CB_OK && sum.wrong > 0)
     rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong bytes in the copy matrix", sum.wrong);
   return rc;
 }
 
 /* --probe: nothing to refuse; the summary on stdout. */
-static int probe_validate(const struct cb_cluster *cl, struct cb_cli *cli,
-                          const struct cb_matrix_rules *rules, struct cb_error *err) {
-  (void)cl, (void)cli, (void)rules, (void)err;
+static int probe_validate(const struct frame *f, struct cb_error *err) {
+  (void)f, (void)err;
   return CB_OK;
 }
 
-static int probe_go(const struct cb_cluster *cl, struct cb_cli *cli,
-                    const struct cb_matrix_rules *rules, const struct cb_probe *probe,
-                    const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
-                    struct cb_error *err) {
-  (void)cl, (void)cli, (void)rules;
-  return run_probe(probe, ri, sinks, nsinks, err);
+static int probe_go(const struct frame *f, struct cb_error *err) {
+  return run_probe(f->probe, f->ri, f->sinks, f->nsinks, err);
 }
 
 /* --accept FILE: the file's checks, verdicts, exit 1 on FAIL or INCONCLUSIVE. */
-static int accept_validate(const struct cb_cluster *cl, struct cb_cli *cli,
-                           const struct cb_matrix_rules *rules, struct cb_error *err) {
-  (void)rules;
-  return cb_accept_validate(cl, &cli->topology, &cli->settings, err);
+static int accept_validate(const struct frame *f, struct cb_error *err) {
+  return cb_accept_validate(f->cl, &f->cli->topology, &f->cli->settings, err);
 }
 
-static int accept_go(const struct cb_cluster *cl, struct cb_cli *cli,
-                     const struct cb_matrix_rules *rules, const struct cb_probe *probe,
-                     const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
-                     struct cb_error *err) {
-  (void)rules, (void)probe;
+static int accept_go(const struct frame *f, struct cb_error *err) {
+  struct cb_cli *cli = f->cli;
   if (cli->settings.duration > 0) /* a burn-in: the checks again and again */
-    return judged_go(cl, cli, NULL, ri, sinks, nsinks, err);
+    return judged_go(f, NULL, err);
   struct cb_accept_result res;
   struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
                            cli->topology.baseline.min_runs, cli->topology.baseline.repeat};
-  int rc = cb_accept_run(cl, &cli->topology, &fleet, &cli->settings, ri, sinks, nsinks, &res, err);
-  return exclude_out(cli, cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
+  int rc = cb_accept_run(f->cl, &cli->topology, &fleet, &cli->settings, f->ri, f->sinks, f->nsinks,
+                         &res, err);
+  return exclude_out(cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
 }
 
 /* --matrix: all pairs, verdicts per node and link. */
-static int matrix_validate(const struct cb_cluster *cl, struct cb_cli *cli,
-                           const struct cb_matrix_rules *rules, struct cb_error *err) {
-  return cb_matrix_validate(cl, rules, err) || cb_engine_validate(cl, &cli->settings, err);
+static int matrix_validate(const struct frame *f, struct cb_error *err) {
+  return cb_matrix_validate(f->cl, f->rules, err) ||
+         cb_engine_validate(f->cl, &f->cli->settings, err);
 }
 
-static int matrix_go(const struct cb_cluster *cl, struct cb_cli *cli,
-                     const struct cb_matrix_rules *rules, const struct cb_probe *probe,
-                     const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
-                     struct cb_error *err) {
-  (void)probe;
-  if (cli->settings.duration > 0) /* a burn-in: the matrix again and again */
-    return judged_go(cl, cli, rules, ri, sinks, nsinks, err);
+static int matrix_go(const struct frame *f, struct cb_error *err) {
+  if (f->cli->settings.duration > 0) /* a burn-in: the matrix again and again */
+    return judged_go(f, f->rules, err);
   struct cb_accept_result res;
-  int rc = cb_matrix_run(cl, &cli->settings, rules, ri, sinks, nsinks, &res, err);
-  return exclude_out(cli, cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
+  int rc = cb_matrix_run(f->cl, &f->cli->settings, f->rules, f->ri, f->sinks, f->nsinks, &res, err);
+  return exclude_out(f->cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
 }
 
 /* Backends that fix their path at MPI_Init (MPI's shm or tcp) set it now:
  * from the command line, or from the acceptance file's checks (the CLI
  * made sure those agree). */
-int cb_run_pre_mpi(const struct cb_cli *cli, int rank, struct cb_error *err) {
+int cb_run_pre_mpi(struct cb_cli *cli, int rank, struct cb_error *err) {
   const struct cb_topology *t = &cli->topology;
+  if (cb_cli_prepare(cli, err))
+    return err->status;
   for (int i = 0; i < cli->nrenamed && rank == 0; i++) /* the old spelling still works */
     fprintf(stderr, "collbench: --%s is now --%s (the old name works for this release)\n",
-            cli->renamed[i], cb_cli_new_name(cli->renamed[i]));
+            cli->renamed[i], cb_option_new_name(cli->renamed[i]));
   if (cli->accept_path && t->renamed[0] && rank == 0)
     fprintf(stderr, "collbench: %s\n", t->renamed);
   /* every mode, --accept included: NCCL refuses two ranks on one GPU
@@ -406,7 +397,7 @@ int cb_run_pre_mpi(const struct cb_cli *cli, int rank, struct cb_error *err) {
   return CB_OK;
 }
 
-static int pre_mpi(const union cb_mode_options *o, int rank, struct cb_error *err) {
+static int pre_mpi(union cb_mode_options *o, int rank, struct cb_error *err) {
   return cb_run_pre_mpi(&o->run, rank, err);
 }
 
@@ -430,7 +421,7 @@ void cb_run_on_error(const union cb_mode_options *o, const struct cb_error *err)
 #define MEASURING_RUN(NAME)                                                                        \
   static int NAME##_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {   \
     static const struct measuring m = {NAME##_validate, NAME##_go};                                \
-    return frame(&m, argc, argv, &o->run, err);                                                    \
+    return run_frame(&m, argc, argv, &o->run, err);                                                \
   }
 MEASURING_RUN(sweep)
 MEASURING_RUN(copy)
@@ -455,122 +446,27 @@ static int always(const struct cb_cli *cli) {
   return 1;
 }
 
-const char cb_help_what[] =
-    "What to run (comma lists; 'all' for every one):\n"
-    "      --sweep              every op on every usable backend and memory kind\n"
-    "      --op LIST            allreduce allgather reducescatter broadcast alltoall\n"
-    "                           p2p_lat p2p_bw p2p_bibw (default allreduce); copy\n"
-    "                           alone: the GPU copy matrix of each node (copy\n"
-    "                           engine and SM kernel, one and both ways, host to\n"
-    "                           GPU and back; -e SIZE copies, default 64M)\n"
-    "      --backend LIST       backends (default mpi; see --list)\n"
-    "      --mem LIST           host pinned device (default host)\n"
-    "      --transport LIST     path, e.g. shm or tcp for mpi; nvlink pcie shm net\n"
-    "                           ib roce socket for nccl (default auto)\n"
-    "  -d, --dtype LIST         int8 int32 int64 float double half bfloat16\n"
-    "                           e4m3 e5m2 (fp8: nccl only) (default float)\n"
-    "  -o, --redop LIST         sum prod min max (default sum)\n"
-    "  -r, --root N             broadcast root (default 0)\n";
-const char cb_help_sizes[] =
-    "Sizes (bytes; K, M, G, T and KiB...TiB binary as in nccl-tests; KB, MB, GB, TB decimal):\n"
-    "  -b, --min-bytes SIZE     smallest size (default 8)\n"
-    "  -e, --max-bytes SIZE     largest size (default 64M)\n"
-    "  -f, --step-factor N      multiply by N between sizes (default 2)\n"
-    "  -i, --step-bytes SIZE    add SIZE between sizes instead\n";
-const char cb_help_timing[] =
-    "Timing:\n"
-    "      --timing MODE        throughput (batches timed whole, default) or latency\n"
-    "                           (each iteration between barriers, slowest rank)\n"
-    "      --stat STAT          what the time column, algbw and busbw show: median\n"
-    "                           (default), mean (total time / iterations, as in\n"
-    "                           nccl-tests, OSU, IMB) or min; --json and --csv\n"
-    "                           carry all three\n"
-    "      --variant V          out-of-place, in-place or both (default): which of\n"
-    "                           an op's buffer layouts each size measures (OSU and\n"
-    "                           IMB measure out of place only)\n"
-    "  -n, --iters N|auto       timed iterations per size (default auto: until the\n"
-    "                           median's 95% CI is within --precision, or --max-time)\n"
-    "      --precision P        relative CI half-width, e.g. 5% or 0.05 (default 5%)\n"
-    "      --max-time SEC       wall-clock budget per size (both variants, checks\n"
-    "                           included) in auto mode (default 1; 0.15 with --sweep)\n"
-    "  -w, --warmup N|auto      untimed iterations per size (default auto: at least\n"
-    "                           one, more while they take under 2 ms)\n"
-    "      --window N           messages per p2p_bw/p2p_bibw window (default 64)\n"
-    "      --window-bytes SIZE  fewer messages when a window would carry more than\n"
-    "                           SIZE (default 64M: the pipe is full long before)\n"
-    "  -T, --timeout SEC        give up (exit 3) naming the stuck rank after SEC\n"
-    "                           in one measurement; 0 disables (default 300)\n"
-    "      --duration TIME      burn-in: the sweep, --accept or --matrix again and\n"
-    "                           again until TIME (90s, 30m, 4h, 2d) has passed, each\n"
-    "                           record with its interval; every case judged over\n"
-    "                           them: wrong values and a slowdown past 10% over the\n"
-    "                           run fail, and a check that failed in any interval;\n"
-    "                           SIGTERM or SIGUSR1 ends it with partial verdicts;\n"
-    "                           a sweep's goes on with --resume (its --json FILE)\n"
-    "      --drift-limit P      the slowdown over a burn-in that fails, e.g. 25% or\n"
-    "                           0.25 (default 10%)\n";
-const char cb_help_ucx[] =
-    "UCX backend:\n"
-    "      --ucx-api tag|put    p2p_bw and p2p_bibw with tag sends (default) or RMA\n"
-    "                           puts, flushed per window (p2p_lat is always tag)\n";
-const char cb_help_verbs[] =
-    "Verbs (RDMA) backend:\n"
-    "      --ib-dev DEV[:PORT]  NIC and port, e.g. mlx5_0:1 (default: one per local\n"
-    "                           rank among the active ports)\n"
-    "      --gid-index N        RoCE GID index (default: RoCE v2 with IPv4, same rule\n"
-    "                           on both sides; the one used is reported)\n";
-const char cb_help_gpus[] =
-    "GPUs and NCCL:\n"
-    "      --gpu-list LIST      GPU ordinals indexed by local rank (default: the\n"
-    "                           local rank's own ordinal)\n"
-    "      --graph N            nccl: capture N ops in a CUDA graph and time graph\n"
-    "                           launches (small-message latency)\n"
-    "      --share-gpu          all ranks on one GPU, each its own NCCL_HOSTID: the\n"
-    "                           figures are of NCCL's network transport (testing)\n";
-const char cb_help_checking[] =
-    "Checking and output:\n"
-    "  -c, --check N            checked iterations per size; 0 disables (default 1)\n"
-    "  -J, --json FILE          JSON Lines: a run record, then one line per result\n"
-    "      --csv FILE           the result lines as CSV\n"
-    "      --prom FILE          Prometheus textfile (node_exporter), replaced\n"
-    "                           atomically at the end of the run\n"
-    "      --progress           progress (op, size, elapsed) on stderr even when it is\n"
-    "                           not a terminal (under mpirun it is a pipe)\n"
-    "      --no-progress        never show progress\n"
-    "      --list               backends, memory kinds and transports usable here\n"
-    "      --probe              each node: CPUs, NUMA, GPUs (NVLink), NICs (state,\n"
-    "                           rate), GPU-NIC distance, driver, CUDA and NCCL\n"
-    "                           versions; every --json run record carries it too\n";
-const char cb_help_accept[] =
-    "Acceptance (see topologies/README.md):\n"
-    "      --accept FILE        run a topology file's checks; one PASS/WARN/FAIL line\n"
-    "                           per check with its margin; exit 1 when any fails\n"
-    "      --matrix[=SIZE]      all-pairs bandwidth (SIZE messages, default 1M) and\n"
-    "                           latency in N-1 shift rounds; names slow links and nodes\n"
-    "                           (--backend nccl: GPU to GPU, one rank per GPU)\n"
-    "      --junit FILE         verdicts as JUnit XML (with --accept or --matrix)\n"
-    "      --exclude-out FILE   with --accept or --matrix: the hosts a FAIL was laid to,\n"
-    "                           one per line (sbatch --exclude=$(paste -sd, FILE))\n"
-    "      --baseline FILE      with --accept: judge each check, and the [matrix]'s\n"
-    "                           nodes and links, against a fleet baseline too\n"
-    "                           (robust z < -5 fails; see topologies/ACCEPTANCE.md)\n"
-    "      --repeat N           measure a check the fleet finds slow again, up to N\n"
-    "                           times, before it fails (default 1)\n";
+static const enum cb_section sweep_help[] = {CB_SEC_WHAT,     CB_SEC_SIZES, CB_SEC_TIMING,
+                                             CB_SEC_UCX,      CB_SEC_VERBS, CB_SEC_GPUS,
+                                             CB_SEC_CHECKING, CB_SEC_NONE};
+static const enum cb_section copy_help[] = {CB_SEC_WHAT, CB_SEC_GPUS, CB_SEC_CHECKING, CB_SEC_NONE};
+static const enum cb_section probe_help[] = {CB_SEC_CHECKING, CB_SEC_NONE};
+static const enum cb_section accept_help[] = {CB_SEC_ACCEPT, CB_SEC_TIMING, CB_SEC_GPUS,
+                                              CB_SEC_CHECKING, CB_SEC_NONE};
 
-static const char *const sweep_help[] = {cb_help_what,     cb_help_sizes, cb_help_timing,
-                                         cb_help_ucx,      cb_help_verbs, cb_help_gpus,
-                                         cb_help_checking, NULL};
-static const char *const copy_help[] = {cb_help_what, cb_help_gpus, cb_help_checking, NULL};
-static const char *const probe_help[] = {cb_help_checking, NULL};
-static const char *const accept_help[] = {cb_help_accept, cb_help_timing, cb_help_gpus,
-                                          cb_help_checking, NULL};
+/* --help, --version or --list with a measuring mode's options: the help
+ * mode; a sweep when no other measuring mode is asked for (the parser
+ * refuses two of the others together). */
+static const char *const after_help[] = {"help", NULL};
+static const char *const after_all[] = {"help", "tune", "accept", "matrix", "probe", "copy", NULL};
 
-#define MEASURING_MODE(NAME, OPTION, SYNOPSIS, HELP, CHOSEN, MPI)                                  \
+#define MEASURING_MODE(NAME, OPTION, SYNOPSIS, HELP, CHOSEN, MPI, YIELDS)                          \
   const struct cb_mode_def cb_mode_##NAME = {                                                      \
       .name = #NAME,                                                                               \
       .option = OPTION,                                                                            \
       .synopsis = SYNOPSIS,                                                                        \
-      .help = HELP,                                                                                \
+      .sections = HELP,                                                                            \
+      .yields = YIELDS,                                                                            \
       .chosen = CHOSEN,                                                                            \
       .mpi = MPI,                                                                                  \
       .pre_mpi = pre_mpi,                                                                          \
@@ -578,13 +474,13 @@ static const char *const accept_help[] = {cb_help_accept, cb_help_timing, cb_hel
       .on_error = cb_run_on_error,                                                                 \
   }
 MEASURING_MODE(copy, NULL, "mpirun -np N collbench --op copy [-e SIZE] [--json FILE]", copy_help,
-               is_copy, single);
+               is_copy, single, after_help);
 MEASURING_MODE(probe, "--probe", "mpirun -np N collbench --probe [--json FILE]", probe_help,
-               is_probe, single);
+               is_probe, single, after_help);
 MEASURING_MODE(accept, "--accept",
                "mpirun -np N collbench --accept FILE [--baseline FILE] [options]", accept_help,
-               is_accept, accept_mpi);
+               is_accept, accept_mpi, after_help);
 MEASURING_MODE(matrix, "--matrix", "mpirun -np N collbench --matrix[=SIZE] [options]", accept_help,
-               is_matrix, single);
+               is_matrix, single, after_help);
 MEASURING_MODE(sweep, "--sweep", "mpirun -np N collbench [--sweep] [options]", sweep_help, always,
-               single);
+               single, after_all);

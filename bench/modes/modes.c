@@ -11,34 +11,27 @@
 #include "config.h"
 #include "gitversion.h"
 #include "ops/op.h"
+#include "option_table.h"
 #include "output/runinfo.h"
 #include "runtime/cluster.h"
 #include "runtime/gpu.h"
 
-/* In the order argv is matched: the file modes by the option that asks
- * for them (an --import-nccl-tests or --report run may carry --baseline),
- * then the measuring modes by what their shared parser read. */
+/* In --help's order. Which mode argv asks for does not depend on it: a
+ * mode asked for gives way only to the modes its `yields` names. */
 const struct cb_mode_def *const cb_modes[] = {
-    &cb_mode_import,
-    &cb_mode_report,
-    &cb_mode_model,
-    &cb_mode_compare,
-    &cb_mode_baseline,
-    &cb_mode_help,
-    &cb_mode_tune,
+    &cb_mode_sweep,
+    &cb_mode_copy,
+    &cb_mode_probe,
     &cb_mode_accept,
     &cb_mode_matrix,
-    &cb_mode_probe,
-    &cb_mode_copy,
-    &cb_mode_sweep,
+    &cb_mode_tune,
+    &cb_mode_report,
+    &cb_mode_import,
+    &cb_mode_baseline,
+    &cb_mode_compare,
+    &cb_mode_model,
+    &cb_mode_help,
     NULL,
-};
-
-/* --help's order of the modes' sections. */
-static const char *const sections[] = {
-    cb_help_what,  cb_help_sizes,    cb_help_timing, cb_help_ucx,  cb_help_verbs,
-    cb_help_gpus,  cb_help_checking, cb_help_accept, cb_help_tune, cb_help_reports,
-    cb_help_fleet, cb_help_model,    NULL,
 };
 
 static const char header[] =
@@ -46,24 +39,45 @@ static const char header[] =
     "Measures collectives and point-to-point traffic; every rank checks its results.\n"
     "\n";
 static const char footer[] =
-    "  -h, --help               this text\n"
-    "  -V, --version            version and build configuration\n"
     "\n"
     "Exit status: 0 ok, 1 wrong results or failed acceptance, 2 usage or\n"
     "configuration error, 3 runtime error (backend failure, timeout; gnuplot\n"
     "failing for --report).\n";
 
+/* Every mode's sections in the modes' order, each once (m NULL), or one
+ * mode's; then -h and -V, and the exit status. */
 void cb_mode_usage(FILE *out, const struct cb_mode_def *m) {
   if (!m) {
+    int shown[CB_NSECTIONS] = {0};
     fputs(header, out);
-    for (int i = 0; sections[i]; i++)
-      fputs(sections[i], out);
+    for (int k = 0; cb_modes[k]; k++)
+      for (int i = 0; cb_modes[k]->sections && cb_modes[k]->sections[i]; i++)
+        if (!shown[cb_modes[k]->sections[i]]++)
+          cb_options_help(out, cb_modes[k]->sections[i]);
   } else {
     fprintf(out, "usage: %s\n", m->synopsis);
-    for (int i = 0; m->help[i]; i++)
-      fputs(m->help[i], out);
+    for (int i = 0; m->sections[i]; i++)
+      cb_options_help(out, m->sections[i]);
   }
+  cb_options_help(out, CB_SEC_GENERAL);
   fputs(footer, out);
+}
+
+/* Whether mode m gives way to one of `asked` (n modes asked for). */
+static int yields_to(const struct cb_mode_def *m, const struct cb_mode_def *const *asked, int n) {
+  for (int i = 0; m->yields && m->yields[i]; i++)
+    for (int j = 0; j < n; j++)
+      if (strcmp(m->yields[i], asked[j]->name) == 0)
+        return 1;
+  return 0;
+}
+
+/* Of the modes asked for, the one that gives way to none of the others. */
+static const struct cb_mode_def *winner(const struct cb_mode_def *const *asked, int n) {
+  for (int i = 0; i < n; i++)
+    if (!yields_to(asked[i], asked, n))
+      return asked[i];
+  return NULL;
 }
 
 /* MODE --help, --help MODE (by name), or a mode's option with --help:
@@ -75,13 +89,15 @@ static const struct cb_mode_def *wants_help_of(int argc, char **argv) {
     return NULL;
   for (int i = 1; i < argc; i++)
     for (int k = 0; cb_modes[k]; k++)
-      if (argv[i][0] != '-' && cb_modes[k]->help && strcmp(argv[i], cb_modes[k]->name) == 0)
+      if (argv[i][0] != '-' && cb_modes[k]->sections && strcmp(argv[i], cb_modes[k]->name) == 0)
         return cb_modes[k];
-  for (int k = 0; cb_modes[k]; k++) /* as the lookup below chooses them */
+  const struct cb_mode_def *asked[16];
+  int n = 0;
+  for (int k = 0; cb_modes[k]; k++) /* as cb_mode_find chooses them */
     if (cb_modes[k]->wants ? cb_modes[k]->wants(argc, argv)
                            : cb_modes[k]->option && cb_arg_given(argc, argv, cb_modes[k]->option))
-      return cb_modes[k];
-  return NULL;
+      asked[n++] = cb_modes[k];
+  return winner(asked, n);
 }
 
 /* The launcher's options given to collbench (`collbench -np 2 --sweep`
@@ -132,38 +148,39 @@ static int launcher_option(int argc, char **argv, struct cb_error *err) {
 
 const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_options *o,
                                        const struct cb_mode_def **failed, struct cb_error *err) {
+  const struct cb_mode_def *asked[16], *m;
+  int n = 0;
   *failed = NULL;
   memset(o, 0, sizeof *o);
   if (launcher_option(argc, argv, err))
     return NULL;
   if ((help_of = wants_help_of(argc, argv)))
     return &cb_mode_help;
-  for (int k = 0; cb_modes[k]; k++) {
-    const struct cb_mode_def *m = cb_modes[k];
-    if (m->wants && m->wants(argc, argv)) {
-      if (m->parse(argc, argv, o, err)) {
-        *failed = m;
-        return NULL;
-      }
-      return m;
+  for (int k = 0; cb_modes[k]; k++) /* the file modes, by their options */
+    if (cb_modes[k]->wants && cb_modes[k]->wants(argc, argv))
+      asked[n++] = cb_modes[k];
+  if ((m = winner(asked, n))) {
+    if (m->parse(argc, argv, o, err)) {
+      *failed = m;
+      return NULL;
     }
+    return m;
   }
   if (cb_cli_parse(argc, argv, &o->run, err)) {
     *failed = &cb_mode_sweep; /* the measuring modes' parser: their --junit */
-    for (int k = 0; cb_modes[k] && o->run.unknown[0]; k++) {
-      const char *with = cb_modes[k]->goes_with ? cb_modes[k]->goes_with(o->run.unknown) : NULL;
-      if (with) { /* another mode's option: say which, not that it does not exist */
-        err->status = CB_OK;
-        cb_fail(err, CB_USAGE, "%s goes with %s", o->run.unknown, with);
-        break;
-      }
+    const char *with =
+        o->run.unknown[0] ? cb_option_goes_with(o->run.unknown, CB_IN_RUN | CB_IN_TUNE) : NULL;
+    if (with) { /* another mode's option: say which, not that it does not exist */
+      err->status = CB_OK;
+      cb_fail(err, CB_USAGE, "%s goes with %s", o->run.unknown, with);
     }
     return NULL;
   }
-  for (int k = 0; cb_modes[k]; k++)
+  n = 0;
+  for (int k = 0; cb_modes[k]; k++) /* the measuring modes, by what the parser read */
     if (cb_modes[k]->chosen && cb_modes[k]->chosen(&o->run))
-      return cb_modes[k];
-  return &cb_mode_sweep;
+      asked[n++] = cb_modes[k];
+  return (m = winner(asked, n)) ? m : &cb_mode_sweep;
 }
 
 /* --list: what this build and machine can run. */

@@ -16,17 +16,14 @@ extern const struct cb_mode_def *const cb_modes[];
  * main. NULL with err filled (CB_USAGE) when the options do not parse;
  * then *failed names the mode whose parser refused (for its on_error). */
 const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_options *o,
-                                   const struct cb_mode_def **failed, struct cb_error *err);
+                                       const struct cb_mode_def **failed, struct cb_error *err);
 
 /* --help: every mode's options (m NULL), or one mode's. */
 void cb_mode_usage(FILE *out, const struct cb_mode_def *m);
 
-/* The modes (mode_*.c), each with its help sections. */
+/* The modes (mode_*.c). */
 extern const struct cb_mode_def cb_mode_import, cb_mode_report, cb_mode_model, cb_mode_compare,
     cb_mode_baseline, cb_mode_help, cb_mode_tune, cb_mode_accept, cb_mode_matrix, cb_mode_probe,
     cb_mode_copy, cb_mode_sweep;
-extern const char cb_help_what[], cb_help_sizes[], cb_help_timing[], cb_help_ucx[],
-    cb_help_verbs[], cb_help_gpus[], cb_help_checking[], cb_help_accept[], cb_help_tune[],
-    cb_help_reports[], cb_help_fleet[], cb_help_model[];
 
 #endif

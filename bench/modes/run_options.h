@@ -17,10 +17,10 @@ struct cb_cli {
   const char *exclude_path; /* --exclude-out: the hosts a FAIL was laid to (issue 41) */
   int help, version, list, sweep;
   const char *accept_path;     /* --accept FILE: run the topology file's checks */
-  struct cb_topology topology; /* loaded from accept_path while parsing */
+  struct cb_topology topology; /* loaded from accept_path before MPI (cb_cli_prepare) */
   const char *baseline_path;   /* --baseline FILE (else the file's [baseline] file) */
   long repeat;                 /* --repeat N; -1: the file's, or the default */
-  struct cb_baseline baseline; /* loaded while parsing; nentries 0: none */
+  struct cb_baseline baseline; /* loaded with it; nentries 0: none */
   int matrix;                  /* --matrix: all-pairs bandwidth and latency */
   uint64_t matrix_bytes;       /* --matrix=SIZE (default 1 MiB) */
   int probe;                   /* --probe: what every node is made of */
@@ -35,6 +35,8 @@ struct cb_cli {
    * rank 0 says the new name once before MPI starts (cb_run_pre_mpi). */
   const char *renamed[4];
   int nrenamed;
+  /* given on the command line, not defaults: read again by cb_cli_prepare */
+  int factor_given, backend_given, mem_given;
 };
 
 #endif

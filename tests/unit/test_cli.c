@@ -4,6 +4,7 @@
 
 #include "backends/backend.h"
 #include "modes/cli.h"
+#include "modes/option_table.h"
 #include "ops/op.h"
 #include "presets.h"
 #include "runtime/gpu.h"
@@ -22,7 +23,7 @@ static int parse(struct cb_cli *cli, struct cb_error *err, const char *const *wo
     a.argv[a.argc++] = (char *)*words;
   a.argv[a.argc] = NULL;
   memset(err, 0, sizeof *err);
-  return cb_cli_parse(a.argc, a.argv, cli, err);
+  return cb_cli_parse(a.argc, a.argv, cli, err) || cb_cli_prepare(cli, err) ? err->status : CB_OK;
 }
 #define PARSE(cli, err, ...) parse(cli, err, (const char *const[]){__VA_ARGS__, NULL})
 
@@ -197,7 +198,7 @@ static void test_renamed(void) {
            "seq=32") == CB_OK &&
          cli.settings.mode == CB_MODE_LATENCY && cli.tune.model.seq == 32 && cli.nrenamed == 3 &&
          strcmp(cli.renamed[0], "mode") == 0 && strcmp(cli.renamed[1], "model") == 0 &&
-         strcmp(cb_cli_new_name(cli.renamed[2]), "workload-config") == 0,
+         strcmp(cb_option_new_name(cli.renamed[2]), "workload-config") == 0,
      "--mode, --model, --model-config: parsed as --timing, --workload, --workload-config, "
      "and remembered");
   ok(PARSE(&cli, &err, "--timng", "latency") == CB_USAGE && strstr(err.msg, "--timing"),
