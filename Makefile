@@ -15,7 +15,7 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP -I. -Ibench -Ibuild $(JANSSON
 LIBS := $(JANSSON_LIBS) -linih -lm -pthread
 
 # The measuring library: everything but main, so tests link it too.
-LIB_SRC := $(wildcard bench/base/*.c bench/runtime/*.c bench/results/*.c bench/engine/*.c bench/topology/*.c bench/fleet/*.c bench/modes/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/records/*.c bench/accept/*.c bench/burnin/*.c \
+LIB_SRC := $(wildcard bench/base/*.c bench/runtime/*.c bench/results/*.c bench/engine/*.c bench/topology/*.c bench/fleet/*.c bench/modes/*.c bench/ops/*.c bench/output/*.c bench/report/*.c bench/readback/*.c bench/accept/*.c bench/burnin/*.c \
                       bench/model/*.c bench/probe/*.c bench/copy/*.c bench/import/*.c) \
            bench/backends/registry.c bench/backends/mpi.c bench/backends/ompi_algo.c \
            bench/backends/nccl_env.c \

@@ -69,7 +69,7 @@ layer() {
     function layer(p) {
       if (p ~ /^bench\/base\//) return 0
       if (p ~ /^kernels\//) return 1
-      if (p ~ /^bench\/(runtime|results|ops|backends|probe|output|records|topology|engine)\//) return 2
+      if (p ~ /^bench\/(runtime|results|ops|backends|probe|output|readback|topology|engine)\//) return 2
       if (p ~ /^(bench\/(accept|burnin|fleet|model|report|import|copy)|tuner)\//) return 3
       if (p ~ /^bench\/(modes\/|main$)/) return 4
       return -1

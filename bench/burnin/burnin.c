@@ -10,7 +10,7 @@
 #include "base/interrupt.h"
 #include "base/timer.h"
 #include "engine/engine.h"
-#include "records/drift.h"
+#include "readback/drift.h"
 #include "rises.h"
 
 void cb_burnin_tally_row(struct cb_burnin_tally *t, const struct cb_row *row) {

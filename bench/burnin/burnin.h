@@ -2,7 +2,7 @@
  * ("intervals") until TIME has passed, one run record, every record
  * carrying its interval and the interval's wall-clock start, each line
  * written as it is measured; then each measured case judged as a series
- * (records/drift.h): wrong results, and the drift of its time over the run.
+ * (readback/drift.h): wrong results, and the drift of its time over the run.
  * A pass with wrong results is the last. */
 #ifndef CB_BURNIN_H
 #define CB_BURNIN_H
@@ -34,7 +34,7 @@ struct cb_burnin_tally {
 };
 void cb_burnin_tally_row(struct cb_burnin_tally *t, const struct cb_row *row);
 
-/* Each case's drift verdict (records/drift.h) to the sinks, marked partial
+/* Each case's drift verdict (readback/drift.h) to the sinks, marked partial
  * after a signal, with `causes` (NULL: none) on those that do not pass;
  * adds the FAIL and INCONCLUSIVE ones to *nfail and *ninc. */
 int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,

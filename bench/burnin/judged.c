@@ -11,7 +11,7 @@
 #include "base/interrupt.h"
 #include "base/timer.h"
 #include "burnin.h"
-#include "records/drift.h"
+#include "readback/drift.h"
 
 /* One check, link or node over the intervals. */
 struct judged {

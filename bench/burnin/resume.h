@@ -9,7 +9,7 @@
 #define CB_BURNIN_RESUME_H
 
 #include "base/error.h"
-#include "records/drift.h"
+#include "readback/drift.h"
 #include "runtime/cluster.h"
 #include "runtime/settings.h"
 

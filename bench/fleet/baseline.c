@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
 #include "config.h"
 #include "gitversion.h"
 #include "output/replace.h"
-#include "records/records.h"
-#include "base/units.h"
+#include "readback/readback.h"
 
 const char *const cb_bl_kind_names[] = {"result", "pair", "node"};
 static int cmp_double(const void *a, const void *b);

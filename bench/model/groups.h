@@ -5,7 +5,7 @@
 #define CB_MODEL_GROUPS_H
 
 #include "model.h"
-#include "records/records.h"
+#include "readback/readback.h"
 
 struct cb_fit_group {
   int op, tier, inplace;

@@ -2,7 +2,7 @@
  * them; nothing here is defined in report.c): plot.c writes the gnuplot
  * data and scripts, gnuplot.c runs gnuplot, create.c makes files without
  * following links, html.c writes index.html, and a file per chart family.
- * The inputs are read by bench/records/. */
+ * The inputs are read by bench/readback/. */
 #ifndef CB_REPORT_PARTS_H
 #define CB_REPORT_PARTS_H
 
@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 #include "model/model.h"
-#include "records/records.h"
+#include "readback/readback.h"
 
 /* Every chart's size, PNG and SVG alike. */
 #define CB_REP_CHART_SIZE "size 960,600"

@@ -1,4 +1,4 @@
-/* libFuzzer harness for --report's reader (bench/records/read.c) and what
+/* libFuzzer harness for --report's reader (bench/readback/read.c) and what
  * reads its result: the ordering and the HTML sections built from pairs,
  * verdicts, fits and trials (the heatmap grid among them). Charts and
  * gnuplot are left out: they write files and run a program. */

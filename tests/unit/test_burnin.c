@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "records/drift.h"
+#include "readback/drift.h"
 #include "tap.h"
 
 static struct cb_burnin_series series(const double *times, int n, double dt) {

@@ -2,8 +2,8 @@
  * measurement records, matrix pairs, verdicts and --tune trials, sorted
  * and grouped by op (series.c). --report, --fit and fleet baselines all
  * read runs through this. */
-#ifndef CB_RECORDS_H
-#define CB_RECORDS_H
+#ifndef CB_READBACK_H
+#define CB_READBACK_H
 
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "records.h"
+#include "readback.h"
 
 static int by_bytes(const void *a, const void *b) {
   const struct cb_record *x = a, *y = b;

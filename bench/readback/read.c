@@ -10,7 +10,7 @@
 #include "base/readbound.h"
 #include "base/text.h"
 #include "config.h"
-#include "records.h"
+#include "readback.h"
 #include "results/overhead.h"
 
 #if CB_HAVE_JANSSON
