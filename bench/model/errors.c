@@ -24,6 +24,16 @@ static double median_of(const double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static int by_abs(const void *a, const void *b) {
+  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+  return (x > y) - (x < y);
+}
+
+double cb_err_median_abs(double *e, int n) {
+  qsort(e, n, sizeof *e, by_abs);
+  return n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
+}
+
 int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows) {
   qsort(pts, n, sizeof *pts, by_op_size_err);
   double *v = malloc((n ? n : 1) * sizeof *v);

@@ -442,16 +442,6 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
                    shared, "calibration", calj, "rows", rows);
 }
 
-static int by_abs(const void *a, const void *b) {
-  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
-  return (x > y) - (x < y);
-}
-
-static double median_abs(double *e, int n) {
-  qsort(e, n, sizeof *e, by_abs);
-  return n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
-}
-
 json_t *cb_nccl_validate(const struct cb_topology *topo, int per_node,
                          const struct cb_fit_groups *fit, const struct cb_fit_groups *held) {
   struct cb_nc_hw hw;
@@ -508,7 +498,7 @@ json_t *cb_nccl_validate(const struct cb_topology *topo, int per_node,
   }
   json_t *out = NULL;
   if (n) {
-    double m0 = median_abs(e0, n), m1 = median_abs(e1, n);
+    double m0 = cb_err_median_abs(e0, n), m1 = cb_err_median_abs(e1, n);
     printf("# NCCL's model on %d held-out point(s): median |error| %.1f%% as NCCL estimates, "
            "%.1f%% calibrated by --fit\n",
            n, 100 * m0, 100 * m1);
