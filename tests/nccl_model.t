@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 50
+plan 55
 
 H=topologies/h100-ndr.conf
 
@@ -88,6 +88,34 @@ sed 's/^nvswitch = no/nvswitch = no\ngpu_p2p = no/' topologies/pcie-gpu-server.c
 check "GPUs without peer-to-peer: unknown, through host memory, no interval" sh -c "
   jq -e '.predictions.nccl.rows[0] | .interval == null and (.unknown | test(\"host memory\"))' \
     '$TMP/np.json' >/dev/null && grep -q 'unknown: through host memory (gpu_p2p = no)' '$TMP/out'"
+
+# NCCL 2.28 uses PCIe peer-to-peer up to PCIe switches, and across an AMD CPU
+# for two GPUs (paths.cc ncclTopoCheckP2p); through the CPU otherwise: SHM
+sed 's/^nvswitch = no/nvswitch = no\ngpu_path = phb/' topologies/pcie-gpu-server.conf >"$TMP/phb.conf"
+./collbench --predict --topology "$TMP/phb.conf" --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/phb.json" >"$TMP/out" 2>"$TMP/err"
+check "GPUs through an Intel CPU (gpu_path = phb): unknown, through host memory" sh -c "
+  jq -e '.predictions.nccl.rows[0] | .interval == null and (.unknown | test(\"gpu_path through the CPU\"))' \
+    '$TMP/phb.json' >/dev/null"
+sed 's/^gpus_per_node = 8/gpus_per_node = 2/; s/^cpu = intel/cpu = amd/' "$TMP/phb.conf" >"$TMP/amd2.conf"
+./collbench --predict --topology "$TMP/amd2.conf" --gpus 2 --op allreduce -b 1G -e 1G \
+  --json "$TMP/amd2.json" >"$TMP/out" 2>"$TMP/err"
+check "two GPUs through an AMD CPU: NCCL's peer-to-peer, the class's band" jq -e '
+  .predictions.nccl.rows[0] | .unknown == null and .interval.class == "without NVSwitch"' "$TMP/amd2.json"
+sed 's/^cpu = intel/cpu = amd/' "$TMP/phb.conf" >"$TMP/amd8.conf"
+./collbench --predict --topology "$TMP/amd8.conf" --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/amd8.json" >"$TMP/out" 2>"$TMP/err"
+check "eight GPUs through an AMD CPU: unknown (peer-to-peer for two only)" jq -e '
+  .predictions.nccl.rows[0] | .interval == null and (.unknown | test("host memory"))' "$TMP/amd8.json"
+sed 's/^nvswitch = no/nvswitch = no\ngpu_path = pxb/' topologies/pcie-gpu-server.conf >"$TMP/pxb.conf"
+./collbench --predict --topology "$TMP/pxb.conf" --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/pxb.json" >"$TMP/out" 2>"$TMP/err"
+check "GPUs behind PCIe switches (gpu_path = pxb): peer-to-peer, the class's band" jq -e '
+  .predictions.nccl.rows[0] | .unknown == null and .interval.class == "without NVSwitch"' "$TMP/pxb.json"
+sed 's/^nvswitch = no/nvswitch = no\ngpu_path = qpi/' topologies/pcie-gpu-server.conf >"$TMP/bad.conf"
+./collbench --predict --topology "$TMP/bad.conf" --gpus 8 >"$TMP/out" 2>"$TMP/err"
+check "gpu_path = qpi: exit 2 naming the value and the choices" sh -c "
+  [ $? -eq 2 ] && grep -q \"gpu_path.*'qpi'.*pix, pxb\" '$TMP/err'"
 
 scripts/nccl-figures.sh >"$TMP/fig.md" 2>"$TMP/err"
 ok $? "scripts/nccl-figures.sh runs"

@@ -62,6 +62,11 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->cc = g->cc > 0 ? g->cc : 0;
   hw->fabric = out ? cb_nc_fabric_of(out->kind) : CB_NC_FABRIC_OTHER;
   hw->no_p2p = g->gpu_p2p == 0;
+  /* NCCL 2.28 uses PCIe peer-to-peer up to PCIe switches (PATH_PXB), and
+   * across an AMD CPU for two GPUs (paths.cc ncclTopoCheckP2p); otherwise
+   * its SHM transport copies through host memory */
+  if (!hw->no_p2p && !hw->nvlink_gen && g->gpu_path > 5 && !(hw->cpu_amd && per_node <= 2))
+    hw->no_p2p = 2;
   hw->nvlink_peers = g->nvlink_peers > 0 && !hw->nvswitch ? g->nvlink_peers : 0;
   return 0;
 }
@@ -295,8 +300,14 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
   if (hw->no_p2p && !hw->nvlink_gen) {
     /* NCCL's SHM transport: its model takes the PCIe link, but the copies
      * through host memory are bounded by the CPU's memory (nccl#1639) */
-    static const char why[] = "through host memory (gpu_p2p = no): NCCL's estimate takes the "
-                              "PCIe link, the CPU's memory bounds it";
+    static const char *const whys[] = {
+        "",
+        "through host memory (gpu_p2p = no): NCCL's estimate takes the PCIe link, the "
+        "CPU's memory bounds it",
+        "through host memory (gpu_path through the CPU: NCCL uses PCIe peer-to-peer only "
+        "through PCIe switches, or for two GPUs on an AMD CPU): NCCL's estimate takes the PCIe "
+        "link, the CPU's memory bounds it"};
+    const char *why = whys[hw->no_p2p];
     printf("  unknown: %s", why);
     json_object_set_new(row, "uncalibrated", json_true());
     json_object_set_new(row, "unknown", json_string(why));

@@ -191,6 +191,17 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
       return bad(ps, key, "'%s': expected pix, pxb, p2c, pxn, phb or sys (NCCL's path types)",
                  value);
     g->nic_path = 4 + k; /* PATH_PIX is 4 (graph/topo.h) */
+  } else if (strcmp(key, "gpu_path") == 0) {
+    /* nvidia-smi topo -m's names; NODE (host bridges of one CPU) is NCCL's PHB */
+    static const char *const paths[] = {"pix", "pxb", "phb", "node", "sys", NULL};
+    static const int type[] = {4, 5, 8, 8, 9}; /* graph/topo.h: PIX 4, PXB 5, PHB 8, SYS 9 */
+    int k = one_of(value, paths);
+    if (k < 0)
+      return bad(ps, key,
+                 "'%s': expected pix, pxb (PCIe switches), phb or node (through the CPU) or sys "
+                 "(across CPUs), as nvidia-smi topo -m prints them",
+                 value);
+    g->gpu_path = type[k];
   } else if (strcmp(key, "cpu") == 0) {
     if ((g->cpu_amd = one_of(value, cpus)) < 0)
       return bad(ps, key, "'%s': expected intel, amd or arm", value);
@@ -199,7 +210,7 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
     return bad(ps, key,
                "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
                "compute_capability, nvlink, nvlink_links, nvlink_peers, nvswitch, pcie_gen, "
-               "gpu_p2p, fabric_sharp, cpu, nic_path)",
+               "gpu_p2p, gpu_path, fabric_sharp, cpu, nic_path)",
                key);
   return 1;
 }
@@ -693,7 +704,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
-  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

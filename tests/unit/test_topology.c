@@ -149,6 +149,20 @@ static void test_bad(void) {
   {
     struct cb_topology t;
     struct cb_error err = {0};
+    ok(cb_topology_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.gpu_path == -1,
+       "gpu_path unset: -1 (peer-to-peer assumed, as behind an HGX board's switches)");
+    ok(cb_topology_parse("[system]\nname = x\ngpu_path = node\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.gpu_path == 8,
+       "gpu_path = node (nvidia-smi's host bridges of one CPU): NCCL's PATH_PHB, 8");
+    ok(cb_topology_parse("[system]\nname = x\ngpu_path = pxb\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.gpu_path == 5,
+       "gpu_path = pxb: NCCL's PATH_PXB, 5");
+    contradiction("gpu_path = nvlink", "expected pix, pxb (PCIe switches), phb or node");
+  }
+  {
+    struct cb_topology t;
+    struct cb_error err = {0};
     ok(cb_topology_parse("[system]\nname = a40\ncompute_capability = 8.6\nnvlink = 3\n", "a.conf",
                          &t, &err) == CB_OK &&
            t.gpu.cc == 86 && t.gpu.arch == 1,
