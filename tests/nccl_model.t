@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 55
+plan 56
 
 H=topologies/h100-ndr.conf
 
@@ -116,6 +116,16 @@ sed 's/^nvswitch = no/nvswitch = no\ngpu_path = qpi/' topologies/pcie-gpu-server
 ./collbench --predict --topology "$TMP/bad.conf" --gpus 8 >"$TMP/out" 2>"$TMP/err"
 check "gpu_path = qpi: exit 2 naming the value and the choices" sh -c "
   [ $? -eq 2 ] && grep -q \"gpu_path.*'qpi'.*pix, pxb\" '$TMP/err'"
+
+# tuning.cc: LL128 only where minCompCap == maxCompCap
+./collbench --predict --topology topologies/h100-ndr.conf --gpus 16 --op allreduce -b 1K -e 1G \
+  --json "$TMP/one.json" >/dev/null 2>&1
+sed 's/^gpu_arch = hopper/gpu_arch = hopper\ncompute_capability = 9.0,10.0/' topologies/h100-ndr.conf >"$TMP/mix.conf"
+./collbench --predict --topology "$TMP/mix.conf" --gpus 16 --op allreduce -b 1K -e 1G \
+  --json "$TMP/mix.json" >/dev/null 2>&1
+check "H100s beside B200s (compute_capability = 9.0,10.0): no LL128 pick; H100s alone pick it" sh -c "
+  jq -e '[.predictions.nccl.rows[].proto] | index(\"LL128\")' '$TMP/one.json' >/dev/null &&
+  jq -e '[.predictions.nccl.rows[].proto] | (index(\"LL128\") == null) and length > 10' '$TMP/mix.json' >/dev/null"
 
 scripts/nccl-figures.sh >"$TMP/fig.md" 2>"$TMP/err"
 ok $? "scripts/nccl-figures.sh runs"

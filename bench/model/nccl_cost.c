@@ -419,10 +419,12 @@ static int enabled(const struct cb_nc_hw *hw, const struct cb_nc_comm *c, int op
   /* LL128 by default only where the intra-node path is NVLink (typeIntra
    * <= PATH_NVB) and, across nodes, the GPU-to-NIC path (typeInter) is
    * within PXN on Hopper and later (NCCL_LL128_C2C=1, the default), PXB
-   * before; the GPUs are taken as one compute capability (minCompCap ==
-   * maxCompCap) */
+   * before; and only where the GPUs are of one compute capability
+   * (minCompCap == maxCompCap) */
   int nic_path = hw->nic_path > 0 ? hw->nic_path : CB_NC_PATH_PXB;
   if (p == CB_NC_LL128 && !c->g[a].nvl)
+    return 0;
+  if (p == CB_NC_LL128 && hw->cc_max > cc_of(hw))
     return 0;
   if (p == CB_NC_LL128 && c->nnodes > 1 &&
       nic_path > (c->arch >= CB_NC_HOPPER ? CB_NC_PATH_PXN : CB_NC_PATH_PXB))

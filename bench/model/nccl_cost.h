@@ -56,6 +56,7 @@ struct cb_nc_hw {
    * board's PCIe switch, and 0: taken as PXB), P2C 6, PXN 7, PHB 8, SYS 9 */
   int nic_path;
   int cc;           /* compute capability x 10 (86: 8.6); 0: the arch's first (70, 80, 90, 100) */
+  int cc_max;       /* GPUs of several kinds: the greatest (x 10); 0: one kind */
   int nvlink_peers; /* without NVSwitch, GPUs each reaches over NVLink (1: pairs); 0: all */
   int fabric;       /* enum cb_nc_fabric: the network between nodes, from its tier's kind */
   int no_p2p;       /* no GPU peer-to-peer: NCCL goes through host memory (SHM); 1 the GPUs

@@ -60,6 +60,7 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->cpu_amd = g->cpu_amd > 0;
   hw->nic_path = g->nic_path > 0 ? g->nic_path : 0;
   hw->cc = g->cc > 0 ? g->cc : 0;
+  hw->cc_max = g->cc_max > g->cc ? g->cc_max : 0;
   hw->fabric = out ? cb_nc_fabric_of(out->kind) : CB_NC_FABRIC_OTHER;
   hw->no_p2p = g->gpu_p2p == 0;
   /* NCCL 2.28 uses PCIe peer-to-peer up to PCIe switches (PATH_PXB), and

@@ -158,11 +158,25 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
     /* NCCL reads some rules off it, not the generation: sm86's NVLink is
      * 12 GB/s a link, channels are not duplicated past 8.0 (topo.h,
      * search.cc at v2.28.9-1) */
-    int major, minor, used = 0;
-    if (sscanf(value, "%d.%d%n", &major, &minor, &used) != 2 || value[used] || major < 6 ||
-        major > 12 || minor < 0 || minor > 9)
-      return bad(ps, key, "'%s' is not a compute capability (6.0 to 12.9, as 8.6)", value);
-    g->cc = 10 * major + minor;
+    /* a list: a job over GPUs of several kinds, which NCCL tunes as the
+     * oldest (minCompCap) and without LL128 (minCompCap == maxCompCap) */
+    const char *v = value;
+    g->cc = g->cc_max = -1;
+    for (;;) {
+      int major, minor, used = 0;
+      if (sscanf(v, "%d.%d%n", &major, &minor, &used) != 2 || (v[used] && v[used] != ',') ||
+          major < 6 || major > 12 || minor < 0 || minor > 9)
+        return bad(ps, key,
+                   "'%s' is not a compute capability (6.0 to 12.9, as 8.6) or a list of them "
+                   "(8.0,9.0: GPUs of two kinds)",
+                   value);
+      int cc = 10 * major + minor;
+      g->cc = g->cc < 0 || cc < g->cc ? cc : g->cc;
+      g->cc_max = cc > g->cc_max ? cc : g->cc_max;
+      if (!v[used])
+        break;
+      v += used + 1;
+    }
   } else if (strcmp(key, "nvlink") == 0) {
     if (parse_int(value, 0, 5, &g->nvlink))
       return bad(ps, key, "'%s' is not an NVLink generation (0: none, 1 to 5)", value);
@@ -704,7 +718,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
-  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

@@ -118,10 +118,11 @@ struct cb_topo_gpu {
   int sharp;        /* SHARP in the fabric (0/1) */
   int cpu_amd;      /* hosts' CPUs are AMD (0/1) */
   int nic_path;     /* GPU to NIC: NCCL's PATH_* (4 pix ... 9 sys); -1 unset */
-  int cc;           /* compute capability x 10 (86: 8.6); -1 unset: gpu_arch's own */
+  int cc; /* compute capability x 10 (86: 8.6), the least of a list; -1 unset: gpu_arch's own */
   int nvlink_peers; /* GPUs each reaches over NVLink (1: bridged pairs); -1 unset */
   int gpu_p2p;      /* PCIe peer-to-peer between GPUs (0: through host memory); -1 unset */
   int gpu_path;     /* GPU to GPU over PCIe: NCCL's PATH_* (4 pix ... 9 sys); -1 unset */
+  int cc_max;       /* the greatest of compute_capability's list; -1 unset */
 };
 
 struct cb_topology {

@@ -106,6 +106,21 @@ static void test_ll128_nic_path(void) {
      "Ampere, PXN: no LL128 (only up to PXB)");
 }
 
+/* tuning.cc: LL128 only where minCompCap == maxCompCap (GPUs of one kind) */
+static void test_ll128_mixed_cc(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  hw.cc = 90;
+  cb_nc_tune(&hw, 8, 1, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] > 0, "H100s alone: LL128");
+  hw.cc_max = 100;
+  cb_nc_tune(&hw, 8, 1, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] == 0 &&
+         c.bw[CB_MOP_ALLREDUCE][CB_NC_TREE][CB_NC_LL128] == 0 &&
+         c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE] > 0,
+     "9.0 beside 10.0: no LL128 on any algorithm, Simple still");
+}
+
 static void test_tree(void) {
   struct cb_nc_hw hw = h100();
   struct cb_nc_comm c;
@@ -437,6 +452,7 @@ int main(void) {
   test_ring();
   test_tree();
   test_ll128_nic_path();
+  test_ll128_mixed_cc();
   test_nvls();
   test_data();
   test_cc();

@@ -163,6 +163,21 @@ static void test_bad(void) {
   {
     struct cb_topology t;
     struct cb_error err = {0};
+    ok(cb_topology_parse("[system]\nname = x\ncompute_capability = 9.0,8.0\n", "m.conf", &t,
+                         &err) == CB_OK &&
+           t.gpu.cc == 80 && t.gpu.cc_max == 90 && t.gpu.arch == 1,
+       "compute_capability = 9.0,8.0: the least (NCCL's minCompCap) sets gpu_arch ampere, the "
+       "greatest kept (%s)",
+       err.msg);
+    ok(cb_topology_parse("[system]\nname = x\ncompute_capability = 9.0\n", "m.conf", &t, &err) ==
+               CB_OK &&
+           t.gpu.cc == 90 && t.gpu.cc_max == 90,
+       "one compute capability: least and greatest alike");
+    contradiction("compute_capability = 9.0,", "or a list of them");
+  }
+  {
+    struct cb_topology t;
+    struct cb_error err = {0};
     ok(cb_topology_parse("[system]\nname = a40\ncompute_capability = 8.6\nnvlink = 3\n", "a.conf",
                          &t, &err) == CB_OK &&
            t.gpu.cc == 86 && t.gpu.arch == 1,
