@@ -115,7 +115,7 @@ simcluster_up() {
     # A core (SLOTS cores) of its own for each node when there are enough, listed one
     # line a node in cpus for the agent's taskset. Unbound, two ranks on one core made
     # every exchange wait for the other's time slice (the first row of a launch at 4 or
-    # 8 ms in 9 of 20 launches beside two CPU hogs, the rest at 40-80 us) until the
+    # 8 ms in 10 of 20 launches beside two CPU hogs, the rest at 37-86 us) until the
     # scheduler moved one away.
     : >"$SIMCLUSTER_DIR/cpus"
     set -- $(_simcluster_cpus)
@@ -158,16 +158,17 @@ EOF
 
     # oob (launch/wire-up) and btl tcp restricted to the cluster subnet; tcp,self only so
     # ranks talk TCP even when placed on the same node; IPv6 off (no v6 addresses set up);
-    # --bind-to none because each node would otherwise bind its ranks to core 0;
+    # --bind-to none because each node would otherwise bind its ranks to core 0 (the
+    # agent's taskset gives each node its own core instead, when there are enough);
     # mpi_yield_when_idle 1 only when the ranks outnumber the cores: every node thinks it
     # has a core to itself, and with more ranks than cores busy-polling ranks starve each
     # other (8 ms instead of 40 us ping-pongs with 4 nodes on 2 cores). With a core per
     # rank, yielding hands the core to the machine's other load until the next tick: 2
     # nodes on 2 cores beside two CPU hogs, 16-32 KiB all-reduce per launch, 10 launches
-    # each: yielding 29 of 40 figures at 0.9-6 ms, not yielding 36 of 40 at 37-80 us
+    # each: yielding 29 of 40 figures at 0.5-6 ms, bound and not yielding 40 of 40 at 54-114 us
     # (without the hogs both 47-85 us).
     _sc_yield=0
-    [ $((_sc_n * _sc_slots)) -gt "$(nproc)" ] && _sc_yield=1
+    [ ! -s "$SIMCLUSTER_DIR/cpus" ] && _sc_yield=1 # not bound: more ranks than cores
     SIMCLUSTER_MPIRUN_ARGS="--hostfile $SIMCLUSTER_HOSTFILE --mca plm_rsh_agent $SIMCLUSTER_AGENT \
 --mca oob_tcp_if_include $SIMCLUSTER_NET.0/24 --mca btl tcp,self \
 --mca btl_tcp_if_include $SIMCLUSTER_NET.0/24 --mca btl_tcp_disable_family 6 --bind-to none \
