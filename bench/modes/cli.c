@@ -205,6 +205,45 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   }
 }
 
+/* The modes that choose their own work (--probe, --op copy, --accept,
+ * --matrix) and the options they refuse beside them, in the order a
+ * refusal names them; gpu_matrix_takes: the GPU matrix (--matrix
+ * --backend nccl) takes it. */
+enum { M_PROBE = 1, M_COPY = 2, M_ACCEPT = 4, M_MATRIX = 8 };
+enum {
+  G_COPY = 1,
+  G_SWEEP = 2,
+  G_OP = 4,
+  G_BACKEND = 8,
+  G_MEM = 16,
+  G_ACCEPT = 32,
+  G_MATRIX = 64,
+  G_TUNE = 128
+};
+static const struct refusal {
+  unsigned modes, given;
+  int gpu_matrix_takes;
+  const char *option;
+} refusals[] = {
+    {M_PROBE, G_COPY, 0, "op copy"},
+    {M_PROBE | M_COPY | M_ACCEPT | M_MATRIX, G_SWEEP, 0, "sweep"},
+    {M_PROBE | M_ACCEPT | M_MATRIX, G_OP, 0, "op"}, /* --op copy is the copy mode's own */
+    {M_PROBE | M_COPY | M_ACCEPT | M_MATRIX, G_BACKEND, 1, "backend"},
+    {M_PROBE | M_COPY | M_ACCEPT | M_MATRIX, G_MEM, 1, "mem"},
+    {M_PROBE | M_COPY, G_ACCEPT, 0, "accept"},
+    {M_PROBE | M_COPY, G_MATRIX, 0, "matrix"},
+    {M_PROBE | M_COPY, G_TUNE, 0, "tune"},
+};
+
+/* The first option mode refuses among those given, or NULL. */
+static const char *refused(unsigned mode, unsigned given, int gpu_matrix) {
+  for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++)
+    if ((refusals[i].modes & mode) && (refusals[i].given & given) &&
+        !(refusals[i].gpu_matrix_takes && gpu_matrix))
+      return refusals[i].option;
+  return NULL;
+}
+
 /* An option the measuring modes do not know: named in the refusal, and
  * kept for the modes' table to say which mode it goes with, if any. */
 static int unknown_option(const char *bad, struct cb_cli *cli, struct cb_error *err) {
@@ -267,17 +306,13 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   }
   if (optind < argc)
     return cb_fail(err, CB_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
+  unsigned given = (cli->copy ? G_COPY : 0) | (cli->sweep ? G_SWEEP : 0) | (op_given ? G_OP : 0) |
+                   (backend_given ? G_BACKEND : 0) | (mem_given ? G_MEM : 0) |
+                   (cli->accept_path ? G_ACCEPT : 0) | (cli->matrix ? G_MATRIX : 0) |
+                   (cli->tune.enabled ? G_TUNE : 0);
   if (cli->probe || cli->copy) { /* modes that choose what to run themselves */
     const char *mode = cli->probe ? "--probe" : "--op copy";
-    const char *other = cli->probe && cli->copy  ? "op copy"
-                        : cli->sweep             ? "sweep"
-                        : cli->probe && op_given ? "op"
-                        : backend_given          ? "backend"
-                        : mem_given              ? "mem"
-                        : cli->accept_path       ? "accept"
-                        : cli->matrix            ? "matrix"
-                        : cli->tune.enabled      ? "tune"
-                                                 : NULL;
+    const char *other = refused(cli->probe ? M_PROBE : M_COPY, given, 0);
     if (other)
       return cb_fail(err, CB_USAGE, "%s chooses what to run itself: --%s does not go with it", mode,
                      other);
@@ -306,13 +341,10 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      "--matrix --backend %s%s: the matrix runs over MPI (no --backend) or over "
                      "NCCL (--backend nccl, one rank per GPU), one of them",
                      cb_backends[s->backends[0]]->name, s->nbackends > 1 ? ",..." : "");
-    if (cli->sweep || op_given || (backend_given && !gpu_matrix) || (mem_given && !gpu_matrix))
+    const char *other = refused(cli->accept_path ? M_ACCEPT : M_MATRIX, given, gpu_matrix);
+    if (other)
       return cb_fail(err, CB_USAGE, "%s chooses what to measure itself: --%s does not go with it",
-                     mode,
-                     cli->sweep      ? "sweep"
-                     : op_given      ? "op"
-                     : backend_given ? "backend"
-                                     : "mem");
+                     mode, other);
     if (cli->tune.enabled)
       return cb_fail(err, CB_USAGE, "%s and --tune: choose one", mode);
     if (cli->accept_path && cli->matrix)
