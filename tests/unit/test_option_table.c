@@ -30,16 +30,24 @@ int main(void) {
   ok(bad == 0, "every row has a name (no dashes), modes and a code; help exactly where listed");
   ok(twice == 0, "no name or letter twice among the rows one parser reads");
   ok(helped > 80, "--help lists over 80 entries (%d)", helped);
+  int run = 0, shorts = 0;
+  for (int k = 0; k < cb_noptions; k++)
+    if (cb_options[k].modes & (CB_IN_RUN | CB_IN_TUNE))
+      run++, shorts += cb_options[k].short_name ? 2 : 0;
+  ok(run < 127 && shorts < 63,
+     "getopt's tables in cli.c hold the measuring rows (%d of 127, %d of "
+     "63 letters)",
+     run, shorts);
 
   /* the words, as a file mode's parser sees them */
-  char *argv[] = {"collbench", "--report", "a.jsonl", "-", "--out=d", "--baseline", "b.json",
-                  "--json", "--topology"};
+  char *argv[] = {"collbench",  "--report", "a.jsonl", "-",         "--out=d",
+                  "--baseline", "b.json",   "--json",  "--topology"};
   int argc = 9, i;
   const struct cb_option *row;
   const char *v;
   i = 1;
-  ok(next_of(CB_IN_REPORT, &i, &row, &v, argc, argv) == CB_NEXT_OPTION &&
-         row->code == OPT_REPORT && !v && i == 1,
+  ok(next_of(CB_IN_REPORT, &i, &row, &v, argc, argv) == CB_NEXT_OPTION && row->code == OPT_REPORT &&
+         !v && i == 1,
      "--report: its row, no value (files follow)");
   i = 2;
   ok(next_of(CB_IN_REPORT, &i, &row, &v, argc, argv) == CB_NEXT_ARG, "a.jsonl: a word");
