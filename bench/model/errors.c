@@ -24,14 +24,11 @@ static double median_of(const double *v, int n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int by_abs(const void *a, const void *b) {
-  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
-  return (x > y) - (x < y);
-}
-
 double cb_err_median_abs(double *e, int n) {
-  qsort(e, n, sizeof *e, by_abs);
-  return n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
+  for (int i = 0; i < n; i++)
+    e[i] = fabs(e[i]);
+  qsort(e, n, sizeof *e, by_signed);
+  return median_of(e, n);
 }
 
 int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows) {

@@ -80,8 +80,9 @@ struct cb_err_row {
 /* Sorts pts[0..n) by op, size and |error|, and writes one row per op and
  * size into rows (room for n); returns the number of rows. */
 int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows);
-/* The median of |e[0..n)| (n > 0; e is sorted by |e| in place): every
- * "median |error|" the model prints (--validate, NCCL's check). */
+/* The median of |e[0..n)| (n > 0); e becomes |e| in ascending order, so
+ * e[n - 1] is the largest: every "median |error|" the model and the
+ * report print (--validate, NCCL's check, the report's model tables). */
 double cb_err_median_abs(double *e, int n);
 
 /* The algorithm a result recorded: the library's (mpi), else NCCL's. */

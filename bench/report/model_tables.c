@@ -8,11 +8,6 @@
 #include "escape.h"
 #include "parts.h"
 
-static int by_abs(const void *a, const void *b) {
-  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
-  return (x > y) - (x < y);
-}
-
 static void text(FILE *f, const char *tag, const char *s) {
   fprintf(f, "<%s>", tag);
   cb_html_put(f, s);
@@ -95,9 +90,8 @@ static int errors(const struct cb_rep_data *d, const struct cb_fit_groups *gs, i
     }
   }
   if (n) {
-    qsort(e, n, sizeof *e, by_abs);
-    *median = n % 2 ? fabs(e[n / 2]) : (fabs(e[n / 2 - 1]) + fabs(e[n / 2])) / 2;
-    *max = fabs(e[n - 1]);
+    *median = cb_err_median_abs(e, n);
+    *max = e[n - 1];
   }
   free(e);
   return n;
