@@ -66,7 +66,8 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   /* NCCL 2.28 uses PCIe peer-to-peer up to PCIe switches (PATH_PXB), and
    * across an AMD CPU for two GPUs (paths.cc ncclTopoCheckP2p); otherwise
    * its SHM transport copies through host memory */
-  if (!hw->no_p2p && !hw->nvlink_gen && g->gpu_path > 5 && !(hw->cpu_amd && per_node <= 2))
+  if (!hw->no_p2p && !hw->nvlink_gen && g->gpu_path > CB_NC_PATH_PXB &&
+      !(hw->cpu_amd && per_node <= 2))
     hw->no_p2p = 2;
   hw->nvlink_peers = g->nvlink_peers > 0 && !hw->nvswitch ? g->nvlink_peers : 0;
   return 0;

@@ -429,8 +429,8 @@ int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
   if (cli->accept_path && cb_cli_accept_file(cli, err))
     return err->status;
-  if (cli->sweep &&
-      !cli->backend_given) { /* every backend that works here; the engine notes the rest */
+  /* a sweep: every backend that works here (the engine notes the rest) */
+  if (cli->sweep && !cli->backend_given) {
     s->nbackends = s->nskipped_backends = 0;
     for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
       char why[160];

@@ -144,8 +144,7 @@ static int parse_model(int argc, char **argv, union cb_mode_options *o, struct c
   memset(m, 0, sizeof *m);
   m->dtype = CB_FLOAT, m->redop = CB_SUM; /* nccl-tests' defaults */
   uint64_t range[2] = {0, 0};
-  static char predict_only[64]; /* the last option given that needs --predict */
-  predict_only[0] = 0;
+  char predict_only[64] = ""; /* the last option given that needs --predict */
   int bucket_given = 0, overlap_given = 0, fit_given = 0, validate_given = 0;
   int files = 0; /* where file names go: 1 --fit, 2 --validate */
   for (int i = 1; i < argc; i++) {

@@ -57,18 +57,18 @@ static int parse_report(int argc, char **argv, union cb_mode_options *o, struct 
   for (int i = 1; i < argc; i++) {
     const struct cb_option *row = NULL;
     const char *file = NULL, *v = NULL;
-    enum cb_next next = only_files ? CB_NEXT_ARG
-                        : strcmp(argv[i], "--") == 0
-                            ? (only_files = 1, CB_NEXT_OPTION)
-                            : cb_option_next(argc, argv, &i, CB_IN_REPORT, &row, &v);
+    if (!only_files && strcmp(argv[i], "--") == 0) {
+      only_files = 1;
+      continue;
+    }
+    enum cb_next next =
+        only_files ? CB_NEXT_ARG : cb_option_next(argc, argv, &i, CB_IN_REPORT, &row, &v);
     if (next == CB_NEXT_ARG)
       file = argv[i];
     else if (next == CB_NEXT_OTHER)
       return cb_fail(err, CB_USAGE, "option '%s' does not go with --report", argv[i]);
     else if (next == CB_NEXT_MISSING)
       return cb_fail(err, CB_USAGE, "option '--%s' needs a value", row->name);
-    else if (!row)
-      continue; /* -- */
     else if (row->code == OPT_REPORT)
       file = v; /* --report=FILE; NULL: the files follow */
     else
