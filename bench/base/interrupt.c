@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -21,11 +22,20 @@ static const char *signame(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
 }
 
-/* Async-signal-safe only: unlink, write, _exit. */
+/* Async-signal-safe only: unlink, write, nanosleep, _exit. */
 static void leave(int sig) {
   if (have_temp)
     unlink(temp);
-  if (printer) {
+  if (!printer) {
+    /* Stay a while so the printer speaks first: mpirun's wait between its
+     * SIGTERM and SIGKILL ends at the first child's exit, so a rank that
+     * left at once got rank 0 killed before its message whenever rank 0
+     * was a few ms slower (measured in tests/measured-2026.md). mpirun
+     * kills us as soon as rank 0 is gone; 1 s is its own grace. */
+    struct timespec t = {1, 0};
+    while (nanosleep(&t, &t) != 0)
+      ; /* a signal meanwhile: sleep out the rest */
+  } else {
     static const char head[] = "collbench: error: stopped by ";
     static const char tail[] = ": the outputs hold every whole line written before it\n";
     const char *name = signame(sig);

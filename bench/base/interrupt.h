@@ -6,7 +6,9 @@
 #ifndef CB_INTERRUPT_H
 #define CB_INTERRUPT_H
 
-/* `printer`: this process says why it stopped (rank 0). */
+/* `printer`: this process says why it stopped (rank 0). The others stay
+ * up to 1 s before leaving, so that mpirun, which kills every rank once
+ * the first is gone, does not kill the printer before it has spoken. */
 void cb_interrupt_install(int printer);
 
 /* A burn-in (--duration): from now on the first SIGINT, SIGTERM or
