@@ -10,6 +10,12 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+double cb_median_sorted(const double *sorted, size_t n) {
+  if (n == 0)
+    return NAN;
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 double cb_quantile_sorted(const double *sorted, size_t n, double q) {
   if (n == 0)
     return 0.0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stats.h"
 #include "base/units.h"
 #include "config.h"
 #include "gitversion.h"
@@ -25,7 +26,7 @@ double cb_bl_median(double *v, int n) {
   if (n <= 0)
     return NAN;
   qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return cb_median_sorted(v, (size_t)n);
 }
 
 static double upper_median_by(const struct cb_bl_link *l, int n, const char *host, int received,

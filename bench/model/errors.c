@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/stats.h"
 #include "groups.h"
 
 static int by_op_size_err(const void *a, const void *b) {
@@ -20,15 +21,11 @@ static int by_signed(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median_of(const double *v, int n) {
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double cb_err_median_abs(double *e, int n) {
   for (int i = 0; i < n; i++)
     e[i] = fabs(e[i]);
   qsort(e, n, sizeof *e, by_signed);
-  return median_of(e, n);
+  return cb_median_sorted(e, (size_t)n);
 }
 
 int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows) {
@@ -42,11 +39,12 @@ int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows) {
     for (int k = i; k < j; k++)
       v[k - i] = fabs(pts[k].err);
     struct cb_err_row *r = &rows[nrows++];
-    *r = (struct cb_err_row){pts[i].op, pts[i].bytes, j - i, median_of(v, j - i), v[j - i - 1], 0};
+    *r = (struct cb_err_row){
+        pts[i].op, pts[i].bytes, j - i, cb_median_sorted(v, (size_t)(j - i)), v[j - i - 1], 0};
     for (int k = i; k < j; k++)
       v[k - i] = pts[k].err;
     qsort(v, j - i, sizeof *v, by_signed);
-    r->median = median_of(v, j - i);
+    r->median = cb_median_sorted(v, (size_t)(j - i));
     i = j;
   }
   free(v);

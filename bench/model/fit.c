@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/stats.h"
 #include "model.h"
 
 static int by_value(const void *a, const void *b) {
@@ -28,7 +29,7 @@ static void quality(int op, const struct cb_fit_point *pts, int n, struct cb_fit
     ss_tot += (t - mean) * (t - mean);
   }
   qsort(rel, n, sizeof *rel, by_value);
-  fit->median_rel = n % 2 ? rel[n / 2] : (rel[n / 2 - 1] + rel[n / 2]) / 2;
+  fit->median_rel = cb_median_sorted(rel, (size_t)n);
   fit->r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : (ss_res == 0 ? 1 : 0);
   free(rel);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stats.h"
 #include "escape.h"
 #include "fleet/baseline.h"
 #include "parts.h"
@@ -119,7 +120,7 @@ static void node_rows(FILE *f, const struct cb_rep_data *d, int want_outliers) {
       if (!n || !e || e->d[CB_BLM_BW].n < CB_BASELINE_MIN_N)
         continue;
       qsort(bw, n, sizeof *bw, cmp_double);
-      double med = n % 2 ? bw[n / 2] : (bw[n / 2 - 1] + bw[n / 2]) / 2;
+      double med = cb_median_sorted(bw, (size_t)n);
       double z = cb_robust_z(&e->d[CB_BLM_BW], med, 1, CB_BASELINE_FLOOR);
       if ((z < -CB_BASELINE_K) != want_outliers)
         continue;

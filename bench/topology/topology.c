@@ -126,6 +126,21 @@ static int one_of(const char *value, const char *const *names) {
   return -1;
 }
 
+/* nic_path's and gpu_path's names: NCCL's PATH_* (graph/topo.h); gpu_path
+ * takes nvidia-smi topo -m's, where NODE (host bridges of one CPU) is
+ * NCCL's PHB. -1: not a name the key takes. */
+static int path_type(const char *value, int nic) {
+  static const struct {
+    const char *name;
+    int type, nic, gpu;
+  } paths[] = {{"pix", 4, 1, 1}, {"pxb", 5, 1, 1},  {"p2c", 6, 1, 0}, {"pxn", 7, 1, 0},
+               {"phb", 8, 1, 1}, {"node", 8, 0, 1}, {"sys", 9, 1, 1}};
+  for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+    if (strcmp(value, paths[i].name) == 0 && (nic ? paths[i].nic : paths[i].gpu))
+      return paths[i].type;
+  return -1;
+}
+
 /* [system] keys of NCCL's cost model (topologies/README.md) */
 static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   static const char *const archs[] = {"volta", "ampere", "hopper", "blackwell", NULL};
@@ -199,23 +214,15 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
     if ((g->sharp = one_of(value, yesno)) < 0)
       return bad(ps, key, "'%s': expected yes or no", value);
   } else if (strcmp(key, "nic_path") == 0) {
-    static const char *const paths[] = {"pix", "pxb", "p2c", "pxn", "phb", "sys", NULL};
-    int k = one_of(value, paths);
-    if (k < 0)
+    if ((g->nic_path = path_type(value, 1)) < 0)
       return bad(ps, key, "'%s': expected pix, pxb, p2c, pxn, phb or sys (NCCL's path types)",
                  value);
-    g->nic_path = 4 + k; /* PATH_PIX is 4 (graph/topo.h) */
   } else if (strcmp(key, "gpu_path") == 0) {
-    /* nvidia-smi topo -m's names; NODE (host bridges of one CPU) is NCCL's PHB */
-    static const char *const paths[] = {"pix", "pxb", "phb", "node", "sys", NULL};
-    static const int type[] = {4, 5, 8, 8, 9}; /* graph/topo.h: PIX 4, PXB 5, PHB 8, SYS 9 */
-    int k = one_of(value, paths);
-    if (k < 0)
+    if ((g->gpu_path = path_type(value, 0)) < 0)
       return bad(ps, key,
                  "'%s': expected pix, pxb (PCIe switches), phb or node (through the CPU) or sys "
                  "(across CPUs), as nvidia-smi topo -m prints them",
                  value);
-    g->gpu_path = type[k];
   } else if (strcmp(key, "cpu") == 0) {
     if ((g->cpu_amd = one_of(value, cpus)) < 0)
       return bad(ps, key, "'%s': expected intel, amd or arm", value);
@@ -718,7 +725,20 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                       struct cb_error *err) {
   memset(t, 0, sizeof *t);
   t->baseline.repeat = -1; /* not given */
-  t->gpu = (struct cb_topo_gpu){-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  /* every [system] GPU key unset until the file gives it */
+  t->gpu = (struct cb_topo_gpu){.arch = -1,
+                                .nvlink = -1,
+                                .nvlink_links = -1,
+                                .nvswitch = -1,
+                                .pcie_gen = -1,
+                                .sharp = -1,
+                                .cpu_amd = -1,
+                                .nic_path = -1,
+                                .cc = -1,
+                                .nvlink_peers = -1,
+                                .gpu_p2p = -1,
+                                .gpu_path = -1,
+                                .cc_max = -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

@@ -69,6 +69,9 @@ static void test_tiny(void) {
   is_double(cb_quantile_sorted(d, 4, 0), 1, 0, "quantile q=0 is the minimum");
   is_double(cb_quantile_sorted(d, 4, 1), 4, 0, "quantile q=1 is the maximum");
   is_double(cb_quantile_sorted(d, 4, 0.5), 2.5, TOL, "quantile q=0.5 of 1..4");
+  is_double(cb_median_sorted(d, 4), 2.5, 0, "median of 1..4: the mean of the middle two");
+  is_double(cb_median_sorted(d, 3), 2, 0, "median of 1..3: the middle one");
+  ok(isnan(cb_median_sorted(NULL, 0)), "median of nothing: NaN, not a figure");
 }
 
 /* The anchors' mean is total time over iterations: batches weigh by their

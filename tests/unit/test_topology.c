@@ -145,6 +145,13 @@ static void test_bad(void) {
            t.gpu.nic_path == 8,
        "nic_path = phb: NCCL's PATH_PHB, 8");
     contradiction("nic_path = nvl", "expected pix, pxb, p2c, pxn, phb or sys");
+    /* the names the two keys share map alike; each refuses the other's own */
+    ok(cb_topology_parse("[system]\nname = x\nnic_path = pxn\ngpu_path = sys\n", "n.conf", &t,
+                         &err) == CB_OK &&
+           t.gpu.nic_path == 7 && t.gpu.gpu_path == 9,
+       "nic_path = pxn: PATH_PXN, 7; gpu_path = sys: PATH_SYS, 9");
+    contradiction("nic_path = node", "expected pix, pxb, p2c, pxn, phb or sys");
+    contradiction("gpu_path = pxn", "expected pix, pxb (PCIe switches), phb or node");
   }
   {
     struct cb_topology t;
