@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 56
+plan 58
 
 H=topologies/h100-ndr.conf
 
@@ -107,6 +107,19 @@ sed 's/^cpu = intel/cpu = amd/' "$TMP/phb.conf" >"$TMP/amd8.conf"
   --json "$TMP/amd8.json" >"$TMP/out" 2>"$TMP/err"
 check "eight GPUs through an AMD CPU: unknown (peer-to-peer for two only)" jq -e '
   .predictions.nccl.rows[0] | .interval == null and (.unknown | test("host memory"))' "$TMP/amd8.json"
+# NVLink bridged in pairs, the pairs through the CPU (Azure's NC A100 v4):
+# a ring through four GPUs crosses the CPU between the pairs; one pair is NVLink
+sed 's/^gpus_per_node = 8/gpus_per_node = 4/; s/^nvlink = 0/nvlink = 3\nnvlink_links = 12\nnvlink_peers = 1/;
+     s/^gpu_arch = hopper/gpu_arch = ampere/' "$TMP/amd8.conf" >"$TMP/pairs.conf"
+./collbench --predict --topology "$TMP/pairs.conf" --gpus 4 --op allreduce -b 1G -e 1G \
+  --json "$TMP/pairs4.json" >"$TMP/out" 2>"$TMP/err"
+check "four GPUs bridged in pairs, the pairs through an AMD CPU: unknown, through host memory" jq -e '
+  .predictions.nccl.rows[0] | .interval == null and (.unknown | test("host memory"))' "$TMP/pairs4.json"
+./collbench --predict --topology "$TMP/pairs.conf" --gpus 2 --op allreduce -b 1G -e 1G \
+  --json "$TMP/pairs2.json" >"$TMP/out" 2>"$TMP/err"
+check "one pair of them: NVLink, the class's band (over 100 GB/s)" jq -e '
+  .predictions.nccl.rows[0] | .unknown == null and .interval.class == "without NVSwitch" and
+    .busbw_GBps > 100' "$TMP/pairs2.json"
 sed 's/^nvswitch = no/nvswitch = no\ngpu_path = pxb/' topologies/pcie-gpu-server.conf >"$TMP/pxb.conf"
 ./collbench --predict --topology "$TMP/pxb.conf" --gpus 8 --op allreduce -b 1G -e 1G \
   --json "$TMP/pxb.json" >"$TMP/out" 2>"$TMP/err"

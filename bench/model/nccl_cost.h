@@ -60,8 +60,8 @@ struct cb_nc_hw {
   int nvlink_peers; /* without NVSwitch, GPUs each reaches over NVLink (1: pairs); 0: all */
   int fabric;       /* enum cb_nc_fabric: the network between nodes, from its tier's kind */
   int no_p2p;       /* no GPU peer-to-peer: NCCL goes through host memory (SHM); 1 the GPUs
-                       have none (GeForce, gpu_p2p = no), 2 NCCL does not use it on their
-                       PCIe path (gpu_path through the CPU, paths.cc) */
+                       have none (GeForce, gpu_p2p = no), 2 their PCIe path goes through
+                       the CPU (gpu_path), where NCCL uses it for two GPUs on AMD only */
 };
 enum { CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7 };
 /* Networks the published figures tell apart (NCCL's model does not: its

@@ -24,6 +24,16 @@ static int gen_in_kind(const char *kind, const char *prefix) {
   return -1;
 }
 
+/* Whether NCCL copies through host memory with `per_node` GPUs a node: its
+ * rings and trees go GPU to GPU over PCIe (no NVLink, or NVLink bridged in
+ * pairs with more than two GPUs, as cb_nc_graphs has it) without peer-to-
+ * peer there. NCCL 2.28 uses it up to PCIe switches (PATH_PXB), and across
+ * an AMD CPU for two GPUs (paths.cc ncclTopoCheckP2p). */
+static int through_host(const struct cb_nc_hw *hw, int per_node) {
+  int over_pcie = !hw->nvlink_gen || (!hw->nvswitch && hw->nvlink_peers == 1 && per_node > 2);
+  return over_pcie && (hw->no_p2p == 1 || (hw->no_p2p == 2 && !(hw->cpu_amd && per_node <= 2)));
+}
+
 int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, char *why,
                size_t len) {
   const struct cb_tier *in = cb_topology_tier(t, CB_SCOPE_INTRA);
@@ -63,13 +73,9 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->cc_max = g->cc_max > g->cc ? g->cc_max : 0;
   hw->fabric = out ? cb_nc_fabric_of(out->kind) : CB_NC_FABRIC_OTHER;
   hw->no_p2p = g->gpu_p2p == 0;
-  /* NCCL 2.28 uses PCIe peer-to-peer up to PCIe switches (PATH_PXB), and
-   * across an AMD CPU for two GPUs (paths.cc ncclTopoCheckP2p); otherwise
-   * its SHM transport copies through host memory */
-  if (!hw->no_p2p && !hw->nvlink_gen && g->gpu_path > CB_NC_PATH_PXB &&
-      !(hw->cpu_amd && per_node <= 2))
-    hw->no_p2p = 2;
   hw->nvlink_peers = g->nvlink_peers > 0 && !hw->nvswitch ? g->nvlink_peers : 0;
+  if (!hw->no_p2p && g->gpu_path > CB_NC_PATH_PXB) /* through_host says where it matters */
+    hw->no_p2p = 2;
   return 0;
 }
 
@@ -299,7 +305,7 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
     json_object_set_new(row, "uncalibrated", json_false());
     return;
   }
-  if (hw->no_p2p && !hw->nvlink_gen) {
+  if (through_host(hw, n / nodes)) {
     /* NCCL's SHM transport: its model takes the PCIe link, but the copies
      * through host memory are bounded by the CPU's memory (nccl#1639) */
     static const char *const whys[] = {
