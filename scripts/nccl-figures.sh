@@ -32,7 +32,8 @@ sed 's/^kind = ib-hdr/kind = roce-100g/; s/^bandwidth = 200 Gb\/s/bandwidth = 10
 sed 's/^gpu_arch = hopper/gpu_arch = blackwell/; s/^nvlink = 4/nvlink = 5/' \
     topologies/h100-ndr.conf >"$tmp/b200-ib.conf"
 sed 's/^kind = ib-ndr/kind = roce-400g/' "$tmp/b200-ib.conf" >"$tmp/b200-roce.conf"
-sed 's/^fabric_sharp = no/fabric_sharp = yes/' topologies/gb200-nvl72.conf >"$tmp/nvl72-sharp.conf"
+# CoreWeave's GB200 job sets NCCL_NVLS_ENABLE=0 and NCCL_COLLNET_ENABLE=0
+sed 's/^nvswitch = nvls/nvswitch = yes/' topologies/gb200-nvl72.conf >"$tmp/nvl72-nonvls.conf"
 node() { # NAME GPUS KEYS...: one node without NVSwitch, no network
     f="$tmp/$1.conf" g=$2
     shift 2
@@ -42,7 +43,10 @@ node() { # NAME GPUS KEYS...: one node without NVSwitch, no network
     } >"$f"
 }
 node h100-pcie-pair 2 'gpu_arch = hopper' 'nvlink = 4' 'nvlink_links = 12' 'pcie_gen = 5'
-node a100-pcie-pairs 8 'gpu_arch = ampere' 'nvlink = 3' 'nvlink_links = 12' 'nvlink_peers = 1' 'pcie_gen = 4'
+node a100-pcie-pairs 8 'gpu_arch = ampere' 'nvlink = 3' 'nvlink_links = 12' 'nvlink_peers = 1' 'pcie_gen = 4' \
+    'gpu_path = node'
+node a100-ncv4 4 'gpu_arch = ampere' 'nvlink = 3' 'nvlink_links = 12' 'nvlink_peers = 1' 'pcie_gen = 4' \
+    'gpu_path = sys' 'cpu = amd'
 node rtx4090 4 'compute_capability = 8.9' 'nvlink = 0' 'pcie_gen = 4'
 node rtx5090 8 'compute_capability = 12.0' 'nvlink = 0' 'pcie_gen = 5' 'gpu_p2p = no'
 node dgx1v 8 'gpu_arch = volta' 'nvlink = 2' 'nvlink_links = 6' 'nvlink_peers = 4' 'pcie_gen = 3'
@@ -63,17 +67,23 @@ rows='8x H100 SXM, NCCL default|topologies/h100-ndr.conf|8|16G|pick|480|nccl-tes
 8x H200 SXM, NCCL default (in place)|topologies/h200-ndr.conf|8|8G|pick|480|Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md (NCCL 2.20.5)|node|measured
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|4G|pick|228|Azure/azurehpc-health-checks conf/nd96amsr_a100_v4.conf|node|pass floor
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|1G|pick|200|nccl-tests#149 ("busbw of ~200 GB/s", NCCL 2.18)|node|measured
+8x A100 SXM4 (Azure ND A100 v4, in place)|topologies/a100-hdr.conf|8|8G|pick|232|Azure/AI-benchmarking-guide Azure_Results/ND_A100_v4_results.md (8 GiB: 231.58)|node|measured
+8x H100 SXM (Azure ND H100 v5, in place)|topologies/h100-ndr.conf|8|8G|pick|479|Azure/AI-benchmarking-guide Azure_Results/ND_H100_v5_results.md (8 GiB: 478.87)|node|measured
 8x A100 SXM4 40GB (OCI BM.GPU4.8)|topologies/a100-hdr.conf|8|10G|pick|232|oracle-japan/ocitutorials run-nccltests-ubuntu (NCCL 2.26.5)|node|measured
-2x H100 PCIe, NVLink bridge|TMP/h100-pcie-pair.conf|2|4G|pick|116|nccl#1161 (4 GiB: 116.26)|pcie|measured|not understood: the source asks the same question and was closed without an answer; NCCL counts 12 bridge links at 20.6 GB/s
+2x H100 PCIe, NVLink bridge|TMP/h100-pcie-pair.conf|2|4G|pick|116|nccl#1161 (4 GiB: 116.26)|pcie|measured|the machine, not the model: Azure passes a bridged H100 NVL pair at 208 GB/s and up (row below), this one measured half of that; NCCL counts its 12 bridge links at 20.6 GB/s, and the source, closed without an answer, does not say what held it back
 A100 PCIe bridged in pairs, one pair|TMP/a100-pcie-pairs.conf|2|8G|pick|208|nccl-tests#178 ("Bus_BW: 208 GBps", peak of a sweep to 12G)|pcie|measured, size not given
-A100 PCIe bridged in pairs, 3 GPUs|TMP/a100-pcie-pairs.conf|3|8G|pick|20|nccl-tests#178 ("bus_bw drops to 20 GBps")|pcie|measured, size not given
+2x H100 NVL, NVLink bridge (Azure NC80adis H100 v5)|TMP/h100-pcie-pair.conf|2|16G|pick|208|Azure/azurehpc-health-checks conf/nc80adis_h100_v5.conf|pcie|pass floor
+2x A100 PCIe, NVLink bridge (Azure NC48ads A100 v4)|TMP/a100-pcie-pairs.conf|2|16G|pick|193|Azure/azurehpc-health-checks conf/nc48ads_a100_v4.conf|pcie|pass floor
+4x A100 PCIe, bridged pairs across the CPU, AMD (Azure NC96ads A100 v4)|TMP/a100-ncv4.conf|4|8G|pick|25|Azure/azurehpc-health-checks conf/nc96ads_a100_v4.conf (with its ncv4-topo.xml)|pcie|pass floor
+A100 PCIe bridged in pairs, 3 GPUs (the third through the CPU)|TMP/a100-pcie-pairs.conf|3|8G|pick|20|nccl-tests#178 ("bus_bw drops to 20 GBps"; NODE between the pairs)|pcie|measured, size not given
 4x RTX 4090, PCIe Gen4, P2P on|TMP/rtx4090.conf|4|1G|pick|26|tinygrad/open-gpu-kernel-modules#36 (1 GiB: 25.95)|pcie|measured
 8x RTX 5090, PCIe Gen5, 2 sockets|TMP/rtx5090.conf|8|8G|pick|28|nccl#1639 ("8 GPU max ... 28GB/s", 1G-8G)|pcie|measured, size not given|GeForce cards have no GPU peer-to-peer (nccl#1309): NCCL copies through host memory, which bounds it (nccl#1639); the NCCL estimate takes the PCIe link, and --predict says unknown
 4x RTX 5090, PCIe Gen5|TMP/rtx5090.conf|4|8G|pick|35|nccl#1639 ("4GPU max ... 35GB/s", 1G-8G)|pcie|measured, size not given|as the row above
 8x V100, NVLink hybrid cube mesh (DGX-1)|TMP/dgx1v.conf|8|8G|pick|130|nccl#258 ("busbw is 130 with 8 gpu in the NVlink")|pcie|measured, size not given
-72x GB200, one NVL72 rack|topologies/gb200-nvl72.conf|72|8G|pick|835|coreweave/nccl-tests README (NCCL 2.26.2; 8 GiB: 834.57)|nvl72|measured
-2x NVL72 racks, IB with SHARP|TMP/nvl72-sharp.conf|144|16G|pick|810|coreweave/nccl-tests README, 2 racks (NCCL 2.26.2; 810.41)|nvl72|measured
-20x NVL72 racks, IB with SHARP|TMP/nvl72-sharp.conf|1440|16G|pick|406|coreweave/nccl-tests README, 20 racks (NCCL 2.26.2; 405.74)|nvl72|measured|not understood: the same racks give 810 on 2 racks, and this run still rises at its largest sizes (381 at 8G, 406 at 16G); the NCCL estimate (NVLS with SHARP) does not fall with the rack count
+8x V100 SXM2, NVLink hybrid cube mesh (Azure ND40rs v2)|TMP/dgx1v.conf|8|8G|pick|110|Azure/azurehpc-health-checks conf/nd40rs_v2.conf (with its ndv2-topo.xml)|pcie|pass floor
+72x GB200, one NVL72 rack, NVLS off|TMP/nvl72-nonvls.conf|72|8G|pick|835|coreweave/nccl-tests README at bee97e7 (NCCL 2.26.2; 8 GiB: 834.57; its job sets NCCL_NVLS_ENABLE=0)|nvl72|measured
+2x NVL72 racks over IB, NVLS and CollNet off|TMP/nvl72-nonvls.conf|144|16G|pick|810|coreweave/nccl-tests README at bee97e7, 2 racks (NCCL 2.26.2; 810.41)|nvl72|measured
+20x NVL72 racks over IB, NVLS and CollNet off|TMP/nvl72-nonvls.conf|1440|16G|pick|406|coreweave/nccl-tests README at bee97e7, 20 racks (NCCL 2.26.2; 405.74)|nvl72|measured|the pick, not the bandwidth: NCCL 2.28.9 caps Tree at 24 GB/s a channel on Blackwell past 2 nodes (at 72 in 2.26.2, which ran here), which gives Tree 381 GB/s (-6%), and the run follows that estimate from 4 to 16 GiB (346, 381, 406 against 372, 378, 381); 2.28.9 then picks Ring/LL128, which no run here checks
 2x 8 H100, 8x 400G RoCE, default|TMP/h100-roce.conf|16|8G|pick|430|nccl#1221 (NVLS on, 4G-8G, NCCL 2.19.3, RoCE)|roce|measured
 2x 8 H100, 8x 400G RoCE, NVLS off|TMP/h100-roce-nonvls.conf|16|8G|pick|330|nccl#1221 (NCCL_NVLS_ENABLE=0)|roce|measured
 4x 8 H100, 8x 400G RoCE, default|TMP/h100-roce.conf|32|8G|pick|320|nccl#1221 ("more than 2 [nodes] ... same busbw 320GB")|roce|measured
@@ -83,7 +93,7 @@ A100 PCIe bridged in pairs, 3 GPUs|TMP/a100-pcie-pairs.conf|3|8G|pick|20|nccl-te
 2x 8 H100, 8x 400G IB (Nebius)|topologies/h100-ndr.conf|16|8G|pick|468|dstackai/dstack examples/clusters/nebius (8 GiB: 467.54)|ib|measured
 2x 8 H100, 8x 400G IB (Dell XE9680)|topologies/h100-ndr.conf|16|8G|pick|470|nccl-tests#309 ("2 nodes ... 470 GB/s", NCCL 2.26.2)|ib|measured, size not given
 4x 8 H100, 8x 400G IB (Dell XE9680)|topologies/h100-ndr.conf|32|8G|pick|366|nccl-tests#309 ("4 nodes ... 365.84 GB/s")|ib|measured, size not given
-8x 8 H100, 8x 400G IB with SHARP|TMP/h100-sharp.conf|64|8G|pick|387|coreweave/nccl-tests README (8 GiB: 386.56)|ib|measured
+8x 8 H100, 8x 400G IB with SHARP, NCCL_ALGO=CollNetChain|TMP/h100-sharp.conf|64|8G|CollNetChain|387|coreweave/nccl-tests README (NCCL 2.18.1; 8 GiB: 386.56; its job sets NCCL_ALGO=COLLNETCHAIN)|ib|measured
 2x 8 A100 80GB, 4x 200G IB|TMP/a100-hdr4.conf|16|8G|pick|91|nccl-tests#100 ("can reach 91GB/s", 1G-8G)|ib|measured, size not given
 2x 8 B200, 8x 400G IB (Lambda)|TMP/b200-ib.conf|16|2G|pick|696|dstackai/dstack examples/clusters/lambda (NCCL 2.26.2; 2 GiB: 696.06)|ib|measured|as the row above
 2x 8 H100, 32x 100G EFA (AWS p5)|TMP/p5.conf|16|16G|pick|487|aws-samples/awsome-distributed-training micro-benchmarks/nccl-tests (16 GiB: 487.09)|efa|measured
@@ -102,10 +112,19 @@ echo "$rows" | while IFS='|' read -r sys topo gpus size col pub src cls conf why
         got=$(jq -r --arg a "$col" '.predictions.nccl.rows[0].algorithms[$a] |
             "\(.busbw_GBps) \($a)/\(.proto)"' "$tmp/p.json")
     fi
+    # a row --predict calls unknown has no interval: it is shown, not counted
+    unk=$(jq -r '.predictions.nccl.rows[0].unknown // ""' "$tmp/p.json")
     set -- $got
     awk -v s="$sys" -v z="$size" -v c="$col" -v p="$pub" -v src="$src" -v g="$1" -v a="$2" \
-        -v cls="$cls" -v conf="$conf" -v why="$why" -v gpus="$gpus" -v bands="$tmp/bands" 'BEGIN {
+        -v cls="$cls" -v conf="$conf" -v why="$why" -v gpus="$gpus" -v bands="$tmp/bands" \
+        -v unk="$unk" 'BEGIN {
         e = g / p - 1
+        if (unk != "") {
+            printf "| %s | %s | %s | %d GB/s | %s | %s | unknown (NCCL'"'"'s estimate: %.0f GB/s, %s, %+.1f%%) | not counted | %s |\n",
+                   s, z, c == "pick" ? "NCCL default" : c, p, src, conf, g, a, 100 * e, why == "" ? unk : why
+            printf "%s unknown\n", cls >>bands
+            exit
+        }
         if ((e > 0.25 || e < -0.25) && why == "") { print "a row beyond 25% without a reason: " s >"/dev/stderr"; exit 3 }
         printf "| %s | %s | %s | %d GB/s | %s | %s | %.0f GB/s (%s) | %+.1f%% | %s |\n",
                s, z, c == "pick" ? "NCCL default" : c, p, src, conf, g, a, 100 * e, why
@@ -116,33 +135,35 @@ done
 # cover (sizes as written: 1G ... 16G); the band --predict puts around a
 # row of that class (bench/model/nccl_band.c)
 echo
-echo "| Class | Figures | Error range | GPUs | Sizes |"
-echo "|---|---|---|---|---|"
+echo "| Class | Figures | Error range | GPUs | Sizes | Unknown to --predict, not counted |"
+echo "|---|---|---|---|---|---|"
 for c in 'node:one NVSwitch node' 'nvl72:NVLink domains (NVL72)' 'ib:NVSwitch nodes over InfiniBand' \
     'roce:NVSwitch nodes over RoCE' 'efa:NVSwitch nodes over EFA' \
     'tcpx:NVSwitch nodes over GPUDirect-TCPX' 'tcp:NVSwitch nodes over TCP' \
     'other:NVSwitch nodes over another network' 'pcie:without NVSwitch'; do
-    awk -v c="${c%%:*}" -v name="${c#*:}" '$1 == c {
+    awk -v c="${c%%:*}" -v name="${c#*:}" '$1 == c && $2 == "unknown" { u++; next }
+        $1 == c {
             n++; f += $5
             if (n == 1 || $4 < lo) lo = $4; if (n == 1 || $4 > hi) hi = $4
             if (n == 1 || $2 < g0) g0 = $2; if ($2 > g1) g1 = $2
             if (n == 1 || $3 < s0) s0 = $3; if ($3 > s1) s1 = $3 }
-        END { if (!n) { printf "| %s | 0 | unknown | - | - |\n", name; exit }
-              printf "| %s | %d (%d pass floors) | %+.1f%% to %+.1f%% | %d-%d | %s |\n",
-              name, n, f, 100 * lo, 100 * hi, g0, g1, s0 == s1 ? s0 "G" : s0 "G-" s1 "G" }' "$tmp/bands"
+        END { if (!n) { printf "| %s | 0 | unknown | - | - | %d |\n", name, u; exit }
+              printf "| %s | %d (%d pass floors) | %+.1f%% to %+.1f%% | %d-%d | %s | %d |\n",
+              name, n, f, 100 * lo, 100 * hi, g0, g1, s0 == s1 ? s0 "G" : s0 "G-" s1 "G", u }' "$tmp/bands"
 done
 
 # The issue's three groups: median and worst absolute error
 echo
-echo "| Group | Figures | Median error | Worst error |"
-echo "|---|---|---|---|"
+echo "| Group | Figures | Median error | Worst error | Unknown to --predict, not counted |"
+echo "|---|---|---|---|---|"
 for grp in 'node:single NVSwitch nodes' 'pcie:nodes without NVSwitch' \
     'nvl72 ib roce efa tcpx tcp other:multi-node'; do
-    awk -v cls=" ${grp%%:*} " -v name="${grp#*:}" 'index(cls, " " $1 " ") {
+    awk -v cls=" ${grp%%:*} " -v name="${grp#*:}" 'index(cls, " " $1 " ") && $2 == "unknown" { u++; next }
+        index(cls, " " $1 " ") {
             e = $4 < 0 ? -$4 : $4; a[++n] = e }
         END { for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
               m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-              printf "| %s | %d | %.1f%% | %.1f%% |\n", name, n, 100 * m, 100 * a[n] }' "$tmp/bands"
+              printf "| %s | %d | %.1f%% | %.1f%% | %d |\n", name, n, 100 * m, 100 * a[n], u }' "$tmp/bands"
 done
 
 # Crossovers: where NCCL's log showed the switch, against the model's switches

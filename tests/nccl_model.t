@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 58
+plan 60
 
 H=topologies/h100-ndr.conf
 
@@ -27,7 +27,7 @@ check "NCCL's section is the answer: first, the alpha-beta tables after it as th
       /^# allreduce, 8 ranks per node/ { a = NR } END { exit !(n && v > n && a > v) }' '$TMP/out'"
 check "the uncalibrated pick carries its class's band (one NVSwitch node), within its figures" jq -e '
   .predictions.nccl.rows[0] | .uncalibrated and .interval.class == "one NVSwitch node"
-  and .interval.figures == 11 and .extrapolated == null
+  and .interval.figures == 13 and .extrapolated == null
   and ((.interval.time_s_lo / .time_s - (1 + .interval.published_err_lo)) | fabs) < 1e-8
   and ((.interval.time_s_hi / .time_s - (1 + .interval.published_err_hi)) | fabs) < 1e-8' "$TMP/h.json"
 check "the row ends with the interval and 'uncalibrated'" \
@@ -155,6 +155,21 @@ check "the interval's band is the script's class table (one node, over InfiniBan
     (\$h[0].predictions.nccl.rows[0].interval) as \$n | (\$m[0].predictions.nccl.rows[0].interval) as \$x
     | near(\$n.published_err_lo; \$a) and near(\$n.published_err_hi; \$b)
       and near(\$x.published_err_lo; \$c) and near(\$x.published_err_hi; \$d)' >/dev/null"
+# every class: --predict's header (from nccl_band.c) says what the script's class table says
+./collbench --predict --topology $H --gpus 8 --op allreduce -b 1G -e 1G >"$TMP/hdr" 2>&1
+check "every class's band in --predict's header is the script's class table (figures, range, GPUs)" \
+  awk -F' *[|] *' 'FNR == NR { if ($0 ~ /^#     [^:]*: /) { sub(/^#     /, ""); i = index($0, ": ")
+      hdr[substr($0, 1, i - 1)] = substr($0, i + 2) }; next }
+    /^[|] / && ($3 ~ /^[0-9]+ [(][0-9]+ pass floors[)]$/ || ($3 == "0" && $4 == "unknown")) {
+      n++; h = hdr[$2]
+      if ($3 == 0) { if (h !~ /^unknown/) bad = bad " " $2; next }
+      split($4, r, /% to /); lo = 1 + (r[1] < 0 ? r[1] / 100 : 0); hi = 1 + (r[2] + 0 > 0 ? r[2] / 100 : 0)
+      split(h, w, /[ (,]+/); split($5, g, "-")
+      if ((w[1] - lo) ^ 2 > 0.006 ^ 2 || (w[3] - hi) ^ 2 > 0.006 ^ 2 || w[4] != $3 + 0 || w[7] != g[1] "-" g[2]) bad = bad " " $2 }
+    END { if (bad != "" || n < 9) { print "differ:" bad, n; exit 1 } }' "$TMP/hdr" "$TMP/fig.md"
+check "a figure --predict calls unknown is shown with NCCL's estimate and not counted (RTX 5090s)" sh -c "
+  grep -q '^| 8x RTX 5090.*| unknown (NCCL.s estimate: [0-9]* GB/s, Ring/Simple, [+-][0-9.]*%) | not counted |' '$TMP/fig.md' &&
+  grep -q '^| without NVSwitch | [0-9]* ([0-9]* pass floors) | .* | [1-9][0-9]* |$' '$TMP/fig.md'"
 check "the table has a row per figure (25 at least), each with its error" \
   test "$(grep -c '| [+-][0-9.]*% | [^|]* |$' "$TMP/fig.md")" -ge 25
 check "every row more than 25% off says why" awk -F'|' '

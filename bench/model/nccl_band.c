@@ -12,10 +12,10 @@
 #define GiB 1073741824.0
 
 const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
-    /* 8x H100 (NVLS, Ring), 6x and 4x H100, 8x H200 (two), 8x A100 (three) */
-    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 11, 3, -0.183, 0.191, 4, 8, 1 * GiB, 16 * GiB},
-    /* CoreWeave's GB200 NVL72: 1, 2 and 20 racks */
-    [CB_NC_CLASS_NVL72] = {"NVLink domains (NVL72)", 3, 0, 0.097, 1.258, 72, 1440, 8 * GiB,
+    /* 8x H100 (NVLS, Ring, Azure's), 6x and 4x H100, 8x H200 (two), 8x A100 (four) */
+    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 13, 3, -0.183, 0.191, 4, 8, 1 * GiB, 16 * GiB},
+    /* CoreWeave's GB200 NVL72, NVLS and CollNet off: 1, 2 and 20 racks */
+    [CB_NC_CLASS_NVL72] = {"NVLink domains (NVL72)", 3, 0, -0.155, 0.476, 72, 1440, 8 * GiB,
                            16 * GiB},
     /* 2 and 4 nodes of 8 H100 (three sources), 8 with SHARP, 2x A100, 2x B200 */
     [CB_NC_CLASS_IB] = {"NVSwitch nodes over InfiniBand", 6, 0, -0.291, 0.053, 16, 64, 2 * GiB,
@@ -31,8 +31,9 @@ const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
     /* no published figure found */
     [CB_NC_CLASS_TCP] = {"NVSwitch nodes over TCP", 0, 0, NAN, NAN, 0, 0, 0, 0},
     [CB_NC_CLASS_OTHER_NET] = {"NVSwitch nodes over another network", 0, 0, NAN, NAN, 0, 0, 0, 0},
-    /* H100 PCIe pair, A100 bridged pairs (2 and 3 GPUs), 4x RTX 4090, 8x and 4x RTX 5090, DGX-1 */
-    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 7, 0, -0.078, 1.067, 2, 8, 1 * GiB, 8 * GiB},
+    /* H100 PCIe and NVL pairs, A100 bridged pairs (two), 4x RTX 4090, 8x V100 (two); not the
+     * rows --predict calls unknown (RTX 5090s, GPUs through the CPU), which get no band */
+    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 7, 3, -0.078, 1.067, 2, 8, 1 * GiB, 16 * GiB},
 };
 
 /* A size more than this factor outside the figures' is beyond them (as a
