@@ -80,6 +80,7 @@ A100 PCIe bridged in pairs, 3 GPUs (the third through the CPU)|TMP/a100-pcie-pai
 8x RTX 5090, PCIe Gen5, 2 sockets|TMP/rtx5090.conf|8|8G|pick|28|nccl#1639 ("8 GPU max ... 28GB/s", 1G-8G)|pcie|measured, size not given|GeForce cards have no GPU peer-to-peer (nccl#1309): NCCL copies through host memory, which bounds it (nccl#1639); the NCCL estimate takes the PCIe link, and --predict says unknown
 4x RTX 5090, PCIe Gen5|TMP/rtx5090.conf|4|8G|pick|35|nccl#1639 ("4GPU max ... 35GB/s", 1G-8G)|pcie|measured, size not given|as the row above
 8x V100, NVLink hybrid cube mesh (DGX-1)|TMP/dgx1v.conf|8|8G|pick|130|nccl#258 ("busbw is 130 with 8 gpu in the NVlink")|pcie|measured, size not given
+8x V100 SXM2, NVLink hybrid cube mesh (OCI BM.GPU3.8)|TMP/dgx1v.conf|8|1G|pick|136|oracle-japan/ocitutorials tutorials/_hpc/spinup-ml-instance-cntnd.md (1 GiB: 135.50)|pcie|measured
 8x V100 SXM2, NVLink hybrid cube mesh (Azure ND40rs v2)|TMP/dgx1v.conf|8|8G|pick|110|Azure/azurehpc-health-checks conf/nd40rs_v2.conf (with its ndv2-topo.xml)|pcie|pass floor
 72x GB200, one NVL72 rack, NVLS off|TMP/nvl72-nonvls.conf|72|8G|pick|835|coreweave/nccl-tests README at bee97e7 (NCCL 2.26.2; 8 GiB: 834.57; its job sets NCCL_NVLS_ENABLE=0)|nvl72|measured
 2x NVL72 racks over IB, NVLS and CollNet off|TMP/nvl72-nonvls.conf|144|16G|pick|810|coreweave/nccl-tests README at bee97e7, 2 racks (NCCL 2.26.2; 810.41)|nvl72|measured
