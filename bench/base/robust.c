@@ -7,16 +7,11 @@
 
 #include "stats.h"
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 void cb_dist_compute(double *v, int n, double ci95_one, struct cb_dist *d) {
   memset(d, 0, sizeof *d);
   if (n <= 0)
     return;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  cb_sort_doubles(v, (size_t)n);
   d->n = n;
   d->median = cb_quantile_sorted(v, (size_t)n, 0.5);
   d->p5 = cb_quantile_sorted(v, (size_t)n, 0.05);
@@ -30,7 +25,7 @@ void cb_dist_compute(double *v, int n, double ci95_one, struct cb_dist *d) {
     return;
   for (int i = 0; i < n; i++)
     dev[i] = fabs(v[i] - d->median);
-  qsort(dev, (size_t)n, sizeof *dev, cmp_double);
+  cb_sort_doubles(dev, (size_t)n);
   d->mad = cb_quantile_sorted(dev, (size_t)n, 0.5);
   free(dev);
   /* the median's standard error is sqrt(pi/2) sigma / sqrt(n) for a normal sample */

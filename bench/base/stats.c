@@ -5,9 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
+static int ascending(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+void cb_sort_doubles(double *v, size_t n) {
+  if (n > 1)
+    qsort(v, n, sizeof *v, ascending);
 }
 
 double cb_median_sorted(const double *sorted, size_t n) {
@@ -30,7 +35,7 @@ void cb_stats_compute(double *samples, size_t n, struct cb_stats *out) {
   memset(out, 0, sizeof *out);
   if (n == 0)
     return;
-  qsort(samples, n, sizeof *samples, cmp_double);
+  cb_sort_doubles(samples, (size_t)n);
   out->n = n;
   out->min = samples[0];
   out->max = samples[n - 1];

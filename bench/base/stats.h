@@ -16,6 +16,9 @@ struct cb_stats {
 /* Sorts `samples` in place and fills `out`. n == 0 gives all zeros. */
 void cb_stats_compute(double *samples, size_t n, struct cb_stats *out);
 
+/* Sorts v ascending, in place (a NaN lands anywhere). */
+void cb_sort_doubles(double *v, size_t n);
+
 /* The median of sorted data: the middle value, or the mean of the two
  * middle ones; NaN when n == 0. */
 double cb_median_sorted(const double *sorted, size_t n);

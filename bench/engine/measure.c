@@ -61,11 +61,6 @@ static double t975(int df) {
   return df <= 30 ? t[df - 1] : 1.96;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 double cb_block_ci95(const double *in_order, long n, int blocks) {
   if (blocks > 64)
     blocks = 64;
@@ -80,7 +75,7 @@ double cb_block_ci95(const double *in_order, long n, int blocks) {
   for (int b = 0; b < blocks; b++) {
     /* the last block takes the remainder, so no sample is left out */
     long from = b * per, len = b == blocks - 1 ? n - from : per;
-    qsort(s + from, (size_t)len, sizeof *s, cmp_double);
+    cb_sort_doubles(s + from, (size_t)len);
     med[b] = cb_quantile_sorted(s + from, (size_t)len, 0.5);
     mean += med[b] / blocks;
   }

@@ -15,7 +15,6 @@
 #include "readback/readback.h"
 
 const char *const cb_bl_kind_names[] = {"result", "pair", "node"};
-static int cmp_double(const void *a, const void *b);
 
 const struct cb_bl_metric_info cb_bl_metrics[CB_BL_NMETRICS] = {
     {"time_us", "us", 0},   {"algbw_GBps", "GB/s", 1}, {"busbw_GBps", "GB/s", 1},
@@ -25,7 +24,7 @@ const struct cb_bl_metric_info cb_bl_metrics[CB_BL_NMETRICS] = {
 double cb_bl_median(double *v, int n) {
   if (n <= 0)
     return NAN;
-  qsort(v, n, sizeof *v, cmp_double);
+  cb_sort_doubles(v, (size_t)n);
   return cb_median_sorted(v, (size_t)n);
 }
 
@@ -37,7 +36,7 @@ static double upper_median_by(const struct cb_bl_link *l, int n, const char *hos
       v[k++] = l[i].bw_GBps;
   if (!k)
     return NAN;
-  qsort(v, k, sizeof *v, cmp_double);
+  cb_sort_doubles(v, (size_t)k);
   return v[k / 2];
 }
 
@@ -215,11 +214,6 @@ static void pair_key(struct cb_bl_entry *k, int kind, const char *src, const cha
   snprintf(k->src, sizeof k->src, "%s", src);
   snprintf(k->dst, sizeof k->dst, "%s", dst);
   k->bytes = bytes;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 /* Whether q is one of a run's MPI matrix pairs at a size, with a bandwidth. */

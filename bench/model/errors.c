@@ -16,15 +16,10 @@ static int by_op_size_err(const void *a, const void *b) {
   return (fabs(x->err) > fabs(y->err)) - (fabs(x->err) < fabs(y->err));
 }
 
-static int by_signed(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 double cb_err_median_abs(double *e, int n) {
   for (int i = 0; i < n; i++)
     e[i] = fabs(e[i]);
-  qsort(e, n, sizeof *e, by_signed);
+  cb_sort_doubles(e, (size_t)n);
   return cb_median_sorted(e, (size_t)n);
 }
 
@@ -43,7 +38,7 @@ int cb_err_rows(struct cb_err_point *pts, int n, struct cb_err_row *rows) {
         pts[i].op, pts[i].bytes, j - i, cb_median_sorted(v, (size_t)(j - i)), v[j - i - 1], 0};
     for (int k = i; k < j; k++)
       v[k - i] = pts[k].err;
-    qsort(v, j - i, sizeof *v, by_signed);
+    cb_sort_doubles(v, (size_t)(j - i));
     r->median = cb_median_sorted(v, (size_t)(j - i));
     i = j;
   }

@@ -9,11 +9,6 @@
 #include "base/stats.h"
 #include "model.h"
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static void quality(int op, const struct cb_fit_point *pts, int n, struct cb_fit *fit) {
   double *rel = malloc(n * sizeof *rel), mean = 0, ss_res = 0, ss_tot = 0;
   for (int i = 0; i < n; i++)
@@ -28,7 +23,7 @@ static void quality(int op, const struct cb_fit_point *pts, int n, struct cb_fit
     ss_res += (pred - t) * (pred - t);
     ss_tot += (t - mean) * (t - mean);
   }
-  qsort(rel, n, sizeof *rel, by_value);
+  cb_sort_doubles(rel, (size_t)n);
   fit->median_rel = cb_median_sorted(rel, (size_t)n);
   fit->r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : (ss_res == 0 ? 1 : 0);
   free(rel);

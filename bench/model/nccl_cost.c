@@ -201,17 +201,19 @@ static void ring_graph(const struct cb_nc_hw *hw, int nnodes, double total, stru
   }
 }
 
+/* NVLink bridged in pairs: a ring or tree through more than two GPUs
+ * crosses PCIe between pairs, and NCCL's search takes the slowest hop's
+ * speed and path type (PCIe latencies, no LL128). A mesh (2 peers or
+ * more: DGX-1's hybrid cube) has NVLink rings through every GPU: its
+ * link total stands. */
+int cb_nc_over_pcie(const struct cb_nc_hw *hw, int per_node) {
+  return !hw->nvlink_gen || (!hw->nvswitch && hw->nvlink_peers == 1 && per_node > 2);
+}
+
 void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB_NC_NALGOS]) {
   memset(g, 0, CB_NC_NALGOS * sizeof *g);
-  int nvl = hw->nvlink_gen > 0;
+  int nvl = !cb_nc_over_pcie(hw, hw->gpus_per_node);
   int gen = hw->nvlink_gen > 5 ? 5 : hw->nvlink_gen;
-  /* NVLink bridged in pairs: a ring or tree through more than two GPUs
-   * crosses PCIe between pairs, and NCCL's search takes the slowest hop's
-   * speed and path type (PCIe latencies, no LL128). A mesh (2 peers or
-   * more: DGX-1's hybrid cube) has NVLink rings through every GPU: its
-   * link total stands. */
-  if (nvl && !hw->nvswitch && hw->nvlink_peers == 1 && hw->gpus_per_node > 2)
-    nvl = 0;
   /* topo.h: ncclTopoNVLinkBw reads the compute capability: sm86's is 12 GB/s */
   double link = cc_of(hw) == 86 ? 12.0 : nvlink_link_bw[gen];
   double total = nvl ? hw->nvlink_links * link : pcie_bw(hw->pcie_gen);

@@ -110,6 +110,9 @@ struct cb_nc_cal {
 };
 void cb_nc_cal_identity(struct cb_nc_cal *c);
 
+/* Whether rings through per_node GPUs cross PCIe: no NVLink, or NVLink
+ * bridged in pairs past two GPUs. */
+int cb_nc_over_pcie(const struct cb_nc_hw *hw, int per_node);
 /* The graphs NCCL's search would build (approximation; nccl_cost.c). */
 void cb_nc_graphs(const struct cb_nc_hw *hw, int nnodes, struct cb_nc_graph g[CB_NC_NALGOS]);
 /* ncclTopoTuneModel for nranks GPUs on nnodes nodes (nranks/nnodes per node). */

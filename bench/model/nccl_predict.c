@@ -25,13 +25,12 @@ static int gen_in_kind(const char *kind, const char *prefix) {
 }
 
 /* Whether NCCL copies through host memory with `per_node` GPUs a node: its
- * rings and trees go GPU to GPU over PCIe (no NVLink, or NVLink bridged in
- * pairs with more than two GPUs, as cb_nc_graphs has it) without peer-to-
+ * rings and trees go GPU to GPU over PCIe (cb_nc_over_pcie) without peer-to-
  * peer there. NCCL 2.28 uses it up to PCIe switches (PATH_PXB), and across
  * an AMD CPU for two GPUs (paths.cc ncclTopoCheckP2p). */
 static int through_host(const struct cb_nc_hw *hw, int per_node) {
-  int over_pcie = !hw->nvlink_gen || (!hw->nvswitch && hw->nvlink_peers == 1 && per_node > 2);
-  return over_pcie && (hw->no_p2p == 1 || (hw->no_p2p == 2 && !(hw->cpu_amd && per_node <= 2)));
+  return cb_nc_over_pcie(hw, per_node) &&
+         (hw->no_p2p == 1 || (hw->no_p2p == 2 && !(hw->cpu_amd && per_node <= 2)));
 }
 
 int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, char *why,

@@ -88,11 +88,6 @@ int cb_rep_plot_fleet(const struct cb_rep_data *d, const char *dir, struct cb_er
   return charts ? cb_rep_run_gnuplot(dir, "fleet.gp", err) : CB_OK;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Each host's median pair bandwidth in each file against the fleet's nodes. */
 static void node_rows(FILE *f, const struct cb_rep_data *d, int want_outliers) {
   double *bw = malloc((d->npairs + 1) * sizeof *bw);
@@ -119,7 +114,7 @@ static void node_rows(FILE *f, const struct cb_rep_data *d, int want_outliers) {
       const struct cb_bl_entry *e = cb_baseline_find_entry(d->fleet, &key);
       if (!n || !e || e->d[CB_BLM_BW].n < CB_BASELINE_MIN_N)
         continue;
-      qsort(bw, n, sizeof *bw, cmp_double);
+      cb_sort_doubles(bw, (size_t)n);
       double med = cb_median_sorted(bw, (size_t)n);
       double z = cb_robust_z(&e->d[CB_BLM_BW], med, 1, CB_BASELINE_FLOOR);
       if ((z < -CB_BASELINE_K) != want_outliers)
