@@ -433,6 +433,13 @@ static void test_bridged(void) {
   /* one pair: 12 x 20.6 = 247.2 over NVLink: 4 x 60 = 240 (Hopper list), dup'd 8 x 30 */
   near(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_SIMPLE], 240.0 * 2 / 2,
        "one pair: NVLink ring 240");
+  ok(cb_nc_over_pcie(&hw, 3) && !cb_nc_over_pcie(&hw, 2), "pairs: over PCIe past 2 GPUs only");
+  hw.nvlink_peers = 4; /* a mesh (DGX-1) */
+  ok(!cb_nc_over_pcie(&hw, 8), "a mesh: NVLink rings through every GPU");
+  hw.nvlink_gen = 0;
+  ok(cb_nc_over_pcie(&hw, 2), "no NVLink: PCIe even for two");
+  struct cb_nc_hw sw = h100();
+  ok(!cb_nc_over_pcie(&sw, 8), "NVSwitch: never");
 }
 
 static void test_names(void) {
