@@ -74,7 +74,8 @@ static void test_tiny(void) {
   ok(isnan(cb_median_sorted(NULL, 0)), "median of nothing: NaN, not a figure");
   double u[] = {3, -1, 2, 2, 0.5};
   cb_sort_doubles(u, 5);
-  ok(u[0] == -1 && u[1] == 0.5 && u[2] == 2 && u[3] == 2 && u[4] == 3, "sort: ascending, ties kept");
+  ok(u[0] == -1 && u[1] == 0.5 && u[2] == 2 && u[3] == 2 && u[4] == 3,
+     "sort: ascending, ties kept");
   cb_sort_doubles(NULL, 0); /* nothing to sort: no call into qsort with NULL */
   ok(1, "sort of nothing returns");
 }
