@@ -17,8 +17,8 @@ const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
     /* CoreWeave's GB200 NVL72, NVLS and CollNet off: 1, 2 and 20 racks */
     [CB_NC_CLASS_NVL72] = {"NVLink domains (NVL72)", 3, 0, -0.155, 0.476, 72, 1440, 8 * GiB,
                            16 * GiB},
-    /* 2 and 4 nodes of 8 H100 (three sources), 8 with SHARP, 2x A100, 2x B200 */
-    [CB_NC_CLASS_IB] = {"NVSwitch nodes over InfiniBand", 6, 0, -0.291, 0.053, 16, 64, 2 * GiB,
+    /* 2 and 4 nodes of 8 H100 (three sources), 8 with SHARP, 2x A100 (two), 2x B200 */
+    [CB_NC_CLASS_IB] = {"NVSwitch nodes over InfiniBand", 7, 0, -0.291, 0.053, 16, 64, 2 * GiB,
                         8 * GiB},
     /* nccl#1221 (3), nccl#1368, OCI's A100, GCP A4's B200 */
     [CB_NC_CLASS_ROCE] = {"NVSwitch nodes over RoCE", 6, 0, -0.274, 0.189, 16, 40, 1 * GiB,
