@@ -95,7 +95,7 @@ A100 PCIe bridged in pairs, 3 GPUs (the third through the CPU)|TMP/a100-pcie-pai
 2x 8 H100, 8x 400G IB (Dell XE9680)|topologies/h100-ndr.conf|16|8G|pick|470|nccl-tests#309 ("2 nodes ... 470 GB/s", NCCL 2.26.2)|ib|measured, size not given
 4x 8 H100, 8x 400G IB (Dell XE9680)|topologies/h100-ndr.conf|32|8G|pick|366|nccl-tests#309 ("4 nodes ... 365.84 GB/s")|ib|measured, size not given
 8x 8 H100, 8x 400G IB with SHARP, NCCL_ALGO=CollNetChain|TMP/h100-sharp.conf|64|8G|CollNetChain|387|coreweave/nccl-tests README (NCCL 2.18.1; 8 GiB: 386.56; its job sets NCCL_ALGO=COLLNETCHAIN)|ib|measured
-2x 8 A100 80GB SXM, 8x IB (Crusoe)|topologies/a100-hdr.conf|16|2G|pick|194|dstackai/dstack examples/clusters/crusoe/README.md at 107fefef5 (2 GiB: 194.06; 8 HCAs, their speed not given: A100s PCIe Gen4 caps each at 24 GB/s)|ib|measured
+2x 8 A100 80GB SXM, 8x IB (Crusoe)|topologies/a100-hdr.conf|16|2G|pick|194|dstackai/dstack examples/clusters/crusoe/README.md at 107fefef5 (2 GiB: 194.06; 8 HCAs, their speed not given: on A100, PCIe Gen4 caps each at 24 GB/s)|ib|measured
 2x 8 A100 80GB, 4x 200G IB|TMP/a100-hdr4.conf|16|8G|pick|91|nccl-tests#100 ("can reach 91GB/s", 1G-8G)|ib|measured, size not given
 2x 8 B200, 8x 400G IB (Lambda)|TMP/b200-ib.conf|16|2G|pick|696|dstackai/dstack examples/clusters/lambda (NCCL 2.26.2; 2 GiB: 696.06)|ib|measured|as the row above
 2x 8 H100, 32x 100G EFA (AWS p5)|TMP/p5.conf|16|16G|pick|487|aws-samples/awsome-distributed-training micro-benchmarks/nccl-tests (16 GiB: 487.09)|efa|measured
