@@ -121,17 +121,16 @@ echo "$rows" | while IFS='|' read -r sys topo gpus size col pub src cls conf why
         -v cls="$cls" -v conf="$conf" -v why="$why" -v gpus="$gpus" -v bands="$tmp/bands" \
         -v unk="$unk" 'BEGIN {
         e = g / p - 1
-        if (unk != "") {
-            printf "| %s | %s | %s | %d GB/s | %s | %s | unknown (NCCL'"'"'s estimate: %.0f GB/s, %s, %+.1f%%) | not counted | %s |\n",
-                   s, z, c == "pick" ? "NCCL default" : c, p, src, conf, g, a, 100 * e, why == "" ? unk : why
-            printf "%s unknown\n", cls >>bands
-            exit
-        }
-        if ((e > 0.25 || e < -0.25) && why == "") { print "a row beyond 25% without a reason: " s >"/dev/stderr"; exit 3 }
-        printf "| %s | %s | %s | %d GB/s | %s | %s | %.0f GB/s (%s) | %+.1f%% | %s |\n",
-               s, z, c == "pick" ? "NCCL default" : c, p, src, conf, g, a, 100 * e, why
-        printf "%s %s %s %.6f %d\n", cls, gpus, z + 0, g / p - 1, conf == "pass floor" >>bands }'
-done
+        got = sprintf("%.0f GB/s (%s)", g, a); err = sprintf("%+.1f%%", 100 * e)
+        if (unk != "") { # no interval: shown with NCCL'"'"'s estimate, not counted
+            got = sprintf("unknown (NCCL'"'"'s estimate: %.0f GB/s, %s, %s)", g, a, err); err = "not counted"
+            if (why == "") why = unk
+        } else if ((e > 0.25 || e < -0.25) && why == "") { print "a row beyond 25% without a reason: " s >"/dev/stderr"; exit 3 }
+        printf "| %s | %s | %s | %d GB/s | %s | %s | %s | %s | %s |\n",
+               s, z, c == "pick" ? "NCCL default" : c, p, src, conf, got, err, why
+        if (unk != "") printf "%s unknown\n", cls >>bands
+        else printf "%s %s %s %.6f %d\n", cls, gpus, z + 0, e, conf == "pass floor" >>bands }' || exit 3
+done || exit 3 # the loop runs in a subshell: its exit must end the script too
 
 # Per class: the least and most error, and the GPU counts and sizes they
 # cover (sizes as written: 1G ... 16G); the band --predict puts around a

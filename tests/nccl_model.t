@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 60
+plan 61
 
 H=topologies/h100-ndr.conf
 
@@ -175,6 +175,12 @@ check "the table has a row per figure (25 at least), each with its error" \
 check "every row more than 25% off says why" awk -F'|' '
   $9 ~ /^ [+-][0-9.]*% $/ { e = $9 + 0; if ((e > 25 || e < -25) && $10 ~ /^ *$/) bad = 1 }
   END { exit bad }' "$TMP/fig.md"
+# ... and the script refuses a row beyond 25% without one (its loop runs in a subshell)
+mkdir -p "$TMP/r/scripts" && ln -s "$PWD/topologies" "$TMP/r/topologies"
+sed 's/|tcpx|measured|what TCPXO achieves.*$/|tcpx|measured'"'"'/' scripts/nccl-figures.sh >"$TMP/r/scripts/f.sh"
+sh "$TMP/r/scripts/f.sh" "$PWD/collbench" >/dev/null 2>"$TMP/err"
+check "a row beyond 25% without a reason: the script exits 3 naming it" sh -c "
+  [ $? -eq 3 ] && grep -q 'a row beyond 25% without a reason: .*TCPXO' '$TMP/err'"
 
 # calibration: a one-node nccl-tests run made at 0.92 of NCCL's NVLS bandwidth
 # (272 GB/s algorithm bandwidth) and 30 us latency (NCCL's: 25 us)
