@@ -76,8 +76,10 @@ static void test_tiny(void) {
   cb_sort_doubles(u, 5);
   ok(u[0] == -1 && u[1] == 0.5 && u[2] == 2 && u[3] == 2 && u[4] == 3,
      "sort: ascending, ties kept");
-  cb_sort_doubles(NULL, 0); /* nothing to sort: no call into qsort with NULL */
-  ok(1, "sort of nothing returns");
+  /* qsort's array is declared nonnull: under scripts/sanitize-check.sh, UBSan
+   * stops here if an empty sort still calls it */
+  cb_sort_doubles(NULL, 0);
+  ok(1, "sort of nothing: no qsort on NULL");
 }
 
 /* The anchors' mean is total time over iterations: batches weigh by their
