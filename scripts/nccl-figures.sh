@@ -149,8 +149,9 @@ for c in 'node:one NVSwitch node' 'nvl72:NVLink domains (NVL72)' 'ib:NVSwitch no
             if (n == 1 || $2 < g0) g0 = $2; if ($2 > g1) g1 = $2
             if (n == 1 || $3 < s0) s0 = $3; if ($3 > s1) s1 = $3 }
         END { if (!n) { printf "| %s | 0 | unknown | - | - | %d |\n", name, u; exit }
-              printf "| %s | %d (%d pass floors) | %+.1f%% to %+.1f%% | %d-%d | %s | %d |\n",
-              name, n, f, 100 * lo, 100 * hi, g0, g1, s0 == s1 ? s0 "G" : s0 "G-" s1 "G", u }' "$tmp/bands"
+              printf "| %s | %d (%d pass floors) | %+.1f%% to %+.1f%% | %s | %s | %d |\n",
+              name, n, f, 100 * lo, 100 * hi, g0 == g1 ? g0 : g0 "-" g1,
+              s0 == s1 ? s0 "G" : s0 "G-" s1 "G", u }' "$tmp/bands"
 done
 
 # The issue's three groups: median and worst absolute error

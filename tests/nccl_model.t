@@ -164,8 +164,8 @@ check "every class's band in --predict's header is the script's class table (fig
       n++; h = hdr[$2]
       if ($3 == 0) { if (h !~ /^unknown/) bad = bad " " $2; next }
       split($4, r, /% to /); lo = 1 + (r[1] < 0 ? r[1] / 100 : 0); hi = 1 + (r[2] + 0 > 0 ? r[2] / 100 : 0)
-      split(h, w, /[ (,]+/); split($5, g, "-")
-      if ((w[1] - lo) ^ 2 > 0.006 ^ 2 || (w[3] - hi) ^ 2 > 0.006 ^ 2 || w[4] != $3 + 0 || w[7] != g[1] "-" g[2]) bad = bad " " $2 }
+      split(h, w, /[ (,]+/)
+      if ((w[1] - lo) ^ 2 > 0.006 ^ 2 || (w[3] - hi) ^ 2 > 0.006 ^ 2 || w[4] != $3 + 0 || w[7] != $5) bad = bad " " $2 }
     END { if (bad != "" || n < 9) { print "differ:" bad, n; exit 1 } }' "$TMP/hdr" "$TMP/fig.md"
 check "a figure --predict calls unknown is shown with NCCL's estimate and not counted (RTX 5090s)" sh -c "
   grep -q '^| 8x RTX 5090.*| unknown (NCCL.s estimate: [0-9]* GB/s, Ring/Simple, [+-][0-9.]*%) | not counted |' '$TMP/fig.md' &&

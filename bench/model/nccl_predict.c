@@ -286,8 +286,13 @@ static void print_bands(void) {
       printf("#     %s: unknown (no published figure); its rows carry no interval\n", b->name);
       continue;
     }
-    printf("#     %s: %.2f to %.2f (%d figures, allreduce, %d-%d GPUs, %s)\n", b->name, rlo, rhi,
-           b->figures, b->gpus_lo, b->gpus_hi, cb_nc_band_sizes(b, sizes, sizeof sizes));
+    char gpus[32];
+    if (b->gpus_lo == b->gpus_hi)
+      snprintf(gpus, sizeof gpus, "%d", b->gpus_lo);
+    else
+      snprintf(gpus, sizeof gpus, "%d-%d", b->gpus_lo, b->gpus_hi);
+    printf("#     %s: %.2f to %.2f (%d figure%s, allreduce, %s GPUs, %s)\n", b->name, rlo, rhi,
+           b->figures, b->figures == 1 ? "" : "s", gpus, cb_nc_band_sizes(b, sizes, sizeof sizes));
   }
   printf("#   rows past the figures (another op, GPU count, or a size 4x outside) are marked "
          "EXTRAPOLATED: their error is unknown\n");
