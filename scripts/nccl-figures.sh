@@ -49,6 +49,7 @@ node a100-ncv4 4 'gpu_arch = ampere' 'nvlink = 3' 'nvlink_links = 12' 'nvlink_pe
     'gpu_path = sys' 'cpu = amd'
 node rtx4090 4 'compute_capability = 8.9' 'nvlink = 0' 'pcie_gen = 4'
 node rtx5090 8 'compute_capability = 12.0' 'nvlink = 0' 'pcie_gen = 5' 'gpu_p2p = no'
+node rtxpro6000 8 'compute_capability = 12.0' 'nvlink = 0' 'pcie_gen = 5' 'gpu_path = pxb'
 node dgx1v 8 'gpu_arch = volta' 'nvlink = 2' 'nvlink_links = 6' 'nvlink_peers = 4' 'pcie_gen = 3'
 
 # system|topology|gpus|size|algorithm column (pick: NCCL's own)|published GB/s|source|class|confidence[|why]
@@ -79,6 +80,9 @@ A100 PCIe bridged in pairs, 3 GPUs (the third through the CPU)|TMP/a100-pcie-pai
 4x RTX 4090, PCIe Gen4, P2P on|TMP/rtx4090.conf|4|1G|pick|26|tinygrad/open-gpu-kernel-modules#36 (1 GiB: 25.95)|pcie|measured
 8x RTX 5090, PCIe Gen5, 2 sockets|TMP/rtx5090.conf|8|8G|pick|28|nccl#1639 ("8 GPU max ... 28GB/s", 1G-8G)|pcie|measured, size not given|GeForce cards have no GPU peer-to-peer (nccl#1309): NCCL copies through host memory, which bounds it (nccl#1639); the NCCL estimate takes the PCIe link, and --predict says unknown
 4x RTX 5090, PCIe Gen5|TMP/rtx5090.conf|4|8G|pick|35|nccl#1639 ("4GPU max ... 35GB/s", 1G-8G)|pcie|measured, size not given|as the row above
+8x RTX PRO 6000 Blackwell, PCIe Gen5, 3 switches, NCCL_MIN_NCHANNELS=8|TMP/rtxpro6000.conf|8|2G|pick|41.1|voipmonitor/rtx6kpro hardware/pcie-bandwidth.md at 070506ff (41.1, the peak of a sweep 8M-2G; one CPU)|pcie|measured, size not given
+8x RTX PRO 6000 Blackwell, PCIe Gen5, 4 switches, one CPU|TMP/rtxpro6000.conf|8|32M|pick|40.1|voipmonitor/rtx6kpro hardware/pcie-bandwidth.md at 070506ff (32 MiB: 40.1, "Default"; the 32M command on the page sets NCCL_P2P_LEVEL=SYS)|pcie|measured
+4x RTX PRO 6000 Blackwell Server, PCIe Gen5 switches, NCCL_P2P_LEVEL=SYS (P2P on every path)|TMP/rtxpro6000.conf|4|32M|pick|39.3|voipmonitor/rtx6kpro hardware/asus-esc8000a-e13p-broadcom-switches.md at 070506ff (32 MiB: 39.3; ACS off, two switches and NODE between them)|pcie|measured
 8x V100, NVLink hybrid cube mesh (DGX-1)|TMP/dgx1v.conf|8|8G|pick|130|nccl#258 ("busbw is 130 with 8 gpu in the NVlink")|pcie|measured, size not given
 8x V100 SXM2, NVLink hybrid cube mesh (OCI BM.GPU3.8)|TMP/dgx1v.conf|8|1G|pick|136|oracle-japan/ocitutorials tutorials/_hpc/spinup-ml-instance-cntnd.md (1 GiB: 135.50)|pcie|measured
 8x V100 SXM2, NVLink hybrid cube mesh (Azure ND40rs v2)|TMP/dgx1v.conf|8|8G|pick|110|Azure/azurehpc-health-checks conf/nd40rs_v2.conf (with its ndv2-topo.xml)|pcie|pass floor
@@ -126,14 +130,14 @@ echo "$rows" | while IFS='|' read -r sys topo gpus size col pub src cls conf why
             got = sprintf("unknown (NCCL'"'"'s estimate: %.0f GB/s, %s, %s)", g, a, err); err = "not counted"
             if (why == "") why = unk
         } else if ((e > 0.25 || e < -0.25) && why == "") { print "a row beyond 25% without a reason: " s >"/dev/stderr"; exit 3 }
-        printf "| %s | %s | %s | %d GB/s | %s | %s | %s | %s | %s |\n",
+        printf "| %s | %s | %s | %s GB/s | %s | %s | %s | %s | %s |\n",
                s, z, c == "pick" ? "NCCL default" : c, p, src, conf, got, err, why
         if (unk != "") printf "%s unknown\n", cls >>bands
-        else printf "%s %s %s %.6f %d\n", cls, gpus, z + 0, e, conf == "pass floor" >>bands }' || exit 3
+        else printf "%s %s %s %.6f %d\n", cls, gpus, z ~ /M$/ ? z / 1024 : z + 0, e, conf == "pass floor" >>bands }' || exit 3
 done || exit 3 # the loop runs in a subshell: its exit must end the script too
 
 # Per class: the least and most error, and the GPU counts and sizes they
-# cover (sizes as written: 1G ... 16G); the band --predict puts around a
+# cover (sizes as written: 32M ... 16G; the bands file holds GiB); the band --predict puts around a
 # row of that class (bench/model/nccl_band.c)
 echo
 echo "| Class | Figures | Error range | GPUs | Sizes | Unknown to --predict, not counted |"
@@ -151,7 +155,8 @@ for c in 'node:one NVSwitch node' 'nvl72:NVLink domains (NVL72)' 'ib:NVSwitch no
         END { if (!n) { printf "| %s | 0 | unknown | - | - | %d |\n", name, u; exit }
               printf "| %s | %d (%d pass floors) | %+.1f%% to %+.1f%% | %s | %s | %d |\n",
               name, n, f, 100 * lo, 100 * hi, g0 == g1 ? g0 : g0 "-" g1,
-              s0 == s1 ? s0 "G" : s0 "G-" s1 "G", u }' "$tmp/bands"
+              s0 == s1 ? sz(s0) : sz(s0) "-" sz(s1), u }
+        function sz(g) { return g < 1 ? g * 1024 "M" : g "G" }' "$tmp/bands"
 done
 
 # The issue's three groups: median and worst absolute error

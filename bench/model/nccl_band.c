@@ -31,9 +31,10 @@ const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
     /* no published figure found */
     [CB_NC_CLASS_TCP] = {"NVSwitch nodes over TCP", 0, 0, NAN, NAN, 0, 0, 0, 0},
     [CB_NC_CLASS_OTHER_NET] = {"NVSwitch nodes over another network", 0, 0, NAN, NAN, 0, 0, 0, 0},
-    /* H100 PCIe and NVL pairs, A100 bridged pairs (two), 4x RTX 4090, 8x V100 (three); not
-     * the rows --predict calls unknown (RTX 5090s, GPUs through the CPU), which get no band */
-    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 8, 3, -0.121, 1.067, 2, 8, 1 * GiB, 16 * GiB},
+    /* H100 PCIe and NVL pairs, A100 bridged pairs (two), 4x RTX 4090, RTX PRO 6000 on PCIe
+     * Gen5 (three), 8x V100 (three); not the rows --predict calls unknown (RTX 5090s, GPUs
+     * through the CPU), which get no band */
+    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 11, 3, -0.121, 1.067, 2, 8, GiB / 32, 16 * GiB},
 };
 
 /* A size more than this factor outside the figures' is beyond them (as a
