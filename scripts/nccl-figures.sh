@@ -68,6 +68,7 @@ rows='8x H100 SXM, NCCL default|topologies/h100-ndr.conf|8|16G|pick|480|nccl-tes
 8x H200 SXM, NCCL default (in place)|topologies/h200-ndr.conf|8|8G|pick|480|Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md (NCCL 2.20.5)|node|measured
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|4G|pick|228|Azure/azurehpc-health-checks conf/nd96amsr_a100_v4.conf|node|pass floor
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|1G|pick|200|nccl-tests#149 ("busbw of ~200 GB/s", NCCL 2.18)|node|measured
+8x A100, NCCL default (nccl-tests#175)|topologies/a100-hdr.conf|8|4G|pick|232.54|nccl-tests#175 and nccl#1048 ("-b 8 -e 4G ... result: 232.54GB/s")|node|measured, size not given
 8x A100 SXM4 (Azure ND A100 v4, in place)|topologies/a100-hdr.conf|8|8G|pick|232|Azure/AI-benchmarking-guide Azure_Results/ND_A100_v4_results.md (8 GiB: 231.58)|node|measured
 8x H100 SXM (Azure ND H100 v5, in place)|topologies/h100-ndr.conf|8|8G|pick|479|Azure/AI-benchmarking-guide Azure_Results/ND_H100_v5_results.md (8 GiB: 478.87)|node|measured
 8x A100 SXM4 40GB (OCI BM.GPU4.8)|topologies/a100-hdr.conf|8|10G|pick|232|oracle-japan/ocitutorials run-nccltests-ubuntu (NCCL 2.26.5)|node|measured
@@ -101,6 +102,7 @@ A100 PCIe bridged in pairs, 3 GPUs (the third through the CPU)|TMP/a100-pcie-pai
 8x 8 H100, 8x 400G IB with SHARP, NCCL_ALGO=CollNetChain|TMP/h100-sharp.conf|64|8G|CollNetChain|387|coreweave/nccl-tests README (NCCL 2.18.1; 8 GiB: 386.56; its job sets NCCL_ALGO=COLLNETCHAIN)|ib|measured
 2x 8 A100 80GB SXM, 8x IB (Crusoe)|topologies/a100-hdr.conf|16|2G|pick|194|dstackai/dstack examples/clusters/crusoe/README.md at 107fefef5 (2 GiB: 194.06; 8 HCAs, their speed not given: on A100, PCIe Gen4 caps each at 24 GB/s)|ib|measured
 2x 8 A100 80GB, 4x 200G IB|TMP/a100-hdr4.conf|16|8G|pick|91|nccl-tests#100 ("can reach 91GB/s", 1G-8G)|ib|measured, size not given
+2x 8 A100, 4x 200G IB (nccl-tests#175)|TMP/a100-hdr4.conf|16|8G|pick|86|nccl-tests#175 and nccl#1048 ("between two nodes only 86GB/s"; 24 GB/s on one HCA)|ib|measured, size not given
 2x 8 B200, 8x 400G IB (Lambda)|TMP/b200-ib.conf|16|2G|pick|696|dstackai/dstack examples/clusters/lambda (NCCL 2.26.2; 2 GiB: 696.06)|ib|measured|as the row above
 2x 8 H100, 32x 100G EFA (AWS p5)|TMP/p5.conf|16|16G|pick|487|aws-samples/awsome-distributed-training micro-benchmarks/nccl-tests (16 GiB: 487.09)|efa|measured
 2x 8 A100 80GB, 4x 100G EFA (AWS p4de)|TMP/p4de.conf|16|2G|pick|78|aws-samples/awsome-distributed-training micro-benchmarks/nccl-tests (2 GiB: 78.33)|efa|measured

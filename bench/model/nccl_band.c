@@ -12,13 +12,13 @@
 #define GiB 1073741824.0
 
 const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
-    /* 8x H100 (NVLS, Ring, Azure's), 6x and 4x H100, 8x H200 (two), 8x A100 (four) */
-    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 13, 3, -0.183, 0.191, 4, 8, 1 * GiB, 16 * GiB},
+    /* 8x H100 (NVLS, Ring, Azure's), 6x and 4x H100, 8x H200 (two), 8x A100 (five) */
+    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 14, 3, -0.183, 0.191, 4, 8, 1 * GiB, 16 * GiB},
     /* CoreWeave's GB200 NVL72, NVLS and CollNet off: 1, 2 and 20 racks */
     [CB_NC_CLASS_NVL72] = {"NVLink domains (NVL72)", 3, 0, -0.155, 0.476, 72, 1440, 8 * GiB,
                            16 * GiB},
-    /* 2 and 4 nodes of 8 H100 (three sources), 8 with SHARP, 2x A100 (two), 2x B200 */
-    [CB_NC_CLASS_IB] = {"NVSwitch nodes over InfiniBand", 7, 0, -0.291, 0.053, 16, 64, 2 * GiB,
+    /* 2 and 4 nodes of 8 H100 (three sources), 8 with SHARP, 2x A100 (three), 2x B200 */
+    [CB_NC_CLASS_IB] = {"NVSwitch nodes over InfiniBand", 8, 0, -0.291, 0.114, 16, 64, 2 * GiB,
                         8 * GiB},
     /* nccl#1221 (3), nccl#1368, OCI's A100, GCP A4's B200 */
     [CB_NC_CLASS_ROCE] = {"NVSwitch nodes over RoCE", 6, 0, -0.274, 0.189, 16, 40, 1 * GiB,
