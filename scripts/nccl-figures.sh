@@ -66,6 +66,8 @@ rows='8x H100 SXM, NCCL default|topologies/h100-ndr.conf|8|16G|pick|480|nccl-tes
 8x H100 SXM, NCCL default|topologies/h100-ndr.conf|8|16G|pick|460|Azure/azurehpc-health-checks conf/nd96isr_h100_v5.conf|node|pass floor
 8x H200 SXM, NCCL default|topologies/h200-ndr.conf|8|16G|pick|431|Azure/azurehpc-health-checks conf/nd96isr_h200_v5.conf|node|pass floor
 8x H200 SXM, NCCL default (in place)|topologies/h200-ndr.conf|8|8G|pick|480|Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md (NCCL 2.20.5)|node|measured
+8x H200 SXM, NCCL default (nccl-tests#272)|topologies/h200-ndr.conf|8|4G|pick|475|nccl-tests#272 ("peak bandwidth of 475 GB/s", -e 4G, NCCL 2.20.3)|node|measured, size not given
+8x B200, NCCL default|TMP/b200-ib.conf|8|8G|pick|830|nccl#1807 ("Ours is 830+", NCCL 2.27.1; its log: "maxBw 721.8")|node|measured, size not given
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|4G|pick|228|Azure/azurehpc-health-checks conf/nd96amsr_a100_v4.conf|node|pass floor
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|1G|pick|200|nccl-tests#149 ("busbw of ~200 GB/s", NCCL 2.18)|node|measured
 8x A100, NCCL default (nccl-tests#175)|topologies/a100-hdr.conf|8|4G|pick|232.54|nccl-tests#175 and nccl#1048 ("-b 8 -e 4G ... result: 232.54GB/s")|node|measured, size not given
@@ -95,7 +97,7 @@ A100 PCIe bridged in pairs, 3 GPUs (the third through the CPU)|TMP/a100-pcie-pai
 4x 8 H100, 8x 400G RoCE, default|TMP/h100-roce.conf|32|8G|pick|320|nccl#1221 ("more than 2 [nodes] ... same busbw 320GB")|roce|measured
 5x 8 H100, 4x 400G RoCE, NCCL_ALGO=Ring|TMP/h100-roce4.conf|40|1G|Ring|190|nccl#1368 ("ring bandwidth (190GB/s)")|roce|measured
 2x 8 A100 40GB, 16x 100G RoCE (OCI)|TMP/oci-a100.conf|16|8G|pick|238|oracle-quickstart/oci-hpc-oke README (8 GiB: 237.94)|roce|measured
-2x 8 B200, 8x 400G RoCE (GCP A4)|TMP/b200-roce.conf|16|8G|pick|684|dstackai/dstack examples/clusters/a4 (8 GiB: 683.52)|roce|measured|the NCCL estimate is under the fabric: its NVLS graph across nodes takes 48 GB/s a head on Blackwell (the step under 96 in the inter-node speed list); not checked against a B200 log
+2x 8 B200, 8x 400G RoCE (GCP A4)|TMP/b200-roce.conf|16|8G|pick|684|dstackai/dstack examples/clusters/a4 (8 GiB: 683.52)|roce|measured|the NCCL estimate is under the fabric: its NVLS graph across nodes takes 48 GB/s a head on Blackwell (the step under 96 in the inter-node speed list); one node of B200 ran 830 where NCCL logged its estimate as 721.8 (nccl#1807)
 2x 8 H100, 8x 400G IB (Nebius)|topologies/h100-ndr.conf|16|8G|pick|468|dstackai/dstack examples/clusters/nebius (8 GiB: 467.54)|ib|measured
 2x 8 H100, 8x 400G IB (Dell XE9680)|topologies/h100-ndr.conf|16|8G|pick|470|nccl-tests#309 ("2 nodes ... 470 GB/s", NCCL 2.26.2)|ib|measured, size not given
 4x 8 H100, 8x 400G IB (Dell XE9680)|topologies/h100-ndr.conf|32|8G|pick|366|nccl-tests#309 ("4 nodes ... 365.84 GB/s")|ib|measured, size not given
