@@ -68,6 +68,7 @@ rows='8x H100 SXM, NCCL default|topologies/h100-ndr.conf|8|16G|pick|480|nccl-tes
 8x H200 SXM, NCCL default (in place)|topologies/h200-ndr.conf|8|8G|pick|480|Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md (NCCL 2.20.5)|node|measured
 8x H200 SXM, NCCL default (nccl-tests#272)|topologies/h200-ndr.conf|8|4G|pick|475|nccl-tests#272 ("peak bandwidth of 475 GB/s", -e 4G, NCCL 2.20.3)|node|measured, size not given
 8x B200, NCCL default|TMP/b200-ib.conf|8|8G|pick|830|nccl#1807 ("Ours is 830+", NCCL 2.27.1; its log: "maxBw 721.8")|node|measured, size not given
+4x GB200, one host of an NVL72 rack, NCCL_ALGO=Ring (in place)|TMP/b200-ib.conf|4|8G|Ring|679.61|Azure/AI-benchmarking-guide Azure_Results/ND_GB200_v6_results.md at fa79995 (NCCL 2.25.1; 8 GiB: 679.61)|node|measured
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|4G|pick|228|Azure/azurehpc-health-checks conf/nd96amsr_a100_v4.conf|node|pass floor
 8x A100 SXM4, NCCL default|topologies/a100-hdr.conf|8|1G|pick|200|nccl-tests#149 ("busbw of ~200 GB/s", NCCL 2.18)|node|measured
 8x A100, NCCL default (nccl-tests#175)|topologies/a100-hdr.conf|8|4G|pick|232.54|nccl-tests#175 and nccl#1048 ("-b 8 -e 4G ... result: 232.54GB/s")|node|measured, size not given

@@ -27,7 +27,7 @@ check "NCCL's section is the answer: first, the alpha-beta tables after it as th
       /^# allreduce, 8 ranks per node/ { a = NR } END { exit !(n && v > n && a > v) }' '$TMP/out'"
 check "the uncalibrated pick carries its class's band (one NVSwitch node), within its figures" jq -e '
   .predictions.nccl.rows[0] | .uncalibrated and .interval.class == "one NVSwitch node"
-  and .interval.figures == 16 and .extrapolated == null
+  and .interval.figures == 17 and .extrapolated == null
   and ((.interval.time_s_lo / .time_s - (1 + .interval.published_err_lo)) | fabs) < 1e-8
   and ((.interval.time_s_hi / .time_s - (1 + .interval.published_err_hi)) | fabs) < 1e-8' "$TMP/h.json"
 check "the row ends with the interval and 'uncalibrated'" \

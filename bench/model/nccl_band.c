@@ -12,8 +12,9 @@
 #define GiB 1073741824.0
 
 const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
-    /* 8x H100 (NVLS, Ring, Azure's), 6x and 4x H100, 8x H200 (three), 8x B200, 8x A100 (five) */
-    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 16, 3, -0.183, 0.191, 4, 8, 1 * GiB, 16 * GiB},
+    /* 8x H100 (NVLS, Ring, Azure's), 6x and 4x H100, 8x H200 (three), 8x B200, one GB200 host,
+     * 8x A100 (five) */
+    [CB_NC_CLASS_NODE] = {"one NVSwitch node", 17, 3, -0.183, 0.191, 4, 8, 1 * GiB, 16 * GiB},
     /* CoreWeave's GB200 NVL72, NVLS and CollNet off: 1, 2 and 20 racks */
     [CB_NC_CLASS_NVL72] = {"NVLink domains (NVL72)", 3, 0, -0.155, 0.476, 72, 1440, 8 * GiB,
                            16 * GiB},
