@@ -50,6 +50,10 @@ node a100-ncv4 4 'gpu_arch = ampere' 'nvlink = 3' 'nvlink_links = 12' 'nvlink_pe
 node rtx4090 4 'compute_capability = 8.9' 'nvlink = 0' 'pcie_gen = 4'
 node rtx5090 8 'compute_capability = 12.0' 'nvlink = 0' 'pcie_gen = 5' 'gpu_p2p = no'
 node rtxpro6000 8 'compute_capability = 12.0' 'nvlink = 0' 'pcie_gen = 5' 'gpu_path = pxb'
+node rtxpro6000-shm 4 'compute_capability = 12.0' 'nvlink = 0' 'pcie_gen = 5' 'gpu_path = node' \
+    'cpu = amd'
+node rtxpro6000-node 4 'compute_capability = 12.0' 'nvlink = 0' 'pcie_gen = 5' 'gpu_path = node' \
+    'cpu = amd' 'p2p_level = sys'
 node dgx1v 8 'gpu_arch = volta' 'nvlink = 2' 'nvlink_links = 6' 'nvlink_peers = 4' 'pcie_gen = 3'
 
 # system|topology|gpus|size|algorithm column (pick: NCCL's own)|published GB/s|source|class|confidence[|why]
@@ -86,7 +90,8 @@ A100 PCIe bridged in pairs, 3 GPUs (the third through the CPU)|TMP/a100-pcie-pai
 4x RTX 5090, PCIe Gen5|TMP/rtx5090.conf|4|8G|pick|35|nccl#1639 ("4GPU max ... 35GB/s", 1G-8G)|pcie|measured, size not given|as the row above
 8x RTX PRO 6000 Blackwell, PCIe Gen5, 3 switches, NCCL_MIN_NCHANNELS=8|TMP/rtxpro6000.conf|8|2G|pick|41.1|voipmonitor/rtx6kpro hardware/pcie-bandwidth.md at 070506ff (41.1, the peak of a sweep 8M-2G; one CPU)|pcie|measured, size not given
 8x RTX PRO 6000 Blackwell, PCIe Gen5, 4 switches, one CPU|TMP/rtxpro6000.conf|8|32M|pick|40.1|voipmonitor/rtx6kpro hardware/pcie-bandwidth.md at 070506ff (32 MiB: 40.1, "Default"; the 32M command on the page sets NCCL_P2P_LEVEL=SYS)|pcie|measured
-4x RTX PRO 6000 Blackwell Server, PCIe Gen5 switches, NCCL_P2P_LEVEL=SYS (P2P on every path)|TMP/rtxpro6000.conf|4|32M|pick|39.3|voipmonitor/rtx6kpro hardware/asus-esc8000a-e13p-broadcom-switches.md at 070506ff (32 MiB: 39.3; ACS off, two switches and NODE between them)|pcie|measured
+4x RTX PRO 6000 Blackwell Server, two PCIe Gen5 switches and NODE between them, NCCL_P2P_LEVEL=SYS|TMP/rtxpro6000-node.conf|4|32M|pick|39.3|voipmonitor/rtx6kpro hardware/asus-esc8000a-e13p-broadcom-switches.md at 070506ff (32 MiB: 39.3; ACS off)|pcie|measured
+4x RTX PRO 6000 Blackwell Server, as the row above, NCCL default|TMP/rtxpro6000-shm.conf|4|32M|pick|30.3|voipmonitor/rtx6kpro hardware/asus-esc8000a-e13p-broadcom-switches.md at 070506ff (32 MiB: 30.3, "Default (SHM for NODE pairs)")|pcie|measured
 8x V100, NVLink hybrid cube mesh (DGX-1)|TMP/dgx1v.conf|8|8G|pick|130|nccl#258 ("busbw is 130 with 8 gpu in the NVlink")|pcie|measured, size not given
 8x V100 SXM2, NVLink hybrid cube mesh (OCI BM.GPU3.8)|TMP/dgx1v.conf|8|1G|pick|136|oracle-japan/ocitutorials tutorials/_hpc/spinup-ml-instance-cntnd.md (1 GiB: 135.50)|pcie|measured
 8x V100 SXM2, NVLink hybrid cube mesh (Azure ND40rs v2)|TMP/dgx1v.conf|8|8G|pick|110|Azure/azurehpc-health-checks conf/nd40rs_v2.conf (with its ndv2-topo.xml)|pcie|pass floor

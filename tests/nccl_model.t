@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 61
+plan 66
 
 H=topologies/h100-ndr.conf
 
@@ -95,7 +95,7 @@ sed 's/^nvswitch = no/nvswitch = no\ngpu_path = phb/' topologies/pcie-gpu-server
 ./collbench --predict --topology "$TMP/phb.conf" --gpus 8 --op allreduce -b 1G -e 1G \
   --json "$TMP/phb.json" >"$TMP/out" 2>"$TMP/err"
 check "GPUs through an Intel CPU (gpu_path = phb): unknown, through host memory" sh -c "
-  jq -e '.predictions.nccl.rows[0] | .interval == null and (.unknown | test(\"gpu_path through the CPU\"))' \
+  jq -e '.predictions.nccl.rows[0] | .interval == null and (.unknown | test(\"gpu_path past NCCL.s peer-to-peer level\"))' \
     '$TMP/phb.json' >/dev/null"
 sed 's/^gpus_per_node = 8/gpus_per_node = 2/; s/^cpu = intel/cpu = amd/' "$TMP/phb.conf" >"$TMP/amd2.conf"
 ./collbench --predict --topology "$TMP/amd2.conf" --gpus 2 --op allreduce -b 1G -e 1G \
@@ -129,6 +129,35 @@ sed 's/^nvswitch = no/nvswitch = no\ngpu_path = qpi/' topologies/pcie-gpu-server
 ./collbench --predict --topology "$TMP/bad.conf" --gpus 8 >"$TMP/out" 2>"$TMP/err"
 check "gpu_path = qpi: exit 2 naming the value and the choices" sh -c "
   [ $? -eq 2 ] && grep -q \"gpu_path.*'qpi'.*pix, pxb\" '$TMP/err'"
+
+# NCCL_P2P_LEVEL (p2p_level) moves NCCL's peer-to-peer level: through the CPU
+# it takes the PCIe link; across CPUs the CPUs' link, which the model lacks
+sed 's/^nvswitch = no/nvswitch = no\np2p_level = SYS/' "$TMP/phb.conf" >"$TMP/lvl.conf"
+./collbench --predict --topology "$TMP/lvl.conf" --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/lvl.json" >"$TMP/out" 2>"$TMP/err"
+check "through an Intel CPU with p2p_level = SYS: peer-to-peer, the class's band" jq -e '
+  .predictions.nccl.rows[0] | .unknown == null and .interval.class == "without NVSwitch"
+    and .busbw_GBps > 40' "$TMP/lvl.json"
+sed 's/^gpu_path = phb/gpu_path = sys/' "$TMP/lvl.conf" >"$TMP/sys.conf"
+./collbench --predict --topology "$TMP/sys.conf" --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/sys.json" >"$TMP/out" 2>"$TMP/err"
+check "across CPUs with p2p_level = SYS: unknown, naming the CPUs' link" sh -c "
+  jq -e '.predictions.nccl.rows[0] | .interval == null and (.unknown | test(\"across CPUs\"))' \
+    '$TMP/sys.json' >/dev/null && grep -q 'unknown: peer-to-peer across CPUs' '$TMP/out'"
+sed 's/^gpu_path = phb/gpu_path = sys/' "$TMP/amd2.conf" >"$TMP/amd2sys.conf"
+./collbench --predict --topology "$TMP/amd2sys.conf" --gpus 2 --op allreduce -b 1G -e 1G \
+  --json "$TMP/amd2sys.json" >"$TMP/out" 2>"$TMP/err"
+check "two GPUs across AMD CPUs (NCCL's own level): unknown, the CPUs' link" jq -e '
+  .predictions.nccl.rows[0] | .interval == null and (.unknown | test("across CPUs"))' "$TMP/amd2sys.json"
+sed 's/^nvswitch = no/nvswitch = no\np2p_level = loc/' "$TMP/pxb.conf" >"$TMP/loc.conf"
+./collbench --predict --topology "$TMP/loc.conf" --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/loc.json" >"$TMP/out" 2>"$TMP/err"
+check "behind PCIe switches with p2p_level = loc (P2P off): unknown, through host memory" jq -e '
+  .predictions.nccl.rows[0] | .interval == null and (.unknown | test("host memory"))' "$TMP/loc.json"
+sed 's/^nvswitch = no/nvswitch = no\np2p_level = qpi/' topologies/pcie-gpu-server.conf >"$TMP/bad.conf"
+./collbench --predict --topology "$TMP/bad.conf" --gpus 8 >"$TMP/out" 2>"$TMP/err"
+check "p2p_level = qpi: exit 2 naming the value and NCCL_P2P_LEVEL's values" sh -c "
+  [ $? -eq 2 ] && grep -q \"p2p_level.*'qpi'.*loc, nvl, nvb, pix, pxb, phb or sys\" '$TMP/err'"
 
 # tuning.cc: LL128 only where minCompCap == maxCompCap
 ./collbench --predict --topology topologies/h100-ndr.conf --gpus 16 --op allreduce -b 1K -e 1G \

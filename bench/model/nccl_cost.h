@@ -59,11 +59,14 @@ struct cb_nc_hw {
   int cc_max;       /* GPUs of several kinds: the greatest (x 10); 0: one kind */
   int nvlink_peers; /* without NVSwitch, GPUs each reaches over NVLink (1: pairs); 0: all */
   int fabric;       /* enum cb_nc_fabric: the network between nodes, from its tier's kind */
-  int no_p2p;       /* no GPU peer-to-peer: NCCL goes through host memory (SHM); 1 the GPUs
-                       have none (GeForce, gpu_p2p = no), 2 their PCIe path goes through
-                       the CPU (gpu_path), where NCCL uses it for two GPUs on AMD only */
+  int no_p2p;       /* the GPUs have no peer-to-peer (GeForce, gpu_p2p = no): NCCL goes
+                       through host memory (SHM) */
+  int gpu_path;     /* GPU to GPU over PCIe, NCCL's PATH_* (PIX 4 ... SYS 9); 0: not stated,
+                       taken as PXB (peer-to-peer) */
+  int p2p_level;    /* NCCL_P2P_LEVEL, NCCL's PATH_* (LOC 0 ... SYS 9); -1: NCCL's own
+                       (PXB, SYS for two GPUs on an AMD CPU). cb_nccl_hw sets it. */
 };
-enum { CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7 };
+enum { CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7, CB_NC_PATH_SYS = 9 };
 /* Networks the published figures tell apart (NCCL's model does not: its
  * NIC is its speed; what the fabric achieves of it differs). */
 enum cb_nc_fabric {

@@ -24,13 +24,26 @@ static int gen_in_kind(const char *kind, const char *prefix) {
   return -1;
 }
 
-/* Whether NCCL copies through host memory with `per_node` GPUs a node: its
- * rings and trees go GPU to GPU over PCIe (cb_nc_over_pcie) without peer-to-
- * peer there. NCCL 2.28 uses it up to PCIe switches (PATH_PXB), and across
- * an AMD CPU for two GPUs (paths.cc ncclTopoCheckP2p). */
-static int through_host(const struct cb_nc_hw *hw, int per_node) {
-  return cb_nc_over_pcie(hw, per_node) &&
-         (hw->no_p2p == 1 || (hw->no_p2p == 2 && !(hw->cpu_amd && per_node <= 2)));
+/* How NCCL's rings and trees go GPU to GPU over PCIe (cb_nc_over_pcie)
+ * with `per_node` GPUs a node, where that is not NCCL's PCIe estimate:
+ * through host memory without peer-to-peer (1: the GPUs have none; 2: their
+ * path is past NCCL's P2P level, by default PXB, SYS for two GPUs on an AMD
+ * CPU: paths.cc ncclTopoCheckP2p), or peer-to-peer across CPUs (3), where
+ * NCCL's estimate takes the CPUs' link (topo.h AMD_BW, *_QPI_BW). 0: its
+ * PCIe (or NVLink) estimate holds. */
+enum { P2P_MODELLED, P2P_NONE, P2P_PAST_LEVEL, P2P_ACROSS_CPUS };
+static int p2p_route(const struct cb_nc_hw *hw, int per_node) {
+  if (!cb_nc_over_pcie(hw, per_node))
+    return P2P_MODELLED;
+  if (hw->no_p2p)
+    return P2P_NONE;
+  int path = hw->gpu_path ? hw->gpu_path : CB_NC_PATH_PXB;
+  int level = hw->p2p_level >= 0             ? hw->p2p_level
+              : hw->cpu_amd && per_node <= 2 ? CB_NC_PATH_SYS
+                                             : CB_NC_PATH_PXB;
+  if (path > level)
+    return P2P_PAST_LEVEL;
+  return path == CB_NC_PATH_SYS ? P2P_ACROSS_CPUS : P2P_MODELLED;
 }
 
 int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, char *why,
@@ -73,8 +86,8 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->fabric = out ? cb_nc_fabric_of(out->kind) : CB_NC_FABRIC_OTHER;
   hw->no_p2p = g->gpu_p2p == 0;
   hw->nvlink_peers = g->nvlink_peers > 0 && !hw->nvswitch ? g->nvlink_peers : 0;
-  if (!hw->no_p2p && g->gpu_path > CB_NC_PATH_PXB) /* through_host says where it matters */
-    hw->no_p2p = 2;
+  hw->gpu_path = g->gpu_path > 0 ? g->gpu_path : 0; /* p2p_route says where it matters */
+  hw->p2p_level = g->p2p_level;
   return 0;
 }
 
@@ -309,17 +322,21 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
     json_object_set_new(row, "uncalibrated", json_false());
     return;
   }
-  if (through_host(hw, n / nodes)) {
+  int route = p2p_route(hw, n / nodes);
+  if (route != P2P_MODELLED) {
     /* NCCL's SHM transport: its model takes the PCIe link, but the copies
      * through host memory are bounded by the CPU's memory (nccl#1639) */
     static const char *const whys[] = {
         "",
         "through host memory (gpu_p2p = no): NCCL's estimate takes the PCIe link, the "
         "CPU's memory bounds it",
-        "through host memory (gpu_path through the CPU: NCCL uses PCIe peer-to-peer only "
-        "through PCIe switches, or for two GPUs on an AMD CPU): NCCL's estimate takes the PCIe "
-        "link, the CPU's memory bounds it"};
-    const char *why = whys[hw->no_p2p];
+        "through host memory (gpu_path past NCCL's peer-to-peer level, p2p_level: by default "
+        "PCIe switches, or any path for two GPUs on an AMD CPU): NCCL's estimate takes the "
+        "PCIe link, the CPU's memory bounds it",
+        "peer-to-peer across CPUs (gpu_path = sys): NCCL's estimate takes the link between "
+        "the CPUs (16 GB/s on AMD, 6 to 40 on Intel by generation), which this model does "
+        "not carry"};
+    const char *why = whys[route];
     printf("  unknown: %s", why);
     json_object_set_new(row, "uncalibrated", json_true());
     json_object_set_new(row, "unknown", json_string(why));

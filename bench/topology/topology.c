@@ -141,6 +141,20 @@ static int path_type(const char *value, int nic) {
   return -1;
 }
 
+/* p2p_level's names: NCCL_P2P_LEVEL's, NCCL's PATH_* (graph/topo.h,
+ * paths.cc ncclGetLevel), in either case as the variable takes them.
+ * -1: not one of them. */
+static int p2p_level(const char *value) {
+  static const struct {
+    const char *name;
+    int type;
+  } levels[] = {{"loc", 0}, {"nvl", 1}, {"nvb", 2}, {"pix", 4}, {"pxb", 5}, {"phb", 8}, {"sys", 9}};
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (strcasecmp(value, levels[i].name) == 0)
+      return levels[i].type;
+  return -1;
+}
+
 /* [system] keys of NCCL's cost model (topologies/README.md) */
 static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   static const char *const archs[] = {"volta", "ampere", "hopper", "blackwell", NULL};
@@ -223,6 +237,11 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
                  "'%s': expected pix, pxb (PCIe switches), phb or node (through the CPU) or sys "
                  "(across CPUs), as nvidia-smi topo -m prints them",
                  value);
+  } else if (strcmp(key, "p2p_level") == 0) {
+    if ((g->p2p_level = p2p_level(value)) < 0)
+      return bad(ps, key,
+                 "'%s': expected loc, nvl, nvb, pix, pxb, phb or sys (NCCL_P2P_LEVEL's values)",
+                 value);
   } else if (strcmp(key, "cpu") == 0) {
     if ((g->cpu_amd = one_of(value, cpus)) < 0)
       return bad(ps, key, "'%s': expected intel, amd or arm", value);
@@ -231,7 +250,7 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
     return bad(ps, key,
                "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
                "compute_capability, nvlink, nvlink_links, nvlink_peers, nvswitch, pcie_gen, "
-               "gpu_p2p, gpu_path, fabric_sharp, cpu, nic_path)",
+               "gpu_p2p, gpu_path, p2p_level, fabric_sharp, cpu, nic_path)",
                key);
   return 1;
 }
@@ -738,7 +757,8 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                                 .nvlink_peers = -1,
                                 .gpu_p2p = -1,
                                 .gpu_path = -1,
-                                .cc_max = -1};
+                                .cc_max = -1,
+                                .p2p_level = -1};
   copy_text(t->path, sizeof t->path, name);
   struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);

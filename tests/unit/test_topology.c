@@ -166,6 +166,20 @@ static void test_bad(void) {
            t.gpu.gpu_path == 5,
        "gpu_path = pxb: NCCL's PATH_PXB, 5");
     contradiction("gpu_path = nvlink", "expected pix, pxb (PCIe switches), phb or node");
+    /* NCCL_P2P_LEVEL's values, in either case (paths.cc ncclGetLevel) */
+    ok(cb_topology_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.p2p_level == -1,
+       "p2p_level unset: -1 (NCCL's own level)");
+    ok(cb_topology_parse("[system]\nname = x\np2p_level = SYS\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.p2p_level == 9,
+       "p2p_level = SYS: NCCL's PATH_SYS, 9");
+    ok(cb_topology_parse("[system]\nname = x\np2p_level = loc\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.p2p_level == 0,
+       "p2p_level = loc (peer-to-peer off): NCCL's PATH_LOC, 0");
+    ok(cb_topology_parse("[system]\nname = x\np2p_level = phb\n", "g.conf", &t, &err) == CB_OK &&
+           t.gpu.p2p_level == 8,
+       "p2p_level = phb: NCCL's PATH_PHB, 8");
+    contradiction("p2p_level = node", "expected loc, nvl, nvb, pix, pxb, phb or sys");
   }
   {
     struct cb_topology t;
