@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 66
+plan 67
 
 H=topologies/h100-ndr.conf
 
@@ -95,7 +95,7 @@ sed 's/^nvswitch = no/nvswitch = no\ngpu_path = phb/' topologies/pcie-gpu-server
 ./collbench --predict --topology "$TMP/phb.conf" --gpus 8 --op allreduce -b 1G -e 1G \
   --json "$TMP/phb.json" >"$TMP/out" 2>"$TMP/err"
 check "GPUs through an Intel CPU (gpu_path = phb): unknown, through host memory" sh -c "
-  jq -e '.predictions.nccl.rows[0] | .interval == null and (.unknown | test(\"gpu_path past NCCL.s peer-to-peer level\"))' \
+  jq -e '.predictions.nccl.rows[0] | .interval == null and (.unknown | test(\"path past NCCL.s peer-to-peer level\"))' \
     '$TMP/phb.json' >/dev/null"
 sed 's/^gpus_per_node = 8/gpus_per_node = 2/; s/^cpu = intel/cpu = amd/' "$TMP/phb.conf" >"$TMP/amd2.conf"
 ./collbench --predict --topology "$TMP/amd2.conf" --gpus 2 --op allreduce -b 1G -e 1G \
@@ -154,6 +154,11 @@ sed 's/^nvswitch = no/nvswitch = no\np2p_level = loc/' "$TMP/pxb.conf" >"$TMP/lo
   --json "$TMP/loc.json" >"$TMP/out" 2>"$TMP/err"
 check "behind PCIe switches with p2p_level = loc (P2P off): unknown, through host memory" jq -e '
   .predictions.nccl.rows[0] | .interval == null and (.unknown | test("host memory"))' "$TMP/loc.json"
+sed 's/^nvswitch = nvls/nvswitch = nvls\np2p_level = LOC/' $H >"$TMP/nvloc.conf"
+./collbench --predict --topology "$TMP/nvloc.conf" --gpus 8 --op allreduce -b 1G -e 1G \
+  --json "$TMP/nvloc.json" >"$TMP/out" 2>"$TMP/err"
+check "NVSwitch with p2p_level = LOC (NCCL_P2P_DISABLE): unknown, through host memory" jq -e '
+  .predictions.nccl.rows[0] | .interval == null and (.unknown | test("host memory"))' "$TMP/nvloc.json"
 sed 's/^nvswitch = no/nvswitch = no\np2p_level = qpi/' topologies/pcie-gpu-server.conf >"$TMP/bad.conf"
 ./collbench --predict --topology "$TMP/bad.conf" --gpus 8 >"$TMP/out" 2>"$TMP/err"
 check "p2p_level = qpi: exit 2 naming the value and NCCL_P2P_LEVEL's values" sh -c "

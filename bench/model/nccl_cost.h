@@ -66,7 +66,7 @@ struct cb_nc_hw {
   int p2p_level;    /* NCCL_P2P_LEVEL, NCCL's PATH_* (LOC 0 ... SYS 9); -1: NCCL's own
                        (PXB, SYS for two GPUs on an AMD CPU). cb_nccl_hw sets it. */
 };
-enum { CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7, CB_NC_PATH_SYS = 9 };
+enum { CB_NC_PATH_NVL = 1, CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7, CB_NC_PATH_SYS = 9 };
 /* Networks the published figures tell apart (NCCL's model does not: its
  * NIC is its speed; what the fabric achieves of it differs). */
 enum cb_nc_fabric {

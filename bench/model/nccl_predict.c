@@ -24,20 +24,18 @@ static int gen_in_kind(const char *kind, const char *prefix) {
   return -1;
 }
 
-/* How NCCL's rings and trees go GPU to GPU over PCIe (cb_nc_over_pcie)
- * with `per_node` GPUs a node, where that is not NCCL's PCIe estimate:
- * through host memory without peer-to-peer (1: the GPUs have none; 2: their
+/* How NCCL's rings and trees go GPU to GPU with `per_node` GPUs a node,
+ * where that is not NCCL's estimate of their link: through host memory
+ * without peer-to-peer (P2P_NONE: the GPUs have none; P2P_PAST_LEVEL: their
  * path is past NCCL's P2P level, by default PXB, SYS for two GPUs on an AMD
- * CPU: paths.cc ncclTopoCheckP2p), or peer-to-peer across CPUs (3), where
- * NCCL's estimate takes the CPUs' link (topo.h AMD_BW, *_QPI_BW). 0: its
- * PCIe (or NVLink) estimate holds. */
+ * CPU: paths.cc ncclTopoCheckP2p), or peer-to-peer across CPUs, where
+ * NCCL's estimate takes the CPUs' link (topo.cc ncclTopoGetInterCpuBw). */
 enum { P2P_MODELLED, P2P_NONE, P2P_PAST_LEVEL, P2P_ACROSS_CPUS };
 static int p2p_route(const struct cb_nc_hw *hw, int per_node) {
-  if (!cb_nc_over_pcie(hw, per_node))
-    return P2P_MODELLED;
-  if (hw->no_p2p)
+  int pcie = cb_nc_over_pcie(hw, per_node);
+  if (pcie && hw->no_p2p)
     return P2P_NONE;
-  int path = hw->gpu_path ? hw->gpu_path : CB_NC_PATH_PXB;
+  int path = !pcie ? CB_NC_PATH_NVL : hw->gpu_path ? hw->gpu_path : CB_NC_PATH_PXB;
   int level = hw->p2p_level >= 0             ? hw->p2p_level
               : hw->cpu_amd && per_node <= 2 ? CB_NC_PATH_SYS
                                              : CB_NC_PATH_PXB;
@@ -330,9 +328,9 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
         "",
         "through host memory (gpu_p2p = no): NCCL's estimate takes the PCIe link, the "
         "CPU's memory bounds it",
-        "through host memory (gpu_path past NCCL's peer-to-peer level, p2p_level: by default "
-        "PCIe switches, or any path for two GPUs on an AMD CPU): NCCL's estimate takes the "
-        "PCIe link, the CPU's memory bounds it",
+        "through host memory (the GPUs' path past NCCL's peer-to-peer level, p2p_level: by "
+        "default PCIe switches, or any path for two GPUs on an AMD CPU): NCCL's estimate takes "
+        "the GPUs' link, the CPU's memory bounds it",
         "peer-to-peer across CPUs (gpu_path = sys): NCCL's estimate takes the link between "
         "the CPUs (16 GB/s on AMD, 6 to 40 on Intel by generation), which this model does "
         "not carry"};
