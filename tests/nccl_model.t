@@ -5,7 +5,7 @@
 # the topology keys it reads (bad values exit 2 naming the value).
 . tests/lib.sh
 
-plan 67
+plan 68
 
 H=topologies/h100-ndr.conf
 
@@ -138,6 +138,7 @@ sed 's/^nvswitch = no/nvswitch = no\np2p_level = SYS/' "$TMP/phb.conf" >"$TMP/lv
 check "through an Intel CPU with p2p_level = SYS: peer-to-peer, the class's band" jq -e '
   .predictions.nccl.rows[0] | .unknown == null and .interval.class == "without NVSwitch"
     and .busbw_GBps > 40' "$TMP/lvl.json"
+check "... and the node's line says so" grep -q '^#   node: 8 GPUs.*PCIe Gen5, NCCL_P2P_LEVEL=SYS;' "$TMP/out"
 sed 's/^gpu_path = phb/gpu_path = sys/' "$TMP/lvl.conf" >"$TMP/sys.conf"
 ./collbench --predict --topology "$TMP/sys.conf" --gpus 8 --op allreduce -b 1G -e 1G \
   --json "$TMP/sys.json" >"$TMP/out" 2>"$TMP/err"

@@ -205,10 +205,15 @@ static json_t *num(double x) {
 }
 
 static void print_hw(const struct cb_nc_hw *hw) {
-  char cc[40] = "";
+  /* NCCL_P2P_LEVEL's names by NCCL's PATH_* (graph/topo.h) */
+  static const char *const levels[] = {"LOC", "NVL", "NVB", "C2C", "PIX",
+                                       "PXB", "P2C", "PXN", "PHB", "SYS"};
+  char cc[40] = "", lvl[40] = "";
   if (hw->cc > 0)
     snprintf(cc, sizeof cc, ", compute capability %d.%d", hw->cc / 10, hw->cc % 10);
-  printf("#   node: %d GPUs (%s%s), %s%s, PCIe Gen%d; %d NIC(s) of %.1f GB/s per node%s\n",
+  if (hw->p2p_level >= 0 && hw->p2p_level <= CB_NC_PATH_SYS)
+    snprintf(lvl, sizeof lvl, ", NCCL_P2P_LEVEL=%s", levels[hw->p2p_level]);
+  printf("#   node: %d GPUs (%s%s), %s%s, PCIe Gen%d%s; %d NIC(s) of %.1f GB/s per node%s\n",
          hw->gpus_per_node, cb_nc_arch_names[hw->arch], cc,
          hw->nvlink_gen ? "NVLink " : "no NVLink",
          hw->nvlink_gen ? (hw->nvls       ? "through NVSwitch with NVLink SHARP (NVLS)"
@@ -218,7 +223,7 @@ static void print_hw(const struct cb_nc_hw *hw) {
                                  "tuned at PCIe's speed)"
                                : "without NVSwitch")
                         : "",
-         hw->pcie_gen, hw->nics_per_node, hw->nic_GBps,
+         hw->pcie_gen, lvl, hw->nics_per_node, hw->nic_GBps,
          hw->sharp ? ", SHARP in the fabric (CollNet, NCCL_COLLNET_ENABLE=1)" : "");
 }
 
