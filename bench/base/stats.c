@@ -35,7 +35,7 @@ void cb_stats_compute(double *samples, size_t n, struct cb_stats *out) {
   memset(out, 0, sizeof *out);
   if (n == 0)
     return;
-  cb_sort_doubles(samples, (size_t)n);
+  cb_sort_doubles(samples, n);
   out->n = n;
   out->min = samples[0];
   out->max = samples[n - 1];
