@@ -205,14 +205,11 @@ static json_t *num(double x) {
 }
 
 static void print_hw(const struct cb_nc_hw *hw) {
-  /* NCCL_P2P_LEVEL's names by NCCL's PATH_* (graph/topo.h) */
-  static const char *const levels[] = {"LOC", "NVL", "NVB", "C2C", "PIX",
-                                       "PXB", "P2C", "PXN", "PHB", "SYS"};
-  char cc[40] = "", lvl[40] = "";
+  char cc[40] = "", lvl[40] = "", name[8];
   if (hw->cc > 0)
     snprintf(cc, sizeof cc, ", compute capability %d.%d", hw->cc / 10, hw->cc % 10);
-  if (hw->p2p_level >= 0 && hw->p2p_level <= CB_NC_PATH_SYS)
-    snprintf(lvl, sizeof lvl, ", NCCL_P2P_LEVEL=%s", levels[hw->p2p_level]);
+  if (*cb_topo_p2p_level_name(hw->p2p_level, name, sizeof name))
+    snprintf(lvl, sizeof lvl, ", NCCL_P2P_LEVEL=%s", name);
   printf("#   node: %d GPUs (%s%s), %s%s, PCIe Gen%d%s; %d NIC(s) of %.1f GB/s per node%s\n",
          hw->gpus_per_node, cb_nc_arch_names[hw->arch], cc,
          hw->nvlink_gen ? "NVLink " : "no NVLink",

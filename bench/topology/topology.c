@@ -1,6 +1,7 @@
 /* Topology files (topologies/NAME.conf) (topology.h says more). */
 #include "topology.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ini.h>
@@ -126,33 +127,45 @@ static int one_of(const char *value, const char *const *names) {
   return -1;
 }
 
-/* nic_path's and gpu_path's names: NCCL's PATH_* (graph/topo.h); gpu_path
- * takes nvidia-smi topo -m's, where NODE (host bridges of one CPU) is
- * NCCL's PHB. -1: not a name the key takes. */
-static int path_type(const char *value, int nic) {
-  static const struct {
-    const char *name;
-    int type, nic, gpu;
-  } paths[] = {{"pix", 4, 1, 1}, {"pxb", 5, 1, 1},  {"p2c", 6, 1, 0}, {"pxn", 7, 1, 0},
-               {"phb", 8, 1, 1}, {"node", 8, 0, 1}, {"sys", 9, 1, 1}};
+/* NCCL's path types (graph/topo.h PATH_*) by the names each key takes:
+ * nic_path and gpu_path as nvidia-smi topo -m prints them (gpu_path's NODE,
+ * host bridges of one CPU, is NCCL's PHB); p2p_level as NCCL_P2P_LEVEL
+ * takes them, in either case (paths.cc ncclGetLevel). */
+enum { KEY_NIC = 1, KEY_GPU = 2, KEY_LEVEL = 4 };
+static const struct {
+  const char *name;
+  int type, keys;
+} paths[] = {{"loc", 0, KEY_LEVEL},
+             {"nvl", 1, KEY_LEVEL},
+             {"nvb", 2, KEY_LEVEL},
+             {"pix", 4, KEY_NIC | KEY_GPU | KEY_LEVEL},
+             {"pxb", 5, KEY_NIC | KEY_GPU | KEY_LEVEL},
+             {"p2c", 6, KEY_NIC},
+             {"pxn", 7, KEY_NIC},
+             {"phb", 8, KEY_NIC | KEY_GPU | KEY_LEVEL},
+             {"node", 8, KEY_GPU},
+             {"sys", 9, KEY_NIC | KEY_GPU | KEY_LEVEL}};
+
+/* value's path type for a key (KEY_*); -1: not a name the key takes */
+static int path_type(const char *value, int key) {
   for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-    if (strcmp(value, paths[i].name) == 0 && (nic ? paths[i].nic : paths[i].gpu))
+    if ((paths[i].keys & key) &&
+        (key == KEY_LEVEL ? strcasecmp(value, paths[i].name) : strcmp(value, paths[i].name)) == 0)
       return paths[i].type;
   return -1;
 }
 
-/* p2p_level's names: NCCL_P2P_LEVEL's, NCCL's PATH_* (graph/topo.h,
- * paths.cc ncclGetLevel), in either case as the variable takes them.
- * -1: not one of them. */
-static int p2p_level(const char *value) {
-  static const struct {
-    const char *name;
-    int type;
-  } levels[] = {{"loc", 0}, {"nvl", 1}, {"nvb", 2}, {"pix", 4}, {"pxb", 5}, {"phb", 8}, {"sys", 9}};
-  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-    if (strcasecmp(value, levels[i].name) == 0)
-      return levels[i].type;
-  return -1;
+const char *cb_topo_p2p_level_name(int level, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+    if ((paths[i].keys & KEY_LEVEL) && paths[i].type == level) {
+      size_t n = 0; /* NCCL_P2P_LEVEL's own spelling: upper case */
+      for (; paths[i].name[n] && n + 1 < len; n++)
+        buf[n] = (char)toupper((unsigned char)paths[i].name[n]);
+      buf[n] = '\0';
+      break;
+    }
+  return buf;
 }
 
 /* [system] keys of NCCL's cost model (topologies/README.md) */
@@ -228,17 +241,17 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
     if ((g->sharp = one_of(value, yesno)) < 0)
       return bad(ps, key, "'%s': expected yes or no", value);
   } else if (strcmp(key, "nic_path") == 0) {
-    if ((g->nic_path = path_type(value, 1)) < 0)
+    if ((g->nic_path = path_type(value, KEY_NIC)) < 0)
       return bad(ps, key, "'%s': expected pix, pxb, p2c, pxn, phb or sys (NCCL's path types)",
                  value);
   } else if (strcmp(key, "gpu_path") == 0) {
-    if ((g->gpu_path = path_type(value, 0)) < 0)
+    if ((g->gpu_path = path_type(value, KEY_GPU)) < 0)
       return bad(ps, key,
                  "'%s': expected pix, pxb (PCIe switches), phb or node (through the CPU) or sys "
                  "(across CPUs), as nvidia-smi topo -m prints them",
                  value);
   } else if (strcmp(key, "p2p_level") == 0) {
-    if ((g->p2p_level = p2p_level(value)) < 0)
+    if ((g->p2p_level = path_type(value, KEY_LEVEL)) < 0)
       return bad(ps, key,
                  "'%s': expected loc, nvl, nvb, pix, pxb, phb or sys (NCCL_P2P_LEVEL's values)",
                  value);

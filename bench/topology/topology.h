@@ -5,6 +5,7 @@
 #ifndef CB_TOPOLOGY_H
 #define CB_TOPOLOGY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -162,5 +163,8 @@ double cb_threshold_value(const struct cb_threshold *th, const double *reference
 
 /* Whether any check's threshold is relative to this reference. */
 int cb_topology_uses(const struct cb_topology *t, int reference);
+/* NCCL_P2P_LEVEL's name for a p2p_level (NCCL's PATH_*: "SYS" for 9) in
+ * buf; "" for none. Returns buf. */
+const char *cb_topo_p2p_level_name(int level, char *buf, size_t len);
 
 #endif

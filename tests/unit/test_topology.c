@@ -170,16 +170,27 @@ static void test_bad(void) {
     ok(cb_topology_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
            t.gpu.p2p_level == -1,
        "p2p_level unset: -1 (NCCL's own level)");
-    ok(cb_topology_parse("[system]\nname = x\np2p_level = SYS\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.p2p_level == 9,
-       "p2p_level = SYS: NCCL's PATH_SYS, 9");
-    ok(cb_topology_parse("[system]\nname = x\np2p_level = loc\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.p2p_level == 0,
-       "p2p_level = loc (peer-to-peer off): NCCL's PATH_LOC, 0");
-    ok(cb_topology_parse("[system]\nname = x\np2p_level = phb\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.p2p_level == 8,
-       "p2p_level = phb: NCCL's PATH_PHB, 8");
+    static const struct {
+      const char *value, *name; /* as written; NCCL_P2P_LEVEL's spelling back */
+      int type;                 /* NCCL's PATH_* */
+    } levels[] = {{"SYS", "SYS", 9}, {"loc", "LOC", 0}, {"phb", "PHB", 8}};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+      char text[64], name[8];
+      snprintf(text, sizeof text, "[system]\nname = x\np2p_level = %s\n", levels[i].value);
+      ok(cb_topology_parse(text, "g.conf", &t, &err) == CB_OK &&
+             t.gpu.p2p_level == levels[i].type &&
+             strcmp(cb_topo_p2p_level_name(t.gpu.p2p_level, name, sizeof name), levels[i].name) ==
+                 0,
+         "p2p_level = %s: NCCL's PATH_%s, %d", levels[i].value, levels[i].name, levels[i].type);
+    }
+    char name[8];
+    ok(!*cb_topo_p2p_level_name(7, name, sizeof name) &&
+           !*cb_topo_p2p_level_name(-1, name, sizeof name),
+       "PXN (a NIC path, not a level) and unset: no NCCL_P2P_LEVEL name");
     contradiction("p2p_level = node", "expected loc, nvl, nvb, pix, pxb, phb or sys");
+    contradiction("p2p_level = p2c", "expected loc, nvl, nvb, pix, pxb, phb or sys");
+    /* only p2p_level takes either case: gpu_path is as nvidia-smi prints it */
+    contradiction("gpu_path = PIX", "expected pix, pxb (PCIe switches), phb or node");
   }
   {
     struct cb_topology t;
