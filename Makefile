@@ -47,8 +47,7 @@ LIBS += $(NCCL_LIBS)
 endif
 # The GPU step of --tune (cuBLAS GEMMs) and the tuner's NCCL backend.
 ifeq ($(HAVE_CUBLAS),1)
-LIB_SRC += $(wildcard kernels/gpu_step*.c)
-LIBS += -lcublas
+LIB_SRC += $(wildcard kernels/gpu_step*.c) # cuBLAS itself: loaded by gpu_step.c
 endif
 NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -Wno-deprecated-gpu-targets -Xcompiler -Wall,-Wextra \
              -I. -Ibench -Ibuild
@@ -59,7 +58,7 @@ endif
 # The host step kernel needs a BLAS; without it --tune says it is disabled.
 ifeq ($(HAVE_OPENBLAS),1)
 LIB_SRC += kernels/host.c
-LIBS += $(OPENBLAS_LIBS)
+LIBS += -ldl # OpenBLAS itself is loaded by kernels/host.c when a step needs it
 endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
 LIB_OBJ := $(LIB_SRC:%.c=build/%.o) $(CU_SRC:%.cu=build/%.o)

@@ -7,7 +7,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base/blas_threads.h"
 #include "base/interrupt.h"
 #include "base/phase.h"
 #include "modes/modes.h"
@@ -81,10 +80,8 @@ int main(int argc, char **argv) {
   const struct cb_mode_def *failed, *mode = cb_mode_find(argc, argv, &opt, &failed, &err);
   if (!mode)
     return refuse(failed, &opt, printer, &err);
-  if (!mode->mpi) {
-    cb_blas_threads_stop(); /* modes without MPI call no BLAS: no thread outlives main */
+  if (!mode->mpi)
     return mode->run(&opt, argc, argv, &err);
-  }
   if (mode->pre_mpi && mode->pre_mpi(&opt, launcher_rank, &err)) /* a bad file: as bad options */
     return err.status == CB_USAGE ? refuse(mode, &opt, printer, &err)
                                   : report(mode, &opt, printer, &err);

@@ -1,10 +1,16 @@
 /* The host compute backend: a GPT-style transformer layer stack in float,
  * forward and backward as real GEMMs through OpenBLAS (cblas_sgemm, row
  * major), plus layer norm, causal softmax and GELU. No embeddings, LM head
- * or optimizer: the step is what produces the gradients to all-reduce. */
+ * or optimizer: the step is what produces the gradients to all-reduce.
+ * OpenBLAS is loaded here, on first use, not linked: linked, its constructor
+ * starts worker threads in every process before main, and under a memory
+ * limit (ulimit -v, a batch system's h_vmem) one loops on a failing mmap
+ * and every command hangs at exit (issue 56). */
 #include <cblas.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +32,31 @@ struct host {
   const struct cb_step_hooks *hooks;
 };
 
+static __typeof__(cblas_sgemm) *sgemm;
+static __typeof__(openblas_set_num_threads) *set_threads;
+
+/* OpenBLAS, once, with `threads` workers from its start. */
+static int load_blas(int threads, struct cb_error *err) {
+  if (sgemm)
+    return CB_OK;
+  char n[16];
+  snprintf(n, sizeof n, "%d", threads > 0 ? threads : 1);
+  setenv("OPENBLAS_NUM_THREADS", n, 1); /* read by its constructor */
+  const char *names[] = {"libopenblas.so.0", "libopenblas.so"};
+  void *h = NULL;
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++)
+    h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!h)
+    return cb_fail(err, CB_RUNTIME, "host kernel: cannot load OpenBLAS (libopenblas.so.0): %s",
+                   dlerror());
+  *(void **)&set_threads = dlsym(h, "openblas_set_num_threads");
+  *(void **)&sgemm = dlsym(h, "cblas_sgemm");
+  if (!sgemm || !set_threads)
+    return cb_fail(err, CB_RUNTIME,
+                   "host kernel: %s has no cblas_sgemm or openblas_set_num_threads", names[0]);
+  return CB_OK;
+}
+
 static float *alloc_floats(size_t n) {
   return calloc(n ? n : 1, sizeof(float));
 }
@@ -37,8 +68,8 @@ static float *tensor(const struct host *c, float *base, size_t l, int kind) {
 
 static void gemm(struct host *c, int ta, int tb, size_t m, size_t n, size_t k, const float *a,
                  size_t lda, const float *b, size_t ldb, float beta, float *out, size_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m,
-              (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, out, (int)ldc);
+  sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m,
+        (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, out, (int)ldc);
   c->flops += 2.0 * (double)m * (double)n * (double)k;
 }
 
@@ -297,10 +328,12 @@ static void host_finalize(void *ctx) {
 }
 
 static int host_init(const struct cb_model *m, int threads, void **ctx, struct cb_error *err) {
+  if (load_blas(threads, err))
+    return err->status;
   struct host *c = calloc(1, sizeof *c);
   if (!c)
     return cb_fail(err, CB_RUNTIME, "host kernel: out of memory");
-  openblas_set_num_threads(threads);
+  set_threads(threads);
   c->m = *m;
   c->t = (size_t)(m->seq * m->batch);
   c->h = (size_t)m->hidden;

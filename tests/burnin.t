@@ -6,11 +6,11 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 35
+plan 38
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
-for d in 0 -5m 10x 1e400 400d abc; do
+for d in 0 -5m 10x 1e400 400d abc 0x1 0x1p3s 366d; do
   ./collbench --duration "$d" --json "$TMP/keep.jsonl" >"$TMP/out" 2>"$TMP/err"
   st=$?
   [ $st -eq 2 ] && grep -q -- "--duration: '$d'" "$TMP/err" && grep -q keep "$TMP/keep.jsonl"

@@ -431,5 +431,5 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
       return err->status;
   if (cb_stragglers_measure(cl, sinks, nsinks, res, err))
     return err->status;
-  return cb_accept_finish(cl, sinks, nsinks, &total, res, err);
+  return cb_accept_finish(cl, base, sinks, nsinks, &total, res, err);
 }

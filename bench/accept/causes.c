@@ -68,6 +68,11 @@ static void rose(const struct cb_probe_node *n, const struct best *b, rule_t r, 
     else
       snprintf(x->text, sizeof x->text, "%s +%llu during this check", k->name, v);
   }
+  struct cb_cause *x;
+  if (b->w && b->w->more && !gpu && (x = add(c, n, "-", r)))
+    snprintf(x->text, sizeof x->text,
+             "%d more error counters rose on the nodes during this check, past the %d listed",
+             b->w->more, CB_MAX_ROSE);
 }
 
 static void counters_rose(const struct cb_probe_node *n, const struct best *b, rule_t r,

@@ -18,13 +18,14 @@ struct cb_rule_info {
 const struct cb_rule_info *cb_rule(int i);
 
 /* The error counters that rose on each node while a check was measured. */
-#define CB_MAX_ROSE 32
+#define CB_MAX_ROSE 256
 struct cb_window {
   int n;
   struct {
     int node;            /* index in the probe's nodes */
     struct cb_counter c; /* value: how much it rose */
   } r[CB_MAX_ROSE];
+  int more; /* counters that rose beyond CB_MAX_ROSE: counted, said, not listed */
 };
 
 /* The causes found on the hosts the check named `check` concerns, by the

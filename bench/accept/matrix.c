@@ -696,5 +696,5 @@ int cb_matrix_run(const struct cb_cluster *cl, const struct cb_settings *s,
   if (cb_cluster_agree(cl, rc))
     return rc ? rc : cb_fail(err, CB_RUNTIME, "--matrix failed on another rank");
   struct cb_summary sum = {0};
-  return cb_accept_finish(cl, sinks, nsinks, &sum, res, err);
+  return cb_accept_finish(cl, s, sinks, nsinks, &sum, res, err);
 }

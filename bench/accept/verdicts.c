@@ -115,7 +115,11 @@ int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, st
     struct cb_counters rose;
     for (int i = 0; i < cl->nnodes; i++) {
       cb_counters_delta(&before[i], &after[i], &rose);
-      for (int k = 0; k < rose.n && w->n < CB_MAX_ROSE; k++) {
+      for (int k = 0; k < rose.n; k++) {
+        if (w->n == CB_MAX_ROSE) {
+          w->more++;
+          continue;
+        }
         w->r[w->n].node = i;
         w->r[w->n++].c = rose.c[k];
       }
@@ -150,23 +154,28 @@ static void print_hosts(const struct cb_accept_result *res) {
   free(names);
 }
 
-int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
-                     const struct cb_summary *sum, struct cb_accept_result *res,
-                     struct cb_error *err) {
+void cb_accept_print_answer(int total, int not_passed, int warn, const char *names,
+                            const char *over) {
+  if (not_passed)
+    printf("NOT ACCEPTED: %d of %d verdicts%s did not pass: %s\n", not_passed, total, over, names);
+  else
+    printf("ACCEPTED: %d of %d verdicts%s passed%s\n", total, total, over,
+           warn ? " (WARN among them: over the fail level, under the warn level)" : "");
+  fflush(stdout);
+}
+
+int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
+                     struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
+                     struct cb_accept_result *res, struct cb_error *err) {
   if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, sum, err))
     return err->status;
-  if (cl->rank == 0)
+  int answer = cl->rank == 0 && s->interval <= 0;
+  if (answer)
     print_hosts(res);
   /* one line that answers the question the run was for */
-  int total = res->pass + res->warn + res->fail + res->inconclusive;
-  if (cl->rank == 0 && res->fail + res->inconclusive)
-    printf("NOT ACCEPTED: %d of %d verdicts did not pass: %s\n", res->fail + res->inconclusive,
-           total, res->not_passed);
-  else if (cl->rank == 0)
-    printf("ACCEPTED: %d of %d verdicts passed%s\n", total, total,
-           res->warn ? " (WARN among them: over the fail level, under the warn level)" : "");
-  if (cl->rank == 0)
-    fflush(stdout);
+  if (answer)
+    cb_accept_print_answer(res->pass + res->warn + res->fail + res->inconclusive,
+                           res->fail + res->inconclusive, res->warn, res->not_passed, "");
   int counts[4] = {res->pass, res->warn, res->fail, res->inconclusive}; /* judged on rank 0 */
   MPI_Bcast(counts, 4, MPI_INT, 0, cl->comm);
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];

@@ -62,11 +62,19 @@ struct cb_fleet {
 /* The figure a check judges in a record: its metric, in us or GB/s. */
 double cb_check_figure(const struct cb_check *c, const struct cb_record *rec);
 
-/* Ends a run of verdicts: the sinks' summaries (rank 0), then the verdict
- * counts, judged on rank 0, shared with every rank for the exit status. */
-int cb_accept_finish(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
-                     const struct cb_summary *sum, struct cb_accept_result *res,
-                     struct cb_error *err);
+/* The line that answers the question an acceptance is for: ACCEPTED, or
+ * NOT ACCEPTED naming what did not pass; `over` follows "verdicts"
+ * (" over 12 intervals"). */
+void cb_accept_print_answer(int total, int not_passed, int warn, const char *names,
+                            const char *over);
+
+/* Ends a run of verdicts: the sinks' summaries (rank 0), the hosts and the
+ * ACCEPTED line (not for a burn-in's pass, `s->interval` > 0: the burn-in
+ * answers once, over all of them), then the verdict counts, judged on
+ * rank 0, shared with every rank for the exit status. */
+int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
+                     struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
+                     struct cb_accept_result *res, struct cb_error *err);
 
 /* The run's outcome from its verdict counts: CB_OK, or CB_FAILED (exit 1)
  * with "FAILED: ..." when a verdict failed, or "INCONCLUSIVE: ..." when

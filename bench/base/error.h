@@ -13,6 +13,7 @@ enum cb_status {
 struct cb_error {
   int status;
   char msg[1024];
+  int output; /* 1: an output file could not be written (what it measured is sound) */
 };
 
 /* Sets err (if not already set) and returns status, so callers write

@@ -2,6 +2,7 @@
  * (interrupt.h says more). */
 #include "interrupt.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,7 +20,10 @@ static volatile sig_atomic_t soft, stop_sig; /* cb_interrupt_soft */
 static char temp[4096];
 
 static const char *signame(int sig) {
-  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
+  return sig == SIGINT    ? "SIGINT"
+         : sig == SIGTERM ? "SIGTERM"
+         : sig == SIGUSR1 ? "SIGUSR1"
+                          : "a signal";
 }
 
 /* Async-signal-safe only: unlink, write, nanosleep, _exit. */
@@ -83,6 +87,14 @@ void cb_interrupt_install(int is_printer) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* a launcher may start us with them blocked (the mask is inherited), and
+   * one sent while the program was loading waits pending: both reach the
+   * handler now, not never */
+  sigset_t ours;
+  sigemptyset(&ours);
+  sigaddset(&ours, SIGINT);
+  sigaddset(&ours, SIGTERM);
+  pthread_sigmask(SIG_UNBLOCK, &ours, NULL);
 }
 
 void cb_interrupt_soft(void) {

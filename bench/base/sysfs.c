@@ -1,6 +1,7 @@
 /* /sys and /proc under a movable root (sysfs.h). */
 #include "sysfs.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -110,20 +111,39 @@ int cb_sysfs_line(char *buf, size_t len, const char *fmt, ...) {
   return 1;
 }
 
-int cb_sysfs_u64(uint64_t *v, const char *fmt, ...) {
-  char path[1024], line[64];
-  ROOTED(path, fmt);
+/* The number in `path` in `base` (16: after its 0x); see cb_sysfs_u64. */
+static int read_number(const char *path, int base, uint64_t *v) {
+  char line[64];
   ssize_t n = read_bounded(path, line, sizeof line - 1);
   if (n <= 0)
     return 0;
   line[n] = '\0';
+  const char *p = line;
+  if (base == 16 && (strncmp(p, "0x", 2) == 0 || strncmp(p, "0X", 2) == 0))
+    p += 2;
+  if (!(base == 16 ? isxdigit((unsigned char)*p) : isdigit((unsigned char)*p)))
+    return -1;
   char *end;
   errno = 0;
-  unsigned long long x = strtoull(line, &end, 0);
-  if (end == line || errno)
-    return 0;
+  unsigned long long x = strtoull(p, &end, base);
+  while (*end == '\n' || *end == ' ' || *end == '\t')
+    end++;
+  if (errno || *end != '\0')
+    return -1;
   *v = x;
   return 1;
+}
+
+int cb_sysfs_u64(uint64_t *v, const char *fmt, ...) {
+  char path[1024];
+  ROOTED(path, fmt);
+  return read_number(path, 10, v);
+}
+
+int cb_sysfs_hex(uint64_t *v, const char *fmt, ...) {
+  char path[1024];
+  ROOTED(path, fmt);
+  return read_number(path, 16, v);
 }
 
 ssize_t cb_sysfs_bytes(void *buf, size_t len, const char *fmt, ...) {

@@ -23,8 +23,12 @@ const char *cb_sysfs_path(char *buf, size_t len, const char *fmt, ...)
 /* The file's first line without its newline; 0 when it cannot be read. */
 int cb_sysfs_line(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* A decimal or 0x number from the file's first line; 0 when unreadable. */
+/* A decimal count from the file's first line: digits only, then the end
+ * of the line (no sign, no 0x or octal, within 64 bits). 1 read, 0 absent
+ * or unreadable, -1 there but not a decimal count. */
 int cb_sysfs_u64(uint64_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a 0x-prefixed hexadecimal value (PCI vendor, class). */
+int cb_sysfs_hex(uint64_t *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Up to len bytes of a (binary) file, e.g. PCI config space; -1 unreadable. */
 ssize_t cb_sysfs_bytes(void *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

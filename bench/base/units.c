@@ -84,7 +84,8 @@ int cb_parse_double(const char *s, const char *what, double min, double max, dou
   errno = 0;
   char *end;
   double value = strtod(s, &end);
-  if (end == s || errno == ERANGE || !isfinite(value))
+  /* decimal only: strtod also takes hexadecimal (0x1p3), which no one means */
+  if (end == s || errno == ERANGE || !isfinite(value) || strpbrk(s, "xX"))
     return cb_fail(err, CB_USAGE, "%s: '%s' is not a number", what, s);
   if (*end == '%') {
     value /= 100.0;
@@ -110,10 +111,15 @@ int cb_parse_duration(const char *s, const char *what, double *out, struct cb_er
     char unit;
     double seconds;
   } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  /* digits, at most one point, then the unit: strtod alone takes 0x1p3 and 1e3 */
+  size_t digits = strspn(s, "0123456789");
+  if (s[digits] == '.')
+    digits += 1 + strspn(s + digits + 1, "0123456789");
   errno = 0;
   char *end;
   double v = strtod(s, &end);
-  if (end == s || errno == ERANGE || !isfinite(v) || !isdigit((unsigned char)s[0]))
+  if (end == s || end != s + digits || errno == ERANGE || !isfinite(v) ||
+      !isdigit((unsigned char)s[0]))
     return cb_fail(err, CB_USAGE, "%s: '%s' is not a duration (e.g. 90s, 30m, 4h, 2d)", what, s);
   double scale = 0;
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
@@ -127,7 +133,7 @@ int cb_parse_duration(const char *s, const char *what, double *out, struct cb_er
   if (v <= 0)
     return cb_fail(err, CB_USAGE, "%s: '%s' is not a positive duration", what, s);
   if (v > CB_MAX_DURATION)
-    return cb_fail(err, CB_USAGE, "%s: '%s' is longer than a year", what, s);
+    return cb_fail(err, CB_USAGE, "%s: '%s' is longer than a year (365 days)", what, s);
   *out = v;
   return CB_OK;
 }

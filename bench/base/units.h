@@ -28,7 +28,7 @@ int cb_parse_seconds(const char *s, const char *what, double min, double max, do
 
 /* A duration: a decimal with an optional unit s, m, h or d ("90", "30m",
  * "1.5h", "2d"), more than 0 and at most CB_MAX_DURATION seconds. */
-#define CB_MAX_DURATION (366 * 86400.0)
+#define CB_MAX_DURATION (365 * 86400.0)
 int cb_parse_duration(const char *s, const char *what, double *out, struct cb_error *err);
 
 /* Refuses a comma list with an empty item ("1M,,2M", ",x", "x,"), naming

@@ -68,8 +68,27 @@ int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
   return CB_OK;
 }
 
+/* An output could not be written (a full disk): what was measured is
+ * sound, so the verdicts over the intervals done go to the table (not to
+ * the file that failed), and the error says them and how to go on. */
+static void written_off(const struct cb_burnin_store *b, double limit,
+                        const struct cb_causes *causes, struct cb_sink *sinks, int nsinks,
+                        int intervals, struct cb_error *err) {
+  int nfail = 0, ninc = 0;
+  struct cb_error e = {0};
+  int shown = nsinks > 0 && sinks[0].verdict &&
+              cb_burnin_judge(b, limit, 1, causes, sinks, 1, &nfail, &ninc, &e) == CB_OK;
+  size_t at = strlen(err->msg);
+  if (!shown)
+    nfail = ninc = 0, cb_burnin_judge(b, limit, 1, causes, NULL, 0, &nfail, &ninc, &e);
+  snprintf(err->msg + at, sizeof err->msg - at,
+           "; the burn-in stopped after %d intervals: %d verdicts FAILED, %d INCONCLUSIVE over "
+           "them (partial verdicts%s); make room and give the same command with --resume to go on",
+           intervals, nfail, ninc, shown ? ", on the table" : "");
+}
+
 int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
-                  const struct cb_run_info *ri, const struct cb_burnin_prior *prior,
+                  const struct cb_run_info *ri, struct cb_burnin_prior *prior,
                   struct cb_sink *sinks, int nsinks, struct cb_summary *sum, struct cb_error *err) {
   memset(sum, 0, sizeof *sum);
   const struct cb_backend *backends[CB_MAX_LIST];
@@ -87,15 +106,15 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     first = prior->last_interval + 1;
     left = s->duration - prior->measured_s;
     c.first_start = prior->first_start;
-    if (cl->rank == 0 && cb_burnin_resume_load(prior, &c.store))
-      return cb_fail(err, CB_RUNTIME, "--resume: out of memory for the first part's records");
+    if (cl->rank == 0)
+      cb_burnin_resume_load(prior, &c.store);
   }
   memcpy(all, sinks, (size_t)nsinks * sizeof *sinks);
   all[nsinks] = (struct cb_sink){.state = &c, .row = collect};
   if (cl->rank == 0 && cb_sinks_run(sinks, nsinks, ri, err))
     return err->status;
   if (cl->rank == 0) {
-    char text[256];
+    char text[384];
     snprintf(text, sizeof text,
              "burn-in: passes (intervals) until %.0f s have passed (--duration); each case "
              "judged over them: any wrong value fails, and a slowdown over the run past %+.0f%%",
@@ -103,10 +122,13 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     if (cb_sinks_note(sinks, nsinks, text, err))
       return err->status;
     if (first > 1) {
+      char cut[96] = "";
+      if (prior->cut_line)
+        snprintf(cut, sizeof cut, "; line %d, cut by the interruption, dropped", prior->cut_line);
       snprintf(text, sizeof text,
-               "burn-in resumed: intervals 1 to %d read back (%ld records, about %.0f s); "
+               "burn-in resumed: intervals 1 to %d read back (%ld records, about %.0f s)%s; "
                "going on from interval %d for %.0f s",
-               first - 1, prior->records, prior->measured_s, first, left > 0 ? left : 0);
+               first - 1, prior->records, prior->measured_s, cut, first, left > 0 ? left : 0);
       if (cb_sinks_note(sinks, nsinks, text, err))
         return err->status;
     }
@@ -133,7 +155,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     double elapsed = cb_now() - t0;
     /* rank 0 decides (its clock and its records); every rank learns it, and
      * whether a signal on any rank asked to end (2) */
-    stop = cl->rank == 0 && (elapsed >= left || c.wrong_now > 0 || c.oom);
+    stop = cl->rank == 0 &&
+           (elapsed >= left || c.wrong_now > 0 || c.oom || pass.interval >= CB_BURNIN_MAX_INTERVAL);
     stop = cb_cluster_agree(cl, sum->stopped || cb_interrupt_stop_asked() ? 2 : stop);
     asked = stop == 2;
     char rose[512];
@@ -168,6 +191,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   struct cb_causes causes;
   cb_rises_causes(&rises, ri->probe, &causes);
   cb_rises_free(&rises);
+  if (rc && cl->rank == 0 && err->output && c.store.n > 0)
+    written_off(&c.store, limit, &causes, sinks, nsinks, pass.interval - 1, err);
   if (!rc && cl->rank == 0) {
     char text[256];
     snprintf(text, sizeof text, "burn-in: %d intervals, this part %.0f s%s", pass.interval - 1,

@@ -15,11 +15,12 @@
 
 /* Runs the burn-in and feeds the sinks on rank 0 (run record, records,
  * one verdict per series, finish); `prior` (NULL: a new burn-in) is the
- * first part of a resumed one, whose intervals the verdicts cover too.
+ * first part of a resumed one, whose intervals the verdicts cover too
+ * (its records move into the run's store).
  * Returns CB_OK, CB_FAILED when a verdict is FAIL or INCONCLUSIVE (err says
  * which), or the error that stopped it. */
 int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
-                  const struct cb_run_info *ri, const struct cb_burnin_prior *prior,
+                  const struct cb_run_info *ri, struct cb_burnin_prior *prior,
                   struct cb_sink *sinks, int nsinks, struct cb_summary *sum, struct cb_error *err);
 
 /* What both burn-ins (the sweep's here, --accept's and --matrix's in

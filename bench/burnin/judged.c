@@ -233,9 +233,26 @@ static int emit(struct relay *r, const struct cb_verdict *v, int *nfail, int *ni
   return CB_OK;
 }
 
+/* A sink of the final verdicts: what they came to. */
+static int tally_answer(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  (void)err;
+  struct cb_burnin_answer *a = state;
+  a->total++;
+  a->warn += v->status == CB_WARN;
+  if (v->status == CB_FAIL || v->status == CB_INCONCLUSIVE) {
+    size_t at = strlen(a->names);
+    if (at + 1 < sizeof a->names)
+      snprintf(a->names + at, sizeof a->names - at, "%s%s %s", a->not_passed ? ", " : "",
+               v->name ? v->name : "?", cb_verdict_names[v->status]);
+    a->not_passed++;
+  }
+  return CB_OK;
+}
+
 int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *s,
                          struct cb_sink *sinks, int nsinks, cb_burnin_pass_fn pass_fn, void *state,
-                         struct cb_error *err) {
+                         struct cb_burnin_answer *answer, struct cb_error *err) {
+  memset(answer, 0, sizeof *answer);
   struct relay r = {.out = sinks, .nout = nsinks, .tally.first_start = cb_wall_now()};
   struct cb_sink relay = {.state = &r,
                           .run = r_run,
@@ -288,15 +305,22 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
                      : "");
     if (cb_sinks_note(sinks, nsinks, text, err))
       rc = err->status;
+    /* the verdicts over the run, and what they came to */
+    struct cb_sink all[9];
+    int nall = nsinks < 8 ? nsinks : 8;
+    memcpy(all, sinks, (size_t)nall * sizeof *sinks);
+    all[nall++] = (struct cb_sink){.state = answer, .verdict = tally_answer};
+    r.out = all, r.nout = nall;
     for (int i = 0; !rc && i < r.nj; i++) {
       struct cb_verdict v;
       over_run(&r.j[i], done, asked, &v);
       rc = emit(&r, &v, &nfail, &ninc, err);
     }
     if (!rc)
-      rc = cb_burnin_judge(&r.tally.store, limit, asked, NULL, sinks, nsinks, &nfail, &ninc, err);
+      rc = cb_burnin_judge(&r.tally.store, limit, asked, NULL, all, nall, &nfail, &ninc, err);
     if (!rc && cb_sinks_finish(sinks, nsinks, &r.total, err))
       rc = err->status;
+    answer->intervals = done;
   }
   cb_burnin_free(&r.tally.store);
   free(r.pending), free(r.names), free(r.causes), free(r.j);

@@ -22,8 +22,14 @@ typedef int (*cb_burnin_pass_fn)(void *state, const struct cb_settings *pass, st
  * warned), CB_FAILED when one is FAIL or INCONCLUSIVE, CB_RUNTIME when a
  * signal stopped it (partial verdicts written), or the error that stopped
  * it. */
+/* What the verdicts over the run came to (rank 0), for the one answer a
+ * burn-in of --accept gives, at its end. */
+struct cb_burnin_answer {
+  int total, not_passed, warn, intervals;
+  char names[256]; /* of those that did not pass */
+};
 int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *s,
                          struct cb_sink *sinks, int nsinks, cb_burnin_pass_fn pass, void *state,
-                         struct cb_error *err);
+                         struct cb_burnin_answer *answer, struct cb_error *err);
 
 #endif

@@ -32,6 +32,8 @@ static void keep(struct cb_rises *rs, int node, const struct cb_counter *c, int 
   }
   if (rs->n < (int)(sizeof rs->r / sizeof rs->r[0]))
     rs->r[rs->n++] = (struct cb_rise){node, *c, k, k, 1};
+  else
+    rs->more++;
 }
 
 int cb_rises_interval(const struct cb_cluster *cl, const struct cb_probe *probe, int k,
@@ -77,6 +79,15 @@ void cb_rises_causes(const struct cb_rises *rs, const struct cb_probe *probe,
       snprintf(c->text, sizeof c->text, "port %d %s rose by %llu in %d intervals, %d to %d",
                r->c.port, r->c.name, (unsigned long long)r->c.value, r->nintervals, r->first,
                r->last);
+  }
+  if (rs->more && out->n < CB_MAX_CAUSES) {
+    struct cb_cause *c = &out->c[out->n++];
+    snprintf(c->host, sizeof c->host, "-");
+    snprintf(c->device, sizeof c->device, "-");
+    c->rule = "counters-rose-in-burn-in";
+    c->source = "error counters read after every interval";
+    snprintf(c->text, sizeof c->text, "%d more counters rose, past the %d listed", rs->more,
+             (int)(sizeof rs->r / sizeof rs->r[0]));
   }
 }
 

@@ -20,7 +20,8 @@ struct cb_rise {
 
 struct cb_rises {
   struct cb_counters *before; /* per node on rank 0 */
-  struct cb_rise r[32];
+  struct cb_rise r[256];
+  int more; /* counters that rose past r[]: counted and said */
   int n;
 };
 

@@ -38,10 +38,14 @@ int cb_import_op_name(const char *program, char *op, size_t len) {
     if (*p != '_') /* all_reduce -> allreduce, reduce_scatter -> reducescatter */
       op[n++] = (char)tolower((unsigned char)*p);
   op[n] = '\0';
-  for (size_t i = 0; i < n; i++)
-    if (!isalnum((unsigned char)op[i]))
-      return 0;
-  return n > 0;
+  /* nccl-tests' programs (src/NAME.cu), by collbench's names */
+  static const char *const known[] = {"allreduce", "allgather", "reducescatter", "broadcast",
+                                      "reduce",    "alltoall",  "sendrecv",      "gather",
+                                      "scatter",   "hypercube"};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(op, known[i]) == 0)
+      return 1;
+  return 0;
 }
 
 static struct cb_import_row *new_row(struct cb_import *im) {
@@ -57,21 +61,42 @@ static struct cb_import_row *new_row(struct cb_import *im) {
   return row;
 }
 
-static void add_host(struct cb_import *im, const char *host) {
+/* 0, or -1 out of memory. Names compared as cut to 63 bytes. */
+static int add_host(struct cb_import *im, const char *host) {
+  char name[64];
+  cb_text_terminal(name, sizeof name, host, 0); /* as cluster.c */
   im->nranks++;
-  for (int i = 0; i < im->nnodes; i++)
-    if (strcmp(im->hosts[i], host) == 0)
-      return;
-  if (im->nnodes < CB_IMPORT_MAX_HOSTS)
-    cb_text_terminal(im->hosts[im->nnodes++], sizeof im->hosts[0], host, 0); /* as cluster.c */
+  for (int i = 0; i < im->nnodes; i++) /* a rank's line each: a hash would be a map too many */
+    if (strcmp(im->hosts[i], name) == 0)
+      return 0;
+  if (im->nnodes == im->hosts_cap) {
+    int cap = im->hosts_cap ? 2 * im->hosts_cap : 64;
+    void *p = realloc(im->hosts, (size_t)cap * sizeof *im->hosts);
+    if (!p)
+      return -1;
+    im->hosts = p, im->hosts_cap = cap;
+  }
+  memcpy(im->hosts[im->nnodes++], name, sizeof name);
+  return 0;
 }
 
-/* A number as nccl-tests prints it (%.2f ... %.1e; "nan"); 0 when bad. */
+/* A number as nccl-tests prints it (%.2f ... %.1e; "nan"); 0 when bad
+ * (hexadecimal, which strtod takes, included). */
 static int number(const char *s, double *v) {
   char *end;
   errno = 0;
   *v = strtod(s, &end);
-  return end != s && *end == '\0' && errno == 0 && !isinf(*v);
+  return end != s && *end == '\0' && errno == 0 && !isinf(*v) && !strpbrk(s, "xX");
+}
+
+/* A whole number as nccl-tests prints %ld: digits only, at most `max`
+ * (read exactly: through a double, 2^53 + 1 would round to 2^53). */
+static int whole(const char *s, uint64_t max, double *v) {
+  if (!*s || s[strspn(s, "0123456789")] != '\0' || strlen(s) > 19)
+    return 0;
+  unsigned long long x = strtoull(s, NULL, 10);
+  *v = (double)x;
+  return x <= max;
 }
 
 /* The figures of one record before the strings and counts are set: time
@@ -109,6 +134,14 @@ static void finish_records(struct cb_import *im) {
 }
 
 static int choose_op(const char *path, const char *op, struct cb_import *im, struct cb_error *err) {
+  char program[48], name[32];
+  snprintf(program, sizeof program, "%.40s_perf", op ? op : "");
+  if (op && !cb_import_op_name(program, name, sizeof name))
+    return cb_fail(err, CB_USAGE,
+                   "--op %s: not one of nccl-tests' collectives (allreduce, allgather, "
+                   "reducescatter, broadcast, reduce, alltoall, sendrecv, gather, scatter, "
+                   "hypercube)",
+                   op);
   if (im->nrows == 0)
     return cb_fail(err, CB_USAGE, "%s: no result rows (is it a nccl-tests output?)", path);
   if (im->program[0] && !cb_import_op_name(im->program, im->op, sizeof im->op))
@@ -122,7 +155,7 @@ static int choose_op(const char *path, const char *op, struct cb_import *im, str
                    "starting:\" line, nccl-tests before 2.16.7): give --op NAME",
                    path);
   if (!im->program[0])
-    snprintf(im->op, sizeof im->op, "%s", op);
+    snprintf(im->op, sizeof im->op, "%s", name);
   finish_records(im);
   return CB_OK;
 }
@@ -210,8 +243,8 @@ static int text_row(const char *path, long lineno, char **tok, int n, const stru
                    "%s:%ld: %d fields where nccl-tests' header announces %d (a cut or garbled row)",
                    path, lineno, n, 5 + 2 * lay->body);
   double size, count, root;
-  if (!number(tok[0], &size) || size < 1 || size > MAX_BYTES || size != floor(size) ||
-      !number(tok[1], &count) || count < 0 || count > size || count != floor(count))
+  if (!whole(tok[0], (uint64_t)MAX_BYTES, &size) || size < 1 ||
+      !whole(tok[1], (uint64_t)MAX_BYTES, &count) || count > size)
     return cb_fail(err, CB_USAGE,
                    "%s:%ld: size '%s' and count '%s' are not whole numbers, size from 1 "
                    "to 2^53, count at most size",
@@ -286,8 +319,8 @@ static int read_text(FILE *f, const char *path, struct cb_import *im, struct cb_
     }
     if (strncmp(s, "#  Rank ", 8) == 0 || strncmp(s, "# Rank ", 7) == 0) {
       char host[64];
-      if (sscanf(s, "# Rank %*d Group %*d Pid %*d on %63s device", host) == 1)
-        add_host(im, host);
+      if (sscanf(s, "# Rank %*d Group %*d Pid %*d on %63s device", host) == 1 && add_host(im, host))
+        rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", path);
       continue;
     }
     /* NCCL's own log lines may be interleaved (NCCL_DEBUG=INFO) */
@@ -451,7 +484,8 @@ static int read_json(FILE *f, const char *path, struct cb_import *im, struct cb_
   }
   json_array_foreach(json_object_get(config, "devices"), i, v) {
     const char *host = json_string_value(json_object_get(v, "hostname"));
-    add_host(im, host ? host : "");
+    if (add_host(im, host ? host : "") && !rc)
+      rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", path);
   }
   json_t *it = json_object_get(config, "iterations"), *agg;
   agg = json_object_get(config, "aggregated_iterations");
@@ -496,5 +530,6 @@ int cb_import_nccl_tests(const char *path, const char *op, struct cb_import *im,
 
 void cb_import_free(struct cb_import *im) {
   free(im->rows);
+  free(im->hosts);
   memset(im, 0, sizeof *im);
 }

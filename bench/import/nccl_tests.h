@@ -9,8 +9,6 @@
 #include "base/error.h"
 #include "results/record.h"
 
-#define CB_IMPORT_MAX_HOSTS 64
-
 /* One line of the table: the out-of-place and in-place records (either
  * may be absent), as the engine hands rows to the sinks. */
 struct cb_import_row {
@@ -22,11 +20,12 @@ struct cb_import_row {
 struct cb_import {
   struct cb_import_row *rows;
   int nrows, cap;
-  char op[32];      /* collbench's name: all_reduce_perf -> allreduce */
-  char program[64]; /* as the file says, e.g. all_reduce_perf; "" unknown */
-  int nranks;       /* "#  Rank N ..." lines or JSON devices; 0 unknown */
-  int nnodes;       /* distinct hosts among them */
-  char hosts[CB_IMPORT_MAX_HOSTS][64];
+  char op[32];       /* collbench's name: all_reduce_perf -> allreduce */
+  char program[64];  /* as the file says, e.g. all_reduce_perf; "" unknown */
+  int nranks;        /* "#  Rank N ..." lines or JSON devices; 0 unknown */
+  int nnodes;        /* distinct hosts among them */
+  char (*hosts)[64]; /* as many as the file names */
+  int hosts_cap;
   long iters; /* op executions timed per record (iters x agg x graph) */
   int json;   /* read from -J JSON rather than the text table */
   int nan;    /* figures nccl-tests wrote as "nan": left out */
@@ -41,7 +40,8 @@ int cb_import_nccl_tests(const char *path, const char *op, struct cb_import *im,
 void cb_import_free(struct cb_import *im);
 
 /* nccl-tests' program name to collbench's op name: all_reduce_perf,
- * all_reduce_perf_mpi -> allreduce; 0 when it is not a *_perf name. */
+ * all_reduce_perf_mpi -> allreduce; 0 when it is not a *_perf name of one
+ * of nccl-tests' programs. */
 int cb_import_op_name(const char *program, char *op, size_t len);
 
 #endif

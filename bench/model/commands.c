@@ -621,6 +621,22 @@ static int step_from_trials(const char *path, int overlap_measured, struct step_
   return rc;
 }
 
+/* Whether any row of the tables would hold a prediction: none, and the run
+ * is refused before a table of dashes is printed. */
+static int any_prediction(const struct cb_model_cli *m, struct source *src, int per_node) {
+  for (int i = 0; i < m->nops; i++) {
+    struct cb_system s = src->sys[m->ops[i]];
+    s.ranks_per_node = per_node;
+    for (int z = 0; z < m->nsizes; z++)
+      for (int g = 0; g < m->ngpus; g++) {
+        struct cb_prediction best;
+        if (cb_model_best(m->ops[i], &s, (int)m->gpus[g], (double)m->sizes[z], &best) >= 0)
+          return 1;
+      }
+  }
+  return 0;
+}
+
 static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
                    const struct cb_topology *topo, const struct held_out *ho,
                    const struct step_in *step, json_t *doc, struct cb_error *err) {
@@ -636,6 +652,25 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
   for (int op = 0; op < CB_NMOPS; op++) {
     cb_fit_system(gs, topo, op, &src.sys[op], src.from[op]);
     src.reach[op] = reach_of(gs, op, ho);
+  }
+  if (!any_prediction(m, &src, per_node)) {
+    const struct cb_system *s = &src.sys[m->ops[0]];
+    int intra = per_node > 1 && !s->tier[CB_TIER_INTRA].set;
+    if (intra)
+      return cb_fail(err, CB_USAGE,
+                     "--predict: no prediction possible: the intra-node tier is unknown (%s): "
+                     "give a --topology FILE with an intra-node tier, or --fit runs on one node",
+                     topo ? "the topology has none and no fitted run gives it"
+                          : "no fitted run had 2 ranks on a node");
+    return cb_fail(err, CB_USAGE,
+                   "--predict: no prediction possible: the inter-node tier is unknown (%s): one "
+                   "node predicts up to %d GPUs, its ranks per node (--gpus up to %d); "
+                   "--gpus-per-node N extrapolates; a --topology FILE with an inter-node tier "
+                   "adds the tier",
+                   topo && !gs->n ? "the topology has none"
+                   : topo         ? "the topology has none and the fitted runs are from one node"
+                                  : "the fitted runs are from one node",
+                   per_node, per_node);
   }
   /* issue 32: what NCCL itself would pick and its time, for a GPU
    * topology; issue 40: then that is the answer, and the alpha-beta

@@ -12,6 +12,7 @@
 #include "accept/accept.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
+#include "base/hostlist.h"
 #include "base/phase.h"
 #include "burnin/burnin.h"
 #include "burnin/judged.h"
@@ -157,7 +158,16 @@ static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
                            cli->topology.baseline.min_runs, cli->topology.baseline.repeat},
                           NULL,
                           0};
-  int rc = cb_burnin_judged_run(cl, &cli->settings, f->sinks, f->nsinks, judged_pass, &p, err);
+  struct cb_burnin_answer a;
+  int rc = cb_burnin_judged_run(cl, &cli->settings, f->sinks, f->nsinks, judged_pass, &p, &a, err);
+  if (cl->rank == 0 && (rc == CB_OK || rc == CB_FAILED)) { /* one answer, over the whole run */
+    char list[1024], over[64];
+    if (p.nhosts)
+      printf("# exclude (Slurm hostlist), a FAIL laid to them in any interval: %s\n",
+             cb_hostlist(p.hosts, p.nhosts, list, sizeof list));
+    snprintf(over, sizeof over, " over %d intervals", a.intervals);
+    cb_accept_print_answer(a.total, a.not_passed, a.warn, a.names, over);
+  }
   if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED)) {
     struct excluded x = {p.hosts, p.nhosts};
     if (cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, err))

@@ -13,7 +13,10 @@
 #include "replace.h"
 
 static int failed(const struct cb_lines *l, int status, int e, struct cb_error *err) {
-  return cb_fail(err, status, "%s: cannot write '%s': %s", l->option, l->path, strerror(e));
+  if (!err->status)
+    err->output = 1;
+  return cb_fail(err, status, "%s: cannot write '%s': %s", l->option, l->path,
+                 cb_output_strerror(e));
 }
 
 int cb_lines_open(struct cb_lines *l, const char *path, const char *option, struct cb_error *err) {
@@ -22,10 +25,10 @@ int cb_lines_open(struct cb_lines *l, const char *path, const char *option, stru
   if (!(l->path = strdup(path)))
     return cb_fail(err, CB_RUNTIME, "out of memory");
   /* O_EXCL first: only a file this run made may be removed again */
-  l->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  l->fd = cb_output_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   l->created = l->fd >= 0;
   if (l->fd < 0 && errno == EEXIST)
-    l->fd = open(path, O_WRONLY | O_CLOEXEC);
+    l->fd = cb_output_open(path, O_WRONLY | O_CLOEXEC, 0);
   struct stat st;
   if (l->fd < 0 || fstat(l->fd, &st) != 0) {
     int e = errno, rc = failed(l, CB_USAGE, e, err);

@@ -2,6 +2,7 @@
 #include "replace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -11,8 +12,37 @@
 
 #include "base/interrupt.h"
 
+const char *cb_output_strerror(int e) {
+  /* what open(O_NONBLOCK) says of a pipe nobody reads */
+  return e == ENXIO ? "a pipe with no reader (or a device that is not there)" : strerror(e);
+}
+
 static int cannot(int status, const char *option, const char *path, int e, struct cb_error *err) {
-  return cb_fail(err, status, "%s: cannot write '%s': %s", option, path, strerror(e));
+  if (!err->status)
+    err->output = 1;
+  return cb_fail(err, status, "%s: cannot write '%s': %s", option, path, cb_output_strerror(e));
+}
+
+int cb_output_open(const char *path, int flags, mode_t mode) {
+  /* never blocks: a pipe without a reader fails at once (ENXIO) */
+  int fd = open(path, flags | O_NONBLOCK, mode);
+  int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+  if (fd >= 0 && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+/* A named pipe (mkfifo) in the file system, not one reached through a
+ * process's descriptor (/proc/self/fd/N, bash's >(...)), whose link names
+ * no file. */
+static int named_fifo(const char *path) {
+  char real[PATH_MAX];
+  struct stat st;
+  return realpath(path, real) && lstat(real, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
 /* The file `path` names in the end: a symbolic link's final target (which
@@ -138,6 +168,15 @@ int cb_output_check(const char *path, const char *option, enum cb_output_kind ki
   if (stat(target, &st) == 0) {
     if (S_ISDIR(st.st_mode))
       return cannot(CB_USAGE, option, path, EISDIR, err);
+    if (S_ISSOCK(st.st_mode) || S_ISBLK(st.st_mode) || (S_ISFIFO(st.st_mode) && named_fifo(target)))
+      return cb_fail(err, CB_USAGE,
+                     "%s: refusing '%s': it is a %s, not a file (a pipe's reader may come and go, "
+                     "and a write then waits for the next one); write to a file, a terminal, or "
+                     "a pipe by /proc/self/fd/N",
+                     option, path,
+                     S_ISFIFO(st.st_mode)   ? "named pipe (FIFO)"
+                     : S_ISSOCK(st.st_mode) ? "socket"
+                                            : "block device");
     if (access(target, W_OK) != 0)
       return cannot(CB_USAGE, option, path, errno, err);
     if (kind == CB_OUT_STREAM || !S_ISREG(st.st_mode))
@@ -163,9 +202,14 @@ int cb_output_check(const char *path, const char *option, enum cb_output_kind ki
 /* Devices and pipes: written as they are. */
 static int write_direct(const char *path, const char *option, int (*write)(void *state, FILE *f),
                         void *state, struct cb_error *err) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return cannot(CB_RUNTIME, option, path, errno, err);
+  int fd = cb_output_open(path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) {
+    int e = errno;
+    if (fd >= 0)
+      close(fd);
+    return cannot(CB_RUNTIME, option, path, e, err);
+  }
   errno = 0;
   int bad = write(state, f) || fflush(f) != 0 || ferror(f), e = errno;
   if (fclose(f) != 0 && !bad)

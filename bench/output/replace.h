@@ -5,6 +5,7 @@
 #define CB_REPLACE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "base/error.h"
 
@@ -15,10 +16,18 @@ enum cb_output_kind {
 
 /* Fails now (CB_USAGE, naming `option`, the path and why), not after the
  * run, when `path` cannot be written: a directory, a missing or read-only
- * directory, a file we may not write, a name too long for its temporary.
- * Creates and removes nothing. */
+ * directory, a file we may not write, a name too long for its temporary,
+ * a named pipe (FIFO), a socket or a block device (a pipe reached through
+ * a descriptor, /proc/self/fd/N, and character devices are written as
+ * they are). Creates and removes nothing. */
 int cb_output_check(const char *path, const char *option, enum cb_output_kind kind,
                     struct cb_error *err);
+
+/* open(2) that never blocks on a pipe without a reader (it fails, ENXIO),
+ * the descriptor then blocking as usual; -1 with errno. */
+int cb_output_open(const char *path, int flags, mode_t mode);
+/* strerror, with ENXIO said as a pipe without a reader. */
+const char *cb_output_strerror(int e);
 
 /* Refuses (CB_USAGE, naming it) a path another user could redirect: a
  * symbolic link on the way owned by someone else in a world-writable sticky

@@ -28,8 +28,10 @@ static const char *const errors[] = {"symbol_error",
                                      "VL15_dropped"};
 
 static void put(struct cb_counters *out, const char *dev, int port, const char *name, uint64_t v) {
-  if (out->n == CB_MAX_COUNTERS)
+  if (out->n == CB_MAX_COUNTERS) {
+    out->dropped++;
     return;
+  }
   struct cb_counter *c = &out->c[out->n++];
   cb_probe_copy(c->dev, sizeof c->dev, dev);
   c->port = port;
@@ -40,8 +42,11 @@ static void put(struct cb_counters *out, const char *dev, int port, const char *
 static void add(struct cb_counters *out, const char *dev, int port, const char *dir,
                 const char *name) {
   uint64_t v;
-  if (cb_sysfs_u64(&v, "/sys/class/infiniband/%s/ports/%d/%s/%s", dev, port, dir, name))
+  int got = cb_sysfs_u64(&v, "/sys/class/infiniband/%s/ports/%d/%s/%s", dev, port, dir, name);
+  if (got == 1)
     put(out, dev, port, name, v);
+  else if (got < 0 && !out->unreadable++) /* there, but not a count: unknown, and said */
+    snprintf(out->unreadable_what, sizeof out->unreadable_what, "%s port %d %s", dev, port, name);
 }
 
 /* hw_counters that count traffic, not trouble (mlx5: rx_read_requests,
@@ -145,7 +150,8 @@ int cb_counters_gather(const struct cb_cluster *cl, struct cb_counters *all) {
 
 int cb_counters_delta(const struct cb_counters *before, const struct cb_counters *after,
                       struct cb_counters *rose) {
-  memset(rose, 0, sizeof *rose);
+  rose->n = 0;
+  rose->dropped = after->dropped;
   for (int i = 0; i < after->n; i++) {
     const struct cb_counter *a = &after->c[i];
     uint64_t was = 0; /* absent before: a counter that appeared, as an Xid's first event */

@@ -52,9 +52,9 @@ static struct cb_evid_dev *add_dev(struct cb_evidence *e, char kind, const char 
     d->gts = gts_of(v);
   if (cb_sysfs_line(v, sizeof v, "/sys/bus/pci/devices/%s/max_link_speed", bus_id))
     d->max_gts = gts_of(v);
-  if (cb_sysfs_u64(&w, "/sys/bus/pci/devices/%s/current_link_width", bus_id) && w <= 32)
+  if (cb_sysfs_u64(&w, "/sys/bus/pci/devices/%s/current_link_width", bus_id) == 1 && w <= 32)
     d->width = (int)w;
-  if (cb_sysfs_u64(&w, "/sys/bus/pci/devices/%s/max_link_width", bus_id) && w <= 32)
+  if (cb_sysfs_u64(&w, "/sys/bus/pci/devices/%s/max_link_width", bus_id) == 1 && w <= 32)
     d->max_width = (int)w;
   if (cb_sysfs_line(v, sizeof v, "/sys/bus/pci/devices/%s/iommu_group/type", bus_id))
     cb_probe_copy(d->iommu, sizeof d->iommu, v);
@@ -73,8 +73,8 @@ static void find_gpus(struct cb_evidence *e) {
   for (int i = 0; i < n; i++) {
     uint64_t vendor, cls;
     const char *b = names[i]->d_name;
-    if (b[0] != '.' && cb_sysfs_u64(&vendor, "/sys/bus/pci/devices/%s/vendor", b) &&
-        vendor == 0x10de && cb_sysfs_u64(&cls, "/sys/bus/pci/devices/%s/class", b) &&
+    if (b[0] != '.' && cb_sysfs_hex(&vendor, "/sys/bus/pci/devices/%s/vendor", b) == 1 &&
+        vendor == 0x10de && cb_sysfs_hex(&cls, "/sys/bus/pci/devices/%s/class", b) == 1 &&
         cls >> 16 == 0x03) {
       add_dev(e, 'G', "GPU", b);
     }

@@ -152,6 +152,8 @@ static json_t *node_json(const struct cb_probe_node *n) {
                                               "value", (json_int_t)c->value));
   }
   json_object_set_new(o, "counters", counters);
+  if (n->counters.dropped) /* past CB_MAX_COUNTERS: not read, and said */
+    json_object_set_new(o, "counters_not_read", json_integer(n->counters.dropped));
   return o;
 }
 

@@ -2,8 +2,10 @@
  * layer, rate), /sys/class/infiniband when verbs is missing, and plain
  * network interfaces from /sys/class/net so a node without RDMA still
  * shows its links. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +60,21 @@ static struct cb_probe_nic *add_nic(struct cb_probe_node *n, const char *name) {
   return c;
 }
 
+/* The most a port is taken to carry: 1.6 Tb/s (XDR 4x is 800 Gb/s) */
+#define CB_MAX_LINK_GBPS 1600
+
+/* "400 Gb/sec (4X NDR)": 400; 0 when not a rate in (0, CB_MAX_LINK_GBPS] */
+static double link_gbps(const char *rate) {
+  char *end;
+  if (!isdigit((unsigned char)rate[0]))
+    return 0;
+  double v = strtod(rate, &end);
+  return end - rate == (long)strspn(rate, "0123456789.") && *end == ' ' && isfinite(v) && v > 0 &&
+                 v <= CB_MAX_LINK_GBPS
+             ? v
+             : 0;
+}
+
 static void rdma_common(struct cb_probe_nic *c, const char *ibdev, int port) {
   char path[256];
   uint64_t mtu;
@@ -66,7 +83,9 @@ static void rdma_common(struct cb_probe_nic *c, const char *ibdev, int port) {
   snprintf(path, sizeof path, "/sys/class/infiniband/%s/device", ibdev);
   cb_probe_pci_of(path, c->bus_id, sizeof c->bus_id);
   netdev_of(ibdev, c->netdev, sizeof c->netdev);
-  if (c->netdev[0] && cb_sysfs_u64(&mtu, "/sys/class/net/%s/mtu", c->netdev))
+  /* Linux takes 68 to 65535 (IPv4's least; a 16-bit length): else unknown */
+  if (c->netdev[0] && cb_sysfs_u64(&mtu, "/sys/class/net/%s/mtu", c->netdev) == 1 && mtu >= 68 &&
+      mtu <= 65535)
     c->mtu = (int)mtu;
 }
 
@@ -161,10 +180,13 @@ static void sysfs_rdma_nics(struct cb_probe_node *n) {
                  strcmp(layer, "Ethernet") == 0 ? "RoCE" : "InfiniBand");
       if (cb_sysfs_line(rate, sizeof rate, "/sys/class/infiniband/%s/ports/%d/rate", e->d_name,
                         port)) { /* "400 Gb/sec (4X NDR)" */
-        c->gbps = atof(rate);
+        c->gbps = link_gbps(rate);
         const char *paren = strchr(rate, '(');
-        snprintf(c->rate, sizeof c->rate, "%.*s", paren ? (int)strcspn(paren + 1, ")") : 0,
-                 paren ? paren + 1 : "");
+        if (c->gbps > 0)
+          snprintf(c->rate, sizeof c->rate, "%.*s", paren ? (int)strcspn(paren + 1, ")") : 0,
+                   paren ? paren + 1 : "");
+        else
+          snprintf(c->rate, sizeof c->rate, "unknown: '%.12s'", rate);
       }
     }
   }
@@ -192,10 +214,11 @@ static void net_interfaces(struct cb_probe_node *n) {
         snprintf(c->link, sizeof c->link, "Ethernet");
         cb_probe_copy(c->state, sizeof c->state,
                       cb_sysfs_line(v, sizeof v, "/sys/class/net/%s/operstate", ifname) ? v : "?");
-        if (cb_sysfs_line(v, sizeof v, "/sys/class/net/%s/speed", ifname) &&
-            atol(v) > 0) { /* -1 or EINVAL: unknown */
-          c->gbps = atol(v) / 1000.0;
-          snprintf(c->rate, sizeof c->rate, "%ld Mb/s", atol(v));
+        uint64_t mbps; /* -1 or EINVAL: unknown */
+        if (cb_sysfs_u64(&mbps, "/sys/class/net/%s/speed", ifname) == 1 && mbps > 0 &&
+            mbps <= 1000 * CB_MAX_LINK_GBPS) {
+          c->gbps = (double)mbps / 1000.0;
+          snprintf(c->rate, sizeof c->rate, "%llu Mb/s", (unsigned long long)mbps);
         }
         snprintf(path, sizeof path, "/sys/class/net/%s/device", ifname);
         cb_probe_pci_of(path, c->bus_id, sizeof c->bus_id);

@@ -205,6 +205,12 @@ static void print_counters(FILE *f, const struct cb_counters *c) {
     nonzero += c->c[i].value != 0;
   if (c->n)
     fprintf(f, "  error counters: %d read, %d not zero%s\n", c->n, nonzero, nonzero ? ":" : "");
+  if (c->unreadable)
+    fprintf(f, "  error counters: %d unknown (not a decimal count), the first %s\n", c->unreadable,
+            c->unreadable_what);
+  if (c->dropped)
+    fprintf(f, "  error counters: %d more not read (over %d a node): acceptance is blind to them\n",
+            c->dropped, CB_MAX_COUNTERS);
   for (int i = 0; i < c->n; i++)
     if (c->c[i].value) {
       if (c->c[i].port)

@@ -140,20 +140,11 @@ void cb_rep_put_tiers_note(FILE *gp, const struct cb_system *s, char from[CB_NTI
   fprintf(gp, "\nunit = '%s'\n", unit);
 }
 
-int cb_rep_has_capacity(const struct cb_rep_data *d, int op) {
-  struct cb_fit_groups gs;
-  cb_rep_fit(d, &gs);
-  int yes =
-      cb_fit_groups_pick(&gs, op, CB_TIER_INTRA) || cb_fit_groups_pick(&gs, op, CB_TIER_INTER);
-  cb_fit_groups_free(&gs);
-  return yes;
-}
-
 /* Blocks of "gpus busbw_GBps": one per size and algorithm that predicts
  * anything, then one per size with measured points. Styles and titles go
- * to the script. */
-static void capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op,
-                          const struct cb_system *s, const struct cb_fit_groups *gs) {
+ * to the script. Returns how many blocks (0: nothing to draw). */
+static int capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op,
+                         const struct cb_system *s, const struct cb_fit_groups *gs) {
   char sz[32], t[96];
   int nlines = 0, npoints = 0, xmax = 2;
   fprintf(gp, "array cap_titles[%d]\narray cap_lc[%d]\narray cap_dt[%d]\n",
@@ -223,6 +214,31 @@ static void capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op
   }
   /* the axis ends where the predictions do (a one-node fit: its node) */
   fprintf(gp, "nlines = %d\nnpoints = %d\ncap_xmax = %d\n", nlines, npoints, xmax);
+  return nlines + npoints;
+}
+
+int cb_rep_capacity(const struct cb_rep_data *d, int op) {
+  struct cb_fit_groups gs;
+  cb_rep_fit(d, &gs);
+  int fitted =
+      cb_fit_groups_pick(&gs, op, CB_TIER_INTRA) || cb_fit_groups_pick(&gs, op, CB_TIER_INTER);
+  int drawn = 0;
+  if (fitted) { /* what the chart would hold, written nowhere */
+    struct cb_system s;
+    char from[CB_NTIERS][200], *a = NULL, *b = NULL;
+    size_t la = 0, lb = 0;
+    FILE *f = open_memstream(&a, &la), *gp = open_memstream(&b, &lb);
+    cb_rep_system(d, &gs, op, &s, from);
+    if (f && gp)
+      drawn = capacity_data(f, gp, d, op, &s, &gs);
+    if (f)
+      fclose(f);
+    if (gp)
+      fclose(gp);
+    free(a), free(b);
+  }
+  cb_fit_groups_free(&gs);
+  return !fitted ? 0 : drawn ? 1 : -1;
 }
 
 static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
@@ -271,7 +287,7 @@ int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb
   cb_rep_fit(d, &gs);
   int rc = CB_OK;
   for (int op = 0; op < CB_NMOPS && !rc; op++)
-    if (cb_fit_groups_pick(&gs, op, CB_TIER_INTRA) || cb_fit_groups_pick(&gs, op, CB_TIER_INTER))
+    if (cb_rep_capacity(d, op) > 0) /* a chart with nothing on it fails gnuplot: a sentence */
       rc = plot_capacity(d, &gs, op, dir, err);
   cb_fit_groups_free(&gs);
   return rc;

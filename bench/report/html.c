@@ -166,7 +166,14 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
       chart(f, op, "latency");
     if (bw && cb_rep_has_ratio(d, first, n))
       chart(f, op, "ratio");
-    if (cb_mop_find(op) >= 0 && cb_rep_has_capacity(d, cb_mop_find(op))) {
+    int cap = cb_mop_find(op) >= 0 ? cb_rep_capacity(d, cb_mop_find(op)) : 0;
+    if (cap < 0)
+      fputs("<p>Capacity planning: nothing to draw. The model predicts no cluster size past "
+            "one node (the inter-node tier is unknown: measure 2 or more nodes, or give "
+            "--topology with an inter-node tier), and the inputs have no measured point at "
+            "1 MiB or 256 MiB.</p>\n",
+            f);
+    if (cap > 0) {
       fputs("<p>Capacity planning: the model's busbw on larger clusters at 1 MiB and 256 MiB, "
             "from the fit; measured points where the inputs have those sizes. ",
             f);

@@ -52,12 +52,21 @@ static int bad(struct parse_state *ps, const char *key, const char *fmt, const c
   return 0; /* inih: stop, this line is wrong */
 }
 
+/* What parse_quantity's -2 means, as bad()'s format (a tier's bandwidth:
+ * `tier`, no link is under 1 MB/s). */
+static const char *range_text(int bandwidth, int tier) {
+  return !bandwidth ? "'%s' is out of range (1 ns to 3600 s)"
+         : tier     ? "'%s' is out of range (1 MB/s to 1000 TB/s)"
+                    : "'%s' is out of range (1 B/s to 1000 TB/s)";
+}
+
 static void copy_text(char *dst, size_t len, const char *src) {
   snprintf(dst, len, "%s", src);
 }
 
 /* "460 GB/s", "400 Gb/s", "4.2 us", "5% membw": a number, then a unit or a
- * reference. `bandwidth` says which family of units is expected. */
+ * reference. `bandwidth` says which family of units is expected. 0, -1
+ * when it is not one, -2 when it is out of range (range_text says it). */
 static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *th) {
   char *end;
   errno = 0;
@@ -95,9 +104,12 @@ static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *
     if (units[i].bandwidth == bandwidth && strcmp(end, units[i].unit) == 0) {
       th->value = v * units[i].scale;
       /* bounds far past any machine (NVL72's NVLink domain is 130 TB/s; a
-       * step is seconds): a figure beyond them is a typo, and 1e308 would
-       * overflow the model's sums */
-      return th->value <= (bandwidth ? CB_TOPO_MAX_BPS : CB_TOPO_MAX_SECONDS) ? 0 : -1;
+       * step is seconds; nothing is timed under 1 ns): a figure beyond them
+       * is a typo, and 1e308 or 1e-300 would overflow the model's sums and
+       * break its tables (a tier's bandwidth has a floor of its own) */
+      double lo = bandwidth ? 1 : CB_TOPO_MIN_SECONDS;
+      double hi = bandwidth ? CB_TOPO_MAX_BPS : CB_TOPO_MAX_SECONDS;
+      return th->value >= lo && th->value <= hi ? 0 : -2;
     }
   return -1;
 }
@@ -301,11 +313,17 @@ static int tier_key(struct parse_state *ps, const char *key, const char *value) 
     else
       return bad(ps, key, "'%s': expected intra-node or inter-node", value);
   } else if (strcmp(key, "bandwidth") == 0) {
-    if (parse_quantity(value, 1, &q) || q.reference != CB_REF_NONE)
+    int got = parse_quantity(value, 1, &q);
+    if (got == -2 || (got == 0 && q.reference == CB_REF_NONE && q.value < CB_TOPO_MIN_BPS))
+      return bad(ps, key, range_text(1, 1), value);
+    if (got || q.reference != CB_REF_NONE)
       return bad(ps, key, "'%s': expected a bandwidth such as 450 GB/s or 400 Gb/s", value);
     tier->bandwidth_Bps = q.value;
   } else if (strcmp(key, "latency") == 0) {
-    if (parse_quantity(value, 0, &q))
+    int got = parse_quantity(value, 0, &q);
+    if (got == -2)
+      return bad(ps, key, range_text(0, 0), value);
+    if (got)
       return bad(ps, key, "'%s': expected a time such as 2 us", value);
     tier->latency_s = q.value;
   } else if (strcmp(key, "nics_per_node") == 0) {
@@ -360,8 +378,10 @@ static int check_key(struct parse_state *ps, const char *key, const char *value)
   } else if (strcmp(key, "warn") == 0 || strcmp(key, "fail") == 0) {
     /* The unit family follows the metric, so the metric must come first. */
     struct cb_threshold *th = key[0] == 'w' ? &c->warn : &c->fail;
-    int bandwidth = c->metric != CB_METRIC_TIME;
-    if (parse_quantity(value, bandwidth, th))
+    int bandwidth = c->metric != CB_METRIC_TIME, got = parse_quantity(value, bandwidth, th);
+    if (got == -2)
+      return bad(ps, key, range_text(bandwidth, 0), value);
+    if (got)
       return bad(
           ps, key,
           bandwidth
@@ -609,15 +629,29 @@ static char *read_line(char *buf, int size, void *stream) {
   struct parse_state *ps = stream;
   if (ps->err->status || !ps->text[ps->pos])
     return NULL; /* a section was refused: stop as at the end */
-  int n = 0;
-  while (ps->text[ps->pos] && n < size - 1) {
-    char c = ps->text[ps->pos++];
-    buf[n++] = c;
-    if (c == '\n')
-      break;
-  }
-  buf[n] = '\0';
+  const char *line = ps->text + ps->pos;
+  size_t len = strcspn(line, "\n");
+  len += line[len] == '\n';
+  ps->pos += len;
   ps->line++;
+  /* inih cuts a line at its buffer (INI_MAX_LINE, 200 in Debian's build)
+   * and reads the rest as a line of its own: a long comment ending in
+   * "latency = 400 us" set a key. Comments are not inih's business (blank
+   * here, whatever their length); any other line must fit whole. */
+  const char *first = line + strspn(line, " \t\r\v\f");
+  if (*first == ';' || *first == '#') {
+    snprintf(buf, (size_t)size, "\n");
+    return buf;
+  }
+  if (len > (size_t)size - 1) {
+    cb_fail(ps->err, CB_USAGE,
+            "%s:%d: a line of %zu characters, over the %d a topology line may have (a comment may "
+            "be longer): shorten it",
+            ps->file, ps->line, len - (line[len - 1] == '\n'), size - 2);
+    return NULL;
+  }
+  memcpy(buf, line, len);
+  buf[len] = '\0';
   const char *p = buf + strspn(buf, " \t\r\v\f"); /* what inih strips */
   const char *close = strchr(p, ']');
   if (*p == '[' && close) {

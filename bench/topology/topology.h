@@ -15,8 +15,11 @@
 #define CB_TOPO_MAX_CHECKS 32
 #define CB_TOPO_NAME_MAX 64
 #define CB_TOPO_TEXT_MAX 256
-/* The largest bandwidth and time a topology file may state (topology.c says why). */
+/* The range of a bandwidth and a time a topology file may state (topology.c
+ * says why); a tier's bandwidth is at least CB_TOPO_MIN_BPS. */
+#define CB_TOPO_MIN_BPS 1e6
 #define CB_TOPO_MAX_BPS 1e15
+#define CB_TOPO_MIN_SECONDS 1e-9
 #define CB_TOPO_MAX_SECONDS 3600.0
 
 enum cb_tier_scope { CB_SCOPE_INTRA, CB_SCOPE_INTER };

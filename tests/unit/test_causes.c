@@ -118,7 +118,7 @@ int main(void) {
   is_str(fired(nodes, 1, "node n1", NULL), "", "a matrix verdict on one node: no network");
   /* the counters that rose during the check: on their node only */
   healthy(&nodes[1], "n2");
-  struct cb_window w = {1, {{1, {"mlx5_0", 1, "symbol_error", 412}}}};
+  struct cb_window w = {1, {{1, {"mlx5_0", 1, "symbol_error", 412}}}, 0};
   struct cb_causes cs;
   cb_causes_find(nodes, 2, "allreduce-busbw", &net_host, &w, &cs);
   ok(cs.n == 1 && strcmp(cs.c[0].host, "n2") == 0 && strcmp(cs.c[0].rule, "counters-rising") == 0 &&
@@ -151,7 +151,8 @@ int main(void) {
   struct cb_window gw = {3,
                          {{1, {"GPU 0000:03:00.0", 0, "xid_79", 1}},
                           {1, {"GPU 0000:03:00.0", 0, "thermal_slowdown_us", 1500}},
-                          {1, {"mlx5_0", 1, "symbol_error", 9}}}};
+                          {1, {"mlx5_0", 1, "symbol_error", 9}}},
+                         0};
   cb_causes_find(nodes, 2, "allreduce-busbw", &net_gpu, &gw, &gc);
   ok(gc.n == 3 && strcmp(gc.c[0].rule, "counters-rising") == 0 &&
          strcmp(gc.c[1].rule, "gpu-errors-rising") == 0 &&

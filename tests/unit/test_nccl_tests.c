@@ -148,6 +148,15 @@ static void test_malformed(void) {
        "results[0].out_of_place", "a JSON time that is not a number"},
       {"{\"args\":[\"all_reduce_perf\"],\"results\":[{\"size\":\"8\"}]}", "results[0]",
        "a JSON size that is a string"},
+      /* issue 56: decimal and exact */
+      {"# Collective test starting: all_reduce_perf\n" HEADER
+       "        0x10             4     float     sum      -1    20.00    0.00    0.00       0    "
+       "19.50    0.00    0.00       0\n",
+       ":4: size '0x10'", "a hexadecimal size"},
+      {"# Collective test starting: all_reduce_perf\n" HEADER
+       "  9007199254740993  2     float     sum      -1    20.00    0.00    0.00       0    "
+       "19.50    0.00    0.00       0\n",
+       ":4: size '9007199254740993'", "a size of 2^53 + 1 (a double would round it to 2^53)"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     struct cb_import im;
@@ -161,6 +170,31 @@ static void test_malformed(void) {
        "%s: usage error naming file and place (\"%s\")", bad[k].what, err.msg);
     cb_import_free(&im);
   }
+}
+
+/* issue 56: --op names one of nccl-tests' collectives; hosts are not capped */
+static void test_op_and_hosts(void) {
+  struct cb_import im;
+  struct cb_error err;
+  const char *rows = "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 "
+                     "iters: 20 agg iters: 1 validation: 1 graph: 0\n" HEADER
+                     "           8             2     float     sum      -1    20.00    0.00    "
+                     "0.00       0    19.50    0.00    0.00       0\n";
+  ok(import_text(rows, "all", &im, &err) == CB_USAGE && strstr(err.msg, "--op all"),
+     "--op all is refused, naming it (%s)", err.msg);
+  cb_import_free(&im);
+  static char text[100 * 80 + 1024];
+  size_t at = 0;
+  for (int r = 0; r < 100; r++)
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           "#  Rank %3d Group  0 Pid 1 on node%03d device  0 [0x1b] NVIDIA H100\n",
+                           r, r);
+  snprintf(text + at, sizeof text - at, "%s", rows);
+  if (ok(import_text(text, "allreduce", &im, &err) == CB_OK, "100 ranks on 100 hosts import (%s)",
+         err.msg))
+    ok(im.nranks == 100 && im.nnodes == 100 && !strcmp(im.hosts[99], "node099"),
+       "100 ranks on 100 hosts, none dropped (%d on %d)", im.nranks, im.nnodes);
+  cb_import_free(&im);
 }
 
 static void test_json(void) {
@@ -199,6 +233,7 @@ int main(void) {
   test_table();
   test_table_variants();
   test_malformed();
+  test_op_and_hosts();
   test_json();
   done_testing();
   return exit_status();

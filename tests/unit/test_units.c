@@ -173,8 +173,27 @@ static void test_lists(void) {
      "a long item under its minimum is refused: %s", err.msg);
 }
 
+/* issue 56: decimal durations only, at most 365 days */
+static void test_durations(void) {
+  struct cb_error err = {0};
+  double v = 0;
+  ok(cb_parse_duration("1.5h", "--duration", &v, &err) == CB_OK && v == 5400, "1.5h is 5400 s");
+  ok(cb_parse_duration("365d", "--duration", &v, &err) == CB_OK && v == 365 * 86400.0,
+     "365d is a year, taken");
+  const char *bad[] = {"366d", "0x1", "0x1p3s", "1e3", "1e3s", "1.2.3s", ".5h", "5 s"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    struct cb_error e = {0};
+    int rc = cb_parse_duration(bad[i], "--duration", &v, &e);
+    ok(rc == CB_USAGE && strstr(e.msg, bad[i]), "--duration '%s' refused naming it: %s", bad[i],
+       e.msg);
+  }
+  ok(cb_parse_double("0x10", "--timeout", 0, 1e6, &v, &err) == CB_USAGE,
+     "a hexadecimal number is refused (0x10)");
+}
+
 int main(void) {
   test_sizes();
+  test_durations();
   test_longs();
   test_doubles();
   test_format();
