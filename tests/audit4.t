@@ -69,7 +69,7 @@ PY
 rss() { # FILE: rank 0's peak RSS in KiB resuming FILE (judging only: the time is used up)
   mpirun -np 2 sh -c '[ "$OMPI_COMM_WORLD_RANK" = 0 ] && exec /usr/bin/time -f %M -o "$0.rss" "$@"; exec "$@"' \
     "$1" ./collbench $B --json "$1" --resume --drift-limit 1000% >/dev/null 2>&1
-  cat "$1.rss" 2>/dev/null || echo 0
+  tail -n 1 "$1.rss" 2>/dev/null || echo 0 # time(1) says a non-zero exit on a line before
 }
 if [ -x /usr/bin/time ]; then
   cp "$TMP/cut.jsonl" "$TMP/small.jsonl"
