@@ -63,10 +63,7 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
      : v->status == CB_WARN ? &res->warn
      : v->status == CB_FAIL ? &res->fail
                             : &res->inconclusive))++;
-  size_t n = strlen(res->not_passed);
-  if ((v->status == CB_FAIL || v->status == CB_INCONCLUSIVE) && n + 4 < sizeof res->not_passed)
-    snprintf(res->not_passed + n, sizeof res->not_passed - n, "%s%s %s", n ? ", " : "",
-             v->status == CB_FAIL ? "FAIL" : "INCONCLUSIVE", v->name);
+  cb_verdict_name_not_passed(res->not_passed, sizeof res->not_passed, v);
   for (int i = 0; i < nsinks; i++)
     if (sinks[i].verdict && sinks[i].verdict(sinks[i].state, v, err))
       return err->status;

@@ -44,8 +44,6 @@ struct relay {
   int oom; /* no room for a pass's verdicts */
 };
 
-static const int severity[4] = {[CB_PASS] = 0, [CB_WARN] = 1, [CB_INCONCLUSIVE] = 2, [CB_FAIL] = 3};
-
 /* The table (out[0]) shows the first pass; later ones go to the files only. */
 static int from(const struct relay *r) {
   return r->interval > 1 ? 1 : 0;
@@ -165,8 +163,8 @@ static void commit(struct relay *r) {
     if (st == CB_FAIL && j->nfailed++ < 8)
       j->failed[j->nfailed - 1] = r->interval;
     double m = isnan(v->margin) ? INFINITY : v->margin;
-    if (j->worst < 0 || severity[st] > severity[j->worst] ||
-        (severity[st] == severity[j->worst] && m < j->worst_margin)) {
+    if (j->worst < 0 || cb_verdict_severity(st) > cb_verdict_severity(j->worst) ||
+        (cb_verdict_severity(st) == cb_verdict_severity(j->worst) && m < j->worst_margin)) {
       j->worst = st, j->worst_interval = r->interval;
       j->worst_measured = v->measured, j->worst_margin = m;
       snprintf(j->worst_what, sizeof j->worst_what, "%s", v->what);
@@ -213,7 +211,7 @@ static void worst_so_far(const struct relay *r, char *buf, size_t len) {
   const struct judged *w = NULL;
   for (int i = 0; i < r->nj; i++) {
     const struct judged *j = &r->j[i];
-    if (!w || severity[j->worst] > severity[w->worst] ||
+    if (!w || cb_verdict_severity(j->worst) > cb_verdict_severity(w->worst) ||
         (j->worst == w->worst && j->count[j->worst] > w->count[w->worst]))
       w = j;
   }
@@ -239,13 +237,8 @@ static int tally_answer(void *state, const struct cb_verdict *v, struct cb_error
   struct cb_burnin_answer *a = state;
   a->total++;
   a->warn += v->status == CB_WARN;
-  if (v->status == CB_FAIL || v->status == CB_INCONCLUSIVE) {
-    size_t at = strlen(a->names);
-    if (at + 1 < sizeof a->names)
-      snprintf(a->names + at, sizeof a->names - at, "%s%s %s", a->not_passed ? ", " : "",
-               v->name ? v->name : "?", cb_verdict_names[v->status]);
-    a->not_passed++;
-  }
+  a->not_passed += v->status == CB_FAIL || v->status == CB_INCONCLUSIVE;
+  cb_verdict_name_not_passed(a->names, sizeof a->names, v);
   return CB_OK;
 }
 

@@ -18,16 +18,16 @@
 typedef int (*cb_burnin_pass_fn)(void *state, const struct cb_settings *pass, struct cb_sink *sinks,
                                  int nsinks, struct cb_error *err);
 
-/* Runs the passes; CB_OK when every verdict over the run passed (or
- * warned), CB_FAILED when one is FAIL or INCONCLUSIVE, CB_RUNTIME when a
- * signal stopped it (partial verdicts written), or the error that stopped
- * it. */
 /* What the verdicts over the run came to (rank 0), for the one answer a
  * burn-in of --accept gives, at its end. */
 struct cb_burnin_answer {
   int total, not_passed, warn, intervals;
-  char names[256]; /* of those that did not pass */
+  char names[256]; /* "FAIL name, INCONCLUSIVE name", as cb_accept_result's */
 };
+/* Runs the passes, filling *answer; CB_OK when every verdict over the run
+ * passed (or warned), CB_FAILED when one is FAIL or INCONCLUSIVE,
+ * CB_RUNTIME when a signal stopped it (partial verdicts written), or the
+ * error that stopped it. */
 int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *s,
                          struct cb_sink *sinks, int nsinks, cb_burnin_pass_fn pass, void *state,
                          struct cb_burnin_answer *answer, struct cb_error *err);

@@ -230,9 +230,7 @@ int cb_burnin_resume_parse(const struct cb_cluster *cl, const struct cb_settings
 
 int cb_burnin_resume_read(const struct cb_cluster *cl, const struct cb_settings *s,
                           const char *path, struct cb_burnin_prior *p, struct cb_error *err) {
-  (void)cl, (void)s, (void)p;
-  return cb_fail(err, CB_USAGE, "--resume %s: this collbench was configured without a JSON library",
-                 path);
+  return cb_burnin_resume_parse(cl, s, path, p, err);
 }
 void cb_burnin_resume_load(struct cb_burnin_prior *p, struct cb_burnin_store *b) {
   (void)p, (void)b;

@@ -194,12 +194,9 @@ static int prom_verdict(void *state, const struct cb_verdict *v, struct cb_error
   /* one sample per check (Prometheus refuses a series twice in a file):
    * two verdicts of one name, as two straggling ranks of one host give,
    * keep the worse */
-  static const int worse[] = {[CB_PASS] = 0, [CB_WARN] = 1, [CB_INCONCLUSIVE] = 2, [CB_FAIL] = 3};
   for (int i = 0; i < p->nverdicts; i++)
     if (strcmp(p->verdicts[i].name, v->name) == 0) {
-      int was = p->verdicts[i].status;
-      if (v->status >= 0 && v->status <= CB_INCONCLUSIVE &&
-          (was < 0 || was > CB_INCONCLUSIVE || worse[v->status] > worse[was]))
+      if (cb_verdict_severity(v->status) > cb_verdict_severity(p->verdicts[i].status))
         p->verdicts[i].status = v->status;
       return CB_OK;
     }

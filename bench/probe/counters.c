@@ -150,8 +150,8 @@ int cb_counters_gather(const struct cb_cluster *cl, struct cb_counters *all) {
 
 int cb_counters_delta(const struct cb_counters *before, const struct cb_counters *after,
                       struct cb_counters *rose) {
-  rose->n = 0;
-  rose->dropped = after->dropped;
+  rose->n = rose->dropped = rose->unreadable = 0; /* c[] is filled up to n: not cleared */
+  rose->unreadable_what[0] = '\0';
   for (int i = 0; i < after->n; i++) {
     const struct cb_counter *a = &after->c[i];
     uint64_t was = 0; /* absent before: a counter that appeared, as an Xid's first event */

@@ -217,28 +217,33 @@ static int capacity_data(FILE *f, FILE *gp, const struct cb_rep_data *d, int op,
   return nlines + npoints;
 }
 
+/* Whether op's chart would hold anything: what it would hold, written
+ * nowhere. */
+static int drawable(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op) {
+  struct cb_system s;
+  char from[CB_NTIERS][200], *a = NULL, *b = NULL;
+  size_t la = 0, lb = 0;
+  FILE *f = open_memstream(&a, &la), *gp = open_memstream(&b, &lb);
+  cb_rep_system(d, gs, op, &s, from);
+  int drawn = f && gp ? capacity_data(f, gp, d, op, &s, gs) : 0;
+  if (f)
+    fclose(f);
+  if (gp)
+    fclose(gp);
+  free(a), free(b);
+  return drawn > 0;
+}
+
+static int fitted(const struct cb_fit_groups *gs, int op) {
+  return cb_fit_groups_pick(gs, op, CB_TIER_INTRA) || cb_fit_groups_pick(gs, op, CB_TIER_INTER);
+}
+
 int cb_rep_capacity(const struct cb_rep_data *d, int op) {
   struct cb_fit_groups gs;
   cb_rep_fit(d, &gs);
-  int fitted =
-      cb_fit_groups_pick(&gs, op, CB_TIER_INTRA) || cb_fit_groups_pick(&gs, op, CB_TIER_INTER);
-  int drawn = 0;
-  if (fitted) { /* what the chart would hold, written nowhere */
-    struct cb_system s;
-    char from[CB_NTIERS][200], *a = NULL, *b = NULL;
-    size_t la = 0, lb = 0;
-    FILE *f = open_memstream(&a, &la), *gp = open_memstream(&b, &lb);
-    cb_rep_system(d, &gs, op, &s, from);
-    if (f && gp)
-      drawn = capacity_data(f, gp, d, op, &s, &gs);
-    if (f)
-      fclose(f);
-    if (gp)
-      fclose(gp);
-    free(a), free(b);
-  }
+  int state = !fitted(&gs, op) ? 0 : drawable(d, &gs, op) ? 1 : -1;
   cb_fit_groups_free(&gs);
-  return !fitted ? 0 : drawn ? 1 : -1;
+  return state;
 }
 
 static int plot_capacity(const struct cb_rep_data *d, const struct cb_fit_groups *gs, int op,
@@ -287,7 +292,7 @@ int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb
   cb_rep_fit(d, &gs);
   int rc = CB_OK;
   for (int op = 0; op < CB_NMOPS && !rc; op++)
-    if (cb_rep_capacity(d, op) > 0) /* a chart with nothing on it fails gnuplot: a sentence */
+    if (fitted(&gs, op) && drawable(d, &gs, op)) /* an empty chart fails gnuplot: a sentence */
       rc = plot_capacity(d, &gs, op, dir, err);
   cb_fit_groups_free(&gs);
   return rc;

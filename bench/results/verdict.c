@@ -8,6 +8,19 @@
 
 const char *const cb_verdict_names[] = {"PASS", "WARN", "FAIL", "INCONCLUSIVE"};
 
+int cb_verdict_severity(int status) {
+  static const int severity[4] = {
+      [CB_PASS] = 0, [CB_WARN] = 1, [CB_INCONCLUSIVE] = 2, [CB_FAIL] = 3};
+  return status >= 0 && status < 4 ? severity[status] : severity[CB_INCONCLUSIVE];
+}
+
+void cb_verdict_name_not_passed(char *names, size_t len, const struct cb_verdict *v) {
+  size_t n = strlen(names);
+  if ((v->status == CB_FAIL || v->status == CB_INCONCLUSIVE) && n + 4 < len)
+    snprintf(names + n, len - n, "%s%s %s", n ? ", " : "",
+             v->status == CB_FAIL ? "FAIL" : "INCONCLUSIVE", v->name ? v->name : "?");
+}
+
 int cb_verdict_interval(double lo, double hi, double level, int lower_is_better) {
   if (isnan(lo) || isnan(hi) || isnan(level))
     return CB_INCONCLUSIVE;

@@ -16,6 +16,9 @@
 /* Values are the Prometheus gauge's (0 pass, 1 warn, 2 fail, 3 inconclusive). */
 enum cb_verdict_status { CB_PASS, CB_WARN, CB_FAIL, CB_INCONCLUSIVE };
 extern const char *const cb_verdict_names[]; /* "PASS", "WARN", "FAIL", "INCONCLUSIVE" */
+/* How bad a status is: PASS 0, WARN 1, INCONCLUSIVE 2, FAIL 3 (anything
+ * else counts as INCONCLUSIVE). Pure. */
+int cb_verdict_severity(int status);
 
 /* The three-way rule, the one every target is judged by (acceptance's
  * levels, fleet baselines, ceilings, [step] limits, --tune's overhead
@@ -63,6 +66,10 @@ struct cb_verdict {
    * verdicts of its --resume replace it */
   int partial;
 };
+
+/* Appends "FAIL name" or "INCONCLUSIVE name" to the comma-separated list
+ * `names` (len bytes, cut when full) when v did not pass. Pure. */
+void cb_verdict_name_not_passed(char *names, size_t len, const struct cb_verdict *v);
 
 /* Sets the interval from the figure's own 95% CI. */
 void cb_verdict_set_interval(struct cb_verdict *v, double lo, double hi);
