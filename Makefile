@@ -183,6 +183,7 @@ build/collbench.1: collbench scripts/collbench.h2m
 	@mkdir -p build
 	@echo "  MAN     $@"
 	$(Q)help2man -N -s 1 -n "measure and check collectives and point-to-point traffic" \
+	  --version-string="$$(./collbench --version | sed -n '1s/ (.*//p')" \
 	  -i scripts/collbench.h2m -o $@ ./collbench
 
 # README's guides keep their paths under share/doc/collbench, so its links work there too.

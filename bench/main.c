@@ -17,7 +17,7 @@
 static int refuse(const struct cb_mode_def *m, const union cb_mode_options *o, int printer,
                   struct cb_error *err) {
   if (printer) {
-    fprintf(stderr, "collbench: %s\nTry 'collbench --help'.\n", err->msg);
+    fprintf(stderr, "collbench: %s\n%s", err->msg, err->host ? "" : "Try 'collbench --help'.\n");
     if (m && m->on_error)
       m->on_error(o, err);
   }

@@ -4,7 +4,7 @@
 # baseline doctored to a much faster fleet (FAIL, naming the check), and
 # --compare quiet between two healthy baselines, loud on a slowdown.
 . tests/lib.sh
-plan 18
+plan 20
 
 run() { # run N: one short healthy run into $TMP/hN.jsonl
   mpirun -np 2 ./collbench --op allreduce -b 1K -e 4K -f 4 --max-time 0.02 \
@@ -109,11 +109,16 @@ grep -A1 'name="fleet ar4k"' "$TMP/j.xml" | grep -Eq "<failure|<error"
 ok $? "the fleet verdict reaches JUnit as a failure (or, inconclusive, an error)"
 
 # too few runs: cannot judge, neither PASS nor FAIL
-./collbench --baseline-out "$TMP/two.json" "$TMP"/h{1,2}.jsonl >/dev/null 2>&1
+./collbench --baseline-out "$TMP/two.json" "$TMP"/h{1,2}.jsonl >"$TMP/bo" 2>&1
+grep -q "two.json: [0-9]* figures from fewer than 5 runs: --accept judges a figure against 5 runs or more" "$TMP/bo"
+ok $? "--baseline-out says when its figures are from too few runs to judge (issue 57)"
 mpi 2 --accept "$TMP/acc.conf" --baseline "$TMP/two.json" --max-time 0.02 --no-progress
 grep -q "WARN    fleet ar4k .*cannot judge: the baseline has 2 figures of it, fewer than 5" \
   "$TMP/out"
 ok $? "a baseline of 2 runs says it cannot judge"
+# issue 57: a run whose fleet verdicts judged nothing never ends in a plain ACCEPTED
+tail -n 1 "$TMP/out" | grep -Eq '^(NOT )?ACCEPTED: .*; [0-9]+ of them judged nothing \(WARN: cannot judge'
+ok $? "... and the answer says how many verdicts judged nothing"
 
 # --compare: two healthy baselines (of 5 runs each: on this shared 2-core
 # machine single runs differ by up to 4x), then a slowdown of 10x

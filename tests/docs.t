@@ -135,6 +135,9 @@ examples() { # FOLDER AS: every example, in README's order
       grep -q '<testsuite name="collbench acceptance"' "$W/accept.xml" ||
         echo "$c: no JUnit file" >>"$FAILED" ;;
     './collbench --baseline-out '*) run_doc 0 "$c" ;;
+    'scripts/launches.sh '*) # a baseline of 5 launches: fewer judge nothing (issue 57)
+      run_doc 0 "$c" -e 1K $BUDGET
+      [ -s "$W/fleet.json" ] || echo "$c: no fleet.json" >>"$FAILED" ;;
     *'--accept topologies/h100-ndr.conf'*)
       [ $gpu = 1 ] || run_doc 2 "$c" ;; # the H100 preset needs NCCL on GPUs
     *'--matrix --json matrix.jsonl'*)
@@ -167,7 +170,8 @@ quick_start() { # FOLDER AS
     grep -q '^# allreduce' "$TMP/quick.out"
 }
 scratch() { # FOLDER: a scratch folder holding the build's collbench and topologies
-  mkdir -p "$1" && ln -s "$ROOT/collbench" "$1/collbench" && ln -s "$ROOT/topologies" "$1/topologies"
+  mkdir -p "$1" && ln -s "$ROOT/collbench" "$1/collbench" && ln -s "$ROOT/topologies" "$1/topologies" &&
+    ln -s "$ROOT/scripts" "$1/scripts"
 }
 
 scratch "$TMP/w"

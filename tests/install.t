@@ -4,10 +4,10 @@
 # page renders with man -l, the installed binary sweeps, reports and accepts
 # a preset by name from another directory, and make uninstall removes it all.
 . tests/lib.sh
-plan 10
+plan 11
 for b in help2man man; do
   if ! command -v $b >/dev/null; then
-    for _ in 1 2 3 4 5 6 7 8 9; do skip "$b not installed (scripts/install-deps.sh installs it)"; done
+    for _ in 1 2 3 4 5 6 7 8 9 10; do skip "$b not installed (scripts/install-deps.sh installs it)"; done
     exit 0
   fi
 done
@@ -47,6 +47,12 @@ MANWIDTH=80 man -l "$I/share/man/man1/collbench.1" >"$TMP/man" 2>"$TMP/manerr"
 grep -q '^EXIT STATUS' "$TMP/man" && grep -q '^FILES' "$TMP/man" && grep -q -- '--sweep' "$TMP/man" &&
   grep -q 'share/collbench/topologies' "$TMP/man" && ! grep -q . "$TMP/manerr"
 ok $? "man -l renders the page: options from --help, EXIT STATUS, FILES, no warnings"
+# issue 57: no SYNOPSIS nor EXAMPLES, and a footer cut at 80 columns
+# ("git 4ed3e70a7597November 2026": the version string was too long for it)
+grep -q '^SYNOPSIS' "$TMP/man" && grep -q '^ *mpirun -np N collbench \[options\]' "$TMP/man" &&
+  grep -q '^EXAMPLES' "$TMP/man" && grep -q '^ *collbench --compare old.jsonl new.jsonl' "$TMP/man" &&
+  tail -n 1 "$TMP/man" | grep -Eq '^collbench [0-9.]+ +[A-Z][a-z]+ [0-9]{4} +COLLBENCH\(1\)$'
+ok $? "the page has a SYNOPSIS, EXAMPLES, and a whole footer (version, date, name)"
 
 # From another directory, the installed binary: a sweep, its report, and an
 # acceptance of a preset named without a path.

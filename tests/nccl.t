@@ -24,8 +24,9 @@ if [ $gpu -eq 0 ]; then
 
   echo '{"previous": 1}' >"$TMP/keep.jsonl"
   mpi 1 --backend nccl --json "$TMP/keep.jsonl"
-  [ $STATUS -eq 2 ] && grep -q -- '--backend nccl: no usable GPU (cudaGetDeviceCount: ' "$TMP/err"
-  ok $? "--backend nccl exits 2 naming the reason (status $STATUS)"
+  [ $STATUS -eq 2 ] && grep -q -- '--backend nccl: no usable GPU (cudaGetDeviceCount: ' "$TMP/err" &&
+    ! grep -q -- "Try 'collbench --help'" "$TMP/err"
+  ok $? "--backend nccl exits 2 naming the reason, with no --help hint: the command line is sound (status $STATUS)"
   grep -q previous "$TMP/keep.jsonl"
   ok $? "... and runs nothing: the earlier --json file is untouched"
 

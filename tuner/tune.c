@@ -133,10 +133,17 @@ static void print_result(int kind, const char *label, const struct cb_tune_confi
       r->t[CB_PHASE_COMPUTE].median * 1e3, r->t[CB_PHASE_COMPUTE].ci95 * 1e3,
       r->t[CB_PHASE_COMM].median * 1e3, r->t[CB_PHASE_COMM].ci95 * 1e3,
       r->t[CB_PHASE_STEP].median * 1e3, r->t[CB_PHASE_STEP].ci95 * 1e3);
-  printf("         exposed %.3f ms +- %.3f   rho %.4f +- %.4f   overlap efficiency %.0f%% +- "
-         "%.0f%%   %.2f GFLOP/s per rank\n",
-         r->exposed.median * 1e3, r->exposed.ci95 * 1e3, r->rho.median, r->rho.ci95,
-         100 * r->hidden.median, 100 * r->hidden.ci95,
+  /* an interval wider than the whole scale says nothing of the overlap: say that */
+  const struct cb_stats *h = &r->hidden;
+  char eff[96];
+  if (!(h->ci95 < 0.5))
+    snprintf(eff, sizeof eff, "unknown (%.0f%% +- %.0f%%: more rounds would settle it)",
+             100 * h->median, 100 * h->ci95);
+  else
+    snprintf(eff, sizeof eff, "%.0f%% +- %.0f%%", 100 * h->median, 100 * h->ci95);
+  printf("         exposed %.3f ms +- %.3f   rho %.4f +- %.4f   overlap efficiency %s   %.2f "
+         "GFLOP/s per rank\n",
+         r->exposed.median * 1e3, r->exposed.ci95 * 1e3, r->rho.median, r->rho.ci95, eff,
          r->flops / r->t[CB_PHASE_COMPUTE].median * 1e-9);
   char o[80];
   printf("         overhead %s of T_step (rho / (1 + rho), each round's own pair): %s\n",
@@ -378,6 +385,10 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
     printf("# compute: %s, %.3f GFLOP per step (GEMMs); %d ranks on %d node(s); %s\n",
            t->o.compute->name, t->flops * 1e-9, t->cl->nranks, t->cl->nnodes, mpi);
     printf("# comm: %s: %s\n# search space: %s\n", t->o.comm->name, t->o.comm->progress, why);
+    printf("# rho: the communication-to-computation ratio, exposed communication (T_step - "
+           "T_compute) over T_compute; overlap efficiency: the share of T_comm hidden behind "
+           "compute (1 - exposed / T_comm; under 0 when running both at once costs more than "
+           "T_comm alone)\n");
     printf("# launch settings (read back %s): %s\n",
            t->o.comm->kind == CB_SPACE_NCCL ? "from NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_CTAS"
                                             : "through MPI_T",

@@ -28,6 +28,7 @@ void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int met
   v->warn = NAN;
   if (!d || d->n < f->min_runs) {
     v->status = CB_WARN;
+    v->unjudged = 1;
     v->fail = v->margin = NAN;
     append(v, ": cannot judge: the baseline has %d figure%s of it, fewer than %ld", d ? d->n : 0,
            d && d->n == 1 ? "" : "s", f->min_runs);
@@ -45,6 +46,7 @@ void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int met
    * whose fail level falls under 0 is the rule's: it fails nothing. */
   if (mi->higher_better && !(d->median - CB_BASELINE_K * sigma > 0)) {
     v->status = CB_WARN;
+    v->unjudged = 1;
     v->fail = v->margin = NAN;
     append(v,
            ": cannot judge: the fleet's spread %.3g is over 1/%g of its median %.4g (its runs "

@@ -638,9 +638,9 @@ int cb_matrix_measure(const struct cb_cluster *cl, const struct cb_settings *s,
   MPI_Allgather(&my_gpu, 1, MPI_INT, m.gpu, 1, MPI_INT, cl->comm);
   char text[320], size[32];
   snprintf(text, sizeof text,
-           "matrix: %d ranks, %d rounds of every rank sending %d x %s to rank+d while receiving "
+           "matrix: %d ranks, %d round%s of every rank sending %d x %s to rank+d while receiving "
            "from rank-d%s",
-           n, n - 1, m.window, cb_format_size(bytes, size, sizeof size),
+           n, n - 1, n == 2 ? "" : "s", m.window, cb_format_size(bytes, size, sizeof size),
            m.be ? "; nccl: device memory, ncclSend/ncclRecv, one GPU per rank" : "");
   rc = note_all(&m, text, err);
   /* issue 41: every node's error counters over the rounds and retests */

@@ -59,6 +59,7 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
     if (v->status == CB_FAIL)
       lay_blame(res, v, &cs);
   }
+  res->unjudged += v->unjudged;
   (*(v->status == CB_PASS   ? &res->pass
      : v->status == CB_WARN ? &res->warn
      : v->status == CB_FAIL ? &res->fail
@@ -151,13 +152,21 @@ static void print_hosts(const struct cb_accept_result *res) {
   free(names);
 }
 
-void cb_accept_print_answer(int total, int not_passed, int warn, const char *names,
+void cb_accept_print_answer(int total, int not_passed, int warn, int unjudged, const char *names,
                             const char *over) {
+  char unj[160] = "";
+  if (unjudged) /* a baseline of one run judged nothing: never a quiet ACCEPTED */
+    snprintf(unj, sizeof unj,
+             "; %d of them judged nothing (WARN: cannot judge, the baseline's runs too few or "
+             "too spread)",
+             unjudged);
   if (not_passed)
-    printf("NOT ACCEPTED: %d of %d verdicts%s did not pass: %s\n", not_passed, total, over, names);
+    printf("NOT ACCEPTED: %d of %d verdicts%s did not pass: %s%s\n", not_passed, total, over, names,
+           unj);
   else
-    printf("ACCEPTED: %d of %d verdicts%s passed%s\n", total, total, over,
-           warn ? " (WARN among them: over the fail level, under the warn level)" : "");
+    printf("ACCEPTED: %d of %d verdicts%s passed%s%s\n", total, total, over,
+           warn > unjudged ? " (WARN among them: over the fail level, under the warn level)" : "",
+           unj);
   fflush(stdout);
 }
 
@@ -172,7 +181,8 @@ int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
   /* one line that answers the question the run was for */
   if (answer)
     cb_accept_print_answer(res->pass + res->warn + res->fail + res->inconclusive,
-                           res->fail + res->inconclusive, res->warn, res->not_passed, "");
+                           res->fail + res->inconclusive, res->warn, res->unjudged, res->not_passed,
+                           "");
   int counts[4] = {res->pass, res->warn, res->fail, res->inconclusive}; /* judged on rank 0 */
   MPI_Bcast(counts, 4, MPI_INT, 0, cl->comm);
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];

@@ -18,6 +18,7 @@
  * relative thresholds were computed from. */
 struct cb_accept_result {
   int pass, warn, fail, inconclusive;
+  int unjudged;                   /* rank 0: WARNs that judged nothing (cb_verdict's unjudged) */
   char not_passed[256];           /* rank 0: the names of the FAIL and INCONCLUSIVE verdicts */
   double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
   /* rank 0: every node's evidence (the run's probe), and per node what
@@ -65,7 +66,7 @@ double cb_check_figure(const struct cb_check *c, const struct cb_record *rec);
 /* The line that answers the question an acceptance is for: ACCEPTED, or
  * NOT ACCEPTED naming what did not pass; `over` follows "verdicts"
  * (" over 12 intervals"). */
-void cb_accept_print_answer(int total, int not_passed, int warn, const char *names,
+void cb_accept_print_answer(int total, int not_passed, int warn, int unjudged, const char *names,
                             const char *over);
 
 /* Ends a run of verdicts: the sinks' summaries (rank 0), the hosts and the

@@ -14,6 +14,10 @@ struct cb_error {
   int status;
   char msg[1024];
   int output; /* 1: an output file could not be written (what it measured is sound) */
+  /* 1: the command line is sound but this host cannot run it (no GPU, no
+   * driver): said without the --help hint, which would send the user to
+   * the wrong place */
+  int host;
 };
 
 /* Sets err (if not already set) and returns status, so callers write

@@ -53,3 +53,41 @@ struct cb_ratio cb_ratio_ci(double old_v, double old_ci95, double new_v, double 
   r.hi = r.ratio * exp(1.96 * se);
   return r;
 }
+
+/* Measured on the development machine (2 shared cores; FIGURES.md,
+ * tests/measured-2026.md "--compare between launches"): 20 pairs of
+ * identical back-to-back default sweeps; per size class the most sigma any
+ * pair needed for no row to be SLOWER, times 1.2 (with the factor, each pair
+ * left out in turn needs no more than the others allow). Launch states on
+ * that machine differ by up to 2.7x at small sizes and 4x at large. */
+static const struct {
+  uint64_t upto; /* bytes, inclusive */
+  double sigma;
+} launch_spread[] = {
+    {64 << 10, 0.70},
+    {4 << 20, 0.82},
+    {UINT64_MAX, 0.87},
+};
+
+double cb_launch_sigma(uint64_t bytes) {
+  size_t i = 0;
+  while (bytes > launch_spread[i].upto)
+    i++;
+  return launch_spread[i].sigma;
+}
+
+/* One side's relative standard error of its median (see the header). */
+static double side_se(const struct cb_dist *d, double sigma) {
+  double own = d->ci95 / 1.96 / d->median;
+  if (d->n < 2)
+    return sqrt(own * own + sigma * sigma);           /* NAN stays NAN: no interval */
+  double least = 1.2533 * sigma / sqrt((double)d->n); /* the median's share of it */
+  return own > least ? own : least;
+}
+
+struct cb_ratio cb_ratio_launches(const struct cb_dist *old_d, const struct cb_dist *new_d,
+                                  double sigma) {
+  double a = side_se(old_d, sigma), b = side_se(new_d, sigma);
+  double se = sqrt(a * a + b * b), ratio = new_d->median / old_d->median;
+  return (struct cb_ratio){ratio, ratio * exp(-1.96 * se), ratio * exp(1.96 * se)};
+}

@@ -5,6 +5,7 @@
 #define CB_ROBUST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A sample's distribution: n, median, MAD (raw, not scaled), quantiles. */
 struct cb_dist {
@@ -34,6 +35,21 @@ struct cb_ratio {
   double ratio, lo, hi;
 };
 struct cb_ratio cb_ratio_ci(double old_v, double old_ci95, double new_v, double new_ci95);
+
+/* The spread between launches of one command that a launch's own interval
+ * cannot see (bench/engine/FIGURES.md, "The interval is of one launch"): a
+ * relative standard deviation (of the log) by message size, measured on the
+ * development machine by scripts/compare-falsealarms.sh. */
+double cb_launch_sigma(uint64_t bytes);
+
+/* The ratio new/old of two figures, each a cb_dist of n launches, with a
+ * 95% CI that counts `sigma`, the spread between launches (relative, of the
+ * log; cb_launch_sigma by size): a side of one launch adds it to its own
+ * interval; a side of several has that spread in its MAD, never taken
+ * under sigma's share for n launches (a few launches may agree by chance).
+ * NAN bounds when a one-launch side has no interval of its own. */
+struct cb_ratio cb_ratio_launches(const struct cb_dist *old_d, const struct cb_dist *new_d,
+                                  double sigma);
 
 /* Defaults of the verdict rule (topologies/ACCEPTANCE.md, "Baselines"). */
 #define CB_BASELINE_K 5.0        /* z under -K fails */

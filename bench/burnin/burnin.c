@@ -9,6 +9,7 @@
 #include "backends/backend.h"
 #include "base/interrupt.h"
 #include "base/timer.h"
+#include "contention.h"
 #include "engine/engine.h"
 #include "readback/drift.h"
 #include "rises.h"
@@ -50,14 +51,39 @@ static void worst_so_far(const struct cb_burnin_store *b, char *buf, size_t len)
              w->name + strlen("burn-in "), 100 * worst);
 }
 
+void cb_burnin_causes(const struct cb_contention *load, const struct cb_rises *rises,
+                      const struct cb_probe *probe, struct cb_causes *out) {
+  struct cb_causes rose;
+  cb_rises_causes(rises, probe, &rose);
+  memset(out, 0, sizeof *out);
+  cb_contention_causes(load, out);
+  for (int i = 0; i < rose.n && out->n < CB_MAX_CAUSES; i++)
+    out->c[out->n++] = rose.c[i];
+}
+
+/* Whether the causes hold a counter that rose: such a run is never a plain PASS. */
+static int counters_rose(const struct cb_causes *causes) {
+  for (int i = 0; causes && i < causes->n; i++)
+    if (strcmp(causes->c[i].rule, "counters-rose-in-burn-in") == 0)
+      return 1;
+  return 0;
+}
+
 int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
                     const struct cb_causes *causes, struct cb_sink *sinks, int nsinks, int *nfail,
                     int *ninc, struct cb_error *err) {
+  int rose = counters_rose(causes);
   for (int i = 0; i < b->n; i++) {
     struct cb_verdict v;
     cb_burnin_verdict(&b->s[i], limit, &v);
     v.partial = partial;
-    if (v.status != CB_PASS && causes && causes->n > 0) /* what rose on the nodes meanwhile */
+    if (v.status == CB_PASS && rose) { /* timing held, but errors were counted: say so */
+      v.status = CB_WARN;
+      size_t at = strlen(v.what);
+      snprintf(v.what + at, sizeof v.what - at, "; WARN: error counters rose during the run");
+    }
+    if (v.status != CB_PASS && causes &&
+        causes->n > 0) /* what rose or ran on the nodes meanwhile */
       v.causes = causes;
     *nfail += v.status == CB_FAIL;
     *ninc += v.status == CB_INCONCLUSIVE;
@@ -85,6 +111,27 @@ static void written_off(const struct cb_burnin_store *b, double limit,
            "; the burn-in stopped after %d intervals: %d verdicts FAILED, %d INCONCLUSIVE over "
            "them (partial verdicts%s); make room and give the same command with --resume to go on",
            intervals, nfail, ninc, shown ? ", on the table" : "");
+}
+
+/* After interval k (collective): the nodes' error counters and CPU time
+ * read again, and a line for what rose or changed. */
+static int interval_evidence(const struct cb_cluster *cl, const struct cb_run_info *ri, int k,
+                             struct cb_rises *rises, struct cb_contention *load,
+                             struct cb_sink *sinks, int nsinks, struct cb_error *err) {
+  char rose[512], busy[512];
+  if (cb_rises_interval(cl, ri->probe, k, rises, rose, sizeof rose, err) ||
+      cb_contention_interval(cl, k, load, busy, sizeof busy, err))
+    return err->status;
+  const char *what[2] = {"error counters rose", "host contention"}, *text[2] = {rose, busy};
+  for (int i = 0; i < 2; i++) {
+    char line[600];
+    if (cl->rank != 0 || !text[i][0] || nsinks == 0)
+      continue;
+    snprintf(line, sizeof line, "interval %d: %s: %s", k, what[i], text[i]);
+    if (cb_sinks_note(sinks, nsinks, line, err))
+      return err->status;
+  }
+  return CB_OK;
 }
 
 int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
@@ -139,6 +186,12 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     cb_burnin_free(&c.store);
     return err->status;
   }
+  struct cb_contention load; /* the nodes' CPU time others took, around every interval */
+  if (cb_contention_start(cl, &load, err)) {
+    cb_rises_free(&rises);
+    cb_burnin_free(&c.store);
+    return err->status;
+  }
   struct cb_settings pass = *s;
   int rc = CB_OK, stop = left <= 0, asked = 0; /* the first part measured it all: judge only */
   for (pass.interval = first; !rc && !stop; pass.interval++) {
@@ -159,19 +212,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
            (elapsed >= left || c.wrong_now > 0 || c.oom || pass.interval >= CB_BURNIN_MAX_INTERVAL);
     stop = cb_cluster_agree(cl, sum->stopped || cb_interrupt_stop_asked() ? 2 : stop);
     asked = stop == 2;
-    char rose[512];
-    if (cb_rises_interval(cl, ri->probe, pass.interval, &rises, rose, sizeof rose, err)) {
-      rc = err->status;
+    if ((rc = interval_evidence(cl, ri, pass.interval, &rises, &load, sinks, nsinks, err)))
       break;
-    }
-    if (cl->rank == 0 && rose[0] && nsinks > 0) {
-      char line[600];
-      snprintf(line, sizeof line, "interval %d: error counters rose: %s", pass.interval, rose);
-      if (cb_sinks_note(sinks, nsinks, line, err)) {
-        rc = err->status;
-        break;
-      }
-    }
     /* cut before its first row (rank 0 has the records): not an interval */
     if (asked && cb_cluster_agree(cl, cl->rank == 0 && c.records == records_before))
       break;
@@ -188,8 +230,9 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
     }
   }
   int nfail = 0, ninc = 0;
-  struct cb_causes causes;
-  cb_rises_causes(&rises, ri->probe, &causes);
+  struct cb_causes causes; /* the host's contention first: the likelier cause of a slowdown */
+  cb_burnin_causes(&load, &rises, ri->probe, &causes);
+  cb_contention_free(&load);
   cb_rises_free(&rises);
   if (rc && cl->rank == 0 && err->output && c.store.n > 0)
     written_off(&c.store, limit, &causes, sinks, nsinks, pass.interval - 1, err);

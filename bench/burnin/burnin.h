@@ -7,9 +7,11 @@
 #ifndef CB_BURNIN_H
 #define CB_BURNIN_H
 
+#include "contention.h"
 #include "output/runinfo.h"
 #include "output/sink.h"
 #include "resume.h"
+#include "rises.h"
 #include "runtime/cluster.h"
 #include "runtime/settings.h"
 
@@ -35,9 +37,16 @@ struct cb_burnin_tally {
 };
 void cb_burnin_tally_row(struct cb_burnin_tally *t, const struct cb_row *row);
 
+/* A burn-in's likely causes: each node whose CPUs other processes took
+ * (contention.h), then the error counters that rose (rises.h). Pure. */
+void cb_burnin_causes(const struct cb_contention *load, const struct cb_rises *rises,
+                      const struct cb_probe *probe, struct cb_causes *out);
+
 /* Each case's drift verdict (readback/drift.h) to the sinks, marked partial
  * after a signal, with `causes` (NULL: none) on those that do not pass;
- * adds the FAIL and INCONCLUSIVE ones to *nfail and *ninc. */
+ * a PASS while error counters rose (a counters-rose-in-burn-in cause) is
+ * a WARN naming them. Adds the FAIL and INCONCLUSIVE ones to *nfail and
+ * *ninc. */
 int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
                     const struct cb_causes *causes, struct cb_sink *sinks, int nsinks, int *nfail,
                     int *ninc, struct cb_error *err);

@@ -237,6 +237,7 @@ static int tally_answer(void *state, const struct cb_verdict *v, struct cb_error
   struct cb_burnin_answer *a = state;
   a->total++;
   a->warn += v->status == CB_WARN;
+  a->unjudged += v->unjudged;
   a->not_passed += v->status == CB_FAIL || v->status == CB_INCONCLUSIVE;
   cb_verdict_name_not_passed(a->names, sizeof a->names, v);
   return CB_OK;
@@ -260,7 +261,8 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
   double limit = s->drift_limit > 0 ? s->drift_limit : CB_DRIFT_LIMIT, t0 = cb_now();
   cb_interrupt_soft(); /* SIGTERM and the like: end after the row, then judge */
   struct cb_settings pass = *s;
-  int rc = CB_OK, stop = 0, asked = 0;
+  struct cb_contention load; /* the nodes' CPU time others took, around every pass */
+  int rc = cb_contention_start(cl, &load, err), stop = 0, asked = 0;
   for (pass.interval = 1; !rc && !stop; pass.interval++) {
     pass.interval_start = cb_wall_now();
     r.interval = pass.interval, r.tally.wrong_now = 0, r.npending = 0;
@@ -275,6 +277,15 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
     asked = stop == 2;
     if (asked) /* a pass cut short: its verdicts judged part of it */
       break;
+    char busy[512];
+    if ((rc = cb_contention_interval(cl, pass.interval, &load, busy, sizeof busy, err)))
+      break;
+    if (cl->rank == 0 && busy[0] && nsinks > 0) {
+      char line[600];
+      snprintf(line, sizeof line, "interval %d: host contention: %s", pass.interval, busy);
+      if (cb_sinks_note(sinks, nsinks, line, err))
+        rc = err->status;
+    }
     commit(&r);
     if (cl->rank == 0 && cb_sinks_interval(sinks, nsinks, &r.total, err))
       rc = err->status;
@@ -304,17 +315,26 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
     memcpy(all, sinks, (size_t)nall * sizeof *sinks);
     all[nall++] = (struct cb_sink){.state = answer, .verdict = tally_answer};
     r.out = all, r.nout = nall;
+    struct cb_causes busy = {0}; /* contention: beside each worst interval's own causes */
+    cb_contention_causes(&load, &busy);
     for (int i = 0; !rc && i < r.nj; i++) {
       struct cb_verdict v;
       over_run(&r.j[i], done, asked, &v);
+      struct cb_causes both = busy;
+      for (int k = 0; v.causes && k < v.causes->n && both.n < CB_MAX_CAUSES; k++)
+        both.c[both.n++] = v.causes->c[k];
+      if (v.status != CB_PASS && both.n > 0)
+        v.causes = &both;
       rc = emit(&r, &v, &nfail, &ninc, err);
     }
     if (!rc)
-      rc = cb_burnin_judge(&r.tally.store, limit, asked, NULL, all, nall, &nfail, &ninc, err);
+      rc = cb_burnin_judge(&r.tally.store, limit, asked, busy.n ? &busy : NULL, all, nall, &nfail,
+                           &ninc, err);
     if (!rc && cb_sinks_finish(sinks, nsinks, &r.total, err))
       rc = err->status;
     answer->intervals = done;
   }
+  cb_contention_free(&load);
   cb_burnin_free(&r.tally.store);
   free(r.pending), free(r.names), free(r.causes), free(r.j);
   return cb_burnin_outcome(cl, rc, asked, done, 0, nfail, ninc, err);

@@ -21,7 +21,7 @@ typedef int (*cb_burnin_pass_fn)(void *state, const struct cb_settings *pass, st
 /* What the verdicts over the run came to (rank 0), for the one answer a
  * burn-in of --accept gives, at its end. */
 struct cb_burnin_answer {
-  int total, not_passed, warn, intervals;
+  int total, not_passed, warn, unjudged, intervals;
   char names[256]; /* "FAIL name, INCONCLUSIVE name", as cb_accept_result's */
 };
 /* Runs the passes, filling *answer; CB_OK when every verdict over the run

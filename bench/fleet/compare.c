@@ -13,15 +13,17 @@ static int metric_of(const struct cb_bl_entry *e) {
 }
 
 struct cb_ratio cb_compare_metric(const struct cb_bl_entry *o, const struct cb_bl_entry *n,
-                                  int metric) {
+                                  int metric, double sigma) {
   const struct cb_dist *a = &o->d[metric], *b = &n->d[metric];
+  if (isnan(sigma))
+    sigma = cb_launch_sigma(n->bytes);
   if (cb_bl_metrics[metric].higher_better) /* slowdown: old bandwidth over new */
-    return cb_ratio_ci(b->median, b->ci95, a->median, a->ci95);
-  return cb_ratio_ci(a->median, a->ci95, b->median, b->ci95);
+    return cb_ratio_launches(b, a, sigma);
+  return cb_ratio_launches(a, b, sigma);
 }
 
 int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b, double min_ratio,
-               FILE *out, int *common) {
+               double sigma, FILE *out, int *common) {
   struct cb_cmp_line *lines = calloc(new_b->nentries + 1, sizeof *lines);
   int n = 0, slower = 0;
   for (int i = 0; i < new_b->nentries; i++) {
@@ -33,7 +35,7 @@ int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b,
       continue;
     struct cb_cmp_line *l = &lines[n++];
     l->old_e = oe, l->new_e = ne, l->metric = m;
-    l->slowdown = cb_compare_metric(oe, ne, m);
+    l->slowdown = cb_compare_metric(oe, ne, m, sigma);
     l->slower = l->slowdown.lo > min_ratio; /* false without an interval (NAN) */
     slower += l->slower;
   }
@@ -78,7 +80,7 @@ int cb_compare_main(const struct cb_compare_cli *c) {
     cb_baseline_free(&o);
     return err.status;
   }
-  int common = 0, slower = cb_compare(&o, &n, c->min_slowdown, NULL, &common);
+  int common = 0, slower = cb_compare(&o, &n, c->min_slowdown, c->launch_spread, NULL, &common);
   if (common == 0) {
     char a[256], b[256];
     cb_baseline_summary(&o, a, sizeof a);
@@ -92,8 +94,22 @@ int cb_compare_main(const struct cb_compare_cli *c) {
   printf("# --compare %s (old) %s (new): %d series and sizes compared; SLOWER when the 95%% CI of "
          "the slowdown lies above x%.2f\n",
          c->old_path, c->new_path, common, c->min_slowdown);
-  cb_compare(&o, &n, c->min_slowdown, stdout, &common);
-  printf("# %d of %d slower\n", slower, common);
+  if (isnan(c->launch_spread))
+    printf("# each CI counts the spread between launches: a side of one launch adds %.0f%% up to "
+           "64 KiB, %.0f%% up to 4 MiB, %.0f%% above (1 sigma of the log; this development "
+           "machine's, FIGURES.md; --launch-spread sets yours); a baseline of several launches "
+           "brings its own\n",
+           100 * cb_launch_sigma(64 << 10), 100 * cb_launch_sigma(4 << 20),
+           100 * cb_launch_sigma(UINT64_MAX));
+  else
+    printf("# each CI counts the spread between launches: a side of one launch adds %.3g%% "
+           "(--launch-spread, 1 sigma of the log); a baseline of several launches brings its own\n",
+           100 * c->launch_spread);
+  cb_compare(&o, &n, c->min_slowdown, c->launch_spread, stdout, &common);
+  if (slower)
+    printf("# %d of %d slower beyond the noise\n", slower, common);
+  else
+    printf("# no change beyond the noise: 0 of %d slower\n", common);
   cb_baseline_free(&o), cb_baseline_free(&n);
   return slower ? CB_FAILED : CB_OK;
 }
@@ -117,9 +133,13 @@ int cb_baseline_main(const struct cb_baseline_cli *c) {
       for (int m = 0; m < CB_BL_NMETRICS; m++)
         small += b.entries[i].d[m].n > 0 && b.entries[i].d[m].n < CB_BASELINE_MIN_N;
     }
-    printf("%s: %d runs, %d result and %d pair/node entries%s\n", c->out, b.nruns, results,
-           b.nentries - results,
-           small ? " (some with fewer figures than --accept needs to judge)" : "");
+    printf("%s: %d run%s, %d result and %d pair/node entries\n", c->out, b.nruns,
+           b.nruns == 1 ? "" : "s", results, b.nentries - results);
+    if (small) /* said here, not first at --accept as a WARN per check */
+      printf("%s: %d figure%s from fewer than %d runs: --accept judges a figure against %d runs "
+             "or more and WARNs 'cannot judge' below that; build from more runs "
+             "(scripts/launches.sh N NAME -- mpirun ... runs one N times)\n",
+             c->out, small, small == 1 ? "" : "s", CB_BASELINE_MIN_N, CB_BASELINE_MIN_N);
   }
   cb_baseline_free(&b);
   return rc;

@@ -17,14 +17,16 @@ struct cb_cmp_line {
   int slower; /* the CI's low end above min_ratio */
 };
 
-/* The slowdown of one metric between two entries (n > 0 in both). */
+/* The slowdown of one metric between two entries (n > 0 in both), its CI
+ * counting `sigma` of spread between launches (cb_ratio_launches); NAN:
+ * cb_launch_sigma of the entry's size. */
 struct cb_ratio cb_compare_metric(const struct cb_bl_entry *o, const struct cb_bl_entry *n,
-                                  int metric);
+                                  int metric, double sigma);
 
 /* Writes one line per common key to out (slower ones first, marked), and
  * returns how many got slower; *common counts the keys compared. */
 int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b, double min_ratio,
-               FILE *out, int *common);
+               double sigma, FILE *out, int *common);
 
 #define CB_MAX_FLEET_INPUTS 64
 /* --baseline FILE... --out FILE and --compare OLD NEW (bench/modes/mode_fleet.c). */
@@ -35,7 +37,8 @@ struct cb_baseline_cli {
 };
 struct cb_compare_cli {
   const char *old_path, *new_path;
-  double min_slowdown; /* SLOWER: the slowdown's 95% CI above this */
+  double min_slowdown;  /* SLOWER: the slowdown's 95% CI above this */
+  double launch_spread; /* a one-launch side's added sigma; NAN: cb_launch_sigma's table */
 };
 
 /* The whole of --compare: exit 0 (none slower), 1 (some), 2 (bad input). */

@@ -74,8 +74,11 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   for (int i = 0; i < s->nbackends; i++) {
     const struct cb_backend *be = cb_backends[s->backends[i]];
     char why[160];
-    if (!be->probe(why, sizeof why))
-      return cb_fail(err, CB_USAGE, "--backend %s: %s", be->name, why);
+    if (!be->probe(why, sizeof why)) {
+      err->host = 1;
+      return cb_fail(err, CB_USAGE, "--backend %s: %s (--list shows what this host has)", be->name,
+                     why);
+    }
     for (int t = 0; t < s->ntransports; t++)
       if (strcmp(s->transports[t], "all") != 0 && !backend_has_transport(be, s->transports[t]))
         return cb_fail(err, CB_USAGE,
@@ -97,17 +100,21 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   /* after the backends: a backend's own reason (nccl: no GPU) says more */
   for (int m = 0; m < s->nmems; m++) {
     char why[160];
-    if (!cb_gpu_mem_usable(s->mems[m], why, sizeof why))
+    if (!cb_gpu_mem_usable(s->mems[m], why, sizeof why)) {
+      err->host = 1;
       return cb_fail(err, CB_USAGE, "--mem %s: %s (see --list)", cb_mem_names[s->mems[m]], why);
+    }
   }
   /* a sweep leaves such pairs out itself (the engine says why) */
   for (int i = 0; i < s->nbackends && !cli->sweep; i++) {
     const struct cb_backend *be = cb_backends[s->backends[i]];
     char why[200];
     for (int m = 0; m < s->nmems && be->mem_usable; m++)
-      if (!be->mem_usable(s->mems[m], why, sizeof why))
+      if (!be->mem_usable(s->mems[m], why, sizeof why)) {
+        err->host = 1;
         return cb_fail(err, CB_USAGE, "--backend %s --mem %s: %s", be->name,
                        cb_mem_names[s->mems[m]], why);
+      }
   }
   return CB_OK;
 }

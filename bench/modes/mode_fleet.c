@@ -1,5 +1,6 @@
 /* The fleet modes, without MPI like --report: `--baseline-out FILE
  * RUN...` (a fleet baseline from runs) and `--compare OLD NEW`. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -75,6 +76,7 @@ static int parse_compare(int argc, char **argv, union cb_mode_options *o, struct
   struct cb_compare_cli *c = &o->compare;
   memset(c, 0, sizeof *c);
   c->min_slowdown = CB_COMPARE_MIN_RATIO;
+  c->launch_spread = NAN; /* the measured table */
   const char *files[2];
   int n = 0;
   for (int i = 1; i < argc; i++) {
@@ -87,6 +89,9 @@ static int parse_compare(int argc, char **argv, union cb_mode_options *o, struct
       return cb_fail(err, CB_USAGE, "option '%s' does not go with --compare OLD NEW", argv[i]);
     if (next == CB_NEXT_OPTION && row->code == OPT_MIN_SLOWDOWN &&
         cb_parse_double(v, "--min-slowdown", 1.0, 1000, &c->min_slowdown, err))
+      return err->status;
+    if (next == CB_NEXT_OPTION && row->code == OPT_LAUNCH_SPREAD &&
+        cb_parse_double(v, "--launch-spread", 0, 10, &c->launch_spread, err))
       return err->status;
     if (next == CB_NEXT_OPTION)
       continue;

@@ -166,7 +166,7 @@ static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
       printf("# exclude (Slurm hostlist), a FAIL laid to them in any interval: %s\n",
              cb_hostlist(p.hosts, p.nhosts, list, sizeof list));
     snprintf(over, sizeof over, " over %d intervals", a.intervals);
-    cb_accept_print_answer(a.total, a.not_passed, a.warn, a.names, over);
+    cb_accept_print_answer(a.total, a.not_passed, a.warn, a.unjudged, a.names, over);
   }
   if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED)) {
     struct excluded x = {p.hosts, p.nhosts};

@@ -306,6 +306,12 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_FLEET, .metavar = "X",
      .help = "with --compare: slower means the 95% CI of the\n"
              "slowdown lies above X (default 1.1)"},
+    {.name = "launch-spread", .arg = CB_ARG_ONE, .code = OPT_LAUNCH_SPREAD,
+     .modes = CB_IN_COMPARE, .section = CB_SEC_FLEET, .metavar = "P",
+     .help = "with --compare: the spread between launches (1 sigma,\n"
+             "e.g. 3%) a side of one launch adds to its interval\n"
+             "(default: this development machine's, per size class;\n"
+             "scripts/compare-falsealarms.sh measures yours)"},
     /* Performance model (no mpirun; bench/model/PLANNING.md): */
     {.name = "fit", .arg = CB_ARG_FILES, .code = OPT_FIT, .modes = CB_IN_MODEL,
      .section = CB_SEC_MODEL, .metavar = "FILE...",

@@ -19,6 +19,8 @@ struct table {
   /* this series' columns: no in-place block where the op has none (p2p),
    * no bandwidths for a latency */
   int oop_only, latency;
+  int one_rank; /* nothing crosses a link: no average bus bandwidth */
+  long pairs;   /* --matrix pairs measured: its summary counts them, not rows */
   int verdicts; /* printed so far: the first one brings a header */
   /* --matrix with few ranks: the whole matrix, printed before the verdicts */
   int matrix_n;
@@ -138,6 +140,7 @@ static int table_pair(void *state, const struct cb_pair *p, struct cb_error *err
   }
   int n = t->ri->cluster->nranks;
   (void)err;
+  t->pairs += p->round > 0;
   if (n > TABLE_MATRIX_MAX || p->round == 0) /* retests are notes already */
     return CB_OK;
   if (!t->matrix_bw) {
@@ -172,6 +175,9 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
   for (int n = 0; n < cl->nnodes && n < 8; n++)
     fprintf(t->out, " %s (%d)", cl->node_names[n], cl->ranks_on_node[n]);
   fprintf(t->out, "%s\n", cl->nnodes > 8 ? " ..." : "");
+  if (cl->nranks == 1)
+    fprintf(t->out, "# one rank (mpirun -np 1, or no mpirun): nothing crosses a link, so a "
+                    "bandwidth here is of a local path; run under mpirun -np 2 or more\n");
   fprintf(t->out, "# %s; %s\n", ri->mpi_library, ri->cpu_model);
   char warmup[32] = "auto";
   if (s->warmup >= 0)
@@ -208,6 +214,7 @@ static int table_series_begin(void *state, const struct cb_series *s, struct cb_
   t->busbw_n = 0;
   t->oop_only = !s->has_inplace;
   t->latency = s->latency;
+  t->one_rank = s->nranks == 1;
   fprintf(t->out, "#\n# %s: backend %s, memory %s, transport %s, %d rank%s, %d node%s\n", s->op,
           s->backend, s->mem, s->transport, s->nranks, s->nranks == 1 ? "" : "s", s->nnodes,
           s->nnodes == 1 ? "" : "s");
@@ -238,8 +245,11 @@ static void put_figures(struct table *t, const struct cb_record *r) {
     return;
   }
   fprintf(t->out, " %9.2f", r->time_us);
-  if (!t->latency)
-    fprintf(t->out, " %8.2f %8.2f", r->algbw_GBps, r->busbw_GBps);
+  if (!t->latency) /* a figure past 99999.99 keeps its 8 columns in e notation */
+    for (int i = 0; i < 2; i++) {
+      double bw = i ? r->busbw_GBps : r->algbw_GBps;
+      fprintf(t->out, bw < 99999.995 ? " %8.2f" : " %8.2e", bw);
+    }
   if (r->wrong >= 0)
     fprintf(t->out, " %6ld", r->wrong);
   else
@@ -275,7 +285,10 @@ static int table_series_end(void *state, const struct cb_series *s, struct cb_er
   struct table *t = state;
   (void)s;
   (void)err;
-  if (!t->latency)
+  if (!t->latency && t->one_rank) /* a broadcast to itself times a no-op: no link's figure */
+    fprintf(t->out, "# Avg bus bandwidth    : none with one rank (nothing crosses a link; run "
+                    "under mpirun -np 2 or more)\n");
+  else if (!t->latency)
     fprintf(t->out, "# Avg bus bandwidth    : %.4g GB/s\n",
             t->busbw_n ? t->busbw_sum / (double)t->busbw_n : 0.0);
   return CB_OK;
@@ -296,10 +309,13 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   if (t->verdicts++ == 0)
     fprintf(t->out,
             "#\n# acceptance (margin: headroom over the fail level; negative fails)\n"
-            "# %-7s %-24s %16s %10s %10s %8s  %s\n",
-            "verdict", "check", "measured", "warn", "fail", "margin", "what");
-  char measured[32], warn[16] = "-", fail[16] = "-", margin[16] = "-";
-  snprintf(measured, sizeof measured, "%.4g %s", v->measured, v->unit);
+            "# %-7s %-24s %28s %10s %10s %8s  %s\n",
+            "verdict", "check", "measured [95% CI]", "warn", "fail", "margin", "what");
+  char measured[64], warn[16] = "-", fail[16] = "-", margin[16] = "-";
+  if (v->interval) /* the interval judged, beside the point it holds */
+    snprintf(measured, sizeof measured, "%.4g %s [%.4g, %.4g]", v->measured, v->unit, v->lo, v->hi);
+  else
+    snprintf(measured, sizeof measured, "%.4g %s", v->measured, v->unit);
   if (isnan(v->measured))
     snprintf(measured, sizeof measured, "none");
   if (!isnan(v->warn))
@@ -308,7 +324,7 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
     snprintf(fail, sizeof fail, "%.4g", v->fail);
   if (!isnan(v->margin))
     snprintf(margin, sizeof margin, "%+.0f%%", v->margin * 100);
-  fprintf(t->out, "  %-7s %-24s %16s %10s %10s %8s  %s", cb_verdict_names[v->status], v->name,
+  fprintf(t->out, "  %-7s %-24s %28s %10s %10s %8s  %s", cb_verdict_names[v->status], v->name,
           measured, warn, fail, margin, v->what);
   if (v->line)
     fprintf(t->out, " (line %d)", v->line);
@@ -330,8 +346,11 @@ static int table_finish(void *state, const struct cb_summary *sum, struct cb_err
   flush_matrix(t);
   flush_copy(t);
   fprintf(t->out, "#\n# Out of bounds values : %ld %s\n", sum->wrong, sum->wrong ? "FAILED" : "OK");
-  fprintf(t->out, "# %ld rows, %ld records (%ld not checked), %ld skipped\n", sum->rows,
-          sum->records, sum->unchecked, sum->skipped);
+  if (t->pairs && !sum->records) /* a --matrix run: pairs, no rows */
+    fprintf(t->out, "# %ld pair%s measured\n", t->pairs, t->pairs == 1 ? "" : "s");
+  else
+    fprintf(t->out, "# %ld rows, %ld records (%ld not checked), %ld skipped\n", sum->rows,
+            sum->records, sum->unchecked, sum->skipped);
   if (sum->wrong)
     fprintf(t->out, "# FAILED: %ld wrong values\n", sum->wrong);
   fflush(t->out);

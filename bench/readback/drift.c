@@ -110,6 +110,7 @@ static void step_of(const struct cb_burnin_point *p, int n, struct cb_drift *d) 
   /* Welch-Satterthwaite degrees of freedom; equal zero variances: exact */
   int df = a + b > 0 ? (int)floor((a + b) * (a + b) / (a * a / (kf - 1) + b * b / (kl - 1))) : 1000;
   double half = cb_t95(df < 1 ? 1 : df) * se;
+  d->nfirst = kf, d->nlast = kl, d->first_mean_us = mf, d->last_mean_us = ml;
   d->step = (ml - mf) / mf;
   d->step_lo = (ml - mf - half) / mf;
   d->step_hi = (ml - mf + half) / mf;

@@ -57,15 +57,17 @@ struct cb_drift {
    * last hour against the first (by_hour), each with 2 passes or more. */
   double step, step_lo, step_hi;
   int by_hour;
-  double mean_us;         /* mean time */
-  double fit_a, fit_b;    /* the line: time_us = fit_a + fit_b * t; NAN with n < 3 */
-  double worst_us;        /* slowest pass */
-  int worst_interval;     /* and its number */
-  long wrong;             /* wrong elements over every pass */
-  int nwrong;             /* passes with any */
-  int wrong_intervals[8]; /* the first of them */
-  int nagain;             /* intervals with a case measured again */
-  int again_intervals[8]; /* the first of them */
+  int nfirst, nlast;                  /* the passes in the step's two ends; 0 without a step */
+  double first_mean_us, last_mean_us; /* their means (what --report draws) */
+  double mean_us;                     /* mean time */
+  double fit_a, fit_b;                /* the line: time_us = fit_a + fit_b * t; NAN with n < 3 */
+  double worst_us;                    /* slowest pass */
+  int worst_interval;                 /* and its number */
+  long wrong;                         /* wrong elements over every pass */
+  int nwrong;                         /* passes with any */
+  int wrong_intervals[8];             /* the first of them */
+  int nagain;                         /* intervals with a case measured again */
+  int again_intervals[8];             /* the first of them */
 };
 void cb_burnin_drift(const struct cb_burnin_point *p, int n, struct cb_drift *d);
 

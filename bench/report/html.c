@@ -50,7 +50,8 @@ static void runs_table(FILE *f, const struct cb_rep_data *d) {
 static void figures_table(FILE *f, const struct cb_rep_data *d) {
   fputs("<h2>Key figures</h2>\n<table>\n<tr><th>op</th><th>file</th><th>backend</th>"
         "<th>memory</th><th>transport</th><th>dtype</th><th>redop</th><th>placement</th>"
-        "<th title=\"sizes measured; ~: how many of them noisy (the table's ~)\">sizes</th>"
+        "<th title=\"sizes measured, and how many of them noisy (the table's ~): a noisy "
+        "point is never a peak here\">sizes</th>"
         "<th>peak busbw (GB/s)</th><th>at size</th>"
         "<th>peak at large sizes (GB/s)</th><th>at size</th><th>smallest time (us)</th>"
         "<th>at size</th></tr>\n",
@@ -60,17 +61,25 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
     /* The overall peak is often where the buffers fit a cache; beside it,
      * the peak among the large sizes (within 8x of the largest, the top
      * three doublings), where the data streams from memory or the link. */
-    int peak = 0, fast = 0, big = -1;
+    int peak = -1, fast = -1, big = -1;
     uint64_t largest = 0;
     for (int p = 0; p < s->npts; p++)
       largest = s->pts[p].bytes > largest ? s->pts[p].bytes : largest;
+    /* issue 57: a noisy point (a spike at twice its neighbours) is never a
+     * key figure; a series with nothing else is shown, marked ~ */
+    int all_noisy = cb_rep_noisy(s) == s->npts;
     for (int p = 0; p < s->npts; p++) {
-      peak = s->pts[p].busbw_GBps > s->pts[peak].busbw_GBps ? p : peak;
-      fast = s->pts[p].time_us < s->pts[fast].time_us ? p : fast;
+      if (s->pts[p].noisy && !all_noisy)
+        continue;
+      if (peak < 0 || s->pts[p].busbw_GBps > s->pts[peak].busbw_GBps)
+        peak = p;
+      if (fast < 0 || s->pts[p].time_us < s->pts[fast].time_us)
+        fast = p;
       if (s->pts[p].bytes * 8 > largest &&
           (big < 0 || s->pts[p].busbw_GBps > s->pts[big].busbw_GBps))
         big = p;
     }
+    const char *mark = all_noisy ? "~" : "";
     fputs("<tr>", f);
     cb_html_cell(f, s->op), path_cell(f, d->runs[s->file].path);
     cb_html_cell(f, s->backend), cb_html_cell(f, s->mem);
@@ -78,18 +87,22 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
     cb_html_cell(f, s->inplace ? "in-place" : "out-of-place");
     int noisy = cb_rep_noisy(s); /* in the sizes cell: a column more would not fit 1280 px */
     if (noisy)
-      fprintf(f, "<td class=n>%d, %d~</td>", s->npts, noisy);
+      fprintf(f, "<td class=n>%d (%d noisy)</td>", s->npts, noisy);
     else
       fprintf(f, "<td class=n>%d</td>", s->npts);
     if (cb_rep_latency_only(s->op)) /* a latency test: no bandwidth, as in its table */
       fputs("<td>-</td><td>-</td><td>-</td><td>-</td>", f);
     else {
-      fprintf(f, "<td class=n>%.3f</td>", s->pts[peak].busbw_GBps);
+      fprintf(f, "<td class=n>%.3f%s</td>", s->pts[peak].busbw_GBps, mark);
       size_cell(f, s->pts[peak].bytes);
-      fprintf(f, "<td class=n>%.3f</td>", s->pts[big].busbw_GBps);
-      size_cell(f, s->pts[big].bytes);
+      if (big >= 0) {
+        fprintf(f, "<td class=n>%.3f%s</td>", s->pts[big].busbw_GBps, mark);
+        size_cell(f, s->pts[big].bytes);
+      } else { /* every large size was noisy */
+        fputs("<td>-</td><td>-</td>", f);
+      }
     }
-    fprintf(f, "<td class=n>%.3f</td>", s->pts[fast].time_us);
+    fprintf(f, "<td class=n>%.3f%s</td>", s->pts[fast].time_us, mark);
     size_cell(f, s->pts[fast].bytes);
     fputs("</tr>\n", f);
   }
@@ -168,11 +181,15 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
       chart(f, op, "ratio");
     int cap = cb_mop_find(op) >= 0 ? cb_rep_capacity(d, cb_mop_find(op)) : 0;
     if (cap < 0)
-      fputs("<p>Capacity planning: nothing to draw. The model predicts no cluster size past "
-            "one node (the inter-node tier is unknown: measure 2 or more nodes, or give "
-            "--topology with an inter-node tier), and the inputs have no measured point at "
-            "1 MiB or 256 MiB.</p>\n",
+      fputs("<p>Capacity planning: no chart. The model predicts no cluster size past "
+            "the one measured (the inter-node tier is unknown: measure 2 or more nodes, or give "
+            "--topology with an inter-node tier), and one cluster size is a column of points, "
+            "not a chart against cluster size; <code>--predict</code> gives the figures. ",
             f);
+    if (cap < 0) {
+      model_error(f, d, cb_mop_find(op));
+      fputs("</p>\n", f);
+    }
     if (cap > 0) {
       fputs("<p>Capacity planning: the model's busbw on larger clusters at 1 MiB and 256 MiB, "
             "from the fit; measured points where the inputs have those sizes. ",

@@ -95,8 +95,8 @@ void cb_rep_put_tiers_note(FILE *gp, const struct cb_system *s, char from[CB_NTI
 /* What a cluster is counted in: "GPUs", or "ranks" for host runs. */
 const char *cb_rep_unit(const struct cb_rep_data *d);
 /* OP_capacity.png/.svg for every model op with a fit and something to
- * draw: 1 drawn, -1 fitted but nothing to draw (one node and no
- * inter-node tier, no measured point at its sizes), 0 no fit. */
+ * draw: 1 drawn, -1 fitted but nothing to draw past one cluster size (one
+ * node and no inter-node tier), 0 no fit. */
 int cb_rep_capacity(const struct cb_rep_data *d, int op);
 int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 

@@ -3,10 +3,12 @@
  * string from an input reaches the script through cb_gp_put_string, and
  * gnuplot.c runs gnuplot on it (execv, never through a shell). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/robust.h"
 #include "config.h"
 #include "escape.h"
 #include "parts.h"
@@ -33,8 +35,13 @@ static int write_data(const struct cb_rep_data *d, int first, int n, const char 
       fputs("\n\n", f); /* two blank lines: gnuplot's next 'index' */
     for (int p = 0; p < d->series[i].npts; p++) {
       const struct cb_record *pt = &d->series[i].pts[p];
-      fprintf(f, "%llu %.9g %.9g %.9g %d\n", (unsigned long long)pt->bytes, pt->time_us,
-              pt->busbw_GBps, pt->algbw_GBps, pt->noisy);
+      /* the busbw interval from the time's: t + ci is the low end, t - ci
+       * the high one (none past 0: nan, no bar drawn) */
+      double t = pt->time_us, ci = pt->ci95_us, lo = NAN, hi = NAN;
+      if (t > 0 && ci >= 0)
+        lo = pt->busbw_GBps * t / (t + ci), hi = ci < t ? pt->busbw_GBps * t / (t - ci) : NAN;
+      fprintf(f, "%llu %.9g %.9g %.9g %d %.9g %.9g\n", (unsigned long long)pt->bytes, pt->time_us,
+              pt->busbw_GBps, pt->algbw_GBps, pt->noisy, lo, hi);
     }
   }
   if (cb_rep_fclose(f) != 0)
@@ -97,9 +104,18 @@ static int put_chart(FILE *f, const char *op, const char *kind, const char *titl
   return cb_rep_put_chart(f, stem, template_name, title, err);
 }
 
+/* A point's busbw as one launch's figure: its median and CI half-width
+ * (from the time's, relative; nan without one). */
+static struct cb_dist bw_dist(const struct cb_record *r) {
+  struct cb_dist d = {.n = 1, .median = r->busbw_GBps};
+  d.ci95 = r->time_us > 0 ? r->busbw_GBps * r->ci95_us / r->time_us : NAN;
+  return d;
+}
+
 /* OP_ratio.dat: for each later file's series with a match in the first
  * file, its busbw over the match's at the sizes both have (one block per
- * series, numbers only). Writes the titles into the script. */
+ * series, numbers only): bytes, ratio, its 95% CI's ends (nan: none) and
+ * 1 when that CI leaves out 1. Writes the titles into the script. */
 static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
                        const struct cb_rep_varies *v, const char *dir, const char *op,
                        struct cb_error *err) {
@@ -110,6 +126,7 @@ static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
     return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
                    strerror(errno));
   int blocks = 0;
+  double lo = 0.5, hi = 2; /* the y range: every ratio, and 1 well inside */
   for (int i = first; i < first + n; i++) {
     int b = cb_rep_ratio_base(d, first, n, i);
     if (b < 0)
@@ -118,13 +135,24 @@ static int write_ratio(FILE *gp, const struct cb_rep_data *d, int first, int n,
     fprintf(f, "%s", blocks ? "\n\n" : "");
     for (int p = 0; p < s->npts; p++)
       for (int q = 0; q < base->npts; q++)
-        if (base->pts[q].bytes == s->pts[p].bytes && base->pts[q].busbw_GBps > 0)
-          fprintf(f, "%llu %.6g\n", (unsigned long long)s->pts[p].bytes,
-                  s->pts[p].busbw_GBps / base->pts[q].busbw_GBps);
+        if (base->pts[q].bytes == s->pts[p].bytes && base->pts[q].busbw_GBps > 0 &&
+            s->pts[p].busbw_GBps > 0) {
+          /* issue 57: the ratio's interval counts the spread between
+           * launches, as --compare's does; 1 inside it is no change */
+          struct cb_dist a = bw_dist(&base->pts[q]), b = bw_dist(&s->pts[p]);
+          struct cb_ratio r = cb_ratio_launches(&a, &b, cb_launch_sigma(s->pts[p].bytes));
+          int beyond = r.lo > 1 || r.hi < 1; /* false with no interval (nan) */
+          lo = r.ratio / 1.5 < lo ? r.ratio / 1.5 : lo;
+          hi = r.ratio * 1.5 > hi ? r.ratio * 1.5 : hi;
+          fprintf(f, "%llu %.6g %.6g %.6g %d\n", (unsigned long long)s->pts[p].bytes, r.ratio, r.lo,
+                  r.hi, beyond);
+        }
     fprintf(gp, "ratio_titles[%d] = ", ++blocks);
     put_title(gp, d, s, v);
     fputc('\n', gp);
   }
+  /* the bars are clipped there: a launch's wide interval must not flatten the others */
+  fprintf(gp, "ratio_ymin = %.6g\nratio_ymax = %.6g\n", lo, hi);
   if (cb_rep_fclose(f) != 0)
     return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
                    strerror(errno));
@@ -153,6 +181,12 @@ static int write_script(const struct cb_rep_data *d, int first, int n, const cha
     fputc('\n', f);
   }
   put_xtics(f, d, first, n);
+  double top = 0; /* busbw.gp's range: the points, not their widest bar */
+  for (int i = first; i < first + n; i++)
+    for (int p = 0; p < d->series[i].npts; p++)
+      top = d->series[i].pts[p].busbw_GBps > top ? d->series[i].pts[p].busbw_GBps : top;
+  if (top > 0)
+    fprintf(f, "bw_ymax = %.6g\n", 1.3 * top);
   if (cb_rep_model_lines(f, d, first, n, dir, err)) {
     cb_rep_fclose(f);
     return err->status;

@@ -50,8 +50,12 @@ int cb_report(const struct cb_report_cli *rep) {
     rc = cb_rep_html(&d, dir, &err);
   if (rc)
     fprintf(stderr, "collbench: %s\n", err.msg);
-  else
-    printf("collbench: report in %s/index.html\n", dir);
+  else { /* --out report/ is report/index.html, not report//index.html */
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+      len--;
+    printf("collbench: report in %.*s/index.html\n", (int)len, dir);
+  }
   cb_rep_free(&d);
   cb_baseline_free(&fleet);
   return rc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stats.h"
 #include "escape.h"
 #include "parts.h"
 
@@ -58,6 +59,23 @@ static double pct(double us, double mean) {
   return 100 * (us / mean - 1);
 }
 
+/* The spacing past which two passes have downtime between them (a burn-in
+ * stopped and resumed): 3 times the median spacing, and at least 60 s
+ * more (a slow pass is not downtime). */
+static double gap_of(const struct cb_burnin_series *s) {
+  if (s->n < 3)
+    return INFINITY;
+  double *dt = malloc((size_t)(s->n - 1) * sizeof *dt);
+  if (!dt)
+    return INFINITY;
+  for (int k = 1; k < s->n; k++)
+    dt[k - 1] = s->p[k].t - s->p[k - 1].t;
+  cb_sort_doubles(dt, (size_t)(s->n - 1));
+  double med = cb_quantile_sorted(dt, (size_t)(s->n - 1), 0.5);
+  free(dt);
+  return 3 * med + 60;
+}
+
 /* burninF_K.dat: one block per case; the titles into the script. */
 static int write_chart(FILE *gp, const struct ranked *r, int n, double unit, const char *dir,
                        const char *stem, struct cb_error *err) {
@@ -72,15 +90,20 @@ static int write_chart(FILE *gp, const struct ranked *r, int n, double unit, con
   for (int i = 0; i < n; i++) {
     const struct cb_burnin_series *s = r[i].s;
     const struct cb_drift *d = &r[i].d;
-    double m = d->mean_us;
+    double m = d->mean_us, gap = gap_of(s);
     fprintf(f, "%s", i ? "\n\n" : "");
     for (int k = 0; k < s->n && m > 0; k++) {
       const struct cb_burnin_point *p = &s->p[k];
       double ci = isnan(p->ci95_us) ? 0 : p->ci95_us;
       double fit = d->fit_a + d->fit_b * p->t;
-      fprintf(f, "%.6g %.6g %.6g %.6g %.6g %.6g\n", p->t / unit, pct(p->time_us, m),
+      if (k > 0 && p->t - s->p[k - 1].t > gap) /* downtime (a resume): a gap, not a line */
+        fputc('\n', f);
+      /* the step the verdict reads: its two ends' means, over their passes */
+      double first = k < d->nfirst ? pct(d->first_mean_us, m) : NAN;
+      double last = d->nlast && k >= s->n - d->nlast ? pct(d->last_mean_us, m) : NAN;
+      fprintf(f, "%.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g\n", p->t / unit, pct(p->time_us, m),
               pct(p->time_us - ci, m), pct(p->time_us + ci, m), isnan(fit) ? NAN : pct(fit, m),
-              p->wrong > 0 ? pct(p->time_us, m) : NAN);
+              p->wrong > 0 ? pct(p->time_us, m) : NAN, first, last);
       nwrong += p->wrong > 0;
     }
     char title[192];

@@ -65,6 +65,9 @@ struct cb_verdict {
   /* a burn-in stopped by a signal: judged over the intervals done; the
    * verdicts of its --resume replace it */
   int partial;
+  /* a WARN that judged nothing: the data could set no level (a baseline of
+   * too few runs, or too wide a spread); the answer says how many */
+  int unjudged;
 };
 
 /* Appends "FAIL name" or "INCONCLUSIVE name" to the comma-separated list

@@ -61,7 +61,10 @@ int cb_gpu_devices(char *why, size_t len) {
   int n = 0;
   cudaError_t rc = cudaGetDeviceCount(&n);
   if (rc != cudaSuccess) {
-    snprintf(why, len, "cudaGetDeviceCount: %s", cudaGetErrorString(rc));
+    snprintf(why, len, "cudaGetDeviceCount: %s%s", cudaGetErrorString(rc),
+             rc == cudaErrorInsufficientDriver || rc == cudaErrorNoDevice
+                 ? "; no NVIDIA driver loaded?"
+                 : "");
     cudaGetLastError(); /* the error is sticky otherwise */
     return 0;
   }

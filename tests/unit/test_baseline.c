@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "accept/fleet_verdict.h"
+#include "base/robust.h"
 #include "fleet/baseline.h"
 #include "fleet/compare.h"
-#include "base/robust.h"
 #include "tap.h"
 
 #define TOL 1e-9
@@ -113,16 +113,47 @@ static void test_compare(void) {
   struct cb_bl_entry b[2] = {entry(1024, 10.2, 0.5, 10), entry(65536, 300, 2, 10)};
   struct cb_baseline old_b = {.entries = a, .nentries = 2}, new_b = {.entries = b, .nentries = 2};
   int common = 0;
-  is_long(cb_compare(&old_b, &new_b, 1.1, NULL, &common), 1, "compare: one key got slower");
+  is_long(cb_compare(&old_b, &new_b, 1.1, NAN, NULL, &common), 1, "compare: one key got slower");
   is_long(common, 2, "compare: two keys in common");
-  struct cb_ratio r = cb_compare_metric(&a[1], &b[1], CB_BLM_TIME);
+  struct cb_ratio r = cb_compare_metric(&a[1], &b[1], CB_BLM_TIME, 0.02); /* a quiet fleet */
   is_double(r.ratio, 3, TOL, "compare: 100 us -> 300 us is x3");
   ok(r.lo > 2.9 && r.hi < 3.1, "compare: its CI is narrow (%.3f to %.3f)", r.lo, r.hi);
-  is_long(cb_compare(&old_b, &old_b, 1.1, NULL, &common), 0,
+  is_long(cb_compare(&old_b, &old_b, 1.1, NAN, NULL, &common), 0,
           "compare: a baseline with itself: none");
   b[0].bytes = b[1].bytes = 8;
-  is_long(cb_compare(&old_b, &new_b, 1.1, NULL, &common), 0, "compare: nothing in common...");
+  is_long(cb_compare(&old_b, &new_b, 1.1, NAN, NULL, &common), 0, "compare: nothing in common...");
   is_long(common, 0, "compare: ...counts 0 keys");
+
+  /* issue 57: a side of one launch adds the spread between launches */
+  struct cb_bl_entry o1 = entry(1024, 10, 0, 1), n1 = entry(1024, 13, 0, 1);
+  o1.d[CB_BLM_TIME].ci95 = 0.1, n1.d[CB_BLM_TIME].ci95 = 0.13; /* 1% each, within the launch */
+  r = cb_compare_metric(&o1, &n1, CB_BLM_TIME, 0.02);
+  double se = sqrt(2 * (0.01 / 1.96 * 0.01 / 1.96 + 0.02 * 0.02));
+  ok(fabs(r.ratio - 1.3) < 1e-12 && fabs(r.lo - 1.3 * exp(-1.96 * se)) < 1e-12,
+     "one launch a side, 2%% between launches: x1.3 with its CI widened by both (%.3f to %.3f)",
+     r.lo, r.hi);
+  struct cb_baseline ob1 = {.entries = &o1, .nentries = 1}, nb1 = {.entries = &n1, .nentries = 1};
+  is_long(cb_compare(&ob1, &nb1, 1.1, 0.02, NULL, &common), 1,
+          "... SLOWER at 2%% between launches");
+  is_long(cb_compare(&ob1, &nb1, 1.1, 0.2, NULL, &common), 0,
+          "... not beyond the noise at 20%% between launches");
+  ok(cb_launch_sigma(8) > 0 && cb_launch_sigma(1ull << 40) > 0,
+     "the default spread is stated for every size (%.2f at 8 B, %.2f at 1 TiB)", cb_launch_sigma(8),
+     cb_launch_sigma(1ull << 40));
+  r = cb_compare_metric(&o1, &n1, CB_BLM_TIME, NAN);
+  double s1 = cb_launch_sigma(1024), se1 = sqrt(2 * (0.01 / 1.96 * 0.01 / 1.96 + s1 * s1));
+  ok(fabs(r.lo - 1.3 * exp(-1.96 * se1)) < 1e-12, "no sigma given: the table's for 1 KiB (%.2f)",
+     s1);
+  n1.d[CB_BLM_TIME].ci95 = NAN;
+  r = cb_compare_metric(&o1, &n1, CB_BLM_TIME, 0.02);
+  ok(isnan(r.lo) && isnan(r.hi), "a launch without an interval of its own: no interval");
+  /* several launches that agree exactly: never a zero-width interval */
+  struct cb_bl_entry o5 = entry(1024, 10, 0, 5), n5 = entry(1024, 10.5, 0, 5);
+  r = cb_compare_metric(&o5, &n5, CB_BLM_TIME, 0.05);
+  double least = 1.2533 * 0.05 / sqrt(5);
+  ok(fabs(r.lo - 1.05 * exp(-1.96 * sqrt(2) * least)) < 1e-12,
+     "5 identical launches a side: the launch spread's share for 5 at least (%.4f to %.4f)", r.lo,
+     r.hi);
 }
 
 static void write_file(const char *path, const char *text) {

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "burnin/burnin.h"
+#include "burnin/contention.h"
 #include "readback/drift.h"
 #include "tap.h"
 
@@ -16,6 +18,53 @@ static struct cb_burnin_series series(const double *times, int n, double dt) {
     p[i] = (struct cb_burnin_point){i + 1, i * dt, times[i], 0, NAN, 0};
   s.p = p, s.n = s.cap = n;
   return s;
+}
+
+/* issue 57: the host's contention, from /proc/stat's text to the cause */
+static void test_contention(void) {
+  const char *stat = "cpu  1000 20 300 5000 40 5 6 70 0 0\n"
+                     "cpu0 500 10 150 2500 20 2 3 35 0 0\n"
+                     "cpu1 500 10 150 2500 20 3 3 35 0 0\n"
+                     "intr 123 4 5\nctxt 99\nprocs_running 7\nprocs_blocked 0\n";
+  struct cb_cpu_stat s;
+  ok(cb_cpu_stat_parse(stat, 100, &s) == 0, "/proc/stat: the aggregate line read");
+  is_double(s.busy_s, (1000 + 20 + 300 + 5 + 6) / 100.0, 1e-12,
+            "busy: user, nice, system, irq, softirq (guest is inside user)");
+  is_double(s.total_s, (1000 + 20 + 300 + 5000 + 40 + 5 + 6 + 70) / 100.0, 1e-12,
+            "total: busy, idle, iowait and steal");
+  is_double(s.steal_s, 0.7, 1e-12, "steal in seconds");
+  ok(s.ncpu == 2 && s.running == 7, "2 cpuN lines, procs_running 7");
+  ok(cb_cpu_stat_parse("cpu0 1 2 3 4\nprocs_running 1\n", 100, &s) == -1,
+     "no aggregate line: not read");
+  ok(cb_cpu_stat_parse("cpu  1 2\n", 100, &s) == -1, "a cut aggregate line: not read");
+
+  struct cb_node_load n = {.ncpu = 2, .ranks = 2};
+  cb_node_load_add(&n, 1, 0.03, 0, 2);
+  cb_node_load_add(&n, 2, 0.05, 0, 2);
+  cb_node_load_add(&n, 3, 0.66, 0, 6);
+  cb_node_load_add(&n, 4, 0.70, 0.01, 7);
+  ok(n.busy == 2 && n.first == 3 && n.last == 4 && n.intervals == 4,
+     "contention in intervals 3 and 4 of 4");
+  ok(fabs(n.max_others - 0.70) < 1e-12 && fabs(n.quiet_others - 0.05) < 1e-12 && n.max_running == 7,
+     "the most others took (70%%), the most in the quiet ones (5%%), the longest queue");
+  struct cb_node_load quiet = {.ncpu = 2, .ranks = 2}, stolen = quiet;
+  cb_node_load_add(&quiet, 1, 0.19, 0.04, 2);
+  cb_node_load_add(&stolen, 1, 0.0, 0.05, 2);
+  ok(quiet.busy == 0 && stolen.busy == 1, "under 20%% others and 5%% steal: none; 5%% steal: some");
+
+  char names[2][CB_HOSTNAME_MAX] = {"node1", "node2"};
+  struct cb_node_load loads[2] = {quiet, n};
+  struct cb_contention c = {
+      .nnodes = 2, .names = (const char(*)[CB_HOSTNAME_MAX])names, .node = loads};
+  struct cb_causes out = {0};
+  cb_contention_causes(&c, &out);
+  ok(out.n == 1 && strcmp(out.c[0].host, "node2") == 0 &&
+         strcmp(out.c[0].rule, "host-contention") == 0,
+     "one cause: the node with contention, rule host-contention");
+  is_str(out.c[0].text,
+         "other processes took up to 70% of its 2 CPUs in 2 intervals, 3 to 4 of 4 (5% at most in "
+         "the others); steal up to 1%; run queue up to 7 with 2 ranks",
+         "the cause says how much, when, and against what");
 }
 
 int main(void) {
@@ -125,6 +174,7 @@ int main(void) {
   is_str(b.s[1].name, "burn-in allreduce mpi host 1 KiB in-place", "named for people");
   cb_burnin_free(&b);
   ok(b.n == 0 && b.s == NULL, "freed");
+  test_contention();
   done_testing();
   return exit_status();
 }
