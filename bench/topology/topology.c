@@ -705,8 +705,11 @@ static int validate(struct parse_state *ps) {
   if (g->nvlink > 0 && g->nvswitch == 0 && t->gpus_per_node > 2 && g->nvlink_peers < 0)
     return cb_fail(ps->err, CB_USAGE,
                    "%s: [system] nvlink = %d, nvswitch = no and %d GPUs a node: say how NVLink "
-                   "joins them: nvlink_peers = 1 (bridged pairs) or %d (a full mesh)",
-                   ps->file, g->nvlink, t->gpus_per_node, t->gpus_per_node - 1);
+                   "joins them: nvlink_peers = the GPUs each reaches over NVLink, 1 to %d: 1 for "
+                   "bridged pairs (H100 NVL), %d for a full mesh%s",
+                   ps->file, g->nvlink, t->gpus_per_node, t->gpus_per_node - 1,
+                   t->gpus_per_node - 1,
+                   t->gpus_per_node - 1 > 4 ? ", 4 for DGX-1's hybrid cube mesh" : "");
   if (g->nvlink_peers > 0 && t->gpus_per_node > 0 && g->nvlink_peers > t->gpus_per_node - 1)
     return cb_fail(ps->err, CB_USAGE,
                    "%s: [system] nvlink_peers = %d: a GPU has %d other(s) on its node "

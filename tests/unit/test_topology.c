@@ -224,7 +224,12 @@ static void test_bad(void) {
       "compute_capability = 8.6 contradicts gpu_arch = hopper (NCCL tunes 8.6 as ampere)");
   contradiction("compute_capability = 8.9\nnvlink = 3", "Ada has no NVLink");
   contradiction("gpus_per_node = 4\nnvlink = 4\nnvswitch = no",
-                "say how NVLink joins them: nvlink_peers = 1 (bridged pairs) or 3 (a full mesh)");
+                "say how NVLink joins them: nvlink_peers = the GPUs each reaches over NVLink, 1 "
+                "to 3: 1 for bridged pairs (H100 NVL), 3 for a full mesh");
+  /* issue 58: README documents 4 for DGX-1; the message names it where it fits */
+  contradiction("gpus_per_node = 8\nnvlink = 4\nnvswitch = no",
+                "1 to 7: 1 for bridged pairs (H100 NVL), 7 for a full mesh, 4 for DGX-1's "
+                "hybrid cube mesh");
   contradiction("gpus_per_node = 4\nnvlink = 4\nnvswitch = yes\nnvlink_peers = 1",
                 "nvlink_peers = 1 contradicts nvswitch = yes");
   contradiction("gpus_per_node = 2\nnvlink = 4\nnvlink_peers = 2", "a GPU has 1 other(s)");
