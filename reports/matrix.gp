@@ -8,6 +8,10 @@
 # value_label, high_is_good (1: bandwidth, green high; 0: latency, green
 # low), the colour range cb_low..cb_high and chart_title.
 # Data columns: 1 receiving rank, 2 sending rank, 3 value (NaN: none).
+# nretested cells were measured again alone (the matrix's retests of its
+# suspects; retestfile: receiving rank, sending rank, 1 where its bandwidth
+# was, 1 where its latency was): their value is the retests' mean, and they
+# are circled.
 set title chart_title
 unset logscale
 unset grid
@@ -27,5 +31,10 @@ if (high_is_good) {
 } else {
   set palette defined (0 '#66bd63', 0.5 '#fee08b', 1 '#f46d43')
 }
+if (!exists('nretested')) nretested = 0
+if (nretested > 0) {
+  set title chart_title . "\ncircled: measured again alone (retests); the colour is their mean"
+}
 plot matrixfile index block using 1:2:3 with image, \
-     matrixfile index block using 1:2:(nranks <= 16 && valid(3) ? sprintf('%.3g', $3) : '') with labels
+     matrixfile index block using 1:2:(nranks <= 16 && valid(3) ? sprintf('%.3g', $3) : '') with labels, \
+     for [k=1:(nretested > 0)] retestfile using 1:((block == 0 ? column(3) : column(4)) > 0 ? column(2) : NaN) with points pointtype 6 pointsize 3 linecolor rgb 'black'

@@ -9,7 +9,7 @@ if ! have_gnuplot; then
   exit 0
 fi
 
-plan 37
+plan 39
 
 mpi 3 --matrix=64K --json "$TMP/m.jsonl"
 # a slow link on a time-shared machine is a verdict, not a broken run
@@ -98,5 +98,25 @@ check "no heatmap for host copies" sh -c "! ls '$TMP/copy' | grep -q 'h2d\|d2h'"
 check "host copies in a table" sh -c \
   "grep -q '<td>host &rarr; GPU 1</td>' '$TMP/copy/index.html' && grep -q '<td>GPU 2 &rarr; host</td>' '$TMP/copy/index.html'"
 check "the link named, escaped" grep -q '<td>host&lt;b&gt;</td>' "$TMP/copy/index.html"
+
+# issue 57: a pair slow in its round (0.1 GB/s among 1) that its retests
+# (round 0, measured alone: 0.95, 1, 1.05) cleared is drawn by its retests'
+# mean and circled, not painted red by its round figure
+pair() { # SRC DST BW ROUND
+  printf '{"type":"pair","src":%s,"dst":%s,"src_host":"vm","dst_host":"vm","bytes":1048576,"bw_GBps":%s,"lat_us":null,"round":%s}\n' "$@"
+}
+{ for s in 0 1 2; do for d in 0 1 2; do
+    [ $s = $d ] && continue
+    bw=1
+    [ $s = 0 ] && [ $d = 1 ] && bw=0.1
+    pair $s $d $bw $(((d - s + 3) % 3))
+  done; done
+  pair 0 1 0.95 0; pair 0 1 1 0; pair 0 1 1.05 0; } >"$TMP/rt.jsonl"
+./collbench --report "$TMP/rt.jsonl" --out "$TMP/rt" >"$TMP/out" 2>&1
+check "a retested cell holds its retests' mean (1), not its round's 0.1" \
+  sh -c "[ \"\$(awk 'NF == 3 && \$1 == 1 && \$2 == 0 { print \$3; exit }' '$TMP/rt/matrix1.dat')\" = 1 ]"
+check "... and is circled: listed in the retests file, counted in the script, said in the title" \
+  sh -c "[ \"\$(cat '$TMP/rt/matrix1_retests.dat')\" = '1 0 1 0' ] && grep -qx 'nretested = 1' '$TMP/rt/matrix1.gp' &&
+    grep -q 'circled: measured again alone' '$TMP/rt/matrix1.gp' && [ -s '$TMP/rt/matrix1_bw.png' ]"
 
 finish

@@ -193,6 +193,15 @@ static void add_pair(json_t *o, const struct cb_rep_pair *p, int file, struct cb
   q->matrix = dup_str(o, "matrix"), q->link = dup_str(o, "link");
 }
 
+static void add_retest(const struct cb_rep_pair *p, int file, struct cb_rep_data *d) {
+  if (d->nretests == d->retests_cap) {
+    d->retests_cap = d->retests_cap ? 2 * d->retests_cap : 16;
+    d->retests = realloc(d->retests, d->retests_cap * sizeof *d->retests);
+  }
+  d->retests[d->nretests++] =
+      (struct cb_rep_retest){file, p->src, p->dst, p->bytes, p->bw_GBps, p->lat_us};
+}
+
 /* ---- --tune --trials files: "tune", "trial" and "summary" lines ---- */
 
 static struct cb_rep_tune *tune_of(struct cb_rep_data *d, int file) {
@@ -398,6 +407,8 @@ static void add_line(const char *path, long lineno, const char *line, size_t len
     /* round 0 of the MPI matrix is a retest alone; copies are all round 0 */
     if (!(why = check_pair(o, &pair)) && (pair.round > 0 || json_object_get(o, "matrix")))
       add_pair(o, &pair, file, d);
+    else if (!why)
+      add_retest(&pair, file, d);
   } else if (strcmp(type, "verdict") == 0 && !why)
     why = add_verdict(o, file, d);
   else if (strcmp(type, "tune") == 0)

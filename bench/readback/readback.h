@@ -94,6 +94,17 @@ struct cb_rep_burnin {
   int last_interval; /* the highest interval read */
 };
 
+/* A retest of a suspect pair of the MPI matrix (a "round": 0 pair line):
+ * the pair measured again alone. The heatmap colours the cell by its
+ * retests and circles it, so a pair its retests cleared is not painted as
+ * slow by its round figure alone. */
+struct cb_rep_retest {
+  int file;
+  long src, dst;
+  uint64_t bytes;
+  double bw_GBps, lat_us;
+};
+
 struct cb_rep_data {
   struct cb_rep_run *runs;
   int nruns;
@@ -101,6 +112,8 @@ struct cb_rep_data {
   int nseries, cap, nops;
   struct cb_rep_pair *pairs;
   int npairs, pairs_cap;
+  struct cb_rep_retest *retests;
+  int nretests, retests_cap;
   struct cb_rep_verdict *verdicts;
   int nverdicts, verdicts_cap;
   struct cb_rep_tune *tunes;       /* [nruns], present where a file is a trials file */

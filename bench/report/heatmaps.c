@@ -17,6 +17,10 @@ struct grid {
   long n;
   double *bw, *lat;
   const char **host; /* per rank, from the pair lines (NULL: none) */
+  /* per cell: 1 bandwidth, 2 latency measured again alone (the MPI
+   * matrix's retests); the cell then holds the retests' mean */
+  unsigned char *retested;
+  int nretested;
   uint64_t bw_bytes, lat_bytes;
   int has_bw, has_lat;
   long sparse_n, sparse_lines; /* not drawn: ranks named, pair lines that name them */
@@ -69,7 +73,40 @@ static const char *copy_what(const char *name) {
 }
 
 static void grid_free(struct grid *g) {
-  free(g->bw), free(g->lat), free(g->host);
+  free(g->bw), free(g->lat), free(g->host), free(g->retested);
+}
+
+/* The retests of the MPI matrix's suspects at its sizes: each retested
+ * cell takes the mean of its retests and is marked (issue 57: a pair its
+ * own retests cleared was painted red by its round figure). */
+static int apply_retests(const struct cb_rep_data *d, int file, struct grid *g) {
+  long cells = g->n * g->n;
+  double *sum = calloc(2 * (size_t)cells, sizeof *sum);
+  int *cnt = calloc(2 * (size_t)cells, sizeof *cnt);
+  g->retested = calloc((size_t)cells, 1);
+  if (!sum || !cnt || !g->retested) {
+    free(sum), free(cnt);
+    return -1;
+  }
+  for (int i = 0; i < d->nretests; i++) {
+    const struct cb_rep_retest *t = &d->retests[i];
+    if (t->file != file || t->src < 0 || t->dst < 0 || t->src >= g->n || t->dst >= g->n)
+      continue;
+    long c = t->src * g->n + t->dst;
+    if (!isnan(t->bw_GBps) && t->bytes == g->bw_bytes)
+      sum[c] += t->bw_GBps, cnt[c]++;
+    if (!isnan(t->lat_us) && t->bytes == g->lat_bytes)
+      sum[cells + c] += t->lat_us, cnt[cells + c]++;
+  }
+  for (long c = 0; c < cells; c++) {
+    if (cnt[c])
+      g->bw[c] = sum[c] / cnt[c], g->retested[c] |= 1;
+    if (cnt[cells + c])
+      g->lat[c] = sum[cells + c] / cnt[cells + c], g->retested[c] |= 2;
+    g->nretested += g->retested[c] != 0;
+  }
+  free(sum), free(cnt);
+  return 0;
 }
 
 static int in_grid(const struct cb_rep_pair *p, int file, const char *matrix) {
@@ -122,6 +159,11 @@ static int grid_of(const struct cb_rep_data *d, int file, const char *matrix, st
       g->lat[c] = p->lat_us, g->lat_bytes = p->bytes, g->has_lat = 1;
     g->host[p->src] = p->src_host, g->host[p->dst] = p->dst_host;
   }
+  if (!*matrix && apply_retests(d, file, g)) {
+    grid_free(g);
+    memset(g, 0, sizeof *g);
+    return -1;
+  }
   return 0;
 }
 
@@ -158,6 +200,24 @@ static void put_cbrange(FILE *f, const struct grid *g, const double *v, int is_l
   fprintf(f, "cb_low = %.6g\ncb_high = %.6g\n", lo, hi);
 }
 
+static int put_retests(const struct grid *g, const char *dir, const char *base,
+                       struct cb_error *err) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s_retests.dat", dir, base);
+  FILE *f = cb_rep_fopen(path);
+  if (!f)
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
+  for (long c = 0; c < g->n * g->n; c++)
+    if (g->retested[c])
+      fprintf(f, "%ld %ld %d %d\n", c % g->n, c / g->n, g->retested[c] & 1,
+              (g->retested[c] & 2) >> 1);
+  if (cb_rep_fclose(f) != 0)
+    return cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
+                   strerror(errno));
+  return CB_OK;
+}
+
 static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix, const char *dir,
                        struct cb_error *err) {
   struct grid g;
@@ -190,6 +250,8 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
       rc = cb_fail(err, cb_write_status(errno), "--out: cannot write '%s': %s", path,
                    strerror(errno));
   }
+  if (!rc && g.nretested) /* "dst src bw? lat?": the cells measured again alone */
+    rc = put_retests(&g, dir, base, err);
   snprintf(script, sizeof script, "%s.gp", base);
   snprintf(path, sizeof path, "%s/%s", dir, script);
   if (!rc && !(f = cb_rep_fopen(path)))
@@ -198,7 +260,10 @@ static int plot_matrix(const struct cb_rep_data *d, int file, const char *matrix
   if (!rc) {
     fprintf(f, "# Written by collbench --report; run 'gnuplot %s' in this folder.\n", script);
     cb_rep_put_png_term(f);
-    fprintf(f, "matrixfile = '%s.dat'\nnranks = %ld\n", base, g.n);
+    /* the name even when empty: gnuplot reads names in empty loops */
+    fprintf(f,
+            "matrixfile = '%s.dat'\nnranks = %ld\nnretested = %d\nretestfile = '%s_retests.dat'\n",
+            base, g.n, g.nretested, base);
     fprintf(f, "x_label = '%s'\ny_label = '%s'\n", *matrix ? "destination GPU" : "receiving rank",
             *matrix ? "source GPU" : "sending rank");
     /* the file name comes from the command line; it reaches the script
@@ -345,7 +410,8 @@ static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const ch
     fputs("</h2>\n<p>Row: the sending rank; column: the receiving rank. Measured in rounds in "
           "which every rank sends to one other at once (see topologies/ACCEPTANCE.md, "
           "&ldquo;Accepting a new "
-          "cluster&rdquo;); retests of suspect links alone are not drawn.</p>\n",
+          "cluster&rdquo;); a pair measured again alone (a suspect's retests) is drawn by its "
+          "retests' mean and circled.</p>\n",
           f);
   }
   if (g.sparse_n)
