@@ -5,7 +5,7 @@
 # the training-step ratio, and bad input (exit 2, naming the value).
 . tests/lib.sh
 
-plan 77
+plan 78
 
 A=tests/fixtures/model_np2.jsonl
 B=tests/fixtures/model_np4.jsonl
@@ -149,6 +149,14 @@ check "rho = exposed / compute, exposed <= comm, 41 buckets of 25 MiB in 1 GiB" 
   .step.rows | all((.rho - .exposed_s / 0.1 | fabs) < 1e-9 and .exposed_s <= .comm_s + 1e-12)
   and (map(select(.bucket_bytes == 26214400)) | all(.buckets == 41))' "$TMP/st.json"
 
+# issue 57: without --size the step plan is the answer, not the last 10 of
+# 362 lines under tables of collectives at default sizes
+./collbench --predict --topology "$TMP/topo.conf" --compute-time 0.1 --grad-bytes 1G \
+  --json "$TMP/st2.json" >"$TMP/out2" 2>&1
+check "--compute-time without --size: the step plan alone, said in its first lines" sh -c "
+  sed -n 1,3p '$TMP/out2' | grep -q 'the step plan below answers --compute-time' &&
+  jq -e '(.predictions.rows | length) == 0 and (.step.plan.rows | length) > 0' '$TMP/st2.json' >/dev/null &&
+  [ \$(wc -l <'$TMP/out2') -lt 100 ]"
 check "overhead = rho / (1 + rho) in every step row" jq -e '
   .step.rows | all((.overhead - .rho / (1 + .rho) | fabs) < 1e-9)' "$TMP/st.json"
 check "the plan: per bucket the largest GPU count within 20%, over it one GPU beyond" jq -e '

@@ -502,8 +502,8 @@ static json_t *predict_step(const struct cb_model_cli *m, const struct source *s
          step->compute_s, cb_format_size(step->grad_bytes, gb, sizeof gb), opt->overlap,
          opt->overlap, step->overlap_from);
   if (opt->allreduce_s)
-    printf("# allreduce per bucket at NCCL's own pick and time (its cost model, the NCCL section "
-           "above;\n# calibrated by --fit nccl records where given), nccl:ALGO/PROTO of the "
+    printf("# allreduce per bucket at NCCL's own pick and time (its cost model, bench/model/"
+           "PLANNING.md;\n# calibrated by --fit nccl records where given), nccl:ALGO/PROTO of the "
            "first bucket\n");
   else if (opt->nrec)
     printf("# allreduce per bucket with the algorithm the fit's results recorded at the nearest "
@@ -674,17 +674,24 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
                                   : "the fitted runs are from one node",
                    per_node, per_node);
   }
+  /* issue 57: a training-step question (--compute-time) without --size is
+   * answered by the step plan alone: the tables of collectives at the
+   * default sizes buried it under 350 lines */
+  int tables = !(step->compute_s > 0 && !m->sizes_given);
+  if (!tables)
+    printf("# the step plan below answers --compute-time; --size (with --gpus) adds the "
+           "collectives' tables\n");
   /* issue 32: what NCCL itself would pick and its time, for a GPU
    * topology; issue 40: then that is the answer, and the alpha-beta
    * tables follow as the link-level view under it */
-  json_t *nccl = cb_nccl_predict(m, topo, per_node, gs);
+  json_t *nccl = tables ? cb_nccl_predict(m, topo, per_node, gs) : NULL;
   if (nccl)
     printf("\n# lower-level view, not NCCL's answer: the alpha-beta link model (no protocols, "
            "channels or in-switch\n# reduction; for alltoall, which NCCL runs as point-to-point "
            "sends, the only model here)\n");
   json_t *rows = json_array();
   int count = 0, nextra = 0;
-  for (int i = 0; i < m->nops; i++) {
+  for (int i = 0; i < m->nops && tables; i++) {
     src.sys[m->ops[i]].ranks_per_node = per_node;
     json_t *op_rows = predict_op(m, &src, m->ops[i], &count, &nextra);
     json_array_extend(rows, op_rows);
@@ -696,7 +703,7 @@ static int predict(const struct cb_model_cli *m, const struct cb_fit_groups *gs,
   if (nccl)
     json_object_set_new(pred, "nccl", nccl);
   json_object_set_new(doc, "predictions", pred);
-  if (count == 0)
+  if (count == 0 && tables)
     return cb_fail(err, CB_USAGE,
                    "--predict: no prediction possible: the %s tier is unknown (fit data from one "
                    "node predicts up to %d GPUs, its ranks per node: --gpus up to %d; "

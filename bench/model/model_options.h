@@ -20,6 +20,7 @@ struct cb_model_cli {
   long gpus_per_node; /* 0: the topology's, else the fitted runs' */
   uint64_t sizes[CB_MAX_MODEL_LIST];
   int nsizes;
+  int sizes_given; /* --size or -b/-e: the collective tables asked for beside a step */
   int ops[8], nops;
   int dtype, redop; /* enum cb_dtype_id, cb_redop_id: what NCCL's pick is for */
   double compute_s; /* 0: no training-step prediction */

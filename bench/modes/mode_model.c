@@ -118,6 +118,7 @@ static int model_check(struct cb_model_cli *m, const uint64_t range[2], const ch
     for (uint64_t b = lo; b <= hi && m->nsizes < CB_MAX_MODEL_LIST; b *= 2)
       m->sizes[m->nsizes++] = b;
   }
+  m->sizes_given = m->nsizes > 0;
   if (!m->nsizes)
     m->sizes[m->nsizes++] = 64u << 20;
   if (!m->ngpus) /* default 8, 16, ... 16384 */
