@@ -39,9 +39,9 @@ ok $? "one [step] fails: exit 1 (got $STATUS)"
 [ $STATUS -eq 1 ] || diag "$TMP/out" "$TMP/err"
 [ "$(grep -c 'step.conf:11: \[step tiny-fail\] model is now workload (the old name works for this release)' "$TMP/err")" = 1 ]
 ok $? "[step]'s old key model: read, and said once by rank 0"
-grep -q '^  PASS    tiny-pass  .* %  .*+[0-9]*%  step tiny, bucket 3098 KiB, 2 ranks (mpi, float on host): overhead ' "$TMP/out"
+grep -q '^  PASS    tiny-pass  .* % \[[^]]*\]  .*+[0-9]*%  step tiny, bucket 3098 KiB, 2 ranks (mpi, float on host): overhead ' "$TMP/out"
 ok $? "the table: tiny-pass PASS with measured %, margin and what was run"
-grep -q '^  FAIL    tiny-fail  .* %  .*  5  *-[0-9]*%  step tiny (custom), bucket 3098 KiB' "$TMP/out"
+grep -q '^  FAIL    tiny-fail  .* % \[[^]]*\]  .*  5  *-[0-9]*%  step tiny (custom), bucket 3098 KiB' "$TMP/out"
 ok $? "the table: tiny-fail FAIL against 5% with a negative margin"
 jq -e -s '[.[] | select(.type == "verdict" and .check == "tiny-pass")][0]
           | .status == "PASS" and .unit == "%" and .fail == 99 and .measured < 99

@@ -20,7 +20,7 @@ check "the data carry the noise mark as a 5th column (the 64 B point), and no in
   sh -c "grep -q '^64 2 1 1 1 nan nan\$' '$TMP/rep/allreduce.dat' && grep -q '^8 2 1 1 0 nan nan\$' '$TMP/rep/allreduce.dat'"
 check "the script counts the noisy points for the chart's key" grep -q '^nnoisy = 1$' "$TMP/rep/allreduce.gp"
 check "the key figures count them per series" \
-  sh -c "grep -q '<th title=\"sizes measured, and how many of them noisy' '$TMP/rep/index.html' && grep -q '<td class=n>3 (1 noisy)</td>' '$TMP/rep/index.html'"
+  sh -c "grep -q '<th title=\"sizes measured, and how many of them noisy' '$TMP/rep/index.html' && grep -q '<td class=n>3<br>1 noisy</td>' '$TMP/rep/index.html'"
 check "p2p_lat: a latency chart, no bandwidth chart drawn or linked" \
   sh -c "[ -s '$TMP/rep/p2p_lat_latency.png' ] && [ ! -e '$TMP/rep/p2p_lat_busbw.png' ] &&
     [ ! -e '$TMP/rep/p2p_lat_algbw.png' ] && ! grep -q 'p2p_lat_busbw\|p2p_lat_algbw' '$TMP/rep/index.html'"
@@ -33,7 +33,7 @@ printf '%s\n' '{"type":"result","op":"allgather","backend":"mpi","mem":"host","t
   '{"type":"result","op":"allgather","backend":"mpi","mem":"host","transport":"shm","dtype":"float","redop":"sum","inplace":false,"bytes":8192,"count":2,"nranks":2,"nnodes":1,"iters":10,"time_us":4,"ci95_us":0.1,"algbw_GBps":2,"busbw_GBps":2,"wrong":0,"samples":40,"noisy":false}' >>"$TMP/s.jsonl"
 ./collbench --report "$TMP/s.jsonl" --out "$TMP/srep" >"$TMP/out" 2>&1
 check "the 9 GB/s noisy spike is not the peak: the 2 GB/s point at 8 KiB is" \
-  sh -c "grep -o '<td class=n>4 (1 noisy)</td><td class=n>[0-9.]*</td><td[^>]*>[^<]*</td>' '$TMP/srep/index.html' | grep -q '>2.000</td><td[^>]*>8 KiB<'"
+  sh -c "grep -o '<td class=n>4<br>1 noisy</td><td class=n>[0-9.]*</td><td[^>]*>[^<]*</td>' '$TMP/srep/index.html' | grep -q '>2.000</td><td[^>]*>8 KiB<'"
 check "the chart data carry the busbw interval (8 KiB: 2 x 4/4.1 to 2 x 4/3.9) and the chart draws bars" \
   sh -c "grep -q '^8192 4 2 2 0 1.95121951 2.05128205\$' '$TMP/srep/allgather.dat' && grep -q 'with yerrorbars' '$TMP/srep/allgather.gp'"
 check "one cluster size (2 ranks, one node): no capacity chart, a sentence saying why (issue 57)" \

@@ -86,8 +86,8 @@ static void figures_table(FILE *f, const struct cb_rep_data *d) {
     cb_html_cell(f, s->transport), cb_html_cell(f, s->dtype), cb_html_cell(f, s->redop);
     cb_html_cell(f, s->inplace ? "in-place" : "out-of-place");
     int noisy = cb_rep_noisy(s); /* in the sizes cell: a column more would not fit 1280 px */
-    if (noisy)
-      fprintf(f, "<td class=n>%d (%d noisy)</td>", s->npts, noisy);
+    if (noisy) /* two lines: one more column would not fit 1280 px (tests/browser.t) */
+      fprintf(f, "<td class=n>%d<br>%d noisy</td>", s->npts, noisy);
     else
       fprintf(f, "<td class=n>%d</td>", s->npts);
     if (cb_rep_latency_only(s->op)) /* a latency test: no bandwidth, as in its table */
