@@ -87,7 +87,8 @@ static double side_se(const struct cb_dist *d, double sigma) {
 
 struct cb_ratio cb_ratio_launches(const struct cb_dist *old_d, const struct cb_dist *new_d,
                                   double sigma) {
+  /* cb_ratio_ci's delta method, on each side's widened half-width */
   double a = side_se(old_d, sigma), b = side_se(new_d, sigma);
-  double se = sqrt(a * a + b * b), ratio = new_d->median / old_d->median;
-  return (struct cb_ratio){ratio, ratio * exp(-1.96 * se), ratio * exp(1.96 * se)};
+  return cb_ratio_ci(old_d->median, 1.96 * a * old_d->median, new_d->median,
+                     1.96 * b * new_d->median);
 }
