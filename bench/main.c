@@ -85,6 +85,10 @@ int main(int argc, char **argv) {
   if (mode->pre_mpi && mode->pre_mpi(&opt, launcher_rank, &err)) /* a bad file: as bad options */
     return err.status == CB_USAGE ? refuse(mode, &opt, printer, &err)
                                   : report(mode, &opt, printer, &err);
+  if (mode->mpi(&opt) == CB_MPI_NONE) { /* --accept FILE --dry-run: the file alone */
+    int rc = mode->run(&opt, argc, argv, &err);
+    return rc ? report(mode, &opt, printer, &err) : rc;
+  }
   if (start_mpi(mode, &opt, &argc, &argv, &err))
     return report(mode, &opt, printer, &err);
   cb_interrupt_install(printer); /* again: ours, whatever MPI_Init set */

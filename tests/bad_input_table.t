@@ -32,6 +32,9 @@ printf "[system]\nname = x\n$check[baseline]\nfile = nothere.json\n" >"$SHARED/b
 printf '[system]\nname = x\n[matrix]\n' >"$SHARED/matrix.conf" # rows name it as $SHARED/matrix.conf
 printf "[system]\nname = x\n$check[baseline]\nk = 3\n" >"$SHARED/blnofile.conf"
 printf "[system]\nname = x\n$check[baseline]\nfile = x.json\nk = 0\n" >"$SHARED/blbadk.conf"
+# issue 58: a model level the model cannot answer (no tiers), and one of 50x
+printf '[system]\nname = x\n[check a]\nop = allreduce\nbackend = mpi\nsize = 1K\nmetric = busbw\nfail = 80%% model\n' >"$SHARED/model.conf"
+printf '[system]\nname = x\n[check a]\nop = allreduce\nbackend = mpi\nsize = 1K\nmetric = time\nfail = 5000%% model\n' >"$SHARED/model5000.conf"
 
 # row N WANT REGEX ARGS: runs one vector in $ROWS/N (its $TMP); what is
 # wrong with it, if anything, goes to $ROWS/N.why, its stderr to $ROWS/N/err
@@ -39,7 +42,7 @@ row() {
   local n=$1 TMP=$ROWS/$1 want=$2 regex=$3 args=$4 status why=
   mkdir "$TMP"
   for f in empty.conf empty.jsonl bad.conf huge.conf garbage.jsonl v2.json otherops.json \
-    blmissing.conf blnofile.conf blbadk.conf; do ln -s "$SHARED/$f" "$TMP/$f"; done
+    blmissing.conf blnofile.conf blbadk.conf model.conf model5000.conf; do ln -s "$SHARED/$f" "$TMP/$f"; done
   cp "$SHARED/keep.ref.jsonl" "$TMP/keep.jsonl"
   cp "$SHARED/keep.ref.csv" "$TMP/keep.csv"
   eval "set -- $args"

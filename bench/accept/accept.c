@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "ceiling.h"
 #include "engine/engine.h"
+#include "expected.h"
 #include "fleet_verdict.h"
 #include "matrix.h"
 #include "membw.h"
@@ -27,6 +28,7 @@ struct relay {
   struct cb_sink *sinks;
   int nsinks;
   const struct cb_check *check;
+  const struct cb_expected *expected; /* the model's figure, for "80% model" levels */
   struct cb_record rec;
   int have;
   int confirmed;  /* times a FAIL was measured again (confirm_fail) */
@@ -99,6 +101,9 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
     if (nranks < cb_ops[c->op]->min_ranks)
       return cb_fail(err, CB_USAGE, "%s:%d: check '%s' (%s) needs at least %d ranks", t->path,
                      c->line, c->name, cb_ops[c->op]->name, cb_ops[c->op]->min_ranks);
+    struct cb_expected e; /* a model level the model cannot answer for this run */
+    if (cb_check_uses_model(c) && cb_expected_for(t, c, nranks, cl->nnodes, &e, err))
+      return err->status;
     /* a size whose buffers cannot fit is the file's mistake for this
      * cluster, not a failed check: refused like -e is (every rank agrees) */
     struct cb_settings s = *base;
@@ -141,13 +146,13 @@ static void judge(const struct cb_check *c, const struct relay *r, const double 
                   struct cb_verdict *v) {
   char size[32];
   int is_time = c->metric == CB_METRIC_TIME;
-  double scale = is_time ? 1e6 : 1e-9; /* base units to us or GB/s */
   memset(v, 0, sizeof *v);
   v->name = c->name;
   v->line = c->line;
   v->unit = is_time ? "us" : "GB/s";
-  v->fail = cb_threshold_value(&c->fail, refs) * scale;
-  v->warn = c->warn.set ? cb_threshold_value(&c->warn, refs) * scale : NAN;
+  v->fail = cb_level_value(c, &c->fail, refs, r->expected);
+  v->warn = cb_level_value(c, &c->warn, refs, r->expected);
+  v->expected = r->expected;
   snprintf(v->what, sizeof v->what, "%s %s %s %s %s %s", cb_ops[c->op]->name, c->backend_name,
            cb_mem_names[c->mem], cb_format_size(c->bytes, size, sizeof size),
            cb_metric_names[c->metric], c->inplace ? "in-place" : "out-of-place");
@@ -383,6 +388,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   static struct relay relays[CB_TOPO_MAX_CHECKS];
   static char names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
   static char ceiling_names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
+  static struct cb_expected expected[CB_TOPO_MAX_CHECKS];
   int nverdicts = 0;
   /* issue 41: every node's error counters before and after each check */
   struct cb_counters *before = malloc((size_t)(cl->rank == 0 ? cl->nnodes : 1) * sizeof *before);
@@ -397,6 +403,13 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     r->sinks = sinks;
     r->nsinks = nsinks;
     r->check = &t->checks[i];
+    if (cb_check_uses_model(r->check)) { /* cb_accept_validate refused what it cannot answer */
+      if (cb_expected_for(t, r->check, cl->nranks, cl->nnodes, &expected[i], err)) {
+        free(before);
+        return err->status;
+      }
+      r->expected = &expected[i];
+    }
     if (i == 0) /* later windows start where the one before ended */
       cb_counters_gather(cl, before);
     if (measure_check(cl, base, ri, r, &total, err) ||

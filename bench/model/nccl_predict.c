@@ -44,6 +44,20 @@ static int p2p_route(const struct cb_nc_hw *hw, int per_node) {
   return path == CB_NC_PATH_SYS ? P2P_ACROSS_CPUS : P2P_MODELLED;
 }
 
+/* Why a route other than P2P_MODELLED has no estimate (NCCL's SHM
+ * transport: its model takes the PCIe link, but the copies through host
+ * memory are bounded by the CPU's memory, nccl#1639). */
+static const char *const route_whys[] = {
+    "",
+    "through host memory (gpu_p2p = no): NCCL's estimate takes the PCIe link, the "
+    "CPU's memory bounds it",
+    "through host memory (the GPUs' path past NCCL's peer-to-peer level, p2p_level: by "
+    "default PCIe switches, or any path for two GPUs on an AMD CPU): NCCL's estimate takes "
+    "the GPUs' link, the CPU's memory bounds it",
+    "peer-to-peer across CPUs (gpu_path = sys): NCCL's estimate takes the link between "
+    "the CPUs (16 GB/s on AMD, 6 to 40 on Intel by generation), which this model does "
+    "not carry"};
+
 int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, char *why,
                size_t len) {
   const struct cb_tier *in = cb_topology_tier(t, CB_SCOPE_INTRA);
@@ -188,6 +202,44 @@ double cb_nccl_allreduce_s(const void *ctx, int ngpus, double bytes) {
   return pick(ctx, ngpus, bytes, &ch) < 0 ? NAN : ch.time_s;
 }
 
+int cb_nccl_expect(const struct cb_topology *t, int op, int dtype, int ngpus, int per_node,
+                   double bytes, struct cb_nccl_expectation *e, char *why, size_t len) {
+  struct cb_nc_hw hw;
+  memset(e, 0, sizeof *e);
+  per_node = per_node < 1 ? 1 : per_node < ngpus ? per_node : ngpus;
+  if (cb_nccl_hw(t, per_node, &hw, why, len))
+    return -1;
+  if (ngpus < 2) {
+    snprintf(why, len, "one GPU: NCCL runs no collective between GPUs");
+    return -1;
+  }
+  if (op == CB_MOP_ALLTOALL) {
+    snprintf(why, len, "NCCL runs alltoall as point-to-point sends, outside its cost model");
+    return -1;
+  }
+  int route = p2p_route(&hw, per_node);
+  if (route != P2P_MODELLED) {
+    snprintf(why, len, "%s", route_whys[route]);
+    return -1;
+  }
+  int nodes = (ngpus + per_node - 1) / per_node;
+  struct cb_nc_comm c;
+  struct cb_nc_cal own;
+  cb_nc_cal_identity(&own);
+  cb_nc_tune(&hw, ngpus, nodes, &c);
+  if (cb_nc_pick(&c, op, bytes, dtype, CB_SUM, -1, &own, &e->choice) < 0) {
+    const char *refused = cb_nc_refused(&c, op, dtype);
+    snprintf(why, len, "%s", refused ? refused : "no algorithm of NCCL's applies");
+    return -1;
+  }
+  const struct cb_nc_band *b = &cb_nc_bands[cb_nc_class_of(&hw, nodes)];
+  cb_nc_band_ratio(b, &e->ratio_lo, &e->ratio_hi);
+  e->band = b;
+  e->nodes = nodes;
+  cb_nc_band_beyond(b, op, ngpus, bytes, e->beyond, sizeof e->beyond);
+  return 0;
+}
+
 const char *cb_nccl_pick_label(const struct cb_nccl_ctx *ctx, int ngpus, double bytes, char *buf,
                                size_t len) {
   struct cb_nc_choice ch;
@@ -326,17 +378,7 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
   if (route != P2P_MODELLED) {
     /* NCCL's SHM transport: its model takes the PCIe link, but the copies
      * through host memory are bounded by the CPU's memory (nccl#1639) */
-    static const char *const whys[] = {
-        "",
-        "through host memory (gpu_p2p = no): NCCL's estimate takes the PCIe link, the "
-        "CPU's memory bounds it",
-        "through host memory (the GPUs' path past NCCL's peer-to-peer level, p2p_level: by "
-        "default PCIe switches, or any path for two GPUs on an AMD CPU): NCCL's estimate takes "
-        "the GPUs' link, the CPU's memory bounds it",
-        "peer-to-peer across CPUs (gpu_path = sys): NCCL's estimate takes the link between "
-        "the CPUs (16 GB/s on AMD, 6 to 40 on Intel by generation), which this model does "
-        "not carry"};
-    const char *why = whys[route];
+    const char *why = route_whys[route];
     printf("  unknown: %s", why);
     json_object_set_new(row, "uncalibrated", json_true());
     json_object_set_new(row, "unknown", json_string(why));

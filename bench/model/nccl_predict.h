@@ -9,6 +9,7 @@
 #include "config.h"
 #include "groups.h"
 #include "model_options.h"
+#include "nccl_band.h"
 #include "nccl_cost.h"
 #include "topology/topology.h"
 
@@ -43,6 +44,21 @@ double cb_nccl_op_s(const struct cb_nccl_ctx *ctx, int op, int ngpus, double byt
  * first such record's dtype and redop. */
 int cb_nccl_ctx_for_report(const struct cb_topology *t, int per_node,
                            const struct cb_fit_groups *gs, int op, struct cb_nccl_ctx *ctx);
+/* What NCCL's own cost model (uncalibrated) expects of one op: its pick,
+ * time and busbw, and the band of its class of system (measured /
+ * predicted time, NaN when no published figure states it). */
+struct cb_nccl_expectation {
+  struct cb_nc_choice choice;
+  const struct cb_nc_band *band;
+  double ratio_lo, ratio_hi;
+  int nodes;
+  char beyond[160]; /* why the figures behind the band do not cover it; "" when they do */
+};
+/* For `bytes` of op (enum cb_mop) in dtype summed over ngpus GPUs, per_node
+ * a node. Returns 0, or -1 with why[] where --predict says unknown (a route
+ * its estimate does not hold for, an op outside its model, one GPU). */
+int cb_nccl_expect(const struct cb_topology *t, int op, int dtype, int ngpus, int per_node,
+                   double bytes, struct cb_nccl_expectation *e, char *why, size_t len);
 /* "nccl:NVLS/Simple", NCCL's pick for one allreduce of `bytes` on ngpus. */
 const char *cb_nccl_pick_label(const struct cb_nccl_ctx *ctx, int ngpus, double bytes, char *buf,
                                size_t len);

@@ -189,6 +189,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_JUNIT: cli->junit_path = arg; return CB_OK;
   case OPT_EXCLUDE_OUT: cli->exclude_path = arg; return CB_OK;
   case OPT_ACCEPT: cli->accept_path = arg; return CB_OK;
+  case OPT_DRY_RUN: cli->dry_run = 1; return CB_OK;
   case OPT_BASELINE: cli->baseline_path = arg; return CB_OK;
   case OPT_REPEAT: return cb_parse_long(arg, "--repeat", 0, 100, &cli->repeat, err);
   case OPT_MATRIX:
@@ -351,6 +352,11 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       return cb_fail(err, CB_USAGE,
                      "--accept and --matrix: choose one (a [matrix] section in the "
                      "file makes --accept run the matrix too)");
+    if (cli->dry_run && (cli->matrix || s->duration > 0 || cli->json_path || cli->csv_path ||
+                         cli->prom_path || cli->junit_path || cli->exclude_path))
+      return cb_fail(err, CB_USAGE,
+                     "--dry-run goes with --accept FILE alone: it measures nothing, so it has no "
+                     "burn-in, matrix or output files");
     if (cli->matrix && (cli->baseline_path || cli->repeat >= 0))
       return cb_fail(err, CB_USAGE,
                      "--%s goes with --accept FILE (a [matrix] section there judges the pairs "
@@ -363,6 +369,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   else if (cli->repeat >= 0)
     return cb_fail(err, CB_USAGE, "--repeat %ld goes with --accept FILE --baseline FILE",
                    cli->repeat);
+  if (cli->dry_run && !cli->accept_path)
+    return cb_fail(err, CB_USAGE, "--dry-run goes with --accept FILE (the checks it prints)");
   if (s->duration > 0 && (cli->probe || cli->copy || cli->tune.enabled))
     return cb_fail(err, CB_USAGE,
                    "--duration goes with a sweep (--sweep, or --op/--backend/--mem), --accept or "

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "accept/accept.h"
+#include "accept/dry_run.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
 #include "base/hostlist.h"
@@ -420,6 +421,8 @@ static enum cb_mode_mpi single(const union cb_mode_options *o) {
 }
 
 static enum cb_mode_mpi accept_mpi(const union cb_mode_options *o) {
+  if (o->run.dry_run) /* the checks' levels from the file alone */
+    return CB_MPI_NONE;
   /* [step] checks run the tuner's step, whose all-reduces use a thread */
   return o->run.topology.nsteps > 0 ? CB_MPI_SERIALIZED : CB_MPI_SINGLE;
 }
@@ -436,8 +439,14 @@ void cb_run_on_error(const union cb_mode_options *o, const struct cb_error *err)
 MEASURING_RUN(sweep)
 MEASURING_RUN(copy)
 MEASURING_RUN(probe)
-MEASURING_RUN(accept)
 MEASURING_RUN(matrix)
+
+static int accept_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  static const struct measuring m = {accept_validate, accept_go};
+  if (o->run.dry_run) /* the checks' levels from the file alone, without MPI */
+    return cb_accept_dry_run(&o->run.topology, 0, 0, stdout, err);
+  return run_frame(&m, argc, argv, &o->run, err);
+}
 
 static int is_copy(const struct cb_cli *cli) {
   return cli->copy;

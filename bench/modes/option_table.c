@@ -185,6 +185,11 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_ACCEPT, .metavar = "FILE",
      .help = "run a topology file's checks; one PASS/WARN/FAIL line\n"
              "per check with its margin; exit 1 when any fails"},
+    {.name = "dry-run", .arg = CB_ARG_NONE, .code = OPT_DRY_RUN, .modes = CB_IN_RUN,
+     .section = CB_SEC_ACCEPT,
+     .help = "with --accept: print every check's levels (absolute,\n"
+             "measured at run time, or the model's figure with its\n"
+             "pick and band) without MPI; nothing is measured"},
     {.name = "matrix", .arg = CB_ARG_OPTIONAL, .code = OPT_MATRIX, .modes = CB_IN_RUN,
      .section = CB_SEC_ACCEPT, .metavar = "[=SIZE]",
      .help = "all-pairs bandwidth (SIZE messages, default 1M) and\n"

@@ -17,6 +17,7 @@ struct cb_cli {
   const char *exclude_path; /* --exclude-out: the hosts a FAIL was laid to (issue 41) */
   int help, version, list, sweep;
   const char *accept_path;     /* --accept FILE: run the topology file's checks */
+  int dry_run;                 /* --dry-run: print the checks' levels, measure nothing */
   struct cb_topology topology; /* loaded from accept_path before MPI (cb_cli_prepare) */
   const char *baseline_path;   /* --baseline FILE (else the file's [baseline] file) */
   long repeat;                 /* --repeat N; -1: the file's, or the default */

@@ -230,6 +230,17 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
     json_object_set_new(o, "line", json_integer(v->line));
   if (v->partial)
     json_object_set_new(o, "partial", json_true());
+  if (v->expected) { /* a model level: the figure and where it came from */
+    const struct cb_expected *e = v->expected;
+    json_t *x = json_pack("{s:o, s:s, s:s, s:s, s:s, s:i, s:i}", "value", real_or_null(e->value),
+                          "unit", v->unit, "pick", e->pick, "source", e->source, "band", e->band,
+                          "ranks", e->ranks, "nodes", e->nodes);
+    json_object_set_new(x, "lo", real_or_null(e->lo));
+    json_object_set_new(x, "hi", real_or_null(e->hi));
+    if (e->beyond[0])
+      json_object_set_new(x, "extrapolated", cb_json_text(e->beyond));
+    json_object_set_new(o, "expected", x);
+  }
   if (v->causes) { /* issue 41: [] when sought and none found */
     json_t *a = json_array();
     for (int i = 0; i < v->causes->n; i++) {

@@ -76,6 +76,9 @@ static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_erro
     snprintf(levels, sizeof levels, ", warn level %.4g %s", v->warn, v->unit);
   int at = snprintf(message, sizeof message, "%s: measured %s%s; %s", cb_verdict_names[v->status],
                     measured, levels, v->what);
+  if (v->expected && at > 0 && (size_t)at < sizeof message)
+    at += snprintf(message + at, sizeof message - at, "; expected %.4g %s (%s, %s)",
+                   v->expected->value, v->unit, v->expected->source, v->expected->pick);
   for (int i = 0; v->causes && i < v->causes->n && at > 0 && (size_t)at < sizeof message; i++)
     at += snprintf(message + at, sizeof message - at, "%s %s %s: %s",
                    i ? ";" : "; likely cause:", v->causes->c[i].host, v->causes->c[i].device,

@@ -329,6 +329,19 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   if (v->line)
     fprintf(t->out, " (line %d)", v->line);
   fputc('\n', t->out);
+  if (v->expected) { /* a model level: what the model expected, and how sure it is */
+    const struct cb_expected *e = v->expected;
+    fprintf(t->out, "          expected: %.4g %s (%s, pick %s, %d rank%s on %d node%s)", e->value,
+            v->unit, e->source, e->pick, e->ranks, e->ranks == 1 ? "" : "s", e->nodes,
+            e->nodes == 1 ? "" : "s");
+    if (!isnan(e->lo))
+      fprintf(t->out, "; band [%.4g, %.4g]: %s", e->lo, e->hi, e->band);
+    else
+      fprintf(t->out, "; band %s", e->band);
+    if (e->beyond[0])
+      fprintf(t->out, "; EXTRAPOLATED: %s", e->beyond);
+    fputc('\n', t->out);
+  }
   /* issue 41: the likely causes under the verdict, most likely first */
   for (int i = 0; v->causes && i < v->causes->n; i++) {
     const struct cb_cause *c = &v->causes->c[i];

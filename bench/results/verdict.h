@@ -42,6 +42,18 @@ struct cb_causes {
   struct cb_cause c[CB_MAX_CAUSES];
 };
 
+/* What the performance model expects of a check whose level is a fraction
+ * of it ("80% model"; bench/accept/expected.c), in the verdict's unit. */
+struct cb_expected {
+  double value;
+  double lo, hi;    /* the band a healthy system measures in; NaN: no figure states it */
+  char pick[32];    /* NCCL's algorithm/protocol, or the alpha-beta model's algorithm */
+  char source[96];  /* which model */
+  char band[160];   /* what backs the band, or why there is none */
+  char beyond[160]; /* why the band's figures do not cover this check ("" when they do) */
+  int ranks, nodes; /* the scale it was computed at */
+};
+
 struct cb_verdict {
   const char *name; /* the check's name, "matrix", "node HOST", "link A->B", "stragglers" */
   int line;         /* where the check is defined in its file; 0 if not from a file */
@@ -68,6 +80,7 @@ struct cb_verdict {
   /* a WARN that judged nothing: the data could set no level (a baseline of
    * too few runs, or too wide a spread); the answer says how many */
   int unjudged;
+  const struct cb_expected *expected; /* a model level's figure; NULL for other levels */
 };
 
 /* Appends "FAIL name" or "INCONCLUSIVE name" to the comma-separated list

@@ -21,7 +21,7 @@
 #include "results/overhead.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
-const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw"};
+const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw", "model"};
 
 /* Backends a file may name, built here or not: a preset for GPU clusters
  * must parse on a host without NCCL; --accept refuses unbuilt ones later. */
@@ -64,9 +64,10 @@ static void copy_text(char *dst, size_t len, const char *src) {
   snprintf(dst, len, "%s", src);
 }
 
-/* "460 GB/s", "400 Gb/s", "4.2 us", "5% membw": a number, then a unit or a
- * reference. `bandwidth` says which family of units is expected. 0, -1
- * when it is not one, -2 when it is out of range (range_text says it). */
+/* "460 GB/s", "400 Gb/s", "4.2 us", "5% membw", "80% model": a number, then
+ * a unit or a reference (a time's only reference is the model's time).
+ * `bandwidth` says which family of units is expected. 0, -1 when it is
+ * not one, -2 when it is out of range (range_text says it). */
 static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *th) {
   char *end;
   errno = 0;
@@ -81,8 +82,8 @@ static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *
     end++;
     while (*end == ' ' || *end == '\t')
       end++;
-    for (int r = CB_REF_MEMBW; bandwidth && r < CB_NREFS; r++)
-      if (strcmp(end, cb_reference_names[r]) == 0) {
+    for (int r = CB_REF_MEMBW; r < CB_NREFS; r++)
+      if ((bandwidth || r == CB_REF_MODEL) && strcmp(end, cb_reference_names[r]) == 0) {
         if (v > 1000) /* ten times the reference: a typo */
           return -1;
         th->value = v / 100;
@@ -379,16 +380,18 @@ static int check_key(struct parse_state *ps, const char *key, const char *value)
     /* The unit family follows the metric, so the metric must come first. */
     struct cb_threshold *th = key[0] == 'w' ? &c->warn : &c->fail;
     int bandwidth = c->metric != CB_METRIC_TIME, got = parse_quantity(value, bandwidth, th);
+    th->line = ps->line;
     if (got == -2)
       return bad(ps, key, range_text(bandwidth, 0), value);
     if (got)
-      return bad(
-          ps, key,
-          bandwidth
-              ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s) or a fraction of "
-                "the measured memory or pair bandwidth (5%% membw, 40%% pairbw); metric comes first"
-              : "'%s': expected a time such as 4.2 us",
-          value);
+      return bad(ps, key,
+                 bandwidth
+                     ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s), a fraction of "
+                       "the measured memory or pair bandwidth (5%% membw, 40%% pairbw) or of the "
+                       "model's figure (80%% model); metric comes first"
+                     : "'%s': expected a time such as 4.2 us, or a multiple of the model's (150%% "
+                       "model)",
+                 value);
   } else if (strcmp(key, "ceiling") == 0) {
     if (!*value || strlen(value) >= sizeof c->ceiling)
       return bad(ps, key, "'%s' is not a tier name", value);

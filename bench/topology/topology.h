@@ -40,13 +40,16 @@ extern const char *const cb_metric_names[];
 
 /* A threshold is absolute, or a fraction of a reference measured at run
  * time on this machine: its memory copy bandwidth ("5% membw"), or the
- * median bandwidth of all pairs in the [matrix] ("40% pairbw"). */
-enum cb_reference { CB_REF_NONE, CB_REF_MEMBW, CB_REF_PAIRBW, CB_NREFS };
+ * median bandwidth of all pairs in the [matrix] ("40% pairbw"); or a
+ * fraction of what the performance model expects of the check on the
+ * file's [system] and [tier]s ("80% model", bench/accept/expected.c). */
+enum cb_reference { CB_REF_NONE, CB_REF_MEMBW, CB_REF_PAIRBW, CB_REF_MODEL, CB_NREFS };
 extern const char *const cb_reference_names[CB_NREFS];
 struct cb_threshold {
   int set;       /* 0: no such level */
   double value;  /* base units (bytes/s or seconds), or a fraction of the reference */
   int reference; /* enum cb_reference */
+  int line;      /* where the file gives it, for messages */
 };
 
 struct cb_check {
