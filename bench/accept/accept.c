@@ -356,7 +356,9 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   double *refs = res->reference_Bps;
   if (cb_topology_uses(t, CB_REF_MEMBW) && cb_membw_measure(cl, &refs[CB_REF_MEMBW], err))
     return err->status;
-  struct cb_summary total = {0};
+  static struct cb_summary total; /* static: a hang's exit hook reads it (res->measured) */
+  total = (struct cb_summary){0};
+  res->measured = &total;
   if (cl->rank == 0) {
     if (cb_sinks_run(sinks, nsinks, ri, err))
       return err->status;
@@ -430,12 +432,14 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                        sizeof ceiling_names[i], &verdicts[nverdicts++]);
     for (int k = first; k < nverdicts; k++)
       verdicts[k].window = i + 1;
+    res->pending = verdicts, res->npending = nverdicts; /* what a hang keeps */
   }
   free(before);
   struct cb_verdict steps[CB_TOPO_MAX_STEPS];
   if (cb_accept_steps_run(cl, t, base, steps, err))
     return err->status;
   /* Verdicts after all measurements, so the table prints them together. */
+  res->npending = 0;
   for (int i = 0; i < nverdicts; i++)
     if (cb_accept_emit(cl, sinks, nsinks, &verdicts[i], res, err))
       return err->status;

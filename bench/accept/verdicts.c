@@ -25,7 +25,9 @@ static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
     return;
   for (int i = 0; i < p->nnodes; i++) {
     struct cb_host_outcome *h = &res->hosts[i];
-    int named = strncmp(v->name, "node ", 5) == 0 && strcmp(v->name + 5, p->nodes[i].hostname) == 0;
+    /* "node HOST" (the matrix's), "hung HOST" (a rank there stopped answering) */
+    int named = (strncmp(v->name, "node ", 5) == 0 || strncmp(v->name, "hung ", 5) == 0) &&
+                strcmp(v->name + 5, p->nodes[i].hostname) == 0;
     const struct cb_cause *first = NULL;
     for (int k = 0; k < cs->n && !first; k++)
       if (strcmp(cs->c[k].host, p->nodes[i].hostname) == 0)
@@ -130,7 +132,7 @@ int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, st
 
 /* One line per host, then the hosts to exclude in Slurm's form: what a
  * scheduler (sbatch --exclude, a taint script) can act on. */
-static void print_hosts(const struct cb_accept_result *res) {
+void cb_accept_print_hosts(const struct cb_accept_result *res) {
   const struct cb_probe *p = res->probe;
   if (!p || p->nnodes == 0)
     return;
@@ -177,7 +179,7 @@ int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
     return err->status;
   int answer = cl->rank == 0 && s->interval <= 0;
   if (answer)
-    print_hosts(res);
+    cb_accept_print_hosts(res);
   /* one line that answers the question the run was for */
   if (answer)
     cb_accept_print_answer(res->pass + res->warn + res->fail + res->inconclusive,

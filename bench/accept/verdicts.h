@@ -28,6 +28,11 @@ struct cb_accept_result {
   struct cb_window *windows; /* per check, the counters that rose while it was measured */
   int nwindows;
   struct cb_window *matrix_window; /* over the matrix's rounds and retests */
+  /* rank 0: verdicts judged but not yet handed to the sinks (acceptance
+   * hands them over together at the end); a hang hands them over first */
+  const struct cb_verdict *pending;
+  int npending;
+  const struct cb_summary *measured; /* rank 0: the rows and records so far; NULL none */
 };
 /* cb_verdict.window of the matrix's verdicts */
 #define CB_MATRIX_WINDOW (-1)
@@ -76,6 +81,10 @@ void cb_accept_print_answer(int total, int not_passed, int warn, int unjudged, c
 int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
                      struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
                      struct cb_accept_result *res, struct cb_error *err);
+
+/* The hosts' lines (rank 0): healthy, or what FAILed on it and the likeliest
+ * cause. */
+void cb_accept_print_hosts(const struct cb_accept_result *res);
 
 /* The run's outcome from its verdict counts: CB_OK, or CB_FAILED (exit 1)
  * with "FAILED: ..." when a verdict failed, or "INCONCLUSIVE: ..." when

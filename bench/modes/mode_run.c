@@ -21,6 +21,8 @@
 #include "copy/copy.h"
 #include "engine/engine.h"
 #include "engine/plan_check.h"
+#include "excluded.h"
+#include "hang.h"
 #include "mode.h"
 #include "output/replace.h"
 #include "probe/probe.h"
@@ -66,32 +68,19 @@ static int check_outputs(const struct cb_cli *cli, int rank, struct cb_error *er
   return CB_OK;
 }
 
-/* --exclude-out FILE: the hosts a FAIL was laid to, one per line (none: an
- * empty file), replaced whole at the end as --prom is (issue 41). */
-struct excluded {
-  const char **names;
-  int n;
-};
-static int write_excluded(void *state, FILE *f) {
-  const struct excluded *x = state;
-  for (int i = 0; i < x->n; i++)
-    fprintf(f, "%s\n", x->names[i]);
-  return ferror(f);
-}
-
+/* --exclude-out FILE: the hosts a FAIL was laid to, each with why (none:
+ * an empty file), replaced whole at the end as --prom is (issue 41). */
 static int exclude_out(const struct cb_cli *cli, const struct cb_cluster *cl,
                        struct cb_accept_result *res, int rc, struct cb_error *err) {
+  cb_hang_unwatch();
   if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED) && res->probe) {
     /* a failed write replaces acceptance's own outcome: it is a runtime error */
-    struct excluded x = {calloc((size_t)res->probe->nnodes + 1, sizeof *x.names), 0};
-    if (!x.names)
+    struct cb_excluded x = {0};
+    if (cb_excluded_from(&x, res))
       rc = cb_fail(err, CB_RUNTIME, "--exclude-out: out of memory");
-    else {
-      x.n = cb_accept_excluded(res, x.names, res->probe->nnodes);
-      if (cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, err))
-        rc = err->status;
-    }
-    free(x.names);
+    else if (cb_excluded_write(&x, cli->exclude_path, err))
+      rc = err->status;
+    cb_excluded_free(&x);
   }
   cb_accept_result_free(res);
   return rc;
@@ -118,31 +107,20 @@ struct judged_pass {
   const struct cb_matrix_rules *rules; /* NULL: --accept */
   const struct cb_run_info *ri;
   struct cb_fleet fleet;
-  const char **hosts; /* the probe's names, which outlive the passes */
-  int nhosts;
+  struct cb_excluded excluded; /* names: the probe's, which outlive the passes */
 };
 
 static int judged_pass(void *state, const struct cb_settings *pass, struct cb_sink *sinks,
                        int nsinks, struct cb_error *err) {
   struct judged_pass *p = state;
   struct cb_accept_result res;
+  cb_hang_watch(p->cl, p->cli, sinks, nsinks, &res, &p->excluded);
   int rc = p->rules ? cb_matrix_run(p->cl, pass, p->rules, p->ri, sinks, nsinks, &res, err)
                     : cb_accept_run(p->cl, &p->cli->topology, &p->fleet, pass, p->ri, sinks, nsinks,
                                     &res, err);
-  if (rc == CB_OK && p->cl->rank == 0 && res.probe) {
-    if (!p->hosts)
-      p->hosts = calloc((size_t)res.probe->nnodes + 1, sizeof *p->hosts);
-    const char **now = calloc((size_t)res.probe->nnodes + 1, sizeof *now);
-    int n = now && p->hosts ? cb_accept_excluded(&res, now, res.probe->nnodes) : 0;
-    for (int i = 0; i < n; i++) {
-      int seen = 0;
-      for (int k = 0; k < p->nhosts && !seen; k++)
-        seen = strcmp(p->hosts[k], now[i]) == 0;
-      if (!seen && p->nhosts < res.probe->nnodes)
-        p->hosts[p->nhosts++] = now[i];
-    }
-    free(now);
-  }
+  cb_hang_unwatch();
+  if (rc == CB_OK && p->cl->rank == 0 && cb_excluded_from(&p->excluded, &res))
+    rc = cb_fail(err, CB_RUNTIME, "--exclude-out: out of memory");
   cb_accept_result_free(&res);
   return rc;
 }
@@ -157,24 +135,25 @@ static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
                           f->ri,
                           {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
                            cli->topology.baseline.min_runs, cli->topology.baseline.repeat},
-                          NULL,
-                          0};
+                          {0}};
   struct cb_burnin_answer a;
   int rc = cb_burnin_judged_run(cl, &cli->settings, f->sinks, f->nsinks, judged_pass, &p, &a, err);
   if (cl->rank == 0 && (rc == CB_OK || rc == CB_FAILED)) { /* one answer, over the whole run */
     char list[1024], over[64];
-    if (p.nhosts)
+    const char *names[64];
+    int n = 0;
+    for (; n < p.excluded.n && n < 64; n++)
+      names[n] = p.excluded.e[n].host;
+    if (n)
       printf("# exclude (Slurm hostlist), a FAIL laid to them in any interval: %s\n",
-             cb_hostlist(p.hosts, p.nhosts, list, sizeof list));
+             cb_hostlist(names, n, list, sizeof list));
     snprintf(over, sizeof over, " over %d intervals", a.intervals);
     cb_accept_print_answer(a.total, a.not_passed, a.warn, a.unjudged, a.names, over);
   }
-  if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED)) {
-    struct excluded x = {p.hosts, p.nhosts};
-    if (cb_replace_write(cli->exclude_path, "--exclude-out", write_excluded, &x, err))
-      rc = err->status;
-  }
-  free(p.hosts);
+  if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED) &&
+      cb_excluded_write(&p.excluded, cli->exclude_path, err))
+    rc = err->status;
+  cb_excluded_free(&p.excluded);
   return rc;
 }
 
@@ -345,6 +324,7 @@ static int accept_go(const struct frame *f, struct cb_error *err) {
   struct cb_accept_result res;
   struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
                            cli->topology.baseline.min_runs, cli->topology.baseline.repeat};
+  cb_hang_watch(f->cl, cli, f->sinks, f->nsinks, &res, NULL);
   int rc = cb_accept_run(f->cl, &cli->topology, &fleet, &cli->settings, f->ri, f->sinks, f->nsinks,
                          &res, err);
   return exclude_out(cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
@@ -360,6 +340,7 @@ static int matrix_go(const struct frame *f, struct cb_error *err) {
   if (f->cli->settings.duration > 0) /* a burn-in: the matrix again and again */
     return judged_go(f, f->rules, err);
   struct cb_accept_result res;
+  cb_hang_watch(f->cl, f->cli, f->sinks, f->nsinks, &res, NULL);
   int rc = cb_matrix_run(f->cl, &f->cli->settings, f->rules, f->ri, f->sinks, f->nsinks, &res, err);
   return exclude_out(f->cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
 }

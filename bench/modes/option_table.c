@@ -200,8 +200,9 @@ const struct cb_option cb_options[] = {
      .help = "verdicts as JUnit XML (with --accept or --matrix)"},
     {.name = "exclude-out", .arg = CB_ARG_ONE, .code = OPT_EXCLUDE_OUT, .modes = CB_IN_RUN,
      .section = CB_SEC_ACCEPT, .metavar = "FILE",
-     .help = "with --accept or --matrix: the hosts a FAIL was laid to,\n"
-             "one per line (sbatch --exclude=$(paste -sd, FILE))"},
+     .help = "with --accept or --matrix: the hosts a FAIL (or a\n"
+             "hang) was laid to, one a line, a tab, then why\n"
+             "(sbatch --exclude=$(cut -f1 FILE | paste -sd, -))"},
     {.name = "baseline", .arg = CB_ARG_ONE, .code = OPT_BASELINE, .modes = CB_IN_RUN,
      .section = CB_SEC_ACCEPT, .metavar = "FILE",
      .help = "with --accept: judge each check, and the [matrix]'s\n"

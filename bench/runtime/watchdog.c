@@ -26,6 +26,13 @@ static struct {
   int wake[2];               /* stop wakes the thread at once, not at its next tick */
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = {-1, -1}};
 
+static struct cb_watchdog_hang hang;
+static int hanging;
+
+const struct cb_watchdog_hang *cb_watchdog_hang(void) {
+  return hanging ? &hang : NULL;
+}
+
 /* What must still happen when the watchdog ends the process: _exit skips
  * atexit handlers (e.g. removing NCCL's log folder from $TMPDIR). */
 #define MAX_EXIT_HOOKS 4
@@ -79,19 +86,27 @@ static void *watch(void *unused) {
     if (armed_at > 0 && cb_now() - armed_at > limit) {
       /* this rank waits; the one to name is the one that did not come */
       char who[1024];
-      if (frozen > 0)
+      snprintf(hang.what, sizeof hang.what, "%s", what);
+      hang.timeout = wd.timeout;
+      if (frozen > 0) {
         snprintf(who, sizeof who,
                  "this rank itself did not run for %.0f s (stopped, or its machine paused); "
                  "the others gave up waiting for it",
                  frozen);
-      else
-        cb_wd_peers_blame(wd.peers, seq, what, who, sizeof who);
+        hang.hung = (struct cb_wd_hung){.ranks = {wd.cl->rank}, .n = 1, .rank0_alive = 1};
+      } else
+        cb_wd_peers_blame(wd.peers, seq, what, who, sizeof who, &hang.hung);
       fprintf(stderr,
               "collbench: timeout: rank %d on %s spent more than %g s in %s (--timeout): %s; "
               "giving up, exit 3\n",
               wd.cl->rank, wd.cl->hostname, wd.timeout, what, who);
       fflush(stderr);
+      hanging = 1;
       cb_watchdog_exit_hooks();
+      if (wd.cl->rank != 0 && hang.hung.rank0_alive) { /* rank 0 writes what was finished */
+        struct timespec ts = {(time_t)CB_WATCHDOG_PRINTER_WAIT, 0};
+        nanosleep(&ts, NULL);
+      }
       _exit(3);
     }
   }

@@ -9,6 +9,23 @@
 
 #include "cluster.h"
 
+#include "watchdog_peers.h"
+
+/* Seconds a rank other than 0 stays after its timeout while rank 0 is
+ * alive: rank 0 writes the finished verdicts and --exclude-out before it
+ * leaves, and mpirun kills every rank once the first is gone. */
+#define CB_WATCHDOG_PRINTER_WAIT 10.0
+
+/* What a timeout found, for the exit hooks (cb_watchdog_at_exit): the
+ * measurement, the --timeout, and the ranks that did not answer. */
+struct cb_watchdog_hang {
+  char what[256];
+  double timeout;
+  struct cb_wd_hung hung;
+};
+/* Valid inside the exit hooks of a timeout; NULL otherwise. */
+const struct cb_watchdog_hang *cb_watchdog_hang(void);
+
 /* Seconds past --timeout a polling backend has to abort and report. */
 #define CB_WATCHDOG_GRACE 5.0
 

@@ -233,8 +233,11 @@ static int count(const struct ask *asks, int n, int state) {
   return c;
 }
 
-void cb_wd_peers_blame(struct cb_wd_peers *p, long seq, const char *what, char *buf, size_t len) {
+void cb_wd_peers_blame(struct cb_wd_peers *p, long seq, const char *what, char *buf, size_t len,
+                       struct cb_wd_hung *hung) {
   buf[0] = '\0';
+  if (hung)
+    *hung = (struct cb_wd_hung){.rank0_alive = !p || p->cl->rank == 0};
   if (!p) {
     snprintf(buf, len, "the other ranks could not be asked where they are");
     return;
@@ -247,6 +250,11 @@ void cb_wd_peers_blame(struct cb_wd_peers *p, long seq, const char *what, char *
     if (r != p->cl->rank)
       asks[i++].rank = r;
   ask_all(p, asks, n, seq, what);
+  for (int i = 0; hung && i < n; i++) {
+    if (asks[i].state == 2 && hung->n++ < CB_WD_MAX_HUNG)
+      hung->ranks[hung->n - 1] = asks[i].rank;
+    hung->rank0_alive |= asks[i].rank == 0 && asks[i].state == 1;
+  }
   size_t at = 0;
   int silent = count(asks, n, 2), gone = count(asks, n, 3);
   if (silent) {

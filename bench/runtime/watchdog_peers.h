@@ -26,9 +26,19 @@ struct cb_wd_peers *cb_wd_peers_open(const struct cb_cluster *cl);
 int cb_wd_peers_fd(const struct cb_wd_peers *p);
 /* Answers every pending asker with this rank's position. */
 void cb_wd_peers_serve(struct cb_wd_peers *p, long seq, int armed, const char *what);
+/* Who a timeout found stuck: the ranks that did not answer (stopped, or
+ * hung outside collbench's control), and whether rank 0 answered. */
+#define CB_WD_MAX_HUNG 16
+struct cb_wd_hung {
+  int ranks[CB_WD_MAX_HUNG];
+  int n;           /* how many did not answer (ranks[] holds the first CB_WD_MAX_HUNG) */
+  int rank0_alive; /* rank 0 answered, or is this rank */
+};
 /* Asks every other rank (answering askers meanwhile) and describes in buf
- * who did not arrive at measurement `seq` (`what`), or who is elsewhere. */
-void cb_wd_peers_blame(struct cb_wd_peers *p, long seq, const char *what, char *buf, size_t len);
+ * who did not arrive at measurement `seq` (`what`), or who is elsewhere;
+ * hung (may be NULL) gets the silent ranks. */
+void cb_wd_peers_blame(struct cb_wd_peers *p, long seq, const char *what, char *buf, size_t len,
+                       struct cb_wd_hung *hung);
 void cb_wd_peers_close(struct cb_wd_peers *p);
 
 #endif

@@ -1,0 +1,81 @@
+/* What a hang keeps (hang.h). Runs on rank 0's watchdog thread while the
+ * main thread waits inside MPI for the rank that never comes; it calls no
+ * MPI. */
+#include "hang.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/watchdog.h"
+
+static struct {
+  const struct cb_cluster *cl;
+  const struct cb_cli *cli;
+  struct cb_sink *sinks;
+  int nsinks;
+  struct cb_accept_result *res;
+  const struct cb_excluded *earlier;
+} ctx;
+
+static void on_hang(void) {
+  const struct cb_watchdog_hang *h = cb_watchdog_hang();
+  if (!h || !ctx.cl || ctx.cl->rank != 0)
+    return;
+  const struct cb_cluster *cl = ctx.cl;
+  struct cb_accept_result *res = ctx.res;
+  struct cb_error err = {0};
+  for (int i = 0; i < res->npending; i++) /* judged before the hang */
+    cb_accept_emit(cl, ctx.sinks, ctx.nsinks, &res->pending[i], res, &err);
+  res->npending = 0;
+  struct cb_excluded x = {0};
+  static char names[CB_WD_MAX_HUNG][CB_HOSTNAME_MAX + 8];
+  char why[sizeof x.e->why];
+  snprintf(why, sizeof why, "hung in %.180s", h->what);
+  for (int i = 0; i < h->hung.n && i < CB_WD_MAX_HUNG; i++) {
+    int r = h->hung.ranks[i];
+    const char *host = cl->node_names[cl->node_of_rank[r]];
+    snprintf(names[i], sizeof names[i], "hung %s", host);
+    struct cb_verdict v = {.name = names[i],
+                           .status = CB_FAIL,
+                           .unit = "s",
+                           .measured = NAN,
+                           .warn = NAN,
+                           .fail = h->timeout,
+                           .margin = NAN};
+    snprintf(v.what, sizeof v.what,
+             "rank %d on %.64s did not answer in %.64s within --timeout %g s (stopped, or hung "
+             "outside collbench's control): excluded",
+             r, host, h->what, h->timeout);
+    cb_accept_emit(cl, ctx.sinks, ctx.nsinks, &v, res, &err);
+    cb_excluded_add(&x, host, why);
+  }
+  cb_excluded_from(&x, res);
+  for (int i = 0; ctx.earlier && i < ctx.earlier->n; i++)
+    cb_excluded_add(&x, ctx.earlier->e[i].host, ctx.earlier->e[i].why);
+  struct cb_summary none = {0};
+  cb_sinks_finish(ctx.sinks, ctx.nsinks, res->measured ? res->measured : &none, &err);
+  cb_accept_print_hosts(res);
+  int total = res->pass + res->warn + res->fail + res->inconclusive;
+  cb_accept_print_answer(total, res->fail + res->inconclusive, res->warn, res->unjudged,
+                         res->not_passed, " before the hang");
+  if (ctx.cli->exclude_path && cb_excluded_write(&x, ctx.cli->exclude_path, &err) == CB_OK)
+    fprintf(stderr, "collbench: --exclude-out %s: %d host%s, the hung one%s first\n",
+            ctx.cli->exclude_path, x.n, x.n == 1 ? "" : "s", h->hung.n == 1 ? "" : "s");
+  cb_excluded_free(&x);
+  struct cb_error ignored = {0};
+  cb_sinks_close(ctx.sinks, ctx.nsinks, &ignored);
+  fflush(stdout);
+}
+
+void cb_hang_watch(const struct cb_cluster *cl, const struct cb_cli *cli, struct cb_sink *sinks,
+                   int nsinks, struct cb_accept_result *res, const struct cb_excluded *earlier) {
+  ctx.cl = cl, ctx.cli = cli, ctx.sinks = sinks, ctx.nsinks = nsinks;
+  ctx.res = res, ctx.earlier = earlier;
+  memset(res, 0, sizeof *res); /* the run fills it; a hang before then finds nothing */
+  cb_watchdog_at_exit(on_hang);
+}
+
+void cb_hang_unwatch(void) {
+  ctx.cl = NULL;
+}

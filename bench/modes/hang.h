@@ -1,0 +1,22 @@
+/* A rank that stops answering during --accept, --matrix or a burn-in of
+ * them (issue 58): the watchdog names it and ends the run (exit 3), and
+ * first, on rank 0, what was finished is kept: the verdicts already judged
+ * go to the outputs with a FAIL "hung HOST" for each silent rank's host,
+ * the host goes to --exclude-out with why ("hung in allreduce 64 MiB"),
+ * and the outputs are closed whole. A hung rank 0 can keep nothing: the
+ * streamed records are all there is. */
+#ifndef CB_MODES_HANG_H
+#define CB_MODES_HANG_H
+
+#include "accept/verdicts.h"
+#include "cli.h"
+#include "excluded.h"
+
+/* From here until cb_hang_unwatch, a timeout keeps res's finished verdicts
+ * (cb_accept_result's pending) and writes --exclude-out from res and
+ * `earlier` (a burn-in's earlier passes; may be NULL). */
+void cb_hang_watch(const struct cb_cluster *cl, const struct cb_cli *cli, struct cb_sink *sinks,
+                   int nsinks, struct cb_accept_result *res, const struct cb_excluded *earlier);
+void cb_hang_unwatch(void);
+
+#endif
