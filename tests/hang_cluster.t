@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.." || exit 1
 SIM_NAME=hang SIM_TOOLS="tc mpicc"
 . tests/simlib.sh
 
-echo 1..9
+echo 1..10
 check "simulated 4-node cluster up" simcluster_up 4 || { echo "Bail out! no simulated cluster"; exit 1; }
 set -- $SIMCLUSTER_NODES
 node3=$3
@@ -62,7 +62,7 @@ metric = busbw
 fail = 2% model
 CONF
 
-# run WANT NAME [COLLBENCH-ARGS...]: collbench across the 4 nodes, --json
+# run WANT NAME [COLLBENCH-ARGS...]: --accept model.conf across the 4 nodes, --json
 # NAME.jsonl; $launch: more words for mpirun
 launch=
 run() {
@@ -82,6 +82,14 @@ verdict() { # NAME CHECK: "STATUS measured expected" of a verdict
 check "healthy: the model levels pass (exit 0)" run 0 healthy
 echo "# healthy: $(verdict healthy allreduce-model) (status, measured and expected GB/s)"
 
+# Priced: the tiny workload's step at 64 GPUs, its compute time given (the
+# [step] check also runs it here, which needs the BLAS step)
+if grep -q 'HAVE_OPENBLAS = 1' config.mk; then
+    sed 's/^nodes = 4$/nodes = 4\nscale = 64/' "$tmp/model.conf" >"$tmp/priced.conf"
+    printf '\n[step]\nworkload = tiny\nreps = 3\nlimit = 99%%\ncompute_time = 20 ms\n' >>"$tmp/priced.conf"
+    cp "$tmp/priced.conf" "$tmp/model.conf"
+    priced=1
+fi
 simcluster_throttle "$node3" 20mbit
 check "node 3 throttled to 20 Mbit/s: --accept exits 1" run 1 slow
 fails() {
@@ -91,8 +99,19 @@ fails() {
       grep -q '^          expected: [0-9.]* GB/s (the alpha-beta model on the file.s tiers, pick [a-z]*, 4 ranks on 4 nodes)' "$tmp/out"
 }
 check "the model-level check FAILs, showing what the model expected at 4 ranks on 4 nodes" fails
+costly() {
+    jq -e -s '[.[] | select(.type == "verdict" and .check == "allreduce-model")][0].cost
+              | .gpus == 64 and .workload == "tiny" and .step_growth > 0
+                and .overhead_measured > .overhead_expected' "$tmp/slow.jsonl" >/dev/null &&
+      grep -q '^          cost: at 64 GPUs tiny step +[0-9.]*% (overhead [0-9.]*% -> [0-9.]*%)$' "$tmp/out"
+}
+if [ "${priced:-0}" = 1 ]; then
+    check "its cost: the tiny step at 64 GPUs, longer with the measured figure than the expected" costly
+else
+    n=$((n + 1)); echo "ok $n # SKIP configured without OpenBLAS: no [step] to price the FAIL in"
+fi
 echo "# throttled: $(verdict slow allreduce-model)"
-grep -A1 '^  FAIL    allreduce-model' "$tmp/out" | sed 's/^/# /'
+grep -A2 '^  FAIL    allreduce-model' "$tmp/out" | sed 's/^/# /'
 tc qdisc del dev "${SIMCLUSTER_ID}v3" root
 
 # node 3's rank stops itself in the 1 MiB all-reduce (the second check)

@@ -11,6 +11,7 @@
 
 #include "base/units.h"
 #include "ceiling.h"
+#include "cost.h"
 #include "engine/engine.h"
 #include "expected.h"
 #include "fleet_verdict.h"
@@ -347,6 +348,21 @@ static int settle_inconclusive(const struct cb_cluster *cl, const struct cb_sett
   return CB_OK;
 }
 
+/* Rank 0: each check's own FAIL or WARN priced in step time at the file's
+ * scale, when a [step] says what to price it in (cost.h). */
+static void price(const struct cb_topology *t, const struct cb_cluster *cl, const double *compute_s,
+                  const int *own, struct cb_verdict *verdicts) {
+  static struct cb_cost costs[CB_TOPO_MAX_CHECKS];
+  struct cb_pricing p;
+  if (cl->rank != 0 || cb_pricing_of(t, compute_s, cl->nranks, &p))
+    return;
+  for (int i = 0; i < t->nchecks; i++) {
+    struct cb_verdict *v = &verdicts[own[i]];
+    if (cb_cost_price(&p, t, &t->checks[i], v, v->expected, cl->nranks, cl->nnodes, &costs[i]) == 0)
+      v->cost = &costs[i];
+  }
+}
+
 int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
                   const struct cb_fleet *fleet, const struct cb_settings *base,
                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
@@ -391,7 +407,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   static char names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
   static char ceiling_names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
   static struct cb_expected expected[CB_TOPO_MAX_CHECKS];
-  int nverdicts = 0;
+  int nverdicts = 0, own[CB_TOPO_MAX_CHECKS]; /* each check's own verdict among them */
   /* issue 41: every node's error counters before and after each check */
   struct cb_counters *before = malloc((size_t)(cl->rank == 0 ? cl->nnodes : 1) * sizeof *before);
   if (cl->rank == 0 && t->nchecks)
@@ -423,6 +439,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
       return err->status;
     }
     int first = nverdicts;
+    own[i] = first;
     judge(r->check, r, refs, &verdicts[nverdicts++]);
     if (fleet && fleet->b)
       cb_fleet_judge_check(fleet, r->check, r->have ? &r->rec : NULL, names[i], sizeof names[i],
@@ -436,8 +453,10 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   }
   free(before);
   struct cb_verdict steps[CB_TOPO_MAX_STEPS];
-  if (cb_accept_steps_run(cl, t, base, steps, err))
+  double compute_s[CB_TOPO_MAX_STEPS];
+  if (cb_accept_steps_run(cl, t, base, steps, compute_s, err))
     return err->status;
+  price(t, cl, compute_s, own, verdicts);
   /* Verdicts after all measurements, so the table prints them together. */
   res->npending = 0;
   for (int i = 0; i < nverdicts; i++)

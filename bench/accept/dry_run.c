@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/units.h"
+#include "cost.h"
 #include "expected.h"
 #include "ops/op.h"
 #include "runtime/memory.h"
@@ -47,6 +48,20 @@ static void put_expected(FILE *out, const struct cb_expected *e, const char *uni
     fprintf(out, "    EXTRAPOLATED: %s: the band's error may not hold here\n", e->beyond);
 }
 
+static void put_cost(FILE *out, const struct cb_topology *t, const struct cb_check *c,
+                     const struct cb_expected *e, const struct cb_pricing *p, int ranks, int nodes,
+                     const char *unit) {
+  double level = cb_level_value(c, &c->fail, (double[CB_NREFS]){0}, e);
+  if (c->fail.reference == CB_REF_MEMBW || c->fail.reference == CB_REF_PAIRBW || isnan(level))
+    return; /* a level known only at run time */
+  struct cb_verdict v = {.status = CB_FAIL, .measured = level};
+  struct cb_cost cost;
+  char text[320];
+  if (cb_cost_price(p, t, c, &v, e, ranks, nodes, &cost) == 0)
+    fprintf(out, "    a FAIL at %.5g %s costs: %s\n", level, unit,
+            cb_cost_text(&cost, text, sizeof text));
+}
+
 int cb_accept_dry_run(const struct cb_topology *t, int ranks, int nodes, FILE *out,
                       struct cb_error *err) {
   if (ranks <= 0)
@@ -57,6 +72,16 @@ int cb_accept_dry_run(const struct cb_topology *t, int ranks, int nodes, FILE *o
         cb_expected_for(t, &t->checks[i], ranks, nodes, &expected[i], err))
       return err->status;
   fprintf(out, "# acceptance plan: %s (%s): nothing measured (--dry-run)\n", t->path, t->name);
+  struct cb_pricing pricing;
+  int priced = cb_pricing_of(t, NULL, ranks, &pricing) == 0;
+  if (priced)
+    fprintf(out, "# defects priced at %d GPUs: the %s step, compute %.4g s (%s)\n", pricing.gpus,
+            pricing.step->model.name, pricing.compute_s, pricing.compute_from);
+  else if (t->nsteps)
+    fprintf(out,
+            "# defects priced at %d GPUs with the %s step's T_compute as the run measures it "
+            "([step %s] has no compute_time)\n",
+            cb_pricing_scale(t, ranks), t->steps[0].model.name, t->steps[0].name);
   if (cb_topology_uses(t, CB_REF_MODEL))
     fprintf(out,
             "# model levels at %d rank%s on %d node%s (the file's [system] nodes = %d%s, "
@@ -76,6 +101,8 @@ int cb_accept_dry_run(const struct cb_topology *t, int ranks, int nodes, FILE *o
     put_level(out, "warn", c, &c->warn, ep, unit);
     if (ep)
       put_expected(out, ep, unit);
+    if (priced) /* what a FAIL just at the level would cost the step at scale */
+      put_cost(out, t, c, ep, &pricing, ranks, nodes, unit);
     if (c->ceiling[0])
       fprintf(out, "    ceiling: tier '%s', %.5g GB/s: FAIL under %g of it, WARN over 1.05 of it\n",
               c->ceiling, t->tiers[c->ceiling_tier].bandwidth_Bps * 1e-9, c->ceiling_fraction);

@@ -61,12 +61,13 @@ static void judge(const struct cb_step_check *c, const struct cb_step_measured *
 
 int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t,
                         const struct cb_settings *base, struct cb_verdict *verdicts,
-                        struct cb_error *err) {
+                        double *compute_s, struct cb_error *err) {
   for (int i = 0; i < t->nsteps; i++) {
     struct cb_step_measured m;
     if (cb_step_check_measure(cl, base, &t->steps[i], &m, err))
       return err->status;
     judge(&t->steps[i], &m, cl->nranks, &verdicts[i]);
+    compute_s[i] = m.res.t[CB_PHASE_COMPUTE].median;
   }
   return CB_OK;
 }

@@ -13,6 +13,6 @@ int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_topolo
                              struct cb_error *err);
 int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t,
                         const struct cb_settings *base, struct cb_verdict *verdicts,
-                        struct cb_error *err);
+                        double *compute_s, struct cb_error *err);
 
 #endif

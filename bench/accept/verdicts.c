@@ -1,6 +1,7 @@
 /* What every acceptance check ends in (verdicts.h). */
 #include "verdicts.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
   const struct cb_probe *p = res->probe;
   if (!res->hosts && !(res->hosts = calloc((size_t)p->nnodes, sizeof *res->hosts)))
     return;
+  double growth = cb_cost_step_growth(v->cost);
   for (int i = 0; i < p->nnodes; i++) {
     struct cb_host_outcome *h = &res->hosts[i];
     /* "node HOST" (the matrix's), "hung HOST" (a rank there stopped answering) */
@@ -34,7 +36,11 @@ static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
         first = &cs->c[k];
     if (!named && !first)
       continue;
+    if (!h->failed)
+      h->cost = NAN;
     h->failed = 1;
+    if (!isnan(growth) && !(h->cost >= growth)) /* the costliest defect here */
+      h->cost = growth, h->cost_gpus = v->cost->gpus;
     size_t n = strlen(h->checks);
     if (n + strlen(v->name) + 3 < sizeof h->checks)
       snprintf(h->checks + n, sizeof h->checks - n, "%s%s", n ? ", " : "", v->name);
@@ -136,15 +142,43 @@ void cb_accept_print_hosts(const struct cb_accept_result *res) {
   const struct cb_probe *p = res->probe;
   if (!p || p->nnodes == 0)
     return;
-  printf("# hosts: healthy, or what FAILed on it and the likeliest cause\n");
-  for (int i = 0; i < p->nnodes; i++) {
+  int *order = malloc((size_t)p->nnodes * sizeof *order);
+  if (!order)
+    return;
+  /* the costliest first (issue 58: what to fix first), then the other
+   * failed hosts, then the healthy, each in the run's order */
+  int norder = 0;
+  for (int pass = 0; pass < 3; pass++)
+    for (int i = 0; i < p->nnodes; i++) {
+      const struct cb_host_outcome *h = res->hosts ? &res->hosts[i] : NULL;
+      int group = !h || !h->failed ? 2 : isnan(h->cost) ? 1 : 0;
+      if (group == pass)
+        order[norder++] = i;
+    }
+  for (int a = 1; a < norder; a++) /* insertion sort of the priced by cost, stable */
+    for (int b = a;
+         b > 0 && res->hosts && res->hosts[order[b]].failed && !isnan(res->hosts[order[b]].cost) &&
+         res->hosts[order[b - 1]].failed && !isnan(res->hosts[order[b - 1]].cost) &&
+         res->hosts[order[b]].cost > res->hosts[order[b - 1]].cost;
+         b--) {
+      int x = order[b];
+      order[b] = order[b - 1], order[b - 1] = x;
+    }
+  printf("# hosts: healthy, or what FAILed on it (the costliest first) and the likeliest cause\n");
+  for (int k = 0; k < norder; k++) {
+    int i = order[k];
     const struct cb_host_outcome *h = res->hosts ? &res->hosts[i] : NULL;
     if (!h || !h->failed)
       printf("  host %-20s healthy\n", p->nodes[i].hostname);
+    else if (!isnan(h->cost))
+      printf("  host %-20s FAIL %s; step %+.0f%% at %d GPUs; likeliest cause: %s\n",
+             p->nodes[i].hostname, h->checks, 100 * h->cost, h->cost_gpus,
+             h->cause[0] ? h->cause : "none found in the evidence gathered");
     else
       printf("  host %-20s FAIL %s; likeliest cause: %s\n", p->nodes[i].hostname, h->checks,
              h->cause[0] ? h->cause : "none found in the evidence gathered");
   }
+  free(order);
   const char **names = malloc((size_t)p->nnodes * sizeof *names);
   int n = names ? cb_accept_excluded(res, names, p->nnodes) : 0;
   if (n) {

@@ -41,6 +41,8 @@ struct cb_host_outcome {
   int failed;       /* a FAIL named this host, or a cause found on it */
   char checks[160]; /* the FAILed checks */
   char cause[320];  /* "DEVICE: text", the first found */
+  double cost;      /* the largest step growth a FAIL or WARN laid here was priced at; NaN none */
+  int cost_gpus;
 };
 
 /* The hosts to exclude (rank 0): those a FAIL was laid to; returns how

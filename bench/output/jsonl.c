@@ -241,6 +241,21 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
       json_object_set_new(x, "extrapolated", cb_json_text(e->beyond));
     json_object_set_new(o, "expected", x);
   }
+  if (v->cost) { /* issue 58: the step at scale with the expected and the measured figure */
+    const struct cb_cost *c = v->cost;
+    json_t *x = json_pack("{s:i, s:s, s:o}", "gpus", c->gpus, "workload", c->workload, "factor",
+                          real_or_null(c->factor));
+    if (c->why[0])
+      json_object_set_new(x, "not_priced", cb_json_text(c->why));
+    else {
+      json_object_set_new(x, "step_s_expected", real_or_null(c->step_s[0]));
+      json_object_set_new(x, "step_s_measured", real_or_null(c->step_s[1]));
+      json_object_set_new(x, "step_growth", real_or_null(cb_cost_step_growth(c)));
+      json_object_set_new(x, "overhead_expected", real_or_null(c->overhead[0]));
+      json_object_set_new(x, "overhead_measured", real_or_null(c->overhead[1]));
+    }
+    json_object_set_new(o, "cost", x);
+  }
   if (v->causes) { /* issue 41: [] when sought and none found */
     json_t *a = json_array();
     for (int i = 0; i < v->causes->n; i++) {

@@ -79,6 +79,10 @@ static int junit_verdict(void *state, const struct cb_verdict *v, struct cb_erro
   if (v->expected && at > 0 && (size_t)at < sizeof message)
     at += snprintf(message + at, sizeof message - at, "; expected %.4g %s (%s, %s)",
                    v->expected->value, v->unit, v->expected->source, v->expected->pick);
+  char cost[320];
+  if (v->cost && at > 0 && (size_t)at < sizeof message)
+    at += snprintf(message + at, sizeof message - at, "; cost: %s",
+                   cb_cost_text(v->cost, cost, sizeof cost));
   for (int i = 0; v->causes && i < v->causes->n && at > 0 && (size_t)at < sizeof message; i++)
     at += snprintf(message + at, sizeof message - at, "%s %s %s: %s",
                    i ? ";" : "; likely cause:", v->causes->c[i].host, v->causes->c[i].device,

@@ -342,6 +342,10 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
       fprintf(t->out, "; EXTRAPOLATED: %s", e->beyond);
     fputc('\n', t->out);
   }
+  if (v->cost) { /* issue 58: what the shortfall costs a training step at scale */
+    char text[320];
+    fprintf(t->out, "          cost: %s\n", cb_cost_text(v->cost, text, sizeof text));
+  }
   /* issue 41: the likely causes under the verdict, most likely first */
   for (int i = 0; v->causes && i < v->causes->n; i++) {
     const struct cb_cause *c = &v->causes->c[i];

@@ -312,6 +312,37 @@ static char *causes_text(json_t *a) {
   return out;
 }
 
+/* A model level's figure as one line ("" without one), escaped as every
+ * string read here is. */
+static char *expected_text(json_t *e, const char *unit) {
+  json_t *value = json_object_get(e, "value");
+  char *pick = json_is_object(e) ? dup_str(e, "pick") : NULL, buf[160] = "";
+  if (json_is_number(value) && pick)
+    snprintf(buf, sizeof buf, "%.4g %.16s (pick %.32s)", json_number_value(value), unit ? unit : "",
+             pick);
+  free(pick);
+  return strdup(buf);
+}
+
+/* A defect's price as one line ("" without one), as cb_cost_text says it. */
+static char *cost_text(json_t *c) {
+  if (!json_is_object(c))
+    return strdup("");
+  char *why = dup_str(c, "not_priced"), *workload = dup_str(c, "workload"), buf[400] = "";
+  json_t *gpus = json_object_get(c, "gpus"), *g = json_object_get(c, "step_growth"),
+         *o0 = json_object_get(c, "overhead_expected"),
+         *o1 = json_object_get(c, "overhead_measured");
+  if (why)
+    snprintf(buf, sizeof buf, "not priced: %.300s", why);
+  else if (workload && json_is_integer(gpus) && json_is_number(g) && json_is_number(o0) &&
+           json_is_number(o1))
+    snprintf(buf, sizeof buf, "at %lld GPUs %.32s step %+.1f%% (overhead %.1f%% -> %.1f%%)",
+             (long long)json_integer_value(gpus), workload, 100 * json_number_value(g),
+             100 * json_number_value(o0), 100 * json_number_value(o1));
+  free(why), free(workload);
+  return strdup(buf);
+}
+
 static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
   if (!json_is_string(json_object_get(o, "check")) || !json_is_string(json_object_get(o, "status")))
     return "verdict line without 'check' and 'status' strings";
@@ -327,6 +358,8 @@ static const char *add_verdict(json_t *o, int file, struct cb_rep_data *d) {
   json_t *m = json_object_get(o, "measured");
   v->measured = json_is_number(m) ? json_number_value(m) : NAN;
   v->partial = json_is_true(json_object_get(o, "partial"));
+  v->expected = expected_text(json_object_get(o, "expected"), v->unit);
+  v->cost = cost_text(json_object_get(o, "cost"));
   return NULL;
 }
 
@@ -340,6 +373,7 @@ static void drop_partial(struct cb_rep_data *d, int file) {
     struct cb_rep_verdict *v = &d->verdicts[i];
     if (whole && v->file == file && v->partial) {
       free(v->check), free(v->status), free(v->unit), free(v->what), free(v->causes);
+      free(v->expected), free(v->cost);
       continue;
     }
     d->verdicts[k++] = *v;

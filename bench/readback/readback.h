@@ -83,6 +83,8 @@ struct cb_rep_verdict {
   char *causes;    /* the likely causes, "HOST DEVICE: text [rule]; ...", or "" (issue 41) */
   double measured; /* NAN when null */
   int partial;     /* a stopped burn-in's, over the intervals done then */
+  char *expected;  /* a model level's figure, "0.84 GB/s (pick ring)"; "" none (issue 58) */
+  char *cost;      /* "at 1024 GPUs gpt2-124m step +18% (overhead 12% -> 27%)"; "" none */
 };
 
 /* A burn-in's file (--duration): its cases as series over the intervals,

@@ -72,6 +72,7 @@ void cb_rep_free(struct cb_rep_data *d) {
   for (int i = 0; i < d->nverdicts; i++) {
     struct cb_rep_verdict *v = &d->verdicts[i];
     free(v->check), free(v->status), free(v->unit), free(v->what), free(v->causes);
+    free(v->expected), free(v->cost);
   }
   for (int i = 0; d->burnin && i < d->nruns; i++)
     cb_burnin_free(&d->burnin[i].store);

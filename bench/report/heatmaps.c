@@ -338,9 +338,14 @@ static void verdicts_table(FILE *f, const struct cb_rep_data *d) {
     return;
   }
   fprintf(f, "; %d FAIL or WARN:</p>\n", bad);
-  fputs("<table>\n<tr><th>file</th><th>check</th><th>status</th><th>measured</th><th>unit</th>"
-        "<th>what</th><th>likely cause</th></tr>\n",
-        f);
+  int model = 0; /* the model's columns only where a verdict has them (issue 58) */
+  for (int i = 0; i < d->nverdicts; i++)
+    model |= (d->verdicts[i].expected && d->verdicts[i].expected[0]) ||
+             (d->verdicts[i].cost && d->verdicts[i].cost[0]);
+  fputs("<table>\n<tr><th>file</th><th>check</th><th>status</th><th>measured</th><th>unit</th>", f);
+  if (model)
+    fputs("<th>expected (model)</th><th>cost at scale</th>", f);
+  fputs("<th>what</th><th>likely cause</th></tr>\n", f);
   for (int i = 0; i < d->nverdicts; i++) {
     const struct cb_rep_verdict *v = &d->verdicts[i];
     if (strcmp(v->status, "PASS") == 0)
@@ -354,6 +359,10 @@ static void verdicts_table(FILE *f, const struct cb_rep_data *d) {
     else
       fprintf(f, "<td class=n>%.4g</td>", v->measured);
     cb_html_cell(f, v->unit);
+    if (model) {
+      cb_html_cell(f, v->expected ? v->expected : "");
+      cb_html_cell(f, v->cost ? v->cost : "");
+    }
     cb_html_cell(f, v->what);
     cb_html_cell(f, v->causes && v->causes[0] ? v->causes : "");
     fputs("</tr>\n", f);

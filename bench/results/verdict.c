@@ -77,3 +77,16 @@ void cb_verdict_judge(struct cb_verdict *v, int lower_is_better, const char *set
              lo, hi, v->unit ? v->unit : "", v->fail, settle ? ": " : "", settle ? settle : "");
   }
 }
+
+double cb_cost_step_growth(const struct cb_cost *c) {
+  return c && !c->why[0] && c->step_s[0] > 0 ? c->step_s[1] / c->step_s[0] - 1 : NAN;
+}
+
+const char *cb_cost_text(const struct cb_cost *c, char *buf, size_t len) {
+  if (c->why[0])
+    snprintf(buf, len, "not priced: %s", c->why);
+  else
+    snprintf(buf, len, "at %d GPUs %s step %+.1f%% (overhead %.1f%% -> %.1f%%)", c->gpus,
+             c->workload, 100 * cb_cost_step_growth(c), 100 * c->overhead[0], 100 * c->overhead[1]);
+  return buf;
+}

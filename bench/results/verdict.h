@@ -54,6 +54,23 @@ struct cb_expected {
   int ranks, nodes; /* the scale it was computed at */
 };
 
+/* What a bandwidth check's shortfall costs a training step at scale
+ * (bench/accept/cost.c): the model's step with the expected figure and
+ * with the measured one. */
+struct cb_cost {
+  int gpus;
+  char workload[32];
+  double factor;      /* measured / expected */
+  double step_s[2];   /* [0] with the expected figure, [1] with the measured */
+  double overhead[2]; /* communication overhead, exposed / step */
+  char why[200];      /* not priced: why ("" when priced) */
+};
+/* The step's growth, step_s[1] / step_s[0] - 1 (NaN when not priced). */
+double cb_cost_step_growth(const struct cb_cost *c);
+/* "at 1024 GPUs gpt2-124m step +18% (overhead 12% -> 27%)", or "not
+ * priced: WHY". Returns buf. */
+const char *cb_cost_text(const struct cb_cost *c, char *buf, size_t len);
+
 struct cb_verdict {
   const char *name; /* the check's name, "matrix", "node HOST", "link A->B", "stragglers" */
   int line;         /* where the check is defined in its file; 0 if not from a file */
@@ -81,6 +98,7 @@ struct cb_verdict {
    * too few runs, or too wide a spread); the answer says how many */
   int unjudged;
   const struct cb_expected *expected; /* a model level's figure; NULL for other levels */
+  const struct cb_cost *cost;         /* a bandwidth FAIL or WARN priced; NULL: none */
 };
 
 /* Appends "FAIL name" or "INCONCLUSIVE name" to the comma-separated list

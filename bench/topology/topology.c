@@ -273,11 +273,12 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
       return bad(ps, key, "'%s': expected intel, amd or arm", value);
     g->cpu_amd = g->cpu_amd == 1;
   } else
-    return bad(ps, key,
-               "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, gpu_arch, "
-               "compute_capability, nvlink, nvlink_links, nvlink_peers, nvswitch, pcie_gen, "
-               "gpu_p2p, gpu_path, p2p_level, fabric_sharp, cpu, nic_path)",
-               key);
+    return bad(
+        ps, key,
+        "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, scale, gpu_arch, "
+        "compute_capability, nvlink, nvlink_links, nvlink_peers, nvswitch, pcie_gen, "
+        "gpu_p2p, gpu_path, p2p_level, fabric_sharp, cpu, nic_path)",
+        key);
   return 1;
 }
 
@@ -296,6 +297,11 @@ static int system_key(struct parse_state *ps, const char *key, const char *value
   } else if (strcmp(key, "ranks_per_node") == 0) {
     if (parse_int(value, 1, 4096, &t->ranks_per_node))
       return bad(ps, key, "'%s' is not a rank count (1 to 4096)", value);
+  } else if (strcmp(key, "scale") == 0) {
+    if (parse_int(value, 1, CB_TOPO_MAX_SCALE, &t->scale))
+      return bad(ps, key,
+                 "'%s' is not a GPU count the planner reaches (1 to " CB_TOPO_MAX_SCALE_TEXT ")",
+                 value);
   } else
     return gpu_key(ps, key, value);
   return 1;
@@ -324,7 +330,7 @@ static int tier_key(struct parse_state *ps, const char *key, const char *value) 
     int got = parse_quantity(value, 0, &q);
     if (got == -2)
       return bad(ps, key, range_text(0, 0), value);
-    if (got)
+    if (got || q.reference != CB_REF_NONE)
       return bad(ps, key, "'%s': expected a time such as 2 us", value);
     tier->latency_s = q.value;
   } else if (strcmp(key, "nics_per_node") == 0) {
@@ -449,8 +455,19 @@ static int step_key(struct parse_state *ps, const char *key, const char *value) 
   } else if (strcmp(key, "limit") == 0) {
     if (cb_overhead_parse(value, "limit", &c->limit, &e))
       return bad(ps, key, "'%s': expected a share of the step such as 20%% or 0.2", value);
+  } else if (strcmp(key, "compute_time") == 0) {
+    struct cb_threshold q;
+    int got = parse_quantity(value, 0, &q);
+    if (got == -2)
+      return bad(ps, key, range_text(0, 0), value);
+    if (got || q.reference != CB_REF_NONE)
+      return bad(ps, key, "'%s': expected the step's compute time on one GPU, such as 250 ms",
+                 value);
+    c->compute_s = q.value;
   } else
-    return bad(ps, key, "unknown key '%s' (workload, workload_config, bucket, ranks, reps, limit)",
+    return bad(ps, key,
+               "unknown key '%s' (workload, workload_config, bucket, ranks, reps, limit, "
+               "compute_time)",
                key);
   return 1;
 }

@@ -22,6 +22,12 @@
 #define CB_TOPO_MIN_SECONDS 1e-9
 #define CB_TOPO_MAX_SECONDS 3600.0
 
+/* The greatest `scale` a file may state: the planner's range
+ * (bench/model/model.h's CB_MODEL_MAX_GPUS, which says why; test_topology
+ * holds them equal). */
+#define CB_TOPO_MAX_SCALE 16384
+#define CB_TOPO_MAX_SCALE_TEXT "16384"
+
 enum cb_tier_scope { CB_SCOPE_INTRA, CB_SCOPE_INTER };
 
 /* One class of link, e.g. NVLink inside a node or InfiniBand between nodes. */
@@ -99,6 +105,9 @@ struct cb_step_check {
   int ranks;             /* the rank count the check is for; 0: any */
   int reps;              /* rounds of the three phases (default 10) */
   double limit;          /* a share of the step, 0 < limit < 1 */
+  /* seconds of compute a step takes on one GPU (or rank), for pricing
+   * defects at `scale`; 0: the step's T_compute as measured in the run */
+  double compute_s;
 };
 
 /* [baseline]: judge the checks (and the matrix's pairs and nodes) against a
@@ -140,7 +149,8 @@ struct cb_topology {
   int nodes;                     /* nodes in the described system (0: not stated) */
   int gpus_per_node;             /* 0 for hosts without GPUs */
   int ranks_per_node;            /* ranks the model places per node (default gpus, or 1) */
-  struct cb_topo_gpu gpu;        /* for NCCL's cost model */
+  int scale; /* GPUs (ranks) a defect is priced at; 0: not stated (nodes x ranks_per_node) */
+  struct cb_topo_gpu gpu; /* for NCCL's cost model */
   struct cb_tier tiers[CB_TOPO_MAX_TIERS];
   int ntiers;
   struct cb_check checks[CB_TOPO_MAX_CHECKS];

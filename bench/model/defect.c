@@ -1,0 +1,114 @@
+/* The price of a defect in step time (defect.h). */
+#include "defect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/dtype.h"
+#include "groups.h"
+#include "model.h"
+#include "nccl_predict.h"
+#include "results/overhead.h"
+
+/* NCCL with one link class slowed: picks on the nominal graphs, runs on
+ * the slowed ones. The ring's (or tree's) speed across nodes is the least
+ * of its links, so a slowed intra-node link caps the inter-node speed the
+ * model uses past two nodes, and a slowed NIC the intra-node one it uses
+ * up to two. */
+struct slowed {
+  struct cb_nc_hw hw;
+  int per_node, inter, dtype;
+  double factor;
+};
+
+static double slowed_allreduce_s(const void *ctx, int ngpus, double bytes) {
+  const struct slowed *s = ctx;
+  if (ngpus < 2)
+    return 0;
+  int per = s->per_node < ngpus ? s->per_node : ngpus, nodes = (ngpus + per - 1) / per;
+  struct cb_nc_hw hw = s->hw;
+  hw.gpus_per_node = ngpus / nodes;
+  struct cb_nc_graph g[CB_NC_NALGOS], slow[CB_NC_NALGOS];
+  cb_nc_graphs(&hw, nodes, g);
+  memcpy(slow, g, sizeof slow);
+  for (int a = 0; a < CB_NC_NALGOS; a++) {
+    if (!s->inter)
+      slow[a].bw_intra *= s->factor;
+    else if (nodes > 1)
+      slow[a].bw_inter *= s->factor;
+    if (nodes > 1) { /* a channel is as fast as its slowest hop */
+      double least = fmin(slow[a].bw_intra, slow[a].bw_inter);
+      slow[a].bw_intra = fmin(slow[a].bw_intra, s->inter ? least : slow[a].bw_intra);
+      slow[a].bw_inter = least;
+    }
+  }
+  struct cb_nc_comm nominal, degraded;
+  struct cb_nc_cal own;
+  struct cb_nc_choice ch;
+  cb_nc_cal_identity(&own);
+  cb_nc_tune_graphs(&hw, ngpus, nodes, g, &nominal);
+  cb_nc_tune_graphs(&hw, ngpus, nodes, slow, &degraded);
+  if (cb_nc_pick(&nominal, CB_MOP_ALLREDUCE, bytes, s->dtype, CB_SUM, -1, &own, &ch) < 0)
+    return NAN;
+  return cb_nc_time(&degraded, CB_MOP_ALLREDUCE, ch.algo, ch.proto, bytes, NULL);
+}
+
+/* The step at `gpus` with the link at factor; 0 or -1. */
+static int play(const struct cb_system *sys, const struct cb_step_opts *opt, int gpus,
+                double compute_s, double grad_bytes, double bucket_bytes, double *step_s,
+                double *overhead) {
+  struct cb_step_result r;
+  if (cb_model_step(sys, gpus, compute_s, grad_bytes, bucket_bytes, opt, &r) ||
+      !isfinite(r.exposed_s))
+    return -1;
+  *step_s = compute_s + r.exposed_s;
+  *overhead = cb_overhead_from_rho(r.rho);
+  return 0;
+}
+
+int cb_defect_price(const struct cb_topology *t, int per_node, int inter, double factor, int gpus,
+                    int dtype, double compute_s, double grad_bytes, double bucket_bytes,
+                    struct cb_defect_step *out, char *why, size_t len) {
+  if (!(factor > 0) || !(compute_s > 0) || !(grad_bytes > 0) || gpus < 1) {
+    snprintf(why, len, "nothing to price (factor %g, compute %g s, %g gradient bytes, %d GPUs)",
+             factor, compute_s, grad_bytes, gpus);
+    return -1;
+  }
+  factor = fmin(factor, 1); /* faster than the model costs nothing */
+  per_node = per_node < 1 ? 1 : per_node;
+  struct cb_system sys[2] = {{.ranks_per_node = per_node}, {.ranks_per_node = per_node}};
+  struct cb_step_opts opt[2] = {CB_STEP_DEFAULTS, CB_STEP_DEFAULTS};
+  struct slowed ctx[2];
+  char hw_why[160];
+  if (t->gpus_per_node > 0) {
+    struct cb_nccl_expectation e;
+    if (cb_nccl_expect(t, CB_MOP_ALLREDUCE, dtype, gpus, per_node, bucket_bytes, &e, why, len))
+      return -1;
+    for (int k = 0; k < 2; k++) {
+      if (cb_nccl_hw(t, per_node, &ctx[k].hw, hw_why, sizeof hw_why)) {
+        snprintf(why, len, "%s", hw_why);
+        return -1;
+      }
+      ctx[k].per_node = per_node, ctx[k].inter = inter, ctx[k].dtype = dtype;
+      ctx[k].factor = k ? factor : 1;
+      opt[k].allreduce_s = slowed_allreduce_s, opt[k].ctx = &ctx[k];
+    }
+  } else {
+    struct cb_fit_groups none = {0};
+    char from[CB_NTIERS][200];
+    cb_fit_system(&none, t, CB_MOP_ALLREDUCE, &sys[0], from);
+    sys[1] = sys[0];
+    struct cb_link *slow = &sys[1].tier[inter ? CB_TIER_INTER : CB_TIER_INTRA];
+    if (slow->set)
+      slow->beta /= factor;
+  }
+  for (int k = 0; k < 2; k++)
+    if (play(&sys[k], &opt[k], gpus, compute_s, grad_bytes, bucket_bytes, &out->step_s[k],
+             &out->overhead[k])) {
+      snprintf(why, len, "the model cannot play the step out at %d GPUs on this system's tiers",
+               gpus);
+      return -1;
+    }
+  return 0;
+}
