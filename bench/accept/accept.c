@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/units.h"
+#include "bisect.h"
 #include "ceiling.h"
 #include "cost.h"
 #include "engine/engine.h"
@@ -119,30 +120,6 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
   return cb_accept_steps_validate(cl, t, err);
 }
 
-/* The check's settings: the command line's timing options, the check's
- * op, backend, memory, transport, type, size and variant. */
-static void check_settings(const struct cb_check *c, const struct cb_settings *base,
-                           struct cb_settings *s) {
-  *s = *base;
-  s->ops[0] = c->op;
-  s->nops = 1;
-  s->backends[0] = cb_backend_lookup(c->backend_name);
-  s->nbackends = 1;
-  s->mems[0] = c->mem;
-  s->nmems = 1;
-  s->transports[0] = c->transport;
-  s->ntransports = 1;
-  s->dtypes[0] = c->dtype;
-  s->ndtypes = 1;
-  s->redops[0] = CB_SUM;
-  s->nredops = 1;
-  s->min_bytes = s->max_bytes = c->bytes;
-  /* only the layout the check judges: the other would double its time */
-  s->variant = c->inplace ? CB_VARIANT_IN_PLACE : CB_VARIANT_OUT_OF_PLACE;
-  if (s->check < 1)
-    s->check = 1; /* acceptance never judges an unchecked figure */
-}
-
 static void judge(const struct cb_check *c, const struct relay *r, const double *refs,
                   struct cb_verdict *v) {
   char size[32];
@@ -227,7 +204,7 @@ static int measure_check(const struct cb_cluster *cl, const struct cb_settings *
                                .series_end = relay_series_end,
                                .note = relay_note};
   struct cb_settings s;
-  check_settings(r->check, base, &s);
+  cb_check_settings(r->check, base, &s);
   struct cb_summary sum;
   if (cb_engine_run(cl, &s, ri, &relay_sink, cl->rank == 0, &sum, err))
     return err->status;
@@ -348,6 +325,35 @@ static int settle_inconclusive(const struct cb_cluster *cl, const struct cb_sett
   return CB_OK;
 }
 
+/* A check that FAILed over all nodes, where neither the matrix nor the
+ * evidence names a node: bisected (bisect.h). Rank 0 decides, every rank
+ * measures. */
+static int bisect(const struct cb_cluster *cl, const struct cb_topology *t,
+                  const struct cb_settings *base, const struct cb_run_info *ri,
+                  struct cb_sink *sinks, int nsinks, const struct cb_accept_result *res, int i,
+                  const struct cb_verdict *v, struct cb_bisect_found *found, struct cb_error *err) {
+  const struct cb_check *c = &t->checks[i];
+  double go[3] = {0, v->fail, v->measured}; /* whether, the level, the figure */
+  found->n = 0;
+  if (cl->rank == 0 && v->status == CB_FAIL && v->record && v->record->wrong == 0 &&
+      cb_bisect_applies(cl, c) && base->iters == 0) {
+    int named = 0;
+    for (int k = 0; res->hosts && res->probe && k < res->probe->nnodes; k++)
+      named |= res->hosts[k].failed; /* the matrix named a node already */
+    struct cb_causes cs = {0};
+    if (res->probe && res->probe->nnodes > 0)
+      cb_causes_find(res->probe->nodes, res->probe->nnodes, v->name, v->record,
+                     i < res->nwindows ? &res->windows[i] : NULL, &cs);
+    for (int k = 0; k < cs.n; k++)
+      named |= cs.c[k].host[0] != '\0'; /* the evidence did */
+    go[0] = !named;
+  }
+  MPI_Bcast(go, 3, MPI_DOUBLE, 0, cl->comm);
+  if (!go[0])
+    return CB_OK;
+  return cb_bisect_run(cl, t, c, go[1], go[2], base, ri, sinks, nsinks, found, err);
+}
+
 /* Rank 0: each check's own FAIL or WARN priced in step time at the file's
  * scale, when a [step] says what to price it in (cost.h). */
 static void price(const struct cb_topology *t, const struct cb_cluster *cl, const double *compute_s,
@@ -402,7 +408,8 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   int rc = t->matrix.set ? run_matrix(cl, t, fleet, base, sinks, nsinks, res, err) : 0;
   if (cb_cluster_agree(cl, rc))
     return rc ? rc : cb_fail(err, CB_RUNTIME, "the matrix failed on another rank");
-  struct cb_verdict verdicts[3 * CB_TOPO_MAX_CHECKS];
+  /* each check's own, fleet and ceiling verdicts, and what bisection found */
+  static struct cb_verdict verdicts[(3 + CB_BISECT_MAX_FOUND) * CB_TOPO_MAX_CHECKS];
   static struct relay relays[CB_TOPO_MAX_CHECKS];
   static char names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
   static char ceiling_names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
@@ -447,6 +454,13 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     if (r->check->ceiling[0])
       cb_ceiling_judge(t, r->check, r->have ? &r->rec : NULL, ceiling_names[i],
                        sizeof ceiling_names[i], &verdicts[nverdicts++]);
+    static struct cb_bisect_found found[CB_TOPO_MAX_CHECKS];
+    if (bisect(cl, t, base, ri, sinks, nsinks, res, i, &verdicts[first], &found[i], err)) {
+      free(before);
+      return err->status;
+    }
+    for (int k = 0; k < found[i].n; k++)
+      verdicts[nverdicts++] = found[i].v[k];
     for (int k = first; k < nverdicts; k++)
       verdicts[k].window = i + 1;
     res->pending = verdicts, res->npending = nverdicts; /* what a hang keeps */

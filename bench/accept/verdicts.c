@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/backend.h"
 #include "base/hostlist.h"
 #include "causes.h"
 #include "ops/op.h"
@@ -28,8 +29,11 @@ static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
   for (int i = 0; i < p->nnodes; i++) {
     struct cb_host_outcome *h = &res->hosts[i];
     /* "node HOST" (the matrix's), "hung HOST" (a rank there stopped answering) */
-    int named = (strncmp(v->name, "node ", 5) == 0 || strncmp(v->name, "hung ", 5) == 0) &&
-                strcmp(v->name + 5, p->nodes[i].hostname) == 0;
+    int named =
+        ((strncmp(v->name, "node ", 5) == 0 || strncmp(v->name, "hung ", 5) == 0) &&
+         strcmp(v->name + 5, p->nodes[i].hostname) == 0) ||
+        /* "bisect HOST": bisection's smallest failing set, one node */
+        (strncmp(v->name, "bisect ", 7) == 0 && strcmp(v->name + 7, p->nodes[i].hostname) == 0);
     const struct cb_cause *first = NULL;
     for (int k = 0; k < cs->n && !first; k++)
       if (strcmp(cs->c[k].host, p->nodes[i].hostname) == 0)
@@ -224,4 +228,28 @@ int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];
   res->inconclusive = counts[3];
   return CB_OK;
+}
+
+/* The check's settings: the command line's timing options, the check's
+ * op, backend, memory, transport, type, size and variant. */
+void cb_check_settings(const struct cb_check *c, const struct cb_settings *base,
+                       struct cb_settings *s) {
+  *s = *base;
+  s->ops[0] = c->op;
+  s->nops = 1;
+  s->backends[0] = cb_backend_lookup(c->backend_name);
+  s->nbackends = 1;
+  s->mems[0] = c->mem;
+  s->nmems = 1;
+  s->transports[0] = c->transport;
+  s->ntransports = 1;
+  s->dtypes[0] = c->dtype;
+  s->ndtypes = 1;
+  s->redops[0] = CB_SUM;
+  s->nredops = 1;
+  s->min_bytes = s->max_bytes = c->bytes;
+  /* only the layout the check judges: the other would double its time */
+  s->variant = c->inplace ? CB_VARIANT_IN_PLACE : CB_VARIANT_OUT_OF_PLACE;
+  if (s->check < 1)
+    s->check = 1; /* acceptance never judges an unchecked figure */
 }

@@ -67,6 +67,11 @@ struct cb_fleet {
   long min_runs, repeat;
 };
 
+/* The check's settings: the command line's timing options, the check's
+ * op, backend, memory, transport, type, size and variant. */
+void cb_check_settings(const struct cb_check *c, const struct cb_settings *base,
+                       struct cb_settings *s);
+
 /* The figure a check judges in a record: its metric, in us or GB/s. */
 double cb_check_figure(const struct cb_check *c, const struct cb_record *rec);
 

@@ -42,8 +42,12 @@ int cb_cluster_check_launch(int nranks, struct cb_error *err) {
 }
 
 int cb_cluster_init(struct cb_cluster *cl, struct cb_error *err) {
+  return cb_cluster_init_comm(cl, MPI_COMM_WORLD, err);
+}
+
+int cb_cluster_init_comm(struct cb_cluster *cl, MPI_Comm parent, struct cb_error *err) {
   memset(cl, 0, sizeof *cl);
-  MPI_Comm_dup(MPI_COMM_WORLD, &cl->comm);
+  MPI_Comm_dup(parent, &cl->comm);
   MPI_Comm_set_errhandler(cl->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(cl->comm, &cl->rank);
   MPI_Comm_size(cl->comm, &cl->nranks);

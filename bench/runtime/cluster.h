@@ -30,6 +30,9 @@ void cb_mpi_library(char *buf, size_t len);
 int cb_cluster_check_launch(int nranks, struct cb_error *err);
 
 int cb_cluster_init(struct cb_cluster *cl, struct cb_error *err);
+/* The same over a part of the ranks (a communicator MPI_Comm_split made):
+ * collective over parent, which it duplicates. */
+int cb_cluster_init_comm(struct cb_cluster *cl, MPI_Comm parent, struct cb_error *err);
 void cb_cluster_free(struct cb_cluster *cl);
 
 /* All ranks agree on a status: the worst (highest) one wins. */
