@@ -46,6 +46,8 @@ static void put_expected(FILE *out, const struct cb_expected *e, const char *uni
     fprintf(out, "; band %s\n", e->band);
   if (e->beyond[0])
     fprintf(out, "    EXTRAPOLATED: %s: the band's error may not hold here\n", e->beyond);
+  if (e->newer[0])
+    fprintf(out, "    follows NCCL v2.28.9-1; %s\n", e->newer);
 }
 
 static void put_cost(FILE *out, const struct cb_topology *t, const struct cb_check *c,

@@ -34,6 +34,7 @@ static int from_nccl(const struct cb_topology *t, const struct cb_check *c, int 
   if (cb_nccl_expect(t, mop, c->dtype, ranks, per_node, (double)c->bytes, &x, why, len))
     return -1;
   e->value = in_unit(c, x.choice.time_s, x.choice.busbw_Bps);
+  snprintf(e->newer, sizeof e->newer, "%s", x.newer ? x.newer : "");
   snprintf(e->pick, sizeof e->pick, "%s/%s", cb_nc_algo_names[x.choice.algo],
            cb_nc_proto_names[x.choice.proto]);
   snprintf(e->source, sizeof e->source, "NCCL's cost model (v2.28.9-1, uncalibrated)");

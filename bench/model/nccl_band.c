@@ -35,7 +35,8 @@ const struct cb_nc_band cb_nc_bands[CB_NC_NCLASSES] = {
     /* H100 PCIe and NVL pairs, A100 bridged pairs (two), 4x RTX 4090, RTX PRO 6000 on PCIe
      * Gen5 (three), 8x V100 (three); not the rows --predict calls unknown (RTX 5090s, GPUs
      * through the CPU), which get no band */
-    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 11, 3, -0.121, 1.067, 2, 8, GiB / 32, 16 * GiB},
+    [CB_NC_CLASS_NO_NVSWITCH] = {"without NVSwitch", 11, 3, -0.121, 1.067, 2, 8, GiB / 32,
+                                 16 * GiB},
 };
 
 /* A size more than this factor outside the figures' is beyond them (as a

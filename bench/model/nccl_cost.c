@@ -424,7 +424,9 @@ static int enabled(const struct cb_nc_hw *hw, const struct cb_nc_comm *c, int op
    * before; and only where the GPUs are of one compute capability
    * (minCompCap == maxCompCap) */
   int nic_path = hw->nic_path > 0 ? hw->nic_path : CB_NC_PATH_PXB;
-  if (p == CB_NC_LL128 && !c->g[a].nvl)
+  /* typeIntra <= PATH_NVB (v2.28.9-1 tuning.cc:491): NVLink, or one GPU a
+   * node, whose typeIntra the search leaves at PATH_LOC (search.cc:1000) */
+  if (p == CB_NC_LL128 && !c->g[a].nvl && local > 1)
     return 0;
   if (p == CB_NC_LL128 && hw->cc_max > cc_of(hw))
     return 0;
@@ -444,6 +446,27 @@ void cb_nc_tune(const struct cb_nc_hw *hw0, int nranks, int nnodes, struct cb_nc
   cb_nc_tune_graphs(&hw, nranks, nnodes, g, c);
 }
 
+/* comm->nChannels after ncclTopoPostset (v2.28.9-1 connect.cc:452-491),
+ * from the search's nch: doubled up to MAXCHANNELS (64); with CollNet (a
+ * SHARP fabric here), x1.5 where the chain's intra speed beats its inter
+ * and a node has more than one GPU; on Hopper and later across nodes,
+ * doubled again while the ring's bwIntra is over 45 GB/s and under 16
+ * channels; with the unpack network device (GPUDirect-TCPX) across nodes,
+ * doubled while under 16. NCCL_MIN/MAX_NCHANNELS and maxCTAs are left at
+ * their defaults (no bound under 64). */
+static int postset_channels(const struct cb_nc_hw *hw, int nranks, int nnodes,
+                            const struct cb_nc_graph g[CB_NC_NALGOS], int nch) {
+  nch = 2 * nch < 64 ? 2 * nch : 64;
+  const struct cb_nc_graph *chain = &g[CB_NC_COLLNET_CHAIN];
+  if (hw->sharp && nnodes > 1 && chain->bw_intra > chain->bw_inter && nranks > nnodes)
+    nch = nch + nch / 2 < 64 ? nch + nch / 2 : 64;
+  if (cc_of(hw) >= 90 && nnodes > 1 && g[CB_NC_RING].bw_intra > 45.0 && nch < 16)
+    nch = 2 * nch < 64 ? 2 * nch : 64;
+  if (hw->fabric == CB_NC_FABRIC_TCPX && nnodes > 1 && nch < 16)
+    nch = 2 * nch < 64 ? 2 * nch : 64;
+  return nch;
+}
+
 void cb_nc_tune_graphs(const struct cb_nc_hw *hw0, int nranks, int nnodes,
                        const struct cb_nc_graph g[CB_NC_NALGOS], struct cb_nc_comm *c) {
   struct cb_nc_hw hw = *hw0;
@@ -453,11 +476,12 @@ void cb_nc_tune_graphs(const struct cb_nc_hw *hw0, int nranks, int nnodes,
   hw.gpus_per_node = nranks / nnodes;
   c->nranks = nranks, c->nnodes = nnodes, c->arch = hw.arch;
   memcpy(c->g, g, sizeof c->g);
-  /* init.cc: ring and tree keep the fewer channels; connect.cc (ncclTopoPostset)
-   * then doubles comm->nChannels, up to MAXCHANNELS (64) */
+  /* init.cc: ring and tree keep the fewer channels; connect.cc's
+   * ncclTopoPostset (v2.28.9-1 connect.cc:452-491) then sets comm->nChannels,
+   * which the ring's plateau rule reads */
   int nch = g[CB_NC_RING].nch < g[CB_NC_TREE].nch || !g[CB_NC_TREE].nch ? g[CB_NC_RING].nch
                                                                         : g[CB_NC_TREE].nch;
-  c->ring_nch = 2 * nch < 64 ? 2 * nch : 64;
+  c->ring_nch = postset_channels(&hw, nranks, nnodes, g, nch);
   if (g[CB_NC_TREE].nch)
     c->g[CB_NC_RING].nch = c->g[CB_NC_TREE].nch = nch;
   if (nranks <= 1 || (nnodes > 1 && hw.nics_per_node <= 0)) /* no NIC: nothing across nodes */
@@ -465,8 +489,10 @@ void cb_nc_tune_graphs(const struct cb_nc_hw *hw0, int nranks, int nnodes,
   double ppn = (double)nranks / nnodes;
   int idx2 = nnodes <= 2 ? nnodes - 1 : 2;
   int idx1 = nnodes == 1 ? hw.arch : hw.cpu_amd ? 1 : 0;
-  /* PAT: SM60 and up, one GPU per node, no network offload */
-  int pat = nnodes == nranks;
+  /* PAT (v2.28.9-1 tuning.cc:202-209, ncclPatEnable): compute capability
+   * 6.0 and up (every generation modelled), one GPU per node, and a host
+   * network device: the unpack device of GPUDirect-TCPX offloads, so no PAT */
+  int pat = nnodes == nranks && cc_of(&hw) >= 60 && hw.fabric != CB_NC_FABRIC_TCPX;
   for (int op = 0; op < CB_NMOPS; op++)
     for (int a = 0; a < CB_NC_NALGOS; a++)
       for (int p = 0; p < CB_NC_NPROTOS; p++) {
@@ -643,4 +669,17 @@ int cb_nc_fit(const struct cb_nc_hw *hw, const struct cb_nc_point *pts, int n,
       fitted++;
     }
   return fitted;
+}
+
+const char *cb_nc_newer_differs(const struct cb_nc_hw *hw, int nnodes) {
+  if (hw->arch == CB_NC_BLACKWELL) /* tuning.cc and search.cc, v2.29.2 to v2.30.3 */
+    return "NCCL 2.29 and later estimate Blackwell otherwise: Ring/LL128 capped at 40 GB/s a "
+           "channel, NVLSTree at 80 past two nodes and size-corrected on x86 hosts, and the "
+           "search's speeds 45, 86 and 80 GB/s";
+  if (hw->cc_max > cc_of(hw) && cc_of(hw) >= 90) /* tuning.cc:533 at v2.30.3 */
+    return "NCCL 2.30.3 and later keep LL128 for GPUs of several kinds from Hopper up";
+  if (hw->arch < CB_NC_HOPPER && nnodes > 1) /* search.cc:1100 at v2.29.2 */
+    return "NCCL 2.29.2 and later search inter-node paths up to SYS below Hopper: a tree may "
+           "find other graphs, and lose LL128";
+  return "";
 }

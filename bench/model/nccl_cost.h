@@ -65,6 +65,8 @@ struct cb_nc_hw {
                        taken as PXB (peer-to-peer) */
   int p2p_level;    /* NCCL_P2P_LEVEL, NCCL's PATH_* (LOC 0 ... SYS 9); -1: NCCL's own
                        (PXB, SYS for two GPUs on an AMD CPU). cb_nccl_hw sets it. */
+  int no_gdr;       /* the NICs cannot reach GPU memory (gdr = no): NCCL stages network
+                       traffic in host memory, which its estimate does not carry */
 };
 enum { CB_NC_PATH_NVL = 1, CB_NC_PATH_PXB = 5, CB_NC_PATH_PXN = 7, CB_NC_PATH_SYS = 9 };
 /* Networks the published figures tell apart (NCCL's model does not: its
@@ -112,6 +114,12 @@ struct cb_nc_cal {
   int fitted[CB_NC_NALGOS][CB_NC_NPROTOS]; /* points each entry was fitted on */
 };
 void cb_nc_cal_identity(struct cb_nc_cal *c);
+
+/* What NCCL after v2.28.9-1, the version this model follows, up to
+ * v2.30.7-1 estimates otherwise for this hardware on nnodes nodes (a short
+ * note), or "" where nothing we know of changes (bench/model/PLANNING.md,
+ * "Which NCCL"). */
+const char *cb_nc_newer_differs(const struct cb_nc_hw *hw, int nnodes);
 
 /* Whether rings through per_node GPUs cross PCIe: no NVLink, or NVLink
  * bridged in pairs past two GPUs. */

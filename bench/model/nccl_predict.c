@@ -44,6 +44,13 @@ static int p2p_route(const struct cb_nc_hw *hw, int per_node) {
   return path == CB_NC_PATH_SYS ? P2P_ACROSS_CPUS : P2P_MODELLED;
 }
 
+/* Across nodes without GPUDirect RDMA NCCL copies network traffic through
+ * host memory; its estimate (tuning.cc) takes the NIC's rate as if it did
+ * not. */
+#define NO_GDR_WHY                                                                                 \
+  "without GPUDirect RDMA (gdr = no) NCCL stages the network traffic in host memory; its "         \
+  "estimate takes the NIC's rate as with it, and no published figure here states the shortfall"
+
 /* Why a route other than P2P_MODELLED has no estimate (NCCL's SHM
  * transport: its model takes the PCIe link, but the copies through host
  * memory are bounded by the CPU's memory, nccl#1639). */
@@ -97,6 +104,7 @@ int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, c
   hw->cc_max = g->cc_max > g->cc ? g->cc_max : 0;
   hw->fabric = out ? cb_nc_fabric_of(out->kind) : CB_NC_FABRIC_OTHER;
   hw->no_p2p = g->gpu_p2p == 0;
+  hw->no_gdr = g->gdr == 0;
   hw->nvlink_peers = g->nvlink_peers > 0 && !hw->nvswitch ? g->nvlink_peers : 0;
   hw->gpu_path = g->gpu_path > 0 ? g->gpu_path : 0; /* p2p_route says where it matters */
   hw->p2p_level = g->p2p_level;
@@ -223,6 +231,10 @@ int cb_nccl_expect(const struct cb_topology *t, int op, int dtype, int ngpus, in
     return -1;
   }
   int nodes = (ngpus + per_node - 1) / per_node;
+  if (hw.no_gdr && nodes > 1) {
+    snprintf(why, len, "%s", NO_GDR_WHY);
+    return -1;
+  }
   struct cb_nc_comm c;
   struct cb_nc_cal own;
   cb_nc_cal_identity(&own);
@@ -237,6 +249,7 @@ int cb_nccl_expect(const struct cb_topology *t, int op, int dtype, int ngpus, in
   e->band = b;
   e->nodes = nodes;
   cb_nc_band_beyond(b, op, ngpus, bytes, e->beyond, sizeof e->beyond);
+  e->newer = cb_nc_newer_differs(&hw, nodes);
   return 0;
 }
 
@@ -384,6 +397,12 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
     json_object_set_new(row, "unknown", json_string(why));
     return;
   }
+  if (hw->no_gdr && nodes > 1) {
+    printf("  unknown: %s", NO_GDR_WHY);
+    json_object_set_new(row, "uncalibrated", json_true());
+    json_object_set_new(row, "unknown", json_string(NO_GDR_WHY));
+    return;
+  }
   const struct cb_nc_band *b = &cb_nc_bands[cb_nc_class_of(hw, nodes)];
   double rlo, rhi;
   char why[160];
@@ -440,6 +459,16 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
           "with one GPU, over its network transport, not over this topology's links\n",
           shared);
     print_bands();
+    for (int g = 0; g < m->ngpus; g++) { /* the version this model follows, where it matters */
+      int n = (int)m->gpus[g], per = per_node < n ? per_node : n;
+      const char *newer = cb_nc_newer_differs(&hw, (n + per - 1) / per);
+      if (newer[0]) {
+        printf("#   these rows follow NCCL v2.28.9-1; %s (bench/model/PLANNING.md, \"Which "
+               "NCCL\")\n",
+               newer);
+        break;
+      }
+    }
     printf("#   busbw per algorithm: its best protocol, as NCCL_ALGO=that would run it ('-': "
            "off here); then the pick's interval (us)\n");
     printf("%7s %6s %10s %-15s %11s %9s", "#  gpus", "nodes", "size", "nccl_pick", "time_us",

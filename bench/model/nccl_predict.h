@@ -52,7 +52,8 @@ struct cb_nccl_expectation {
   const struct cb_nc_band *band;
   double ratio_lo, ratio_hi;
   int nodes;
-  char beyond[160]; /* why the figures behind the band do not cover it; "" when they do */
+  char beyond[160];  /* why the figures behind the band do not cover it; "" when they do */
+  const char *newer; /* where NCCL after 2.28.9 estimates otherwise ("" nowhere known) */
 };
 /* For `bytes` of op (enum cb_mop) in dtype summed over ngpus GPUs, per_node
  * a node. Returns 0, or -1 with why[] where --predict says unknown (a route

@@ -239,6 +239,8 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
     json_object_set_new(x, "hi", real_or_null(e->hi));
     if (e->beyond[0])
       json_object_set_new(x, "extrapolated", cb_json_text(e->beyond));
+    if (e->newer[0])
+      json_object_set_new(x, "newer_nccl", cb_json_text(e->newer));
     json_object_set_new(o, "expected", x);
   }
   if (v->cost) { /* issue 58: the step at scale with the expected and the measured figure */

@@ -340,6 +340,8 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
       fprintf(t->out, "; band %s", e->band);
     if (e->beyond[0])
       fprintf(t->out, "; EXTRAPOLATED: %s", e->beyond);
+    if (e->newer[0])
+      fprintf(t->out, "; %s", e->newer);
     fputc('\n', t->out);
   }
   if (v->cost) { /* issue 58: what the shortfall costs a training step at scale */

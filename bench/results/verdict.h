@@ -51,6 +51,7 @@ struct cb_expected {
   char source[96];  /* which model */
   char band[160];   /* what backs the band, or why there is none */
   char beyond[160]; /* why the band's figures do not cover this check ("" when they do) */
+  char newer[200];  /* where NCCL after the version the model follows estimates otherwise */
   int ranks, nodes; /* the scale it was computed at */
 };
 

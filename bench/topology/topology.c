@@ -241,6 +241,12 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
   } else if (strcmp(key, "gpu_p2p") == 0) {
     if ((g->gpu_p2p = one_of(value, yesno)) < 0)
       return bad(ps, key, "'%s': expected yes or no (no: GeForce cards, or P2P off)", value);
+  } else if (strcmp(key, "gdr") == 0) {
+    if ((g->gdr = one_of(value, yesno)) < 0)
+      return bad(ps, key,
+                 "'%s': expected yes or no (no: the NICs cannot reach GPU memory, GPUDirect RDMA "
+                 "off)",
+                 value);
   } else if (strcmp(key, "nvlink_links") == 0) {
     if (parse_int(value, 1, 64, &g->nvlink_links))
       return bad(ps, key, "'%s' is not a count of NVLinks per GPU (1 to 64)", value);
@@ -277,7 +283,7 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
         ps, key,
         "unknown key '%s' (name, source, nodes, gpus_per_node, ranks_per_node, scale, gpu_arch, "
         "compute_capability, nvlink, nvlink_links, nvlink_peers, nvswitch, pcie_gen, "
-        "gpu_p2p, gpu_path, p2p_level, fabric_sharp, cpu, nic_path)",
+        "gpu_p2p, gpu_path, p2p_level, gdr, fabric_sharp, cpu, nic_path)",
         key);
   return 1;
 }
@@ -826,6 +832,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                                 .cc = -1,
                                 .nvlink_peers = -1,
                                 .gpu_p2p = -1,
+                                .gdr = -1,
                                 .gpu_path = -1,
                                 .cc_max = -1,
                                 .p2p_level = -1};

@@ -137,6 +137,7 @@ struct cb_topo_gpu {
   int cc; /* compute capability x 10 (86: 8.6), the least of a list; -1 unset: gpu_arch's own */
   int nvlink_peers; /* GPUs each reaches over NVLink (1: bridged pairs); -1 unset */
   int gpu_p2p;      /* PCIe peer-to-peer between GPUs (0: through host memory); -1 unset */
+  int gdr;          /* GPUDirect RDMA between NICs and GPUs (0: staged in host memory); -1 unset */
   int gpu_path;     /* GPU to GPU over PCIe: NCCL's PATH_* (4 pix ... 9 sys); -1 unset */
   int cc_max;       /* the greatest of compute_capability's list; -1 unset */
   int p2p_level; /* NCCL_P2P_LEVEL as the job sets it: NCCL's PATH_* (0 loc ... 9 sys); -1 unset */

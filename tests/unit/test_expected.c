@@ -142,6 +142,30 @@ static void test_refused(void) {
   refused(host, 1, 1, 20, "one rank has no one", "one rank");
 }
 
+/* gdr = no: NCCL's estimate across nodes is refused (no figure states the
+ * shortfall); within one node the network is not used. */
+static void test_gdr(void) {
+  struct cb_topology t;
+  struct cb_error err = {0};
+  if (cb_topology_load("topologies/h100-ndr.conf", &t, &err)) {
+    ok(0, "h100-ndr.conf loads (%s)", err.msg);
+    return;
+  }
+  t.gpu.gdr = 0;
+  int model = -1;
+  for (int c = 0; c < t.nchecks && model < 0; c++)
+    model = cb_check_uses_model(&t.checks[c]) ? c : -1;
+  struct cb_expected e;
+  ok(cb_expected_for(&t, &t.checks[model], 8, 1, &e, &err) == CB_OK,
+     "gdr = no, one node: the model answers (%s)", err.msg);
+  int rc = cb_expected_for(&t, &t.checks[model], 16, 2, &e, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "gdr = no"), "gdr = no, two nodes: refused: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  rc = cb_topology_parse("[system]\nname = x\ngdr = maybe\n", "g.conf", &t, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "g.conf:3:") && strstr(err.msg, "gdr"),
+     "gdr = maybe refused naming file, line and key: %s", err.msg);
+}
+
 /* Every GPU preset has a model level, answered with a pick and a band, and
  * the h100 preset's holds NCCL's maintainer's 480 GB/s (nccl-tests#212) for
  * 8 GPUs in its band. */
@@ -204,6 +228,7 @@ int main(void) {
   test_host();
   test_refused();
   test_presets();
+  test_gdr();
   test_dry_run();
   done_testing();
   return exit_status();

@@ -452,6 +452,61 @@ static void test_names(void) {
      "... and protocols");
 }
 
+/* issue 58, NCCL v2.28.9-1 where the model followed it less: LL128 with
+ * one GPU a node (typeIntra PATH_LOC, tuning.cc:491, search.cc:1000) even
+ * without NVLink; two over PCIe, none. */
+static void test_ll128_one_gpu(void) {
+  struct cb_nc_hw hw = h100();
+  hw.nvlink_gen = 0, hw.nvswitch = hw.nvls = 0, hw.gpus_per_node = 1, hw.nics_per_node = 1;
+  struct cb_nc_comm c;
+  cb_nc_tune(&hw, 4, 4, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] > 0,
+     "one GPU a node over PCIe, 4 nodes: LL128 on (typeIntra LOC)");
+  cb_nc_tune(&hw, 8, 4, &c);
+  ok(c.bw[CB_MOP_ALLREDUCE][CB_NC_RING][CB_NC_LL128] == 0,
+     "two GPUs a node over PCIe: LL128 off (typeIntra PHB or PXB)");
+}
+
+/* connect.cc:452-491: comm->nChannels, which the ring's plateau rule reads */
+static void test_postset_channels(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_graph g[CB_NC_NALGOS];
+  struct cb_nc_comm c;
+  cb_nc_graphs(&hw, 2, g);
+  g[CB_NC_RING].nch = g[CB_NC_TREE].nch = 4;
+  g[CB_NC_RING].bw_intra = 48;
+  cb_nc_tune_graphs(&hw, 16, 2, g, &c);
+  ok(c.ring_nch == 16, "Hopper, 2 nodes, ring bwIntra 48 > 45, 4 channels: doubled twice, 16 (%d)",
+     c.ring_nch);
+  cb_nc_tune_graphs(&hw, 8, 1, g, &c);
+  ok(c.ring_nch == 8, "one node: doubled once, 8 (%d)", c.ring_nch);
+  g[CB_NC_RING].bw_intra = 40;
+  cb_nc_tune_graphs(&hw, 16, 2, g, &c);
+  ok(c.ring_nch == 8, "bwIntra 40, not over 45: 8 (%d)", c.ring_nch);
+  hw.fabric = CB_NC_FABRIC_TCPX;
+  cb_nc_tune_graphs(&hw, 16, 2, g, &c);
+  ok(c.ring_nch == 16, "GPUDirect-TCPX's unpack device: doubled again, 16 (%d)", c.ring_nch);
+  hw.fabric = CB_NC_FABRIC_IB, hw.sharp = 1;
+  g[CB_NC_COLLNET_CHAIN].bw_intra = 40, g[CB_NC_COLLNET_CHAIN].bw_inter = 20;
+  cb_nc_tune_graphs(&hw, 16, 2, g, &c);
+  ok(c.ring_nch == 12, "CollNet, the chain's intra over its inter: 8 + 4, 12 (%d)", c.ring_nch);
+  cb_nc_tune_graphs(&hw, 2, 2, g, &c);
+  ok(c.ring_nch == 8, "... but not with one GPU a node: 8 (%d)", c.ring_nch);
+}
+
+/* tuning.cc:202-209: PAT needs a host network device */
+static void test_pat_unpack(void) {
+  struct cb_nc_hw hw = h100();
+  struct cb_nc_comm c;
+  hw.fabric = CB_NC_FABRIC_TCPX;
+  cb_nc_tune(&hw, 4, 4, &c);
+  ok(c.bw[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_SIMPLE] == 0,
+     "one GPU a node over GPUDirect-TCPX (unpack device): no PAT");
+  hw.fabric = CB_NC_FABRIC_IB;
+  cb_nc_tune(&hw, 4, 4, &c);
+  ok(c.bw[CB_MOP_ALLGATHER][CB_NC_PAT][CB_NC_SIMPLE] > 0, "over InfiniBand: PAT");
+}
+
 int main(void) {
   test_names();
   test_step_hook();
@@ -466,6 +521,9 @@ int main(void) {
   test_bridged();
   test_multinode();
   test_pat();
+  test_ll128_one_gpu();
+  test_postset_channels();
+  test_pat_unpack();
   test_pcie();
   test_fit();
   done_testing();

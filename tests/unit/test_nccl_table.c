@@ -127,13 +127,17 @@ static int read_log(const char *path, struct nccl_log *l) {
 
 /* The machine of these logs as collbench's topology file would give it:
  * Hopper, each rank a node of one GPU on PCIe Gen5, one NIC (loopback,
- * which NCCL reads at 10 Gb/s: NET[1.2] with 1.25 GB/s) */
+ * which NCCL reads at 10 Gb/s: NET[1.2] with 1.25 GB/s) through the host
+ * (the logs' graphs: "type LOC/PHB", nic_path = phb). One GPU a node is
+ * typeIntra LOC, which allows LL128; the NIC through the host is what
+ * turns it off in NCCL's table (tuning.cc:491-495). */
 static struct cb_nc_hw share_gpu_hw(void) {
   return (struct cb_nc_hw){.arch = CB_NC_HOPPER,
                            .gpus_per_node = 1,
                            .pcie_gen = 5,
                            .nics_per_node = 1,
-                           .nic_GBps = 1.25};
+                           .nic_GBps = 1.25,
+                           .nic_path = 8};
 }
 
 static void check_log(const char *name) {
