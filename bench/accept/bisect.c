@@ -89,14 +89,14 @@ static int measure_sets(const struct cb_cluster *cl, const struct cb_check *c,
 }
 
 /* The level for a set of n ranks on m nodes: the check's, scaled by what
- * the model expects there over what it expects of the whole run. */
-static double set_level(const struct cb_topology *t, const struct cb_check *c,
-                        const struct cb_cluster *cl, double level, int n, int m, int *scaled) {
-  struct cb_expected whole, part;
-  struct cb_error quiet = {0};
-  *scaled = cb_expected_for(t, c, cl->nranks, cl->nnodes, &whole, &quiet) == CB_OK &&
-            cb_expected_for(t, c, n, m, &part, &quiet) == CB_OK;
-  return *scaled ? level * part.value / whole.value : level;
+ * the model expects there over `whole`, what it expects of the whole run
+ * (NaN: no figure, the same level). */
+static double set_level(const struct cb_topology *t, const struct cb_check *c, double whole,
+                        double level, int n, int m, int *scaled) {
+  struct cb_expected part;
+  char why[320];
+  *scaled = !isnan(whole) && cb_expected_of(t, c, n, m, &part, why, sizeof why) == 0;
+  return *scaled ? level * part.value / whole : level;
 }
 
 /* "sc1n[3-4]" of the nodes in set k. */
@@ -169,6 +169,9 @@ int cb_bisect_run(const struct cb_cluster *cl, const struct cb_topology *t,
   }
   for (int i = 0; i < nn; i++)
     p[i] = (struct place){0, 0, measured, measured, measured, level};
+  struct cb_expected all;
+  char why[320];
+  double whole = cb_expected_of(t, c, cl->nranks, nn, &all, why, sizeof why) == 0 ? all.value : NAN;
   int rounds = (int)ceil(log2(nn));
   int min = cb_ops[c->op]->min_ranks > 2 ? cb_ops[c->op]->min_ranks : 2; /* busbw needs two */
   for (int round = 1; round <= rounds; round++) {
@@ -189,7 +192,7 @@ int cb_bisect_run(const struct cb_cluster *cl, const struct cb_topology *t,
                         "bisection of check '%s', round %d of at most %d:", c->name, round, rounds);
       for (int k = 0; k < nsets; k++) {
         int scaled;
-        levels[k] = set_level(t, c, cl, level, figs[k].nranks, figs[k].nnodes, &scaled);
+        levels[k] = set_level(t, c, whole, level, figs[k].nranks, figs[k].nnodes, &scaled);
         status[k] = figs[k].have ? cb_verdict_interval(figs[k].lo, figs[k].hi, levels[k], is_time)
                                  : CB_INCONCLUSIVE;
         if (at > 0 && (size_t)at < sizeof text)
@@ -236,11 +239,9 @@ int cb_bisect_run(const struct cb_cluster *cl, const struct cb_topology *t,
     if (!members)
       continue;
     char list[CB_HOSTNAME_MAX + 8];
-    int *of = malloc((size_t)nn * sizeof *of);
-    for (int i = 0; of && i < nn; i++)
-      of[i] = p[i].set;
-    set_name(cl, of ? of : half, k, list, sizeof list);
-    free(of);
+    for (int i = 0; i < nn; i++) /* half[] is free now: each node's final set */
+      half[i] = p[i].set;
+    set_name(cl, half, k, list, sizeof list);
     const struct place *q = &p[first];
     struct cb_verdict *v = &found->v[found->n];
     snprintf(found->names[found->n], sizeof found->names[0], "bisect %s", list);

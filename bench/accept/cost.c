@@ -50,17 +50,11 @@ int cb_cost_price(const struct cb_pricing *p, const struct cb_topology *t, const
   snprintf(out->workload, sizeof out->workload, "%s", p->step->model.name);
   out->factor = out->step_s[0] = out->step_s[1] = out->overhead[0] = out->overhead[1] = NAN;
   struct cb_expected own;
-  struct cb_error quiet = {0};
-  if (!e && cb_expected_for(t, c, ranks, nodes, &own, &quiet) == CB_OK)
+  char why[320];
+  if (!e && cb_expected_of(t, c, ranks, nodes, &own, why, sizeof why) == 0)
     e = &own;
   if (!e) {
-    const char *why = strstr(quiet.msg, "should measure here: ");
-    snprintf(out->why, sizeof out->why, "the model has no figure for this check%s%.150s",
-             why ? ": " : "", why ? why + strlen("should measure here: ") : "");
-    char *advice =
-        strstr(out->why, "; give an absolute level"); /* a level's advice, not a price's */
-    if (advice)
-      *advice = '\0';
+    snprintf(out->why, sizeof out->why, "the model has no figure for this check: %.150s", why);
     return 0;
   }
   if (isnan(v->measured)) {

@@ -89,30 +89,34 @@ static int from_tiers(const struct cb_topology *t, const struct cb_check *c, int
   return 0;
 }
 
-int cb_expected_for(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
-                    struct cb_expected *e, struct cb_error *err) {
-  char why[320] = "";
+int cb_expected_of(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
+                   struct cb_expected *e, char *why, size_t len) {
   memset(e, 0, sizeof *e);
   e->lo = e->hi = NAN;
   e->ranks = ranks, e->nodes = nodes > 0 ? nodes : 1;
   int per_node = (ranks + e->nodes - 1) / e->nodes;
   int mop = cb_mop_find(cb_ops[c->op]->name), rc = -1;
+  snprintf(why, len, "its answer is not a finite figure");
   if (mop < 0)
-    snprintf(why, sizeof why, "the model has no %s (its ops: the collectives)",
-             cb_ops[c->op]->name);
+    snprintf(why, len, "the model has no %s (its ops: the collectives)", cb_ops[c->op]->name);
   else if (strcmp(c->backend_name, "nccl") == 0)
-    rc = from_nccl(t, c, mop, ranks, per_node, e, why, sizeof why);
+    rc = from_nccl(t, c, mop, ranks, per_node, e, why, len);
   else
-    rc = from_tiers(t, c, mop, ranks, per_node, e, why, sizeof why);
-  if (rc == 0 && isfinite(e->value) && e->value > 0)
+    rc = from_tiers(t, c, mop, ranks, per_node, e, why, len);
+  return rc == 0 && isfinite(e->value) && e->value > 0 ? 0 : -1;
+}
+
+int cb_expected_for(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
+                    struct cb_expected *e, struct cb_error *err) {
+  char why[320];
+  if (cb_expected_of(t, c, ranks, nodes, e, why, sizeof why) == 0)
     return CB_OK;
   const struct cb_threshold *th = c->fail.reference == CB_REF_MODEL ? &c->fail : &c->warn;
   return cb_fail(err, CB_USAGE,
                  "%s:%d: [check %s] %s: a model level, but the model cannot say what %d rank%s "
                  "on %d node%s should measure here: %s; give an absolute level instead",
                  t->path, th->line, c->name, th == &c->fail ? "fail" : "warn", ranks,
-                 ranks == 1 ? "" : "s", e->nodes, e->nodes == 1 ? "" : "s",
-                 why[0] ? why : "its answer is not a finite figure");
+                 ranks == 1 ? "" : "s", e->nodes, e->nodes == 1 ? "" : "s", why);
 }
 
 double cb_level_value(const struct cb_check *c, const struct cb_threshold *th, const double *refs,

@@ -7,6 +7,8 @@
 #ifndef CB_ACCEPT_EXPECTED_H
 #define CB_ACCEPT_EXPECTED_H
 
+#include <stddef.h>
+
 #include "base/error.h"
 #include "results/verdict.h"
 #include "topology/topology.h"
@@ -15,8 +17,12 @@
 int cb_check_uses_model(const struct cb_check *c);
 
 /* The model's figure for check c at `ranks` ranks on `nodes` nodes, in the
- * verdict's unit (GB/s or us). Returns CB_OK, or CB_USAGE naming the file,
- * the level's line and key, and why the model cannot say. */
+ * verdict's unit (GB/s or us). Returns 0, or -1 with why[] the model
+ * cannot say. */
+int cb_expected_of(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
+                   struct cb_expected *e, char *why, size_t len);
+/* The same for a check's model level: CB_OK, or CB_USAGE naming the file,
+ * the level's line and key, and why. */
 int cb_expected_for(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
                     struct cb_expected *e, struct cb_error *err);
 

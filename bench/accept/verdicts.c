@@ -20,6 +20,17 @@ double cb_check_figure(const struct cb_check *c, const struct cb_record *rec) {
 
 /* A FAIL laid to hosts: "node HOST" names one; otherwise each host a
  * cause was found on (a link or a whole-run check names no one node). */
+/* The host a verdict names as its subject, or NULL: "node HOST" (the
+ * matrix's), "hung HOST" (a rank there stopped answering), "bisect HOST"
+ * (bisection's smallest failing set, one node). */
+static const char *named_host(const char *name) {
+  static const char *const kinds[] = {"node ", "hung ", "bisect "};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+    if (strncmp(name, kinds[k], strlen(kinds[k])) == 0)
+      return name + strlen(kinds[k]);
+  return NULL;
+}
+
 static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
                       const struct cb_causes *cs) {
   const struct cb_probe *p = res->probe;
@@ -28,12 +39,8 @@ static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
   double growth = cb_cost_step_growth(v->cost);
   for (int i = 0; i < p->nnodes; i++) {
     struct cb_host_outcome *h = &res->hosts[i];
-    /* "node HOST" (the matrix's), "hung HOST" (a rank there stopped answering) */
-    int named =
-        ((strncmp(v->name, "node ", 5) == 0 || strncmp(v->name, "hung ", 5) == 0) &&
-         strcmp(v->name + 5, p->nodes[i].hostname) == 0) ||
-        /* "bisect HOST": bisection's smallest failing set, one node */
-        (strncmp(v->name, "bisect ", 7) == 0 && strcmp(v->name + 7, p->nodes[i].hostname) == 0);
+    const char *host = named_host(v->name);
+    int named = host && strcmp(host, p->nodes[i].hostname) == 0;
     const struct cb_cause *first = NULL;
     for (int k = 0; k < cs->n && !first; k++)
       if (strcmp(cs->c[k].host, p->nodes[i].hostname) == 0)
@@ -210,19 +217,26 @@ void cb_accept_print_answer(int total, int not_passed, int warn, int unjudged, c
   fflush(stdout);
 }
 
+int cb_accept_conclude(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
+                       const struct cb_accept_result *res, const char *over, struct cb_error *err) {
+  if (cb_sinks_finish(sinks, nsinks, sum, err))
+    return err->status;
+  if (!over)
+    return CB_OK;
+  cb_accept_print_hosts(res);
+  /* one line that answers the question the run was for */
+  cb_accept_print_answer(res->pass + res->warn + res->fail + res->inconclusive,
+                         res->fail + res->inconclusive, res->warn, res->unjudged, res->not_passed,
+                         over);
+  return CB_OK;
+}
+
 int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
                      struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
                      struct cb_accept_result *res, struct cb_error *err) {
-  if (cl->rank == 0 && cb_sinks_finish(sinks, nsinks, sum, err))
+  if (cl->rank == 0 &&
+      cb_accept_conclude(sinks, nsinks, sum, res, s->interval <= 0 ? "" : NULL, err))
     return err->status;
-  int answer = cl->rank == 0 && s->interval <= 0;
-  if (answer)
-    cb_accept_print_hosts(res);
-  /* one line that answers the question the run was for */
-  if (answer)
-    cb_accept_print_answer(res->pass + res->warn + res->fail + res->inconclusive,
-                           res->fail + res->inconclusive, res->warn, res->unjudged, res->not_passed,
-                           "");
   int counts[4] = {res->pass, res->warn, res->fail, res->inconclusive}; /* judged on rank 0 */
   MPI_Bcast(counts, 4, MPI_INT, 0, cl->comm);
   res->pass = counts[0], res->warn = counts[1], res->fail = counts[2];

@@ -93,6 +93,12 @@ int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
  * cause. */
 void cb_accept_print_hosts(const struct cb_accept_result *res);
 
+/* Rank 0's part of cb_accept_finish, which a hang (bench/modes/hang.c)
+ * calls alone: the sinks' summaries, then, unless over is NULL, the hosts
+ * and the ACCEPTED line (`over` follows "verdicts"). No MPI. */
+int cb_accept_conclude(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
+                       const struct cb_accept_result *res, const char *over, struct cb_error *err);
+
 /* The run's outcome from its verdict counts: CB_OK, or CB_FAILED (exit 1)
  * with "FAILED: ..." when a verdict failed, or "INCONCLUSIVE: ..." when
  * none failed but one could not be settled: acceptance asks whether the

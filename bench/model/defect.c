@@ -38,9 +38,9 @@ static double slowed_allreduce_s(const void *ctx, int ngpus, double bytes) {
     else if (nodes > 1)
       slow[a].bw_inter *= s->factor;
     if (nodes > 1) { /* a channel is as fast as its slowest hop */
-      double least = fmin(slow[a].bw_intra, slow[a].bw_inter);
-      slow[a].bw_intra = fmin(slow[a].bw_intra, s->inter ? least : slow[a].bw_intra);
-      slow[a].bw_inter = least;
+      slow[a].bw_inter = fmin(slow[a].bw_intra, slow[a].bw_inter);
+      if (s->inter)
+        slow[a].bw_intra = slow[a].bw_inter;
     }
   }
   struct cb_nc_comm nominal, degraded;
@@ -80,20 +80,16 @@ int cb_defect_price(const struct cb_topology *t, int per_node, int inter, double
   struct cb_system sys[2] = {{.ranks_per_node = per_node}, {.ranks_per_node = per_node}};
   struct cb_step_opts opt[2] = {CB_STEP_DEFAULTS, CB_STEP_DEFAULTS};
   struct slowed ctx[2];
-  char hw_why[160];
   if (t->gpus_per_node > 0) {
-    struct cb_nccl_expectation e;
+    struct cb_nccl_expectation e; /* a route NCCL's estimate holds for, or why not */
     if (cb_nccl_expect(t, CB_MOP_ALLREDUCE, dtype, gpus, per_node, bucket_bytes, &e, why, len))
       return -1;
-    for (int k = 0; k < 2; k++) {
-      if (cb_nccl_hw(t, per_node, &ctx[k].hw, hw_why, sizeof hw_why)) {
-        snprintf(why, len, "%s", hw_why);
-        return -1;
-      }
-      ctx[k].per_node = per_node, ctx[k].inter = inter, ctx[k].dtype = dtype;
-      ctx[k].factor = k ? factor : 1;
+    ctx[0] = (struct slowed){.per_node = per_node, .inter = inter, .dtype = dtype, .factor = 1};
+    cb_nccl_hw(t, per_node, &ctx[0].hw, why, len); /* it holds: cb_nccl_expect read it */
+    ctx[1] = ctx[0];
+    ctx[1].factor = factor;
+    for (int k = 0; k < 2; k++)
       opt[k].allreduce_s = slowed_allreduce_s, opt[k].ctx = &ctx[k];
-    }
   } else {
     struct cb_fit_groups none = {0};
     char from[CB_NTIERS][200];

@@ -65,6 +65,16 @@ static const char *const route_whys[] = {
     "the CPUs (16 GB/s on AMD, 6 to 40 on Intel by generation), which this model does "
     "not carry"};
 
+/* Why NCCL's estimate does not hold for per_node GPUs a node on nodes
+ * nodes (a route through host memory or across CPUs, or the network
+ * without GPUDirect RDMA), or NULL where it does. */
+static const char *unknown_why(const struct cb_nc_hw *hw, int per_node, int nodes) {
+  int route = p2p_route(hw, per_node);
+  if (route != P2P_MODELLED)
+    return route_whys[route];
+  return hw->no_gdr && nodes > 1 ? NO_GDR_WHY : NULL;
+}
+
 int cb_nccl_hw(const struct cb_topology *t, int per_node, struct cb_nc_hw *hw, char *why,
                size_t len) {
   const struct cb_tier *in = cb_topology_tier(t, CB_SCOPE_INTRA);
@@ -225,14 +235,10 @@ int cb_nccl_expect(const struct cb_topology *t, int op, int dtype, int ngpus, in
     snprintf(why, len, "NCCL runs alltoall as point-to-point sends, outside its cost model");
     return -1;
   }
-  int route = p2p_route(&hw, per_node);
-  if (route != P2P_MODELLED) {
-    snprintf(why, len, "%s", route_whys[route]);
-    return -1;
-  }
   int nodes = (ngpus + per_node - 1) / per_node;
-  if (hw.no_gdr && nodes > 1) {
-    snprintf(why, len, "%s", NO_GDR_WHY);
+  const char *unknown = unknown_why(&hw, per_node, nodes);
+  if (unknown) {
+    snprintf(why, len, "%s", unknown);
     return -1;
   }
   struct cb_nc_comm c;
@@ -387,20 +393,11 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
     json_object_set_new(row, "uncalibrated", json_false());
     return;
   }
-  int route = p2p_route(hw, n / nodes);
-  if (route != P2P_MODELLED) {
-    /* NCCL's SHM transport: its model takes the PCIe link, but the copies
-     * through host memory are bounded by the CPU's memory (nccl#1639) */
-    const char *why = route_whys[route];
-    printf("  unknown: %s", why);
+  const char *unknown = unknown_why(hw, n / nodes, nodes);
+  if (unknown) {
+    printf("  unknown: %s", unknown);
     json_object_set_new(row, "uncalibrated", json_true());
-    json_object_set_new(row, "unknown", json_string(why));
-    return;
-  }
-  if (hw->no_gdr && nodes > 1) {
-    printf("  unknown: %s", NO_GDR_WHY);
-    json_object_set_new(row, "uncalibrated", json_true());
-    json_object_set_new(row, "unknown", json_string(NO_GDR_WHY));
+    json_object_set_new(row, "unknown", json_string(unknown));
     return;
   }
   const struct cb_nc_band *b = &cb_nc_bands[cb_nc_class_of(hw, nodes)];

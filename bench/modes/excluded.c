@@ -1,9 +1,11 @@
 /* --exclude-out FILE (excluded.h). */
 #include "excluded.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hostlist.h"
 #include "output/replace.h"
 
 int cb_excluded_add(struct cb_excluded *x, const char *host, const char *why) {
@@ -38,6 +40,15 @@ int cb_excluded_from(struct cb_excluded *x, const struct cb_accept_result *res) 
       return -1;
   }
   return 0;
+}
+
+const char *cb_excluded_hostlist(const struct cb_excluded *x, char *buf, size_t len) {
+  const char **names = malloc((size_t)(x->n ? x->n : 1) * sizeof *names);
+  for (int i = 0; names && i < x->n; i++)
+    names[i] = x->e[i].host;
+  cb_hostlist(names, names ? x->n : 0, buf, len);
+  free(names);
+  return buf;
 }
 
 static int write_lines(void *state, FILE *f) {

@@ -19,6 +19,8 @@ struct cb_excluded {
 int cb_excluded_add(struct cb_excluded *x, const char *host, const char *why);
 /* Adds the hosts acceptance laid a FAIL to, each with its checks and cause. */
 int cb_excluded_from(struct cb_excluded *x, const struct cb_accept_result *res);
+/* The hosts in Slurm's hostlist form ("n[1-2,4]") in buf; returns buf. */
+const char *cb_excluded_hostlist(const struct cb_excluded *x, char *buf, size_t len);
 /* Replaces the file whole (an empty file: nobody to exclude). */
 int cb_excluded_write(const struct cb_excluded *x, const char *path, struct cb_error *err);
 void cb_excluded_free(struct cb_excluded *x);

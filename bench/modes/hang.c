@@ -54,11 +54,8 @@ static void on_hang(void) {
   for (int i = 0; ctx.earlier && i < ctx.earlier->n; i++)
     cb_excluded_add(&x, ctx.earlier->e[i].host, ctx.earlier->e[i].why);
   struct cb_summary none = {0};
-  cb_sinks_finish(ctx.sinks, ctx.nsinks, res->measured ? res->measured : &none, &err);
-  cb_accept_print_hosts(res);
-  int total = res->pass + res->warn + res->fail + res->inconclusive;
-  cb_accept_print_answer(total, res->fail + res->inconclusive, res->warn, res->unjudged,
-                         res->not_passed, " before the hang");
+  cb_accept_conclude(ctx.sinks, ctx.nsinks, res->measured ? res->measured : &none, res,
+                     " before the hang", &err);
   if (ctx.cli->exclude_path && cb_excluded_write(&x, ctx.cli->exclude_path, &err) == CB_OK)
     fprintf(stderr, "collbench: --exclude-out %s: %d host%s, the hung one%s first\n",
             ctx.cli->exclude_path, x.n, x.n == 1 ? "" : "s", h->hung.n == 1 ? "" : "s");

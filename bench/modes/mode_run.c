@@ -13,7 +13,6 @@
 #include "accept/dry_run.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
-#include "base/hostlist.h"
 #include "base/phase.h"
 #include "burnin/burnin.h"
 #include "burnin/judged.h"
@@ -140,13 +139,9 @@ static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
   int rc = cb_burnin_judged_run(cl, &cli->settings, f->sinks, f->nsinks, judged_pass, &p, &a, err);
   if (cl->rank == 0 && (rc == CB_OK || rc == CB_FAILED)) { /* one answer, over the whole run */
     char list[1024], over[64];
-    const char *names[64];
-    int n = 0;
-    for (; n < p.excluded.n && n < 64; n++)
-      names[n] = p.excluded.e[n].host;
-    if (n)
+    if (p.excluded.n)
       printf("# exclude (Slurm hostlist), a FAIL laid to them in any interval: %s\n",
-             cb_hostlist(names, n, list, sizeof list));
+             cb_excluded_hostlist(&p.excluded, list, sizeof list));
     snprintf(over, sizeof over, " over %d intervals", a.intervals);
     cb_accept_print_answer(a.total, a.not_passed, a.warn, a.unjudged, a.names, over);
   }
