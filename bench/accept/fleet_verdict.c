@@ -40,7 +40,7 @@ void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int met
     append(v, ": not measured");
     return;
   }
-  double sigma = cb_dist_sigma(d, CB_BASELINE_FLOOR);
+  double sigma = cb_dist_sigma(d, mi->floor);
   /* A fleet spread so wide that even the default rule could fail no
    * bandwidth is the data's fault: no verdict. A looser k of the user's
    * whose fail level falls under 0 is the rule's: it fails nothing. */
@@ -62,11 +62,11 @@ void cb_fleet_verdict(const struct cb_fleet *f, const struct cb_dist *d, int met
   cb_verdict_judge(v, !mi->higher_better, CB_SETTLE_ENGINE);
   if (v->fail == 0)
     v->margin = NAN; /* no headroom over a level of 0 to speak of */
-  double z = cb_robust_z(d, measured, mi->higher_better, CB_BASELINE_FLOOR);
+  double z = cb_robust_z(d, measured, mi->higher_better, mi->floor);
   append(v,
          ": %.4g %s, fleet median %.4g, spread %.3g (1.4826 MAD, >= %g%% of median), %d "
          "figures: z %+.2f, fails under z -%g",
-         measured, mi->unit, d->median, sigma, CB_BASELINE_FLOOR * 100, d->n, z, f->k);
+         measured, mi->unit, d->median, sigma, mi->floor * 100, d->n, z, f->k);
 }
 
 static int check_metric(const struct cb_check *c) {

@@ -52,10 +52,11 @@ struct cb_ratio cb_ratio_launches(const struct cb_dist *old_d, const struct cb_d
                                   double sigma);
 
 /* Defaults of the verdict rule (topologies/ACCEPTANCE.md, "Baselines"). */
-#define CB_BASELINE_K 5.0        /* z under -K fails */
-#define CB_BASELINE_MIN_N 5      /* fewer runs: cannot judge */
-#define CB_BASELINE_FLOOR 0.02   /* spread floor: 2% of the median */
-#define CB_BASELINE_REPEAT 1     /* re-measures of a suspect before it fails */
-#define CB_COMPARE_MIN_RATIO 1.1 /* --compare: slower means CI above 10% slower */
+#define CB_BASELINE_K 5.0            /* z under -K fails */
+#define CB_BASELINE_MIN_N 5          /* fewer runs: cannot judge */
+#define CB_BASELINE_FLOOR 0.02       /* spread floor: 2% of the median */
+#define CB_BASELINE_SHARE_FLOOR 0.10 /* a node's share of its run: 10% */
+#define CB_BASELINE_REPEAT 1         /* re-measures of a suspect before it fails */
+#define CB_COMPARE_MIN_RATIO 1.1     /* --compare: slower means CI above 10% slower */
 
 #endif

@@ -33,6 +33,7 @@ enum cb_bl_metric {
 struct cb_bl_metric_info {
   const char *name, *unit;
   int higher_better;
+  double floor; /* the spread never under this share of the median */
 };
 extern const struct cb_bl_metric_info cb_bl_metrics[CB_BL_NMETRICS];
 

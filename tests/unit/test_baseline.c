@@ -96,6 +96,21 @@ static void test_verdict(void) {
   cb_fleet_verdict(&loose, &tight, CB_BLM_BUSBW, 3.2, &v);
   ok(v.status == CB_PASS && v.fail == 0 && isnan(v.margin) && strstr(v.what, "fails under z -30"),
      "verdict: a loose k whose level falls under 0 passes, level 0 (%s)", v.what);
+  /* cluster4.t's flake: 4 runs' node shares spread 0.029 on a median of
+   * 0.94, and a healthy node at 0.69 came out at z -8.8. A share's spread is
+   * never under 10% of its median; a bandwidth's stays at 2%. */
+  struct cb_dist shares = {.n = 16, .median = 0.94, .mad = 0.029 / 1.4826};
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &shares, CB_BLM_SHARE, 0.69, &v);
+  ok(v.status == CB_PASS && fabs(v.fail - 0.94 * 0.5) < 1e-9 && strstr(v.what, ">= 10% of median"),
+     "verdict: a node share's spread is at least 10%% of its median (%s)", v.what);
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &shares, CB_BLM_SHARE, 0.03, &v);
+  ok(v.status == CB_FAIL, "verdict: a node at 0.03 of its run still fails (%s)", v.what);
+  memset(&v, 0, sizeof v);
+  cb_fleet_verdict(&f, &shares, CB_BLM_BW, 0.69, &v);
+  ok(v.status == CB_FAIL && strstr(v.what, ">= 2% of median"),
+     "verdict: the same figures as a bandwidth keep the 2%% floor (%s)", v.what);
 }
 
 static struct cb_bl_entry entry(uint64_t bytes, double median, double mad, int n) {
