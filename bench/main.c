@@ -4,6 +4,7 @@
  * reported once. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -76,7 +77,8 @@ int main(int argc, char **argv) {
   struct cb_error err = {0};
   cb_phase("start");
   int launcher_rank = cb_launcher_rank(), printer = launcher_rank == 0;
-  cb_interrupt_install(printer); /* Ctrl-C: exit 3, outputs whole */
+  int by_mpirun = getenv("OMPI_COMM_WORLD_RANK") != NULL; /* before MPI_Init sets it */
+  cb_interrupt_install(printer);                          /* Ctrl-C: exit 3, outputs whole */
   const struct cb_mode_def *failed, *mode = cb_mode_find(argc, argv, &opt, &failed, &err);
   if (!mode)
     return refuse(failed, &opt, printer, &err);
@@ -92,6 +94,8 @@ int main(int argc, char **argv) {
   if (start_mpi(mode, &opt, &argc, &argv, &err))
     return report(mode, &opt, printer, &err);
   cb_interrupt_install(printer); /* again: ours, whatever MPI_Init set */
+  if (printer && by_mpirun)      /* Ctrl-C on mpirun: see interrupt.h */
+    cb_interrupt_patient_stdout();
   cb_phase("MPI_Init done");
   int nranks, rank;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);

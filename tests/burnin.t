@@ -6,7 +6,7 @@
 # once naming its interval; a slowdown from some time on must FAIL the
 # drift; a healthy run must not FAIL (noise may leave it INCONCLUSIVE).
 . tests/lib.sh
-plan 39
+plan 40
 
 # bad durations: exit 2 naming the value, nothing run, nothing replaced
 echo '{"keep": 1}' >"$TMP/keep.jsonl"
@@ -184,6 +184,23 @@ st=$?
 [ $st -eq 3 ] && grep -q 'burn-in stopped by SIGUSR1 after' "$TMP/s.err" &&
   jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.partial == true)' "$TMP/s.jsonl" >/dev/null
 ok $? "SIGUSR1 to mpirun: the same, partial verdicts and exit 3 (exit $st)"
+# Ctrl-C: SIGINT to mpirun, which stops reading the ranks' output and sends
+# them SIGTERM, then SIGKILL (after 5 s here, not 1, so a loaded machine
+# still ends the row; MPI_Finalize then waits for that SIGKILL). Rank 0's
+# table gives up on stdout, the verdicts reach the file, no MPI_ABORT
+# notice, and the message, on one line, says why mpirun's own status is 1
+rm -f "$TMP/s.jsonl"
+mpirun --mca odls_base_sigkill_timeout 5 -np 2 ./collbench $srun --duration 20 >"$TMP/s.out" 2>"$TMP/s.err" &
+mp=$!
+wait_interval "$TMP/s.jsonl" 1 $mp
+kill -INT $mp
+wait $mp
+st=$?
+! grep -q 'MPI_ABORT' "$TMP/s.err" && grep -q '^collbench: error: burn-in stopped by SIGTERM after .*kill -USR1 on mpirun stops a burn-in with its exit status 3)$' "$TMP/s.err" &&
+  jq -s -e '[.[] | select(.type == "verdict")] | length == 2 and all(.partial == true)' "$TMP/s.jsonl" >/dev/null
+r=$?
+[ $r -ne 0 ] && sed 's/^/# /' "$TMP/s.err"
+ok $r "Ctrl-C to mpirun: partial verdicts, no MPI_ABORT notice, the message says mpirun's status (exit $st)"
 
 # disk full in the middle of a burn-in: a 64 KiB tmpfs filled to its last
 # page; the run stops with exit 3 naming the file, the lines before stay whole

@@ -18,6 +18,11 @@ struct cb_error {
    * driver): said without the --help hint, which would send the user to
    * the wrong place */
   int host;
+  /* 1: every rank returns this status together (a burn-in all of them
+   * stopped on a signal), so none is left blocked in a call and the job ends
+   * through MPI_Finalize rather than MPI_Abort, whose notice would bury the
+   * message */
+  int agreed;
 };
 
 /* Sets err (if not already set) and returns status, so callers write

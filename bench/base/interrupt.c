@@ -1,11 +1,16 @@
 /* SIGINT and SIGTERM: a message, the temporary file of an output being replaced removed, exit 3
  * (interrupt.h says more). */
+#define _GNU_SOURCE /* fopencookie */
 #include "interrupt.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,7 +21,8 @@ enum { IDLE, WRITING, PENDING, LEAVING };
 
 static atomic_int state = IDLE;
 static volatile sig_atomic_t pending_sig, printer, have_temp, child;
-static volatile sig_atomic_t soft, stop_sig; /* cb_interrupt_soft */
+static volatile sig_atomic_t soft, stop_sig;       /* cb_interrupt_soft */
+static volatile sig_atomic_t patient, stdout_gone; /* cb_interrupt_patient_stdout */
 static char temp[4096];
 
 static const char *signame(int sig) {
@@ -24,6 +30,19 @@ static const char *signame(int sig) {
          : sig == SIGTERM ? "SIGTERM"
          : sig == SIGUSR1 ? "SIGUSR1"
                           : "a signal";
+}
+
+/* One line in one write(2), so that mpirun's forwarding, which reads the
+ * pipe in whatever pieces arrive, never puts it inside another line.
+ * Async-signal-safe: copies by hand. */
+static void say(const char *a, const char *b, const char *c) {
+  char line[512];
+  size_t n = 0;
+  for (const char *p[] = {a, b, c}, **q = p; q < p + 3; q++)
+    for (const char *s = *q; *s && n < sizeof line - 1; s++)
+      line[n++] = *s;
+  ssize_t w = write(STDERR_FILENO, line, n);
+  (void)w;
 }
 
 /* Async-signal-safe only: unlink, write, nanosleep, _exit. */
@@ -40,13 +59,8 @@ static void leave(int sig) {
     while (nanosleep(&t, &t) != 0)
       ; /* a signal meanwhile: sleep out the rest */
   } else {
-    static const char head[] = "collbench: error: stopped by ";
-    static const char tail[] = ": the outputs hold every whole line written before it\n";
-    const char *name = signame(sig);
-    ssize_t w = write(STDERR_FILENO, head, sizeof head - 1);
-    w += write(STDERR_FILENO, name, strlen(name));
-    w += write(STDERR_FILENO, tail, sizeof tail - 1);
-    (void)w;
+    say("collbench: error: stopped by ", signame(sig),
+        ": the outputs hold every whole line written before it\n");
   }
   _exit(CB_RUNTIME);
 }
@@ -54,14 +68,15 @@ static void leave(int sig) {
 static void on_signal(int sig) {
   if (soft && !stop_sig) { /* the first one asks the burn-in to end; a second leaves */
     stop_sig = sig;
+    if (patient) { /* a write blocked on a reader that stopped returns now */
+      int fl = fcntl(STDOUT_FILENO, F_GETFL);
+      if (fl >= 0)
+        fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK);
+    }
     if (printer) {
-      static const char tail[] = ": ending after the measurement in progress, then the verdicts "
-                                 "over what was measured (a second signal stops at once)\n";
-      const char *name = signame(sig);
-      ssize_t w = write(STDERR_FILENO, "collbench: ", 11);
-      w += write(STDERR_FILENO, name, strlen(name));
-      w += write(STDERR_FILENO, tail, sizeof tail - 1);
-      (void)w;
+      say("collbench: ", signame(sig),
+          ": ending after the measurement in progress, then the verdicts over what was "
+          "measured (a second signal stops at once)\n");
     }
     return;
   }
@@ -145,4 +160,40 @@ void cb_interrupt_temp(const char *path) {
     memcpy(temp, path, strlen(path) + 1);
     have_temp = 1;
   }
+}
+
+/* Once the stop is asked stdout is non-blocking: a reader that does not
+ * take a line within CB_STDOUT_PATIENCE_MS is gone, and the rest of the
+ * table is dropped (the files still get everything). */
+#define CB_STDOUT_PATIENCE_MS 500
+static ssize_t patient_write(void *cookie, const char *buf, size_t n) {
+  (void)cookie;
+  size_t done = 0;
+  while (done < n && !stdout_gone) {
+    ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+    if (w > 0) {
+      done += (size_t)w;
+    } else if (w < 0 && errno == EAGAIN) {
+      struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT};
+      int r;
+      while ((r = poll(&p, 1, CB_STDOUT_PATIENCE_MS)) < 0 && errno == EINTR)
+        ;
+      if (r <= 0)
+        stdout_gone = 1;
+    } else if (!(w < 0 && errno == EINTR)) {
+      return done ? (ssize_t)done : -1;
+    }
+  }
+  return (ssize_t)n;
+}
+
+void cb_interrupt_patient_stdout(void) {
+  cookie_io_functions_t io = {.write = patient_write};
+  FILE *f = fopencookie(NULL, "w", io);
+  if (!f)
+    return; /* the plain stdout: only a stop under mpirun may then block */
+  setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+  fflush(stdout);
+  stdout = f;
+  patient = 1;
 }

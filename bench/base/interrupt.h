@@ -18,6 +18,12 @@ void cb_interrupt_install(int printer);
  * passes it to the ranks, while it follows SIGTERM with SIGKILL 1 s later
  * (Open MPI's odls_base_sigkill_timeout). */
 void cb_interrupt_soft(void);
+/* stdout (rank 0's table) through a writer that, once a burn-in's stop is
+ * asked, waits at most half a second for a reader: on Ctrl-C Open MPI's
+ * mpirun stops reading the ranks' output, and rank 0 stayed blocked in a
+ * write until SIGKILL, its verdicts never written (tests/burnin.t). Call
+ * before anything keeps the stdout pointer. */
+void cb_interrupt_patient_stdout(void);
 /* The signal that asked the burn-in to end; 0 when none. */
 int cb_interrupt_stop_asked(void);
 /* "SIGINT", "SIGTERM", "SIGUSR1" or "a signal". */

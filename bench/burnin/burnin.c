@@ -2,6 +2,7 @@
 #include "burnin.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,14 +261,24 @@ int cb_burnin_outcome(const struct cb_cluster *cl, int rc, int asked, int interv
   int bad = cb_cluster_agree(cl, rc == CB_OK && (nfail || ninc));
   if (rc)
     return rc;
+  if (asked) /* every rank gets here with it (cb_cluster_agree above) */
+    err->agreed = 1;
   if (asked && cl->rank != 0) /* rank 0 says it, once */
     return err->msg[0] = '\0', err->status = CB_RUNTIME;
+  /* Ctrl-C reaches the ranks as mpirun's SIGTERM, and Open MPI's mpirun then
+   * exits 1 whatever they return (its clean_abort; measured with 4.1.4 in
+   * tests/burnin.t), so the message says how to get 3 */
+  int sig = cb_interrupt_stop_asked();
+  const char *ompi = sig == SIGTERM && getenv("OMPI_COMM_WORLD_RANK")
+                         ? " (after a Ctrl-C mpirun exits 1 whatever the ranks return; "
+                           "kill -USR1 on mpirun stops a burn-in with its exit status 3)"
+                         : "";
   if (asked)
     return cb_fail(err, CB_RUNTIME,
                    "burn-in stopped by %s after %d intervals: %d verdicts FAILED, %d INCONCLUSIVE "
-                   "over them (partial verdicts)%s",
-                   cb_interrupt_signame(cb_interrupt_stop_asked()), intervals, nfail, ninc,
-                   resumable ? "; the same command with --resume goes on" : "");
+                   "over them (partial verdicts)%s%s",
+                   cb_interrupt_signame(sig), intervals, nfail, ninc,
+                   resumable ? "; the same command with --resume goes on" : "", ompi);
   if (bad)
     return cb_fail(err, CB_FAILED, "burn-in: %d verdicts FAILED, %d INCONCLUSIVE%s", nfail, ninc,
                    cl->rank ? " (rank 0 has the verdicts)" : "");

@@ -22,7 +22,7 @@ struct judged {
   int worst;       /* the worst status: FAIL, INCONCLUSIVE, WARN, PASS */
   int worst_interval;
   double worst_measured, worst_margin;
-  char worst_what[256];
+  char worst_what[512];
   int failed[8], nfailed;  /* the intervals that failed (the first 8) */
   struct cb_causes causes; /* the worst interval's likely causes (issue 41) */
   int has_causes;

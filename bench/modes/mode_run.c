@@ -249,10 +249,10 @@ static int run_frame(const struct measuring *m, int argc, char **argv, struct cb
   }
   cb_run_info_free(&ri);
   cb_probe_free(&probe);
-  if (rc == CB_RUNTIME || rc == CB_USAGE) { /* other ranks may be blocked in a call */
+  if ((rc == CB_RUNTIME || rc == CB_USAGE) && cl.rank == 0)
+    junit_error(cli, err);
+  if ((rc == CB_RUNTIME || rc == CB_USAGE) && !err->agreed) { /* others may be blocked in a call */
     cb_error_print(err);
-    if (cl.rank == 0)
-      junit_error(cli, err);
     MPI_Abort(MPI_COMM_WORLD, rc);
   }
   cb_cluster_free(&cl);

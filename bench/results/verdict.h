@@ -86,7 +86,7 @@ struct cb_verdict {
   /* Headroom over the fail level as a fraction of it: positive passes,
    * negative fails (for times, lower is better, so the sign is turned). */
   double margin;
-  char what[256];                 /* what was judged, for people */
+  char what[512];                 /* what was judged, for people */
   const struct cb_record *record; /* the measurement judged, or NULL */
   /* the likely causes of a verdict that did not pass; NULL when none
    * were sought (a PASS, or a run without evidence) */
