@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accept/causes.h"
 #include "backends/backend.h"
 #include "base/interrupt.h"
 #include "base/timer.h"
@@ -70,10 +71,29 @@ static int counters_rose(const struct cb_causes *causes) {
   return 0;
 }
 
+/* A case's causes: what rose or ran on the nodes meanwhile, then what the
+ * nodes' evidence says of the links its record crossed, by acceptance's
+ * rules (accept/causes.h), most likely first in each. */
+static void case_causes(const struct cb_causes *during, const struct cb_probe *probe,
+                        const struct cb_verdict *v, const struct cb_record *rec,
+                        struct cb_causes *out) {
+  memset(out, 0, sizeof *out);
+  if (during)
+    *out = *during;
+  if (!probe || probe->nnodes <= 0)
+    return;
+  struct cb_causes found;
+  cb_causes_find(probe->nodes, probe->nnodes, v->name, rec, NULL, &found);
+  for (int k = 0; k < found.n && out->n < CB_MAX_CAUSES; k++)
+    out->c[out->n++] = found.c[k];
+}
+
 int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
-                    const struct cb_causes *causes, struct cb_sink *sinks, int nsinks, int *nfail,
-                    int *ninc, struct cb_error *err) {
+                    const struct cb_causes *causes, const struct cb_probe *probe,
+                    struct cb_sink *sinks, int nsinks, int *nfail, int *ninc,
+                    struct cb_error *err) {
   int rose = counters_rose(causes);
+  struct cb_causes all;
   for (int i = 0; i < b->n; i++) {
     struct cb_verdict v;
     cb_burnin_verdict(&b->s[i], limit, &v);
@@ -83,9 +103,10 @@ int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
       size_t at = strlen(v.what);
       snprintf(v.what + at, sizeof v.what - at, "; WARN: error counters rose during the run");
     }
-    if (v.status != CB_PASS && causes &&
-        causes->n > 0) /* what rose or ran on the nodes meanwhile */
-      v.causes = causes;
+    if (v.status != CB_PASS)
+      case_causes(causes, probe, &v, &b->s[i].first, &all);
+    if (v.status != CB_PASS && all.n > 0)
+      v.causes = &all;
     *nfail += v.status == CB_FAIL;
     *ninc += v.status == CB_INCONCLUSIVE;
     for (int k = 0; k < nsinks; k++)
@@ -99,15 +120,15 @@ int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
  * sound, so the verdicts over the intervals done go to the table (not to
  * the file that failed), and the error says them and how to go on. */
 static void written_off(const struct cb_burnin_store *b, double limit,
-                        const struct cb_causes *causes, struct cb_sink *sinks, int nsinks,
-                        int intervals, struct cb_error *err) {
+                        const struct cb_causes *causes, const struct cb_probe *probe,
+                        struct cb_sink *sinks, int nsinks, int intervals, struct cb_error *err) {
   int nfail = 0, ninc = 0;
   struct cb_error e = {0};
   int shown = nsinks > 0 && sinks[0].verdict &&
-              cb_burnin_judge(b, limit, 1, causes, sinks, 1, &nfail, &ninc, &e) == CB_OK;
+              cb_burnin_judge(b, limit, 1, causes, probe, sinks, 1, &nfail, &ninc, &e) == CB_OK;
   size_t at = strlen(err->msg);
   if (!shown)
-    nfail = ninc = 0, cb_burnin_judge(b, limit, 1, causes, NULL, 0, &nfail, &ninc, &e);
+    nfail = ninc = 0, cb_burnin_judge(b, limit, 1, causes, probe, NULL, 0, &nfail, &ninc, &e);
   snprintf(err->msg + at, sizeof err->msg - at,
            "; the burn-in stopped after %d intervals: %d verdicts FAILED, %d INCONCLUSIVE over "
            "them (partial verdicts%s); make room and give the same command with --resume to go on",
@@ -236,7 +257,7 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
   cb_contention_free(&load);
   cb_rises_free(&rises);
   if (rc && cl->rank == 0 && err->output && c.store.n > 0)
-    written_off(&c.store, limit, &causes, sinks, nsinks, pass.interval - 1, err);
+    written_off(&c.store, limit, &causes, ri->probe, sinks, nsinks, pass.interval - 1, err);
   if (!rc && cl->rank == 0) {
     char text[256];
     snprintf(text, sizeof text, "burn-in: %d intervals, this part %.0f s%s", pass.interval - 1,
@@ -247,7 +268,8 @@ int cb_burnin_run(const struct cb_cluster *cl, const struct cb_settings *s,
                                "intervals done (the same command with --resume goes on)"
                              : "");
     if (cb_sinks_note(sinks, nsinks, text, err) ||
-        cb_burnin_judge(&c.store, limit, asked, &causes, sinks, nsinks, &nfail, &ninc, err) ||
+        cb_burnin_judge(&c.store, limit, asked, &causes, ri->probe, sinks, nsinks, &nfail, &ninc,
+                        err) ||
         cb_sinks_finish(sinks, nsinks, sum, err))
       rc = err->status;
   }

@@ -43,13 +43,14 @@ void cb_burnin_causes(const struct cb_contention *load, const struct cb_rises *r
                       const struct cb_probe *probe, struct cb_causes *out);
 
 /* Each case's drift verdict (readback/drift.h) to the sinks, marked partial
- * after a signal, with `causes` (NULL: none) on those that do not pass;
- * a PASS while error counters rose (a counters-rose-in-burn-in cause) is
- * a WARN naming them. Adds the FAIL and INCONCLUSIVE ones to *nfail and
- * *ninc. */
+ * after a signal, with `causes` (NULL: none) on those that do not pass,
+ * then what `probe`'s evidence (NULL: none) says of what the case crossed,
+ * by acceptance's rules; a PASS while error counters rose (a
+ * counters-rose-in-burn-in cause) is a WARN naming them. Adds the FAIL and
+ * INCONCLUSIVE ones to *nfail and *ninc. */
 int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
-                    const struct cb_causes *causes, struct cb_sink *sinks, int nsinks, int *nfail,
-                    int *ninc, struct cb_error *err);
+                    const struct cb_causes *causes, const struct cb_probe *probe,
+                    struct cb_sink *sinks, int nsinks, int *nfail, int *ninc, struct cb_error *err);
 
 /* How a burn-in ends, on every rank (collective): rc when it failed, else
  * CB_RUNTIME when a signal stopped it after `intervals` (rank 0 says so;

@@ -328,8 +328,8 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
       rc = emit(&r, &v, &nfail, &ninc, err);
     }
     if (!rc)
-      rc = cb_burnin_judge(&r.tally.store, limit, asked, busy.n ? &busy : NULL, all, nall, &nfail,
-                           &ninc, err);
+      rc = cb_burnin_judge(&r.tally.store, limit, asked, busy.n ? &busy : NULL, NULL, all, nall,
+                           &nfail, &ninc, err);
     if (!rc && cb_sinks_finish(sinks, nsinks, &r.total, err))
       rc = err->status;
     answer->intervals = done;

@@ -6,6 +6,8 @@
 
 #include "burnin/burnin.h"
 #include "burnin/contention.h"
+#include "output/sink.h"
+#include "probe/node.h"
 #include "readback/drift.h"
 #include "tap.h"
 
@@ -65,6 +67,65 @@ static void test_contention(void) {
          "other processes took up to 70% of its 2 CPUs in 2 intervals, 3 to 4 of 4 (5% at most in "
          "the others); steal up to 1%; run queue up to 7 with 2 ranks",
          "the cause says how much, when, and against what");
+}
+
+/* issue 57: a sweep burn-in's verdict gets acceptance's evidence rules too,
+ * after what ran meanwhile, on what its record crossed */
+static struct cb_causes seen;
+static int seen_status;
+static int keep(void *state, const struct cb_verdict *v, struct cb_error *err) {
+  (void)state, (void)err;
+  seen_status = v->status;
+  memset(&seen, 0, sizeof seen);
+  if (v->causes)
+    seen = *v->causes;
+  return 0;
+}
+
+static void test_evidence(void) {
+  static struct cb_probe_node nodes[2];
+  memset(nodes, 0, sizeof nodes);
+  const char *hosts[2] = {"a", "b"};
+  for (int i = 0; i < 2; i++) {
+    strcpy(nodes[i].hostname, hosts[i]);
+    nodes[i].nnics = 1;
+    strcpy(nodes[i].nics[0].name, "mlx5_0");
+    nodes[i].nics[0].rdma = 1, nodes[i].nics[0].port = 1, nodes[i].nics[0].gbps = 400;
+    strcpy(nodes[i].nics[0].state, "ACTIVE");
+    nodes[i].nics[0].mtu = i ? 1024 : 4096;
+  }
+  struct cb_probe probe = {.nnodes = 2, .nodes = nodes};
+  struct cb_record r = {.op = "allreduce",
+                        .backend = "mpi",
+                        .mem = "host",
+                        .dtype = "float",
+                        .redop = "sum",
+                        .bytes = 1 << 20,
+                        .nranks = 2,
+                        .nnodes = 2};
+  struct cb_burnin_store b = {0};
+  for (int pass = 1; pass <= 9; pass++) { /* twice as slow in the last third */
+    r.interval = pass, r.time_us = pass > 6 ? 200 : 100;
+    cb_burnin_add(&b, &r, pass);
+  }
+  struct cb_causes during = {.n = 1};
+  strcpy(during.c[0].host, "a");
+  during.c[0].rule = "host-contention";
+  struct cb_sink sink = {.verdict = keep};
+  struct cb_error err = {0};
+  int nfail = 0, ninc = 0;
+  ok(cb_burnin_judge(&b, 0.10, 0, &during, &probe, &sink, 1, &nfail, &ninc, &err) == 0 &&
+         seen_status == CB_FAIL && nfail == 1,
+     "evidence: the step FAILs");
+  ok(seen.n == 2 && strcmp(seen.c[0].rule, "host-contention") == 0 &&
+         strcmp(seen.c[1].rule, "mtu-low") == 0 && strcmp(seen.c[1].host, "b") == 0,
+     "evidence: what ran meanwhile first, then node b's low MTU (%d causes: %s, %s)", seen.n,
+     seen.n > 0 ? seen.c[0].rule : "-", seen.n > 1 ? seen.c[1].rule : "-");
+  b.s[0].first.nnodes = 1; /* within a node: no network rule applies */
+  cb_burnin_judge(&b, 0.10, 0, NULL, &probe, &sink, 1, &nfail, &ninc, &err);
+  ok(seen_status == CB_FAIL && seen.n == 0, "evidence: a case within one node: no MTU cause (%d)",
+     seen.n);
+  cb_burnin_free(&b);
 }
 
 int main(void) {
@@ -175,6 +236,7 @@ int main(void) {
   cb_burnin_free(&b);
   ok(b.n == 0 && b.s == NULL, "freed");
   test_contention();
+  test_evidence();
   done_testing();
   return exit_status();
 }
