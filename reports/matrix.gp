@@ -11,7 +11,7 @@
 # nretested cells were measured again alone (the matrix's retests of its
 # suspects; retestfile: receiving rank, sending rank, 1 where its bandwidth
 # was, 1 where its latency was): their value is the retests' mean, and they
-# are circled.
+# are outlined in black.
 set title chart_title
 unset logscale
 unset grid
@@ -33,8 +33,8 @@ if (high_is_good) {
 }
 if (!exists('nretested')) nretested = 0
 if (nretested > 0) {
-  set title chart_title . "\ncircled: measured again alone (retests); the colour is their mean"
+  set title chart_title . "\noutlined: measured again alone (retests); the colour is their mean"
 }
 plot matrixfile index block using 1:2:3 with image, \
      matrixfile index block using 1:2:(nranks <= 16 && valid(3) ? sprintf('%.3g', $3) : '') with labels, \
-     for [k=1:(nretested > 0)] retestfile using 1:((block == 0 ? column(3) : column(4)) > 0 ? column(2) : NaN) with points pointtype 6 pointsize 3 linecolor rgb 'black'
+     for [k=1:(nretested > 0)] retestfile using 1:((block == 0 ? column(3) : column(4)) > 0 ? column(2) : NaN):(0.45):(0.45) with boxxyerror fillstyle empty linecolor rgb 'black' linewidth 3

@@ -101,7 +101,7 @@ check "the link named, escaped" grep -q '<td>host&lt;b&gt;</td>' "$TMP/copy/inde
 
 # issue 57: a pair slow in its round (0.1 GB/s among 1) that its retests
 # (round 0, measured alone: 0.95, 1, 1.05) cleared is drawn by its retests'
-# mean and circled, not painted red by its round figure
+# mean and outlined, not painted red by its round figure
 pair() { # SRC DST BW ROUND
   printf '{"type":"pair","src":%s,"dst":%s,"src_host":"vm","dst_host":"vm","bytes":1048576,"bw_GBps":%s,"lat_us":null,"round":%s}\n' "$@"
 }
@@ -115,8 +115,8 @@ pair() { # SRC DST BW ROUND
 ./collbench --report "$TMP/rt.jsonl" --out "$TMP/rt" >"$TMP/out" 2>&1
 check "a retested cell holds its retests' mean (1), not its round's 0.1" \
   sh -c "[ \"\$(awk 'NF == 3 && \$1 == 1 && \$2 == 0 { print \$3; exit }' '$TMP/rt/matrix1.dat')\" = 1 ]"
-check "... and is circled: listed in the retests file, counted in the script, said in the title" \
+check "... and is outlined: listed in the retests file, counted in the script, said in the title" \
   sh -c "[ \"\$(cat '$TMP/rt/matrix1_retests.dat')\" = '1 0 1 0' ] && grep -qx 'nretested = 1' '$TMP/rt/matrix1.gp' &&
-    grep -q 'circled: measured again alone' '$TMP/rt/matrix1.gp' && [ -s '$TMP/rt/matrix1_bw.png' ]"
+    grep -q 'outlined: measured again alone' '$TMP/rt/matrix1.gp' && [ -s '$TMP/rt/matrix1_bw.png' ]"
 
 finish

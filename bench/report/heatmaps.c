@@ -420,7 +420,7 @@ static void matrix_html(FILE *f, const struct cb_rep_data *d, int file, const ch
           "which every rank sends to one other at once (see topologies/ACCEPTANCE.md, "
           "&ldquo;Accepting a new "
           "cluster&rdquo;); a pair measured again alone (a suspect's retests) is drawn by its "
-          "retests' mean and circled.</p>\n",
+          "retests' mean and outlined.</p>\n",
           f);
   }
   if (g.sparse_n)
