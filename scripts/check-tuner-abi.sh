@@ -8,7 +8,7 @@
 # tree. Needs g++ and an nccl.h (for ncclResult_t; --with-nccl's, or
 # NCCL_INC=DIR).
 # usage: scripts/check-tuner-abi.sh NCCL_GIT_DIR [TAG...]
-#   default tags: v2.24.3-1 v2.25.1-1 v2.26.2-1 v2.27.7-1 v2.28.9-1
+#   default tags: v2.24.3-1 v2.25.1-1 v2.26.2-1 v2.27.7-1 v2.28.9-1 v2.30.7-1
 # Exit 0 when every tag matches, 1 when one does not, 2 on bad usage.
 set -u
 [ $# -ge 1 ] && git -C "$1" rev-parse --git-dir >/dev/null 2>&1 || {
@@ -17,7 +17,7 @@ set -u
 }
 repo=$1
 shift
-[ $# -gt 0 ] || set -- v2.24.3-1 v2.25.1-1 v2.26.2-1 v2.27.7-1 v2.28.9-1
+[ $# -gt 0 ] || set -- v2.24.3-1 v2.25.1-1 v2.26.2-1 v2.27.7-1 v2.28.9-1 v2.30.7-1
 inc=${NCCL_INC:-/usr/local/cuda/include}
 [ -f "$inc/nccl.h" ] || { echo "$0: no nccl.h in $inc (set NCCL_INC)" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -94,6 +94,25 @@ static_assert(std::is_same_v<decltype(ncclTuner_v5_t::getCollInfo), gci>, "v5 ge
 static_assert(std::is_same_v<decltype(ncclTuner_v5_t::finalize), ncclResult_t (*)(void *)>,
               "v5 finalize");
 #endif
+#ifdef HAVE_V6
+SAME(ncclTuner_v6_t, cb_nccl_tuner_v6);
+OFF(ncclTuner_v6_t, cb_nccl_tuner_v6, name);
+OFF(ncclTuner_v6_t, cb_nccl_tuner_v6, init);
+OFF(ncclTuner_v6_t, cb_nccl_tuner_v6, getCollInfo);
+OFF(ncclTuner_v6_t, cb_nccl_tuner_v6, finalize);
+OFF(ncclTuner_v6_t, cb_nccl_tuner_v6, getChunkSize);
+static_assert(std::is_same_v<decltype(ncclTuner_v6_t::init),
+                             ncclResult_t (*)(void **, uint64_t, size_t, size_t, ncclDebugLogger_t,
+                                              ncclNvlDomainInfo_v6_t *, ncclTunerConstants_v6_t *)>,
+              "v6 init");
+static_assert(std::is_same_v<ncclNvlDomainInfo_v6_t, ncclNvlDomainInfo_v5_t> &&
+                  std::is_same_v<ncclTunerConstants_v6_t, ncclTunerConstants_v5_t>,
+              "v6 constants and NVL domain info are v5's");
+static_assert(std::is_same_v<decltype(ncclTuner_v6_t::getCollInfo), gci>, "v6 getCollInfo");
+static_assert(std::is_same_v<decltype(ncclTuner_v6_t::getChunkSize),
+                             ncclResult_t (*)(void *, ncclFunc_t, size_t, int, int, int, size_t *)>,
+              "v6 getChunkSize");
+#endif
 CC
 rc=0
 for tag in "$@"; do
@@ -104,14 +123,15 @@ for tag in "$@"; do
   fi
   git -C "$repo" show "$tag:src/include/plugin/nccl_tuner.h" >"$d/plugin/nccl_tuner.h" 2>/dev/null ||
     { rm -f "$d/plugin/nccl_tuner.h"; git -C "$repo" show "$tag:src/include/nccl_tuner.h" >"$d/nccl_tuner.h"; }
-  for v in 2 3 4 5; do
+  for v in 2 3 4 5 6; do
     git -C "$repo" show "$tag:src/include/plugin/tuner/tuner_v$v.h" >"$d/plugin/tuner/tuner_v$v.h" \
       2>/dev/null || rm -f "$d/plugin/tuner/tuner_v$v.h"
   done
-  v5=
+  v5= v6=
   [ -f "$d/plugin/tuner/tuner_v5.h" ] && v5=-DHAVE_V5
-  if g++ -std=c++17 -fsyntax-only $v5 -I"$d" -I"$inc" -I"$root" "$tmp/check.cc" 2>"$tmp/log"; then
-    echo "$tag: v4${v5:+ and v5} match nccl_abi.h"
+  [ -f "$d/plugin/tuner/tuner_v6.h" ] && v6=-DHAVE_V6
+  if g++ -std=c++17 -fsyntax-only $v5 $v6 -I"$d" -I"$inc" -I"$root" "$tmp/check.cc" 2>"$tmp/log"; then
+    echo "$tag: v4${v5:+, v5}${v6:+, v6} match nccl_abi.h"
   else
     echo "$tag: MISMATCH"; grep -m 5 'error' "$tmp/log"; rc=1
   fi

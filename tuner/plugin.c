@@ -190,6 +190,10 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
   else
     comment(f, "channels: forced at every size of the rule (the example plugin's -1 "
                "would mean one channel)");
+  comment(f, "chunk: an optional 12th column, bytes, that NCCL 2.30.3 and later ask the plugin "
+             "for (tuner v6 getChunkSize) once a rule's algorithm and protocol run; --tune does "
+             "not search it: that needs NCCL 2.30 on a GPU, and NCCL 2.28 offers tuner v5 "
+             "(tuner/plugin/RULES.md)");
   comment(f, "rules hold only for the measured nodes and ranks; collectives without "
              "a rule (reduce) keep NCCL's choice (one channel with the example plugin)");
   for (int i = 0; i < nrules; i++) {

@@ -1,6 +1,7 @@
 /* collbench's NCCL tuner plugin, loaded as NCCL loads it: dlopen of the
- * built .so, dlsym of the names NCCL looks for (ncclTunerPlugin_v5 first,
- * then _v4), then init / getCollInfo / finalize driven with hand-made cost
+ * built .so, dlsym of the names NCCL looks for (ncclTunerPlugin_v6 first
+ * from NCCL 2.30, then _v5, then _v4), then init / getCollInfo /
+ * getChunkSize / finalize driven with hand-made cost
  * tables laid out as NCCL lays them out (tuner/plugin/nccl_abi.h). No GPU
  * and no NCCL needed. CB_TUNER_PLUGIN names another .so to test. */
 #define _GNU_SOURCE
@@ -26,6 +27,7 @@ enum { TREE = 0, RING = 1, NVLS = 4, LL = 0, LL128 = 1, SIMPLE = 2 };
 #define NA CB_NCCL_NUM_ALGORITHMS
 #define NP CB_NCCL_NUM_PROTOCOLS
 
+static const cb_nccl_tuner_v6 *v6;
 static const cb_nccl_tuner_v5 *v5;
 static const cb_nccl_tuner_v4 *v4;
 static char tmpdir[] = "/tmp/cb_nccl_tuner.XXXXXX";
@@ -129,13 +131,15 @@ static void test_symbols(const char *so) {
   char cmd[512], line[256];
   snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s' 2>&1", so);
   FILE *p = popen(cmd, "r");
-  int n = 0, v5seen = 0, v4seen = 0, other = 0;
+  int n = 0, v6seen = 0, v5seen = 0, v4seen = 0, other = 0;
   while (p && fgets(line, sizeof line, p)) {
     char addr[64], type[8], name[128];
     if (sscanf(line, "%63s %7s %127s", addr, type, name) != 3)
       continue;
     n++;
-    if (!strcmp(name, "ncclTunerPlugin_v5"))
+    if (!strcmp(name, "ncclTunerPlugin_v6"))
+      v6seen = 1;
+    else if (!strcmp(name, "ncclTunerPlugin_v5"))
       v5seen = 1;
     else if (!strcmp(name, "ncclTunerPlugin_v4"))
       v4seen = 1;
@@ -143,8 +147,11 @@ static void test_symbols(const char *so) {
       other++, diag("also exported: %s", name);
   }
   int st = p ? pclose(p) : -1;
-  ok(st == 0 && v5seen && v4seen && other == 0,
-     "nm -D: exactly ncclTunerPlugin_v5 and ncclTunerPlugin_v4 are exported (%d symbols)", n);
+  ok(st == 0 && v6seen && v5seen && v4seen && other == 0,
+     "nm -D: exactly ncclTunerPlugin_v6, _v5 and _v4 are exported (%d symbols)", n);
+  ok(v6 && v6->name && !strcmp(v6->name, "collbench") && v6->init && v6->getCollInfo &&
+         v6->finalize && v6->getChunkSize,
+     "v6 names the tuner 'collbench' and fills every entry point, getChunkSize too");
   snprintf(cmd, sizeof cmd, "readelf -d '%s' 2>&1 | grep NEEDED", so);
   p = popen(cmd, "r");
   int mpi = 0, needed = 0;
@@ -154,6 +161,53 @@ static void test_symbols(const char *so) {
   if (p)
     pclose(p);
   ok(needed > 0 && mpi == 0, "it needs libc only: no MPI, NCCL, CUDA or collbench library");
+}
+
+/* NCCL 2.30's getChunkSize (tuner v6): a rule's chunk size where NCCL runs
+ * the rule's own algorithm and protocol; NCCL's own elsewhere, and never
+ * under the protocol's grain (NCCL would round it down to 0) */
+static void test_chunk(void) {
+  static const char text[] = "# collbench-tuner-rules 1\n"
+                             "allreduce,0,65535,tree,ll,4,1,2,-1,-1,none,8192\n"
+                             "allreduce,65536,1048575,ring,ll128,-1,1,2,-1,-1,none,1024\n"
+                             "allreduce,1048576,2097151,ring,simple,-1,1,2,3,-1,none,65536\n"
+                             "allgather,0,100000,ring,simple,-1,1,2,-1,-1,none\n";
+  const char *path = write_file("chunks", text, sizeof text - 1);
+  setenv("COLLBENCH_TUNER_RULES", path, 1);
+  void *ctx = NULL;
+  cb_nccl_nvl_domain_info_v5 nvl = {1, 2, 2};
+  cb_nccl_tuner_constants_v5 k;
+  memset(&k, 0, sizeof k);
+  ok(v6->init(&ctx, 0xc0ffee, 2, 1, logger, &nvl, &k) == CB_NCCL_SUCCESS && ctx,
+     "chunk: v6 init takes the file with a chunk column");
+  size_t chunk = 131072;
+  log_reset();
+  ok(v6->getChunkSize(ctx, ALLREDUCE, 4096, TREE, LL, 4, &chunk) == CB_NCCL_SUCCESS &&
+         chunk == 8192 && strstr(last_info, "ran tree/ll on 4 channels: chunk 131072 -> 8192"),
+     "chunk: the rule's 8192 where NCCL runs its tree/LL, said with what ran (%s)", last_info);
+  chunk = 131072;
+  log_reset();
+  v6->getChunkSize(ctx, ALLREDUCE, 4096, RING, LL, 2, &chunk);
+  ok(chunk == 131072 && strstr(last_info, "ran ring/ll on 2 channels") &&
+         strstr(last_info, "another algorithm or protocol"),
+     "chunk: NCCL ran ring, not the rule's tree: its own chunk kept (%s)", last_info);
+  chunk = 131072;
+  v6->getChunkSize(ctx, ALLREDUCE, 100000, RING, LL128, 8, &chunk);
+  ok(chunk == 131072 && strstr(last_info, "under the protocol's grain"),
+     "chunk: 1024 under LL128's 1792-byte grain: NCCL's kept (%s)", last_info);
+  chunk = 131072;
+  v6->getChunkSize(ctx, ALLREDUCE, 1500000, RING, SIMPLE, 8, &chunk);
+  ok(chunk == 131072 && strstr(last_info, "no rule with a chunk size"),
+     "chunk: a rule naming numPipeOps cannot be told at getChunkSize: skipped (%s)", last_info);
+  chunk = 4096;
+  v6->getChunkSize(ctx, ALLGATHER, 50000, RING, SIMPLE, 8, &chunk);
+  ok(chunk == 4096, "chunk: a rule without a chunk column leaves NCCL's");
+  v6->finalize(ctx);
+  chunk = 777;
+  ok(v6->getChunkSize(NULL, ALLREDUCE, 4096, TREE, LL, 4, &chunk) == CB_NCCL_SUCCESS &&
+         chunk == 777,
+     "chunk: a NULL context (init out of memory) leaves it and succeeds");
+  unsetenv("COLLBENCH_TUNER_RULES");
 }
 
 static void test_rules(void) {
@@ -308,8 +362,12 @@ static void test_bad_files(void) {
       "bad margin 'fast'");
   BAD("inf", "# collbench-tuner-rules 1\nallreduce,0,1,ring,ll,4,1,2,-1,-1,inf\n", "bad margin");
   BAD("fields7", "# collbench-tuner-rules 1\nallreduce,0,1,ring,ll,4,1\n", "7 fields");
-  BAD("fields12", "# collbench-tuner-rules 1\nallreduce,0,1,ring,ll,4,1,2,-1,-1,1,x\n",
-      "more than 11 fields");
+  BAD("chunk", "# collbench-tuner-rules 1\nallreduce,0,1,ring,ll,4,1,2,-1,-1,1,x\n",
+      "bad chunk 'x'");
+  BAD("chunk0", "# collbench-tuner-rules 1\nallreduce,0,1,ring,ll,4,1,2,-1,-1,1,0\n",
+      "bad chunk '0'");
+  BAD("fields13", "# collbench-tuner-rules 1\nallreduce,0,1,ring,ll,4,1,2,-1,-1,1,512,x\n",
+      "more than 12 fields");
   BAD("nul", "# collbench-tuner-rules 1\nallreduce,0,1\0,ring,ll,4,1,2\n", "line 2: a NUL byte");
   /* a good rule before the bad line is not kept: the file is refused whole */
   BAD("late", "# collbench-tuner-rules 1\nallreduce,0,1048576,tree,ll,4,1,2\nallreduce,x\n",
@@ -522,6 +580,7 @@ int main(void) {
     printf("1..1\nnot ok 1 - dlopen %s: %s\n", so, dlerror());
     return 1;
   }
+  v6 = dlsym(lib, CB_NCCL_TUNER_SYMBOL_V6);
   v5 = dlsym(lib, CB_NCCL_TUNER_SYMBOL_V5);
   v4 = dlsym(lib, CB_NCCL_TUNER_SYMBOL_V4);
   if (!mkdtemp(tmpdir))
@@ -531,6 +590,8 @@ int main(void) {
     so = where.dli_fname;      /* the file the loader found, for nm and readelf */
   printf("# loaded %s\n", so); /* a TAP comment: install.t checks which file */
   test_symbols(so);
+  if (v6)
+    test_chunk();
   if (v5 && v4) {
     test_rules();
     test_bad_files();

@@ -6,9 +6,10 @@
  * "libnccl-tuner-collbench.so" from the library path (a path to the .so works
  * too), then dlsym the newest symbol it knows (src/plugin/tuner.cc,
  * src/misc/tuner.cc before 2.26):
- *   NCCL 2.28          ncclTunerPlugin_v5, then _v4, _v3, _v2
+ *   NCCL 2.30          ncclTunerPlugin_v6, then _v5, _v4, _v3, _v2
+ *   NCCL 2.28, 2.29    ncclTunerPlugin_v5, then _v4, _v3, _v2
  *   NCCL 2.24 .. 2.27  ncclTunerPlugin_v4, then _v3, _v2
- * so exporting v5 and v4 serves every NCCL collbench supports (configure
+ * so exporting v6, v5 and v4 serves every NCCL collbench supports (configure
  * refuses NCCL older than 2.24).
  *
  * Each layout below was checked against NCCL's source at these tags
@@ -18,6 +19,15 @@
  *   v2.28.9-1 (member order, types, the 7 x 3 x 3 x 4 x 3 array sizes).
  *   NCCL calls init(&ctx, commHash, nRanks, nNodes, ncclDebugLog,
  *   &nvlDomainInfo, &tunerConstants) (src/init.cc) and finalize(ctx).
+ * - struct cb_nccl_tuner_v6: src/include/plugin/tuner/tuner_v6.h at
+ *   v2.30.3-1 .. v2.30.7-1 (first in 2.30.3): v5's members, the same init
+ *   arguments (its constants and NVL domain info are v5's typedefs), then
+ *   getChunkSize(ctx, collType, nBytes, algorithm, protocol, nChannels,
+ *   &chunkSize), which NCCL calls once the algorithm, protocol and channels
+ *   are chosen, with the chunk size it computed, clamps the result to its
+ *   buffer's maximum, then rounds it down to the protocol's grain
+ *   (NCCLCHECK'd: it must not fail; src/enqueue.cc, src/include/device.h
+ *   ncclProtoGrainSize: LL 16, LL128 1792, Simple 512 bytes, v2.30.7-1).
  * - struct cb_nccl_tuner_v4: src/include/plugin/tuner/tuner_v4.h at
  *   v2.26.2-1 .. v2.28.9-1, and the v4 struct in src/include/nccl_tuner.h at
  *   v2.24.3-1 and v2.25.1-1 (same members); NCCL calls
@@ -112,6 +122,17 @@ typedef struct {
  * structs, context last; "destroy" instead of "finalize". */
 typedef struct {
   const char *name;
+  cb_nccl_result_t (*init)(void **context, uint64_t commId, size_t nRanks, size_t nNodes,
+                           cb_nccl_logger_t logFunction, cb_nccl_nvl_domain_info_v5 *nvlDomainInfo,
+                           cb_nccl_tuner_constants_v5 *constants);
+  cb_nccl_get_coll_info_fn getCollInfo;
+  cb_nccl_result_t (*finalize)(void *context);
+  cb_nccl_result_t (*getChunkSize)(void *context, cb_nccl_func_t collType, size_t nBytes,
+                                   int algorithm, int protocol, int nChannels, size_t *chunkSize);
+} cb_nccl_tuner_v6;
+
+typedef struct {
+  const char *name;
   cb_nccl_result_t (*init)(size_t nRanks, size_t nNodes, cb_nccl_logger_t logFunction,
                            void **context);
   cb_nccl_get_coll_info_fn getCollInfo;
@@ -120,6 +141,7 @@ typedef struct {
 
 /* The symbols NCCL dlsym()s (NCCL_TUNER_PLUGIN_SYMBOL and the older names
  * in src/plugin/tuner/tuner_v4.cc, tuner_v5.cc). */
+#define CB_NCCL_TUNER_SYMBOL_V6 "ncclTunerPlugin_v6"
 #define CB_NCCL_TUNER_SYMBOL_V5 "ncclTunerPlugin_v5"
 #define CB_NCCL_TUNER_SYMBOL_V4 "ncclTunerPlugin_v4"
 

@@ -98,14 +98,27 @@ static char *trim(char *s) {
   return s;
 }
 
-enum { F_COLL, F_MIN, F_MAX, F_ALGO, F_PROTO, F_CHAN, F_NODES, F_RANKS, F_PIPE, F_REG, F_MARGIN };
+enum {
+  F_COLL,
+  F_MIN,
+  F_MAX,
+  F_ALGO,
+  F_PROTO,
+  F_CHAN,
+  F_NODES,
+  F_RANKS,
+  F_PIPE,
+  F_REG,
+  F_MARGIN,
+  F_CHUNK
+};
 #define NFIELDS_MIN 8  /* the example plugin's required columns */
-#define NFIELDS_MAX 11 /* ... numPipeOps, regBuff, margin */
+#define NFIELDS_MAX 12 /* ... numPipeOps, regBuff, margin, chunk */
 
 static int parse_rule(char *line, struct cbt_rule *r, char *why, size_t len) {
   static const char *const names[] = {"collective", "min_bytes", "max_bytes", "algorithm",
                                       "protocol",   "channels",  "nNodes",    "nRanks",
-                                      "numPipeOps", "regBuff",   "margin"};
+                                      "numPipeOps", "regBuff",   "margin",    "chunk"};
   char *f[NFIELDS_MAX], q[48];
   int n = 0;
   for (char *s = line;; n++) {
@@ -124,7 +137,7 @@ static int parse_rule(char *line, struct cbt_rule *r, char *why, size_t len) {
   if (n < NFIELDS_MIN)
     return fail(why, len, "%d fields, want %d to %d (%s,...)", n, NFIELDS_MIN, NFIELDS_MAX,
                 "collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks");
-  *r = (struct cbt_rule){.pipe_ops = -1, .reg_buff = -1, .margin_pct = NAN};
+  *r = (struct cbt_rule){.pipe_ops = -1, .reg_buff = -1, .margin_pct = NAN, .chunk = -1};
   int bad = -1;
   if ((r->coll = lookup(f[F_COLL], colls, COUNT(colls))) < 0)
     bad = F_COLL;
@@ -153,6 +166,8 @@ static int parse_rule(char *line, struct cbt_rule *r, char *why, size_t len) {
     if (!*f[F_MARGIN] || *end || errno || !isfinite(r->margin_pct))
       bad = F_MARGIN;
   }
+  if (bad < 0 && n > F_CHUNK && parse_int(f[F_CHUNK], 1, CBT_MAX_CHUNK, &r->chunk))
+    bad = F_CHUNK;
   if (bad >= 0)
     return fail(why, len, "bad %s '%s'%s", names[bad], quote(f[bad], q, sizeof q),
                 bad == F_COLL     ? " (broadcast, reduce, allgather, reducescatter, allreduce)"
@@ -162,6 +177,7 @@ static int parse_rule(char *line, struct cbt_rule *r, char *why, size_t len) {
                 : bad == F_CHAN   ? " (-1 or 1 to 64)"
                 : bad == F_REG    ? " (-1, 0 or 1)"
                 : bad == F_MARGIN ? " (a percentage or none)"
+                : bad == F_CHUNK  ? " (-1 or 1 to 1073741824 bytes)"
                 : bad >= F_NODES  ? " (-1 or a positive count)"
                                   : " (a byte count)");
   if (r->min_bytes > r->max_bytes)

@@ -17,6 +17,7 @@
 #define CBT_RULES_MAX_BYTES (1L << 20) /* a whole file */
 #define CBT_RULES_MAX 4096             /* rules in a file */
 #define CBT_MAX_CHANNELS 64            /* NCCL's MAXCHANNELS (src/include/device.h, 2.28) */
+#define CBT_MAX_CHUNK (1 << 30)        /* bytes; NCCL clamps to its buffer's maximum anyway */
 
 struct cbt_rule {
   int coll;                      /* ncclFunc_t: 0 broadcast .. 4 allreduce */
@@ -27,6 +28,7 @@ struct cbt_rule {
   int pipe_ops;                  /* -1: any */
   int reg_buff;                  /* -1: any, else 0 or 1 */
   double margin_pct;             /* how much faster than the runner-up; NaN: unknown */
+  int chunk;                     /* bytes, NCCL 2.30's getChunkSize (tuner v6); -1: NCCL's */
   int line;                      /* in the file */
 };
 

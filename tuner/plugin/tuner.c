@@ -8,6 +8,7 @@
  * (algorithm, protocol) made the cheapest in NCCL's cost table, and its
  * channel count handed back, but only where NCCL's table says the choice is
  * possible here (cost >= 0): otherwise the table is left as NCCL made it.
+ * Under NCCL 2.30+ (tuner v6) a rule's chunk size goes to getChunkSize too.
  *
  * A plugin must never fail a job: init returns success whatever happens (a
  * failure there fails ncclCommInitRank, src/init.cc NCCLCHECKs it), with no
@@ -105,6 +106,42 @@ static cb_nccl_result_t get_coll_info(void *context, cb_nccl_func_t coll, size_t
   return CB_NCCL_SUCCESS;
 }
 
+/* NCCL 2.30's tuner v6: called once NCCL has chosen the algorithm,
+ * protocol and channels, with the chunk size it computed. The rule that
+ * getCollInfo would take (one naming numPipeOps or regBuff cannot be told
+ * here: skipped) gives its chunk size when NCCL runs that rule's own
+ * algorithm and protocol; each call logs what NCCL chose, which is how a
+ * user sees what ran. Never fails (NCCL NCCLCHECKs it). */
+static cb_nccl_result_t get_chunk_size(void *context, cb_nccl_func_t coll, size_t nbytes, int algo,
+                                       int proto, int nchannels, size_t *chunk) {
+  struct ctx *c = context;
+  if (!c || !chunk)
+    return CB_NCCL_SUCCESS;
+  /* below the protocol's grain NCCL would round the chunk down to 0
+   * (src/include/device.h, ncclProtoGrainSize, v2.30.7-1) */
+  static const int grain[CB_NCCL_NUM_PROTOCOLS] = {16, 1792, 512};
+  const struct cbt_rule *r =
+      c->rules.n ? cbt_rules_match(&c->rules, coll, nbytes, c->nranks, c->nnodes, -2, -2) : NULL;
+  size_t was = *chunk;
+  const char *why = "no rule with a chunk size";
+  if (r && r->chunk > 0 && (r->algo != algo || r->proto != proto))
+    why = "the rule's chunk size is for another algorithm or protocol";
+  else if (r && r->chunk > 0 && proto >= 0 && proto < CB_NCCL_NUM_PROTOCOLS &&
+           r->chunk < grain[proto])
+    why = "the rule's chunk size is under the protocol's grain";
+  else if (r && r->chunk > 0) {
+    *chunk = (size_t)r->chunk;
+    LOG(c, CB_NCCL_LOG_INFO,
+        "%s %zu bytes ran %s/%s on %d channels: chunk %zu -> %d by the rule of line %d",
+        cbt_coll_name(coll), nbytes, cbt_algo_name(algo), cbt_proto_name(proto), nchannels, was,
+        r->chunk, r->line);
+    return CB_NCCL_SUCCESS;
+  }
+  LOG(c, CB_NCCL_LOG_INFO, "%s %zu bytes ran %s/%s on %d channels: chunk %zu, NCCL's (%s)",
+      cbt_coll_name(coll), nbytes, cbt_algo_name(algo), cbt_proto_name(proto), nchannels, was, why);
+  return CB_NCCL_SUCCESS;
+}
+
 static cb_nccl_result_t finalize(void *context) {
   struct ctx *c = context;
   if (c) {
@@ -121,10 +158,19 @@ static cb_nccl_result_t init_v5(void **context, uint64_t comm_id, size_t nranks,
   return tuner_init((struct ctx **)context, nranks, nnodes, log, comm_id, 5);
 }
 
+static cb_nccl_result_t init_v6(void **context, uint64_t comm_id, size_t nranks, size_t nnodes,
+                                cb_nccl_logger_t log, cb_nccl_nvl_domain_info_v5 *nvl,
+                                cb_nccl_tuner_constants_v5 *constants) {
+  (void)nvl, (void)constants;
+  return tuner_init((struct ctx **)context, nranks, nnodes, log, comm_id, 6);
+}
+
 static cb_nccl_result_t init_v4(size_t nranks, size_t nnodes, cb_nccl_logger_t log,
                                 void **context) {
   return tuner_init((struct ctx **)context, nranks, nnodes, log, 0, 4);
 }
 
+EXPORT const cb_nccl_tuner_v6 ncclTunerPlugin_v6 = {"collbench", init_v6, get_coll_info, finalize,
+                                                    get_chunk_size};
 EXPORT const cb_nccl_tuner_v5 ncclTunerPlugin_v5 = {"collbench", init_v5, get_coll_info, finalize};
 EXPORT const cb_nccl_tuner_v4 ncclTunerPlugin_v4 = {"collbench", init_v4, get_coll_info, finalize};
