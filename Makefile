@@ -19,7 +19,7 @@ LIB_SRC := $(wildcard bench/base/*.c bench/runtime/*.c bench/results/*.c bench/e
                       bench/model/*.c bench/probe/*.c bench/copy/*.c bench/import/*.c) \
            bench/backends/registry.c bench/backends/mpi.c bench/backends/ompi_algo.c \
            bench/backends/nccl_env.c \
-           bench/backends/nccl_log.c bench/backends/nccl_logfile.c \
+           bench/backends/nccl_log.c bench/backends/nccl_logfile.c bench/backends/nccl_ran.c \
            $(filter-out tuner/comm_nccl.c,$(wildcard tuner/*.c)) kernels/transformer.c kernels/compute_table.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
@@ -83,11 +83,20 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%.t)
 # dlopens it into jobs that may not use MPI at all.
 ifeq ($(HAVE_NCCL),1)
 TUNER_PLUGIN := build/libnccl-tuner-collbench.so
+# and its profiler plugin (bench/backends/nccl_profiler): what NCCL ran
+TUNER_PLUGIN += build/libnccl-profiler-collbench.so
 endif
 PLUGIN_CC ?= cc
 PLUGIN_SRC := tuner/plugin/tuner.c tuner/plugin/rules.c
+PROFILER_SRC := bench/backends/nccl_profiler/profiler.c
 
 all: collbench $(TUNER_PLUGIN)
+
+build/libnccl-profiler-collbench.so: $(PROFILER_SRC) $(wildcard bench/backends/nccl_profiler/*.h)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(PLUGIN_CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
+	  -Wl,--no-undefined -Wl,-soname,libnccl-profiler-collbench.so -o $@ $(PROFILER_SRC) -lpthread
 
 build/libnccl-tuner-collbench.so: $(PLUGIN_SRC) $(wildcard tuner/plugin/*.h)
 	@mkdir -p $(@D)
@@ -206,7 +215,8 @@ install: collbench $(TUNER_PLUGIN) build/collbench.1
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/collbench $(DESTDIR)$(PREFIX)/share/man/man1/collbench.1 \
-	  $(DESTDIR)$(PREFIX)/lib/libnccl-tuner-collbench.so
+	  $(DESTDIR)$(PREFIX)/lib/libnccl-tuner-collbench.so \
+	  $(DESTDIR)$(PREFIX)/lib/libnccl-profiler-collbench.so
 	rm -rf $(DESTDIR)$(PREFIX)/share/collbench $(DESTDIR)$(PREFIX)/share/doc/collbench
 
 clean:

@@ -69,6 +69,9 @@ struct cb_backend {
    * last run (nccl: from its TUNING log); "" and 0 when unknown. May be NULL. */
   void (*algorithm)(void *ctx, const struct cb_op *op, char *algo, size_t alen, char *proto,
                     size_t plen, int *channels);
+  /* What the library ran for the calls since the last ask ("Ring/Simple/4":
+   * nccl, from its profiler plugin); "" when it cannot say. May be NULL. */
+  void (*ran)(void *ctx, char *buf, size_t len);
   /* How the library used the network for the op (nccl: the devices its NET
    * plugin listed, and GPUDirect RDMA 1 used, -1 not used, 0 unknown), for
    * acceptance's causes. May be NULL. */

@@ -22,6 +22,7 @@
 #include "nccl_env.h"
 #include "nccl_log.h"
 #include "nccl_logfile.h"
+#include "nccl_ran.h"
 #include "runtime/gpu.h"
 #include "runtime/settings.h"
 #include "runtime/watchdog.h"
@@ -54,8 +55,9 @@ struct nccl_ctx {
   struct cb_op_args learned;
   char algo[32], proto[16];
   int channels;
-  char why[128]; /* an unsupported() reason built at run time */
-  int failed;    /* an NCCL or CUDA call on it failed: it is aborted, not destroyed */
+  char why[128];       /* an unsupported() reason built at run time */
+  cb_ran_take_fn take; /* collbench's profiler plugin, as NCCL loaded it; NULL: none */
+  int failed;          /* an NCCL or CUDA call on it failed: it is aborted, not destroyed */
 };
 
 /* " for allreduce of 262144 float (1048576 bytes)", from the op last run */
@@ -433,6 +435,7 @@ static int nccl_pre_init(const char *transport, struct cb_error *err) {
               kept);
   }
   cb_nccl_log_open();
+  cb_nccl_ran_setup(); /* NCCL_PROFILER_PLUGIN: what each row ran */
   return CB_OK;
 }
 
@@ -636,7 +639,17 @@ static int nccl_init(const struct cb_cluster *cl, const struct cb_settings *s,
     *ctx = NULL;
     return rc;
   }
+  c->take = cb_nccl_ran_find(); /* NCCL loaded the profiler at its first communicator */
   return CB_OK;
+}
+
+/* What NCCL ran since the last ask, from collbench's profiler plugin. */
+static void nccl_ran(void *ctx, char *buf, size_t len) {
+  struct nccl_ctx *c = ctx;
+  struct cb_ran r[CB_RAN_MAX];
+  long more = 0;
+  int n = c && c->take ? c->take(r, CB_RAN_MAX, &more) : 0;
+  cb_nccl_ran_format(r, n, more, buf, len);
 }
 
 static const char *nccl_unsupported(void *ctx, const struct cb_op *op, int mem, int dtype,
@@ -715,6 +728,7 @@ const struct cb_backend cb_backend_nccl = {
     .transport_label = nccl_transport_label,
     .algorithm = nccl_algorithm,
     .net_use = nccl_net_use,
+    .ran = nccl_ran,
     .shift = nccl_shift,
     .device_index = nccl_device_index,
     .inplace_result_offset = NULL,

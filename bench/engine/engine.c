@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/nccl_ran.h"
 #include "base/interrupt.h"
 #include "base/timer.h"
 #include "base/units.h"
@@ -316,8 +317,13 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
 
   struct cb_measure m = {cl, sc->backend, sc->ctx, &a, sc->s, sc->timer_overhead, budget};
   struct cb_timing t;
+  char ran[sizeof rec->nccl_ran] = "";
+  if (sc->backend->ran) /* the calls before this row's measurement: not its own */
+    sc->backend->ran(sc->ctx, ran, sizeof ran);
   if (cb_measure_run(&m, &t, err))
     return err->status;
+  if (sc->backend->ran) /* its warm-up and timed calls */
+    sc->backend->ran(sc->ctx, ran, sizeof ran);
   row_phase(what, "measured", &t);
   /* auto iterations whose stated CI is wider than --precision asked (the
    * budget ran out first); one that stopped on its budget within it is not */
@@ -378,6 +384,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
                            sizeof rec->nccl_proto, &rec->nccl_channels);
   if (sc->backend->net_use)
     sc->backend->net_use(sc->ctx, sc->op, &rec->nccl_nics, &rec->nccl_gdr);
+  snprintf(rec->nccl_ran, sizeof rec->nccl_ran, "%s", ran);
+  rec->nccl_ran_other = cb_nccl_ran_differs(ran, getenv("NCCL_ALGO"));
   if (sc->backend->coll_algo)
     sc->backend->coll_algo(sc->ctx, &a, rec->algo, sizeof rec->algo, rec->algo_by,
                            sizeof rec->algo_by);

@@ -145,6 +145,9 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
     if (r->interval_start < 0)
       return "interval_start";
   }
+  const char *ran = json_string_value(json_object_get(o, "nccl_ran"));
+  snprintf(r->nccl_ran, sizeof r->nccl_ran, "%s", ran ? ran : "");
+  r->nccl_ran_other = ran && json_is_true(json_object_get(o, "nccl_ran_other"));
   json_t *channels = json_object_get(o, "nccl_channels");
   r->nccl_channels = json_is_integer(channels) ? (int)json_integer_value(channels) : 0;
   return NULL;

@@ -276,6 +276,11 @@ static int table_row(void *state, const struct cb_row *row, struct cb_error *err
     else if (v[i] && v[i]->noisy && v[i]->time_us_median > 0)
       fprintf(t->out, "%s%s+-%.1f%%", marks++ ? ", " : "  ~ ", i ? "in place " : "",
               100 * v[i]->ci95_us / v[i]->time_us_median);
+  /* NCCL ran another algorithm than NCCL_ALGO asked (the profiler plugin) */
+  for (int i = 0; i < 2; i++)
+    if (v[i] && v[i]->nccl_ran_other)
+      fprintf(t->out, "  ! %sran %s, not NCCL_ALGO=%s", i ? "in place " : "", v[i]->nccl_ran,
+              getenv("NCCL_ALGO") ? getenv("NCCL_ALGO") : "?");
   fputc('\n', t->out);
   fflush(t->out);
   return CB_OK;

@@ -41,6 +41,12 @@ struct cb_record {
    * written to JSON. */
   char nccl_algo[32], nccl_proto[16];
   int nccl_channels; /* the channels it ran on (the most, if it varied); 0 unknown */
+  /* What NCCL ran for the row's measured calls, per collbench's profiler
+   * plugin ("Ring/Simple/4", or each combination with its calls); "" when
+   * unknown. nccl_ran_other: 1 when that is not the NCCL_ALGO the run
+   * asked for (NCCL fell back), 0 as asked or nothing asked. */
+  char nccl_ran[96];
+  int nccl_ran_other;
   /* How NCCL used the network (issue 41): the devices its NET plugin
    * listed (0 unknown), GPUDirect RDMA 1 used, -1 not used, 0 unknown */
   int nccl_nics, nccl_gdr;

@@ -1,0 +1,84 @@
+/* What NCCL ran, from collbench's profiler plugin (nccl_ran.h says more). */
+#define _GNU_SOURCE /* RTLD_NOLOAD */
+#include "nccl_ran.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define PLUGIN_NAME "libnccl-profiler-collbench.so"
+
+int cb_nccl_ran_setup(void) {
+  const char *set = getenv("NCCL_PROFILER_PLUGIN");
+  if (set && *set)
+    return strstr(set, PLUGIN_NAME) != NULL;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return 0;
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (!slash)
+    return 0;
+  *slash = '\0';
+  static const char *const beside[] = {"/build/" PLUGIN_NAME, "/../lib/" PLUGIN_NAME};
+  char path[4200];
+  for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
+    snprintf(path, sizeof path, "%s%s", exe, beside[i]);
+    if (access(path, R_OK) == 0)
+      return setenv("NCCL_PROFILER_PLUGIN", path, 0) == 0;
+  }
+  return 0;
+}
+
+cb_ran_take_fn cb_nccl_ran_find(void) {
+  const char *path = getenv("NCCL_PROFILER_PLUGIN");
+  if (!path || !strstr(path, PLUGIN_NAME))
+    return NULL;
+  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD); /* NCCL's copy, or none */
+  if (!lib)
+    return NULL;
+  cb_ran_take_fn take;
+  *(void **)&take = dlsym(lib, CB_RAN_TAKE_SYMBOL);
+  dlclose(lib); /* NCCL still holds it */
+  return take;
+}
+
+static int by_calls(const void *a, const void *b) {
+  long x = ((const struct cb_ran *)a)->calls, y = ((const struct cb_ran *)b)->calls;
+  return (x < y) - (x > y);
+}
+
+void cb_nccl_ran_format(struct cb_ran *r, int n, long more, char *buf, size_t len) {
+  buf[0] = '\0';
+  qsort(r, (size_t)n, sizeof *r, by_calls);
+  size_t at = 0;
+  for (int i = 0; i < n && at < len; i++) {
+    int w = snprintf(buf + at, len - at, "%s%s/%s/%d", i ? ", " : "", r[i].algo, r[i].proto,
+                     r[i].channels);
+    if (w > 0)
+      at += (size_t)w;
+    if (n > 1 && at < len && (w = snprintf(buf + at, len - at, " x%ld", r[i].calls)) > 0)
+      at += (size_t)w;
+  }
+  if (more > 0 && at < len)
+    snprintf(buf + at, len - at, ", +%ld calls", more);
+}
+
+int cb_nccl_ran_differs(const char *ran, const char *asked) {
+  if (!ran || !*ran || !asked || !*asked || strchr(asked, ',') || strchr(asked, '^'))
+    return 0;
+  size_t k = strlen(asked);
+  for (const char *p = ran; *p;) { /* "Algo/Proto/N[ xC]" items, ", " apart */
+    if (*p != '+' && (strncasecmp(p, asked, k) != 0 || p[k] != '/'))
+      return 1;
+    const char *next = strstr(p, ", ");
+    if (!next)
+      break;
+    p = next + 2;
+  }
+  return 0;
+}

@@ -1,0 +1,169 @@
+/* collbench's NCCL profiler plugin, loaded as NCCL loads it: dlopen of the
+ * built .so, dlsym of ncclProfiler_v5 (NCCL 2.28) and _v4 (2.27), init
+ * asking for collective events only, then coll events described as NCCL's
+ * ncclProfilerStartTaskEvents describes them (profiler_abi.h); what the
+ * plugin hands collbench (ran.h) counted per (collective, algorithm,
+ * protocol, channels). No GPU and no NCCL needed. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/nccl_ran.h"
+#include "bench/backends/nccl_profiler/profiler_abi.h"
+#include "bench/backends/nccl_profiler/ran.h"
+#include "config.h"
+#include "tap.h"
+
+static const cbp_profiler_v5 *v5;
+static const cbp_profiler_v4 *v4;
+static cb_ran_take_fn take;
+
+static void coll5(void *ctx, const char *func, const char *algo, const char *proto, int nch) {
+  cbp_event_descr_v5 d;
+  memset(&d, 0, sizeof d);
+  d.type = CBP_PROFILE_COLL;
+  d.coll.func = func, d.coll.algo = algo, d.coll.proto = proto;
+  d.coll.nChannels = (uint8_t)nch, d.coll.count = 1024, d.coll.datatype = "ncclFloat32";
+  void *h = (void *)1;
+  v5->startEvent(ctx, &h, &d);
+  v5->stopEvent(h);
+}
+
+static const struct cb_ran *find(const struct cb_ran *r, int n, const char *algo, int nch) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(r[i].algo, algo) && r[i].channels == nch)
+      return &r[i];
+  return NULL;
+}
+
+/* collbench's side: the row's label and the fallback mark (nccl_ran.h) */
+static void test_format(void) {
+  struct cb_ran r[3] = {{"AllReduce", "Tree", "LL", 2, 5}, {"AllReduce", "Ring", "Simple", 4, 20}};
+  char buf[96];
+  cb_nccl_ran_format(r, 1, 0, buf, sizeof buf);
+  is_str(buf, "Tree/LL/2", "one combination: algorithm/protocol/channels");
+  cb_nccl_ran_format(r, 2, 3, buf, sizeof buf);
+  is_str(buf, "Ring/Simple/4 x20, Tree/LL/2 x5, +3 calls",
+         "several: most calls first, each counted, the unlisted calls said");
+  cb_nccl_ran_format(r, 0, 0, buf, sizeof buf);
+  is_str(buf, "", "none: empty (no plugin, or nothing ran)");
+  ok(!cb_nccl_ran_differs("NVLS/Simple/16", "nvls") && cb_nccl_ran_differs("Ring/Simple/4", "NVLS"),
+     "NVLS asked: NVLS ran is as asked (any case), Ring ran is a fallback");
+  ok(cb_nccl_ran_differs("NVLS/Simple/16 x3, Ring/Simple/4 x1", "NVLS") &&
+         !cb_nccl_ran_differs("Ring/LL/2 x3, Ring/Simple/4 x1, +2 calls", "ring"),
+     "a fallback on some calls is marked; the unlisted calls are not judged");
+  ok(!cb_nccl_ran_differs("Ring/Simple/4", NULL) && !cb_nccl_ran_differs("", "Ring") &&
+         !cb_nccl_ran_differs("Ring/Simple/4", "Tree,Ring") &&
+         !cb_nccl_ran_differs("Ring/Simple/4", "^NVLS"),
+     "nothing asked, nothing known, or a list or exclusion asked: no mark");
+}
+
+int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  test_format();
+  const char *so = "build/libnccl-profiler-collbench.so";
+  if (access(so, R_OK) != 0) {
+#if CB_HAVE_NCCL
+    ok(0, "%s missing, though configure found NCCL", so);
+    done_testing();
+    return exit_status();
+#else
+    diag("SKIP the plugin: %s not built (configure found no NCCL)", so);
+    done_testing();
+    return exit_status();
+#endif
+  }
+  void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    ok(0, "dlopen %s: %s", so, dlerror());
+    done_testing();
+    return exit_status();
+  }
+  v5 = dlsym(lib, "ncclProfiler_v5");
+  v4 = dlsym(lib, "ncclProfiler_v4");
+  *(void **)&take = dlsym(lib, CB_RAN_TAKE_SYMBOL);
+  ok(v5 && v4 && take, "dlsym finds ncclProfiler_v5, ncclProfiler_v4 and %s", CB_RAN_TAKE_SYMBOL);
+  if (!(v5 && v4 && take)) {
+    done_testing();
+    return exit_status();
+  }
+  ok(!strcmp(v5->name, "collbench") && v5->init && v5->startEvent && v5->stopEvent &&
+         v5->recordEventState && v5->finalize && !strcmp(v4->name, "collbench") && v4->init &&
+         v4->startEvent && v4->finalize,
+     "both name the profiler 'collbench' and fill every entry point");
+
+  /* the copy NCCL loaded is the one collbench asks: RTLD_NOLOAD finds it */
+  void *again = dlopen(so, RTLD_NOW | RTLD_NOLOAD);
+  ok(again && dlsym(again, CB_RAN_TAKE_SYMBOL) == (void *)take,
+     "dlopen(RTLD_NOLOAD) on the same path reaches the loaded copy's take");
+  if (again)
+    dlclose(again);
+
+  void *ctx = NULL;
+  int mask = -1;
+  int rc = v5->init(&ctx, 0xc0ffee, &mask, "comm", 1, 2, 0, NULL);
+  ok(rc == CBP_SUCCESS && ctx && mask == CBP_PROFILE_COLL,
+     "v5 init: success, a context, and collective events only (mask %#x)", mask);
+
+  struct cb_ran r[CB_RAN_MAX];
+  long more = -1;
+  ok(take(r, CB_RAN_MAX, &more) == 0 && more == 0, "nothing ran yet: nothing taken");
+  for (int i = 0; i < 3; i++)
+    coll5(ctx, "AllReduce", "Ring", "Simple", 4);
+  coll5(ctx, "AllReduce", "Tree", "LL", 2);
+  /* an event that is not a coll (a ProxyOp, had it been asked for) is not counted */
+  cbp_event_descr_v5 proxy;
+  memset(&proxy, 0, sizeof proxy);
+  proxy.type = 1 << 3;
+  void *h = (void *)1;
+  v5->startEvent(ctx, &h, &proxy);
+  ok(h == NULL, "a non-coll event gets no handle");
+  int n = take(r, CB_RAN_MAX, &more);
+  const struct cb_ran *ring = find(r, n, "Ring", 4), *tree = find(r, n, "Tree", 2);
+  ok(n == 2 && ring && ring->calls == 3 && tree && tree->calls == 1 && more == 0 &&
+         !strcmp(ring->func, "AllReduce") && !strcmp(ring->proto, "Simple") &&
+         !strcmp(tree->proto, "LL"),
+     "3 Ring/Simple on 4 channels and 1 Tree/LL on 2, apart (%d combinations)", n);
+  ok(take(r, CB_RAN_MAX, &more) == 0, "taken once: the next take starts empty");
+
+  /* more combinations than kept: counted in `more`, never lost silently */
+  char algo[CB_RAN_MAX + 3][8];
+  for (int i = 0; i < CB_RAN_MAX + 3; i++) {
+    snprintf(algo[i], sizeof algo[i], "A%d", i);
+    coll5(ctx, "AllGather", algo[i], "Simple", 1);
+  }
+  n = take(r, 4, &more);
+  ok(n == 4 && more == CB_RAN_MAX + 3 - 4,
+     "a take of 4 from %d combinations: 4 listed, the other %ld calls counted", CB_RAN_MAX + 3,
+     more);
+  v5->finalize(ctx);
+
+  /* v4 (NCCL 2.27): its own init order, a uint8_t type */
+  void *ctx4 = NULL;
+  mask = 0;
+  ok(v4->init(&ctx4, &mask, "comm", 0xbeef, 1, 2, 1, NULL) == CBP_SUCCESS && ctx4 &&
+         mask == CBP_PROFILE_COLL,
+     "v4 init: success and collective events only");
+  cbp_event_descr_v4 d4;
+  memset(&d4, 0, sizeof d4);
+  d4.type = CBP_PROFILE_COLL;
+  d4.coll.func = "Broadcast", d4.coll.algo = "Ring", d4.coll.proto = "LL128", d4.coll.nChannels = 8;
+  v4->startEvent(ctx4, &h, &d4);
+  v4->stopEvent(h);
+  n = take(r, CB_RAN_MAX, &more);
+  ok(n == 1 && !strcmp(r[0].func, "Broadcast") && !strcmp(r[0].proto, "LL128") &&
+         r[0].channels == 8 && r[0].calls == 1,
+     "v4: a Broadcast on Ring/LL128, 8 channels");
+  /* NULL strings from an NCCL that leaves them unset: "?" rather than a crash */
+  cbp_event_descr_v5 blank;
+  memset(&blank, 0, sizeof blank);
+  blank.type = CBP_PROFILE_COLL;
+  v5->startEvent(ctx, &h, &blank);
+  n = take(r, CB_RAN_MAX, &more);
+  ok(n == 1 && !strcmp(r[0].algo, "?") && !strcmp(r[0].func, "?"), "unset names read as '?'");
+  v4->finalize(ctx4);
+  dlclose(lib);
+  done_testing();
+  return exit_status();
+}
