@@ -62,28 +62,24 @@ EXPORT int collbench_profiler_take(struct cb_ran *out, int max, long *more) {
   return n;
 }
 
+/* A coll event is counted and gets a handle; any other event, never asked
+ * for, gets none. */
+static cbp_result_t start(int is_coll, const struct cbp_coll_descr *c, void **h) {
+  if (h)
+    *h = is_coll ? &handle : NULL;
+  if (is_coll)
+    count(c);
+  return CBP_SUCCESS;
+}
+
 static cbp_result_t start5(void *ctx, void **h, cbp_event_descr_v5 *d) {
   (void)ctx;
-  if (h)
-    *h = NULL;
-  if (d && (d->type & CBP_PROFILE_COLL)) {
-    count(&d->coll);
-    if (h)
-      *h = &handle;
-  }
-  return CBP_SUCCESS;
+  return start(d && (d->type & CBP_PROFILE_COLL), d ? &d->coll : NULL, h);
 }
 
 static cbp_result_t start4(void *ctx, void **h, cbp_event_descr_v4 *d) {
   (void)ctx;
-  if (h)
-    *h = NULL;
-  if (d && (d->type & CBP_PROFILE_COLL)) {
-    count(&d->coll);
-    if (h)
-      *h = &handle;
-  }
-  return CBP_SUCCESS;
+  return start(d && (d->type & CBP_PROFILE_COLL), d ? &d->coll : NULL, h);
 }
 
 static cbp_result_t stop(void *h) {
