@@ -28,6 +28,12 @@
 #             run of allreduce, broadcast and allgather; NCCL loading
 #             collbench's tuner plugin with those rules (its INFO log must say
 #             "TUNER/Plugin: Using collbench")
+#   ran       what NCCL really ran (issue 60): every nccl row of a 1-rank
+#             sweep and of allreduce on 2 and 4 ranks sharing the GPU must
+#             carry nccl_ran (collbench's profiler plugin loaded by NCCL);
+#             then allreduce with NCCL_ALGO=NVLS and =Tree forced on 2
+#             ranks: the rows NCCL ran otherwise must be marked (! ran ...,
+#             nccl_ran_other), and the report says each size's ran
 #   tests     make check's GPU tests (unit tests and tests/*.t that touch the
 #             GPU), counting how many ran and how many skipped
 #
@@ -62,12 +68,12 @@ cd "$(dirname "$0")/.." || exit 3
 OUT=${GPU_CHECK_OUT:-gpu-check-out}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 START=$(date +%s)
-PARTS=${*:-basics nccl copy watchdog anchor tuner tests}
+PARTS=${*:-basics nccl copy watchdog anchor tuner ran tests}
 for p in $PARTS; do
   case $p in
-  basics | nccl | copy | watchdog | anchor | tuner | tests) ;;
+  basics | nccl | copy | watchdog | anchor | tuner | ran | tests) ;;
   *)
-    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner tests)" >&2
+    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner ran tests)" >&2
     exit 2
     ;;
   esac
@@ -89,6 +95,7 @@ steps_of() {
   watchdog) echo watchdog ;;
   anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
+  ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree ;;
   tests) echo tests-build tests ;;
   esac
 }
@@ -100,6 +107,7 @@ planned() {
   nccl-1) echo 90 ;;
   share-2 | share-4) echo 120 ;; # ranks may take turns on the GPU (no MPS)
   graph) echo 45 ;;
+  ran-1 | ran-2 | ran-4 | ran-nvls | ran-tree) echo 60 ;;
   copy | mpi-device | watchdog | tune-sourced | tune-plugin) echo 60 ;;
   tune-tiny) echo 120 ;;
   tests) echo 300 ;;
@@ -388,6 +396,40 @@ part_tuner() {
 }
 
 # make check's tests that touch the GPU must run here, not skip: count both
+# ran_rows NAME: how many of NAME's nccl result lines carry nccl_ran, of
+# how many, and the distinct values (no jq on the GPU machine)
+ran_rows() {
+  f=$OUT/$1.jsonl
+  all=$(grep -c '"type":"result".*"backend":"nccl"\|"backend":"nccl".*"type":"result"' "$f" 2>/dev/null)
+  with=$(grep -c '"nccl_ran":' "$f" 2>/dev/null)
+  other=$(grep -c '"nccl_ran_other":true' "$f" 2>/dev/null)
+  say "  $1: ${with:-0} of ${all:-0} nccl rows say what ran, ${other:-0} ran other than asked"
+  grep -o '"bytes":[0-9]*\|"nccl_ran":"[^"]*"' "$f" 2>/dev/null | paste -d' ' - - | sort -u -t: -k2n |
+    head -n 12 | sed 's/^/    /' | tee -a "$REPORT"
+  [ "${with:-0}" -gt 0 ] && [ "$with" = "$all" ] && return 0
+  say "FAIL $1: rows without nccl_ran (is NCCL loading build/libnccl-profiler-collbench.so?)"
+  FAILED=$((FAILED + 1))
+  return 1
+}
+
+part_ran() {
+  mps_start >/dev/null
+  r="./collbench --backend nccl --mem device --check 1 --max-time 0.05 -f 4"
+  step ran-1 0 mpirun -np 1 $r --op all -e 64M --json "$OUT/ran-1.jsonl" && ran_rows ran-1
+  step ran-2 0 mpirun -np 2 $r --share-gpu --op allreduce -e 16M --json "$OUT/ran-2.jsonl" &&
+    ran_rows ran-2
+  step ran-4 0 mpirun -np 4 $r --share-gpu --op allreduce -e 4M --json "$OUT/ran-4.jsonl" &&
+    ran_rows ran-4
+  # forced: NCCL may refuse (exit 3, its error said) or fall back (marked)
+  for a in NVLS Tree; do
+    n=ran-$(echo "$a" | tr 'A-Z' 'a-z')
+    step "$n" 0 env NCCL_ALGO=$a mpirun -x NCCL_ALGO -np 2 $r --share-gpu --op allreduce -e 16M \
+      --json "$OUT/$n.jsonl"
+    ran_rows "$n"
+    grep -m 3 '! ran\|NCCL_ALGO' "$OUT/$n.out" | sed 's/^/    /' | tee -a "$REPORT"
+  done
+}
+
 part_tests() {
   units="build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t build/tests/test_gpu_alloc.t
     build/tests/test_engine_staging.t build/tests/test_cli.t build/tests/test_nccl_tuner.t
