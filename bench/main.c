@@ -1,7 +1,9 @@
 /* collbench's entry point: the mode the command line asks for (one lookup
  * in the modes' table, bench/modes/modes.c), MPI started at the level it
  * needs, its work run. Every error arrives here as a return value and is
- * reported once. */
+ * reported once, but for one: a rank that ends the job with MPI_Abort,
+ * because others may be blocked in a call, prints its error first
+ * (modes/mode_run.c), as the abort leaves no way back here. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,8 @@
 # its MAX over ranks; collbench --stat mean reports the slowest rank; its
 # CUDA-event time time_us_gpu is kept beside). GRAPH=L times CUDA graphs in
 # both: nccl-tests -G L (ITERS calls captured, launched L times), collbench
-# --graph ITERS -n L.
+# --graph ITERS -n L. Without graphs collbench runs with --rotate, as
+# nccl-tests moves its buffers.
 #
 # One launch per tool, op and repeat covers every size (-b MIN -e MAX -f 2,
 # so each SIZE must be the smallest times a power of 2); launches are
@@ -67,7 +68,11 @@ tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] && cp "$tmp/all" "$KEEP"; rm -rf "$tmp"' EXIT
 trap 'exit 3' INT TERM
 : >"$tmp/all"
-ntgraph= cbtime="-n $iters -w $warm"
+# nccl-tests moves each call to the next slice of its largest buffer
+# (startColl); collbench does the same with --rotate (not with graphs, whose
+# captured calls collbench keeps on one buffer: there the tools differ by it,
+# bench/backends/GPUS.md)
+ntgraph= cbtime="-n $iters -w $warm --rotate"
 if [ "$graph" -gt 0 ]; then
   ntgraph="-G $graph"
   cbtime="--graph $iters -n $graph -w 1"

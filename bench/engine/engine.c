@@ -83,7 +83,16 @@ static int grow(struct series_ctx *sc, void **ptr, size_t *cap, size_t bytes,
   if (sc->backend->alloc(sc->ctx, sc->mem, bytes, ptr, err))
     return err->status;
   *cap = bytes;
+  /* host pages are mapped at first touch: touched now, or --rotate's first
+   * pass would time a page fault per call (26x at 1 KiB here) */
+  if (sc->mem != CB_MEM_DEVICE && sc->s->rotate)
+    memset(*ptr, 0, bytes);
   return CB_OK;
+}
+
+/* --rotate: a buffer of at least CB_ROTATE_SPAN, for the slices */
+static size_t spanned(const struct series_ctx *sc, size_t bytes) {
+  return sc->s->rotate && bytes < CB_ROTATE_SPAN ? CB_ROTATE_SPAN : bytes;
 }
 
 static void release(struct series_ctx *sc) {
@@ -278,10 +287,12 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
     budget = sc->s->max_time / 4;
 
   struct cb_error alloc_err = {0};
+  size_t send_bytes = sh->send_elems * esize, recv_bytes = sh->recv_elems * esize,
+         in_bytes = sh->inplace_elems * esize;
   int rc = inplace
-               ? grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->inplace_elems * esize, &alloc_err)
-               : (grow(sc, &sc->buf.send, &sc->buf.send_cap, sh->send_elems * esize, &alloc_err) ||
-                  grow(sc, &sc->buf.recv, &sc->buf.recv_cap, sh->recv_elems * esize, &alloc_err));
+               ? grow(sc, &sc->buf.recv, &sc->buf.recv_cap, spanned(sc, in_bytes), &alloc_err)
+               : (grow(sc, &sc->buf.send, &sc->buf.send_cap, spanned(sc, send_bytes), &alloc_err) ||
+                  grow(sc, &sc->buf.recv, &sc->buf.recv_cap, spanned(sc, recv_bytes), &alloc_err));
   if (rc)
     fprintf(stderr, "collbench: %s\n", alloc_err.msg);
   if (cb_cluster_agree(cl, rc ? 1 : 0)) {
@@ -315,7 +326,23 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
     return rc;
   row_phase(what, "buffers filled", NULL);
 
-  struct cb_measure m = {cl, sc->backend, sc->ctx, &a, sc->s, sc->timer_overhead, budget};
+  struct cb_measure m = {.cl = cl,
+                         .backend = sc->backend,
+                         .ctx = sc->ctx,
+                         .args = &a,
+                         .settings = sc->s,
+                         .timer_overhead = sc->timer_overhead,
+                         .budget = budget};
+  long rotated = 0;
+  if (sc->s->rotate) { /* slices as far apart as the row's larger buffer, page aligned */
+    size_t big = inplace ? in_bytes : (send_bytes > recv_bytes ? send_bytes : recv_bytes);
+    size_t cap = inplace
+                     ? sc->buf.recv_cap
+                     : (sc->buf.send_cap < sc->buf.recv_cap ? sc->buf.send_cap : sc->buf.recv_cap);
+    m.rotate_stride = (big + CB_ROTATE_ALIGN - 1) / CB_ROTATE_ALIGN * CB_ROTATE_ALIGN;
+    m.rotate_slots = m.rotate_stride ? (long)(cap / m.rotate_stride) : 1;
+    m.rotate_at = &rotated;
+  }
   struct cb_timing t;
   char ran[sizeof rec->nccl_ran] = "";
   if (sc->backend->ran) /* the calls before this row's measurement: not its own */
@@ -373,6 +400,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .time_us_gpu = t.device_median * scale,
       .wrong = wrong,
       .noisy = noisy,
+      .rotate = sc->s->rotate,
       .interval = sc->s->interval,
       .interval_start = sc->s->interval_start,
   };

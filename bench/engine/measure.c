@@ -9,9 +9,20 @@
 #include "base/timer.h"
 
 static int run_batch(const struct cb_measure *m, long k, struct cb_error *err) {
-  for (long i = 0; i < k; i++)
-    if (m->backend->run(m->ctx, m->args, err))
+  for (long i = 0; i < k; i++) {
+    struct cb_op_args moved;
+    const struct cb_op_args *a = m->args;
+    if (m->rotate_slots > 1) { /* --rotate: the next slice */
+      size_t off = m->rotate_stride * (size_t)((*m->rotate_at)++ % m->rotate_slots);
+      moved = *m->args;
+      if (moved.send)
+        moved.send = (const char *)moved.send + off;
+      moved.recv = (char *)moved.recv + off;
+      a = &moved;
+    }
+    if (m->backend->run(m->ctx, a, err))
       return err->status;
+  }
   return m->backend->sync(m->ctx, err);
 }
 

@@ -17,7 +17,17 @@ struct cb_measure {
   const struct cb_settings *settings;
   double timer_overhead; /* seconds per cb_now() pair */
   double budget;         /* seconds this measurement may take in auto mode */
+  /* --rotate: call i runs on send and recv moved by rotate_stride x
+   * (i mod rotate_slots), *rotate_at counting the calls (nccl-tests'
+   * startColl, src/common.cu at v2.19.6); slots <= 1: one buffer */
+  size_t rotate_stride;
+  long rotate_slots, *rotate_at;
 };
+
+/* --rotate's span: past a GPU's L2 (50 MiB on H100) and most CPUs' last
+ * level, so a call finds none of its slice cached by the one before */
+#define CB_ROTATE_SPAN ((size_t)256 << 20)
+#define CB_ROTATE_ALIGN 4096
 
 struct cb_timing {
   struct cb_stats stats; /* seconds per run() call; ci95 as cb_block_ci95 widens it */

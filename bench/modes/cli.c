@@ -134,6 +134,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   }
   case OPT_GRAPH: return cb_parse_long(arg, "--graph", 1, 100000, &s->graph, err);
   case OPT_SHARE_GPU: s->share_gpu = 1; return CB_OK;
+  case OPT_ROTATE: s->rotate = 1; return CB_OK;
   case OPT_WINDOW_BYTES: return cb_parse_size(arg, "--window-bytes", &s->window_bytes, err);
   case 'T': return cb_parse_seconds(arg, "--timeout", 0, 1e6, &s->timeout, err);
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);

@@ -64,6 +64,11 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
     return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
                    cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
+  if (s->rotate && s->graph > 0)
+    return cb_fail(err, CB_USAGE,
+                   "--rotate does not go with --graph %ld: a captured graph replays one "
+                   "buffer's addresses",
+                   s->graph);
   if (s->graph > 0)
     for (int i = 0; i < s->nbackends; i++)
       if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)

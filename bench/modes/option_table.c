@@ -107,6 +107,11 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_TIMING, .metavar = "SIZE",
      .help = "fewer messages when a window would carry more than\n"
              "SIZE (default 64M: the pipe is full long before)"},
+    {.name = "rotate", .arg = CB_ARG_NONE, .code = OPT_ROTATE, .modes = CB_IN_RUN,
+     .section = CB_SEC_TIMING,
+     .help = "time each call on the next slice of a 256 MiB buffer,\n"
+             "past a GPU's L2 and most CPUs' caches, as nccl-tests\n"
+             "does: small sizes timed cold (default: one buffer)"},
     {.name = "timeout", .short_name = 'T', .arg = CB_ARG_ONE, .code = 'T', .modes = CB_IN_RUN,
      .section = CB_SEC_TIMING, .metavar = "SEC",
      .help = "give up (exit 3) naming the stuck rank after SEC\n"

@@ -145,6 +145,7 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
     if (r->interval_start < 0)
       return "interval_start";
   }
+  r->rotate = json_is_true(json_object_get(o, "rotate"));
   const char *ran = json_string_value(json_object_get(o, "nccl_ran"));
   snprintf(r->nccl_ran, sizeof r->nccl_ran, "%s", ran ? ran : "");
   r->nccl_ran_other = ran && json_is_true(json_object_get(o, "nccl_ran_other"));

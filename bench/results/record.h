@@ -59,6 +59,9 @@ struct cb_record {
    * wider than --precision: the figure is less certain than asked. 0:
    * reached, or not judged (--iters N, imported records). */
   int noisy;
+  /* 1: --rotate, each timed call on the next slice of a 256 MiB buffer
+   * (cold caches, as nccl-tests times); written only then */
+  int rotate;
   /* --duration: the burn-in pass this was measured in and the pass's
    * wall-clock start (Unix seconds); 0 outside a burn-in, and then not
    * written. */

@@ -50,6 +50,7 @@ struct cb_settings {
   int gpu_list[CB_MAX_LIST], ngpu_list; /* --gpu-list: device by local rank; 0: local rank */
   int share_gpu;                        /* --share-gpu: every rank on one GPU (NCCL's network) */
   long graph;         /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
+  int rotate;         /* --rotate: each timed call on the next slice of CB_ROTATE_SPAN */
   int stat;           /* enum cb_stat: what time_us is (default median) */
   int variant;        /* enum cb_variant: both (default, as nccl-tests) or one */
   double duration;    /* --duration: a burn-in of passes until this many seconds; 0: one pass */

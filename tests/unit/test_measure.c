@@ -19,8 +19,13 @@ static void spin(double seconds) {
     ;
 }
 
+/* the addresses the runs were handed (--rotate's slices) */
+static const char *seen_recv[64];
+static const void *seen_send[64];
 static int fake_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
-  (void)ctx, (void)a, (void)err;
+  (void)ctx, (void)err;
+  if (runs < 64)
+    seen_recv[runs] = a->recv, seen_send[runs] = a->send;
   spin(runs++ == 0 ? first_run_s : run_s);
   return CB_OK;
 }
@@ -33,9 +38,48 @@ static int fake_sync(void *ctx, struct cb_error *err) {
 
 static const struct cb_backend fake = {.name = "stand-in", .run = fake_run, .sync = fake_sync};
 
+/* --rotate: call i on the slice i mod slots, send and recv alike; without
+ * it every call on the same buffers */
+static void test_rotate(const struct cb_cluster *cl, struct cb_settings *s) {
+  static char send[3 * 4096], recv[3 * 4096];
+  struct cb_op_args a = {.send = send, .recv = recv};
+  long at = 0;
+  struct cb_measure m = {.cl = cl,
+                         .backend = &fake,
+                         .args = &a,
+                         .settings = s,
+                         .budget = 0.01,
+                         .rotate_stride = 4096,
+                         .rotate_slots = 3,
+                         .rotate_at = &at};
+  struct cb_timing t;
+  struct cb_error err = {0};
+  first_run_s = run_s = 1e-6;
+  runs = 0;
+  cb_measure_run(&m, &t, &err);
+  int moved = runs >= 4;
+  for (long i = 0; i < runs && i < 64; i++)
+    moved = moved && seen_recv[i] == recv + 4096 * (i % 3) &&
+            (const char *)seen_send[i] == send + 4096 * (i % 3);
+  ok(moved && at == runs, "rotate: %ld calls, each on slice i mod 3, send and recv alike", runs);
+  m.rotate_slots = 0, runs = 0;
+  cb_measure_run(&m, &t, &err);
+  ok(runs > 1 && seen_recv[runs > 64 ? 63 : runs - 1] == recv && seen_send[1] == send,
+     "no rotation: every call on the one buffer");
+  a.send = NULL, m.rotate_slots = 2, at = 0, runs = 0; /* in place: recv alone */
+  cb_measure_run(&m, &t, &err);
+  ok(runs > 1 && seen_send[1] == NULL && seen_recv[1] == recv + 4096,
+     "in place: the one buffer rotates, send stays NULL");
+}
+
 static struct cb_timing measure(const struct cb_cluster *cl, struct cb_settings *s, double budget) {
   struct cb_op_args a = {0};
-  struct cb_measure m = {cl, &fake, NULL, &a, s, 0.0, budget};
+  struct cb_measure m = {.cl = cl,
+                         .backend = &fake,
+                         .args = &a,
+                         .settings = s,
+                         .timer_overhead = 0.0,
+                         .budget = budget};
   struct cb_timing t;
   struct cb_error err = {0};
   runs = syncs = 0;
@@ -87,6 +131,7 @@ int main(int argc, char **argv) {
 
   struct cb_settings s;
   cb_settings_defaults(&s);
+  test_rotate(&cl, &s);
   /* A slow first call (lazy connection set-up) must neither be timed nor
    * fix the batch size: runs of 20 us after a first one of 30 ms. */
   first_run_s = 0.03, run_s = 20e-6;
