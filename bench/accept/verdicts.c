@@ -18,8 +18,6 @@ double cb_check_figure(const struct cb_check *c, const struct cb_record *rec) {
                                         : rec->algbw_GBps;
 }
 
-/* A FAIL laid to hosts: "node HOST" names one; otherwise each host a
- * cause was found on (a link or a whole-run check names no one node). */
 /* The host a verdict names as its subject, or NULL: "node HOST" (the
  * matrix's), "hung HOST" (a rank there stopped answering), "bisect HOST"
  * (bisection's smallest failing set, one node). */
@@ -31,15 +29,17 @@ static const char *named_host(const char *name) {
   return NULL;
 }
 
+/* A FAIL laid to hosts: "node HOST" names one; otherwise each host a
+ * cause was found on (a link or a whole-run check names no one node). */
 static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
                       const struct cb_causes *cs) {
   const struct cb_probe *p = res->probe;
   if (!res->hosts && !(res->hosts = calloc((size_t)p->nnodes, sizeof *res->hosts)))
     return;
   double growth = cb_cost_step_growth(v->cost);
+  const char *host = named_host(v->name);
   for (int i = 0; i < p->nnodes; i++) {
     struct cb_host_outcome *h = &res->hosts[i];
-    const char *host = named_host(v->name);
     int named = host && strcmp(host, p->nodes[i].hostname) == 0;
     const struct cb_cause *first = NULL;
     for (int k = 0; k < cs->n && !first; k++)

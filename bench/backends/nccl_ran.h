@@ -11,8 +11,8 @@
 
 /* Before NCCL starts: NCCL_PROFILER_PLUGIN set to collbench's plugin beside
  * this binary (build/ in the source tree, ../lib installed) unless the user
- * set it. Returns 1 when it names collbench's (set here or by the user). */
-int cb_nccl_ran_setup(void);
+ * set it (cb_nccl_ran_find then tells whether it is collbench's). */
+void cb_nccl_ran_setup(void);
 
 /* After a communicator is made: the take function of the copy NCCL loaded;
  * NULL when NCCL loaded none or another profiler. */

@@ -59,8 +59,7 @@ void cb_burnin_causes(const struct cb_contention *load, const struct cb_rises *r
   cb_rises_causes(rises, probe, &rose);
   memset(out, 0, sizeof *out);
   cb_contention_causes(load, out);
-  for (int i = 0; i < rose.n && out->n < CB_MAX_CAUSES; i++)
-    out->c[out->n++] = rose.c[i];
+  cb_causes_append(out, &rose);
 }
 
 /* Whether the causes hold a counter that rose: such a run is never a plain PASS. */
@@ -78,14 +77,12 @@ static void case_causes(const struct cb_causes *during, const struct cb_probe *p
                         const struct cb_verdict *v, const struct cb_record *rec,
                         struct cb_causes *out) {
   memset(out, 0, sizeof *out);
-  if (during)
-    *out = *during;
+  cb_causes_append(out, during);
   if (!probe || probe->nnodes <= 0)
     return;
   struct cb_causes found;
   cb_causes_find(probe->nodes, probe->nnodes, v->name, rec, NULL, &found);
-  for (int k = 0; k < found.n && out->n < CB_MAX_CAUSES; k++)
-    out->c[out->n++] = found.c[k];
+  cb_causes_append(out, &found);
 }
 
 int cb_burnin_judge(const struct cb_burnin_store *b, double limit, int partial,
@@ -287,20 +284,21 @@ int cb_burnin_outcome(const struct cb_cluster *cl, int rc, int asked, int interv
     err->agreed = 1;
   if (asked && cl->rank != 0) /* rank 0 says it, once */
     return err->msg[0] = '\0', err->status = CB_RUNTIME;
-  /* Ctrl-C reaches the ranks as mpirun's SIGTERM, and Open MPI's mpirun then
-   * exits 1 whatever they return (its clean_abort; measured with 4.1.4 in
-   * tests/burnin.t), so the message says how to get 3 */
-  int sig = cb_interrupt_stop_asked();
-  const char *ompi = sig == SIGTERM && getenv("OMPI_COMM_WORLD_RANK")
-                         ? " (after a Ctrl-C mpirun exits 1 whatever the ranks return; "
-                           "kill -USR1 on mpirun stops a burn-in with its exit status 3)"
-                         : "";
-  if (asked)
+  if (asked) {
+    /* Ctrl-C reaches the ranks as mpirun's SIGTERM, and Open MPI's mpirun
+     * then exits 1 whatever they return (its clean_abort; measured with
+     * 4.1.4 in tests/burnin.t), so the message says how to get 3 */
+    int sig = cb_interrupt_stop_asked();
+    const char *ompi = sig == SIGTERM && getenv("OMPI_COMM_WORLD_RANK")
+                           ? " (after a Ctrl-C mpirun exits 1 whatever the ranks return; "
+                             "kill -USR1 on mpirun stops a burn-in with its exit status 3)"
+                           : "";
     return cb_fail(err, CB_RUNTIME,
                    "burn-in stopped by %s after %d intervals: %d verdicts FAILED, %d INCONCLUSIVE "
                    "over them (partial verdicts)%s%s",
                    cb_interrupt_signame(sig), intervals, nfail, ninc,
                    resumable ? "; the same command with --resume goes on" : "", ompi);
+  }
   if (bad)
     return cb_fail(err, CB_FAILED, "burn-in: %d verdicts FAILED, %d INCONCLUSIVE%s", nfail, ninc,
                    cl->rank ? " (rank 0 has the verdicts)" : "");

@@ -321,8 +321,7 @@ int cb_burnin_judged_run(const struct cb_cluster *cl, const struct cb_settings *
       struct cb_verdict v;
       over_run(&r.j[i], done, asked, &v);
       struct cb_causes both = busy;
-      for (int k = 0; v.causes && k < v.causes->n && both.n < CB_MAX_CAUSES; k++)
-        both.c[both.n++] = v.causes->c[k];
+      cb_causes_append(&both, v.causes);
       if (v.status != CB_PASS && both.n > 0)
         v.causes = &both;
       rc = emit(&r, &v, &nfail, &ninc, err);

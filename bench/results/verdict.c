@@ -78,6 +78,11 @@ void cb_verdict_judge(struct cb_verdict *v, int lower_is_better, const char *set
   }
 }
 
+void cb_causes_append(struct cb_causes *out, const struct cb_causes *in) {
+  for (int i = 0; in && i < in->n && out->n < CB_MAX_CAUSES; i++)
+    out->c[out->n++] = in->c[i];
+}
+
 double cb_cost_step_growth(const struct cb_cost *c) {
   return c && !c->why[0] && c->step_s[0] > 0 ? c->step_s[1] / c->step_s[0] - 1 : NAN;
 }

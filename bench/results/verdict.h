@@ -41,6 +41,8 @@ struct cb_causes {
   int n;
   struct cb_cause c[CB_MAX_CAUSES];
 };
+/* Appends in's causes (NULL: none) to out's, as many as fit. */
+void cb_causes_append(struct cb_causes *out, const struct cb_causes *in);
 
 /* What the performance model expects of a check whose level is a fraction
  * of it ("80% model"; bench/accept/expected.c), in the verdict's unit. */
