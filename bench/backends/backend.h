@@ -21,6 +21,9 @@ struct cb_op_args {
   size_t count;     /* elements per rank block (struct cb_shape) */
   int dtype, redop, root, peer, window;
   long graph; /* > 0: run() launches a CUDA graph of this many ops (nccl --graph) */
+  /* alltoallv: this rank's per-peer counts and displacements in elements
+   * (ops/skew.h); NULL for the other ops */
+  const struct cb_skew_layout *layout;
 };
 
 struct cb_backend {

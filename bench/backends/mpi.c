@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "base/dtype.h"
 #include "ompi_algo.h"
+#include "ops/skew.h"
 #include "runtime/gpu.h"
 #include "runtime/settings.h"
 
@@ -25,6 +26,7 @@ struct mpi_ctx {
   MPI_Request *requests;
   MPI_Status *statuses; /* not MPI_STATUSES_IGNORE: MPICH's headers make gcc warn */
   int nrequests;
+  int *v; /* alltoallv's counts and displacements as MPI takes them: 4 x nranks */
   char intra[16], inter[16]; /* path labels within and between nodes */
   /* Open MPI coll/tuned: whether it serves the collectives with rules
    * collbench knows (no rules file, not displaced by coll/han), and the
@@ -102,6 +104,27 @@ static int run_broadcast(struct mpi_ctx *c, const struct cb_op_args *a, struct c
 static int run_alltoall(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
   MPI_Datatype t = mpi_type(a->dtype);
   TRY(MPI_Alltoall(in(a), (int)a->count, t, a->recv, (int)a->count, t, c->comm));
+  return CB_OK;
+}
+
+/* MPI counts and displacements are ints: each is checked on the way in. */
+static int run_alltoallv(struct mpi_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  const struct cb_skew_layout *l = a->layout;
+  int n = c->cl->nranks;
+  if (!c->v && !(c->v = malloc(4 * (size_t)n * sizeof *c->v)))
+    return cb_fail(err, CB_RUNTIME, "rank %d: out of memory for alltoallv's counts", c->cl->rank);
+  const size_t *from[4] = {l->send_counts, l->send_displs, l->recv_counts, l->recv_displs};
+  for (int k = 0; k < 4; k++)
+    for (int j = 0; j < n; j++) {
+      if (from[k][j] > INT_MAX)
+        return cb_fail(err, CB_RUNTIME,
+                       "rank %d (%s): mpi: alltoallv's %zu elements for rank %d exceed MPI's "
+                       "int counts",
+                       c->cl->rank, c->cl->hostname, from[k][j], j);
+      c->v[k * n + j] = (int)from[k][j];
+    }
+  MPI_Datatype t = mpi_type(a->dtype);
+  TRY(MPI_Alltoallv(a->send, c->v, c->v + n, t, a->recv, c->v + 2 * n, c->v + 3 * n, t, c->comm));
   return CB_OK;
 }
 
@@ -185,6 +208,7 @@ static const runner runners[CB_NOPS] = {
     [CB_OP_P2P_LAT] = run_p2p_lat,
     [CB_OP_P2P_BW] = run_p2p_bw,
     [CB_OP_P2P_BIBW] = run_p2p_bibw,
+    [CB_OP_ALLTOALLV] = run_alltoallv,
 };
 
 static int mpi_run(void *ctx, const struct cb_op_args *a, struct cb_error *err) {
@@ -488,6 +512,7 @@ static void mpi_finalize(void *ctx) {
     return;
   MPI_Comm_free(&c->comm);
   free(c->requests);
+  free(c->v);
   free(c->statuses);
   free(c);
 }

@@ -23,6 +23,7 @@
 #include "nccl_log.h"
 #include "nccl_logfile.h"
 #include "nccl_ran.h"
+#include "ops/skew.h"
 #include "runtime/gpu.h"
 #include "runtime/settings.h"
 #include "runtime/watchdog.h"
@@ -208,6 +209,25 @@ static int run_alltoall(struct nccl_ctx *c, const struct cb_op_args *a, struct c
   return CB_OK;
 }
 
+/* alltoallv as nccl-tests runs it: a group of a send and a receive per
+ * peer with anything to move. */
+static int run_alltoallv(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  const struct cb_skew_layout *l = a->layout;
+  ncclDataType_t t = nccl_type(a->dtype);
+  size_t es = esize(a);
+  TRY_NCCL(ncclGroupStart());
+  for (int p = 0; p < c->cl->nranks; p++) {
+    if (l->send_counts[p])
+      TRY_GROUP(ncclSend((const char *)a->send + l->send_displs[p] * es, l->send_counts[p], t, p,
+                         c->comm, c->stream));
+    if (l->recv_counts[p])
+      TRY_GROUP(ncclRecv((char *)a->recv + l->recv_displs[p] * es, l->recv_counts[p], t, p, c->comm,
+                         c->stream));
+  }
+  TRY_NCCL(ncclGroupEnd());
+  return CB_OK;
+}
+
 /* Enqueues one op on the stream. */
 static int launch(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
   ncclDataType_t t = nccl_type(a->dtype);
@@ -229,6 +249,7 @@ static int launch(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_erro
     TRY_NCCL(ncclBroadcast(in, a->recv, a->count, t, a->root, c->comm, c->stream));
     return CB_OK;
   case CB_OP_ALLTOALL: return run_alltoall(c, a, err);
+  case CB_OP_ALLTOALLV: return run_alltoallv(c, a, err);
   default: return run_p2p(c, a, err);
   }
 }

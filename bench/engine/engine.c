@@ -15,6 +15,7 @@
 #include "base/timer.h"
 #include "base/units.h"
 #include "measure.h"
+#include "ops/skew.h"
 #include "runtime/gpu.h"
 #include "runtime/pattern_io.h"
 #include "runtime/watchdog.h"
@@ -42,6 +43,8 @@ struct series_ctx {
   struct buffers buf;
   /* how fill and check reach the buffers (choose_access) */
   struct cb_pattern_access access;
+  /* a skewed op's (alltoallv's) counts for this rank at the row's size */
+  struct cb_skew_layout layout;
   int staged;         /* through host copies in buf.staging */
   double started;     /* the run's start, for progress */
   int said_gpu_waits; /* the GPU waits note (cb_gpu_wait_note), once a run */
@@ -210,8 +213,8 @@ static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_
   long local = 0;
   for (long seed = 1; seed <= sc->s->check; seed++) {
     struct cb_pattern p = cb_pattern_reseeded(&sc->pattern, (uint64_t)seed);
-    struct cb_op_ctx oc = {&p,      cl->rank, cl->nranks, a->root,
-                           a->peer, a->count, !a->send,   &sc->access};
+    struct cb_op_ctx oc = {&p,       cl->rank, cl->nranks,  a->root,  a->peer,
+                           a->count, !a->send, &sc->access, a->layout};
     int rc = prepare(sc, sh, a, &oc, err);
     if (!rc)
       rc = sc->backend->run(sc->ctx, a, err);
@@ -314,13 +317,19 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
       .window = cb_settings_window(sc->s, sh->bytes),
       .graph = sc->s->graph,
   };
+  if (sc->op->skewed) {
+    if (cb_skew_layout_fill(sc->s->skew, cl->nranks, cl->rank, sh->count, &sc->layout))
+      return cb_fail(err, CB_RUNTIME, "rank %d (%s): %s %s: out of memory for its counts", cl->rank,
+                     cl->hostname, sc->op->name, size);
+    a.layout = &sc->layout;
+  }
   progress(sc, sh->bytes, inplace);
 
   if (choose_access(sc, err))
     return err->status;
   struct cb_pattern timing_pattern = cb_pattern_reseeded(&sc->pattern, 0);
-  struct cb_op_ctx oc = {&timing_pattern, cl->rank, cl->nranks, a.root,
-                         a.peer,          a.count,  inplace,    &sc->access};
+  struct cb_op_ctx oc = {&timing_pattern, cl->rank, cl->nranks,  a.root,  a.peer,
+                         a.count,         inplace,  &sc->access, a.layout};
   rc = prepare(sc, sh, &a, &oc, err);
   if (rc)
     return rc;
@@ -413,6 +422,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   if (sc->backend->net_use)
     sc->backend->net_use(sc->ctx, sc->op, &rec->nccl_nics, &rec->nccl_gdr);
   snprintf(rec->nccl_ran, sizeof rec->nccl_ran, "%s", ran);
+  if (sc->op->skewed)
+    snprintf(rec->skew, sizeof rec->skew, "%s", sc->s->skew ? sc->s->skew->label : "uniform");
   rec->nccl_ran_other = cb_nccl_ran_differs(ran, getenv("NCCL_ALGO"));
   if (sc->backend->coll_algo)
     sc->backend->coll_algo(sc->ctx, &a, rec->algo, sizeof rec->algo, rec->algo_by,
@@ -464,6 +475,14 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
                                                                 : op->has_inplace]);
   }
 
+  if (op->skewed) { /* bound and laid out here, as the tuner and acceptance skip the plan check */
+    if (sc->s->skew && cb_skew_bind(sc->s->skew, cl->nranks, err))
+      return err->status;
+    if (!sc->layout.send_counts && cb_skew_layout_alloc(&sc->layout, cl->nranks))
+      return cb_fail(err, CB_RUNTIME, "rank %d (%s): %s: out of memory for %d ranks' counts",
+                     cl->rank, cl->hostname, op->name, cl->nranks);
+  }
+
   struct cb_series series = {
       .op = op->name,
       .backend = sc->backend->name,
@@ -476,6 +495,9 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
       .nnodes = cl->nnodes,
       .has_inplace = op->has_inplace,
       .latency = op->id == CB_OP_P2P_LAT,
+      .skew = !op->skewed   ? NULL
+              : sc->s->skew ? sc->s->skew->label
+                            : "uniform",
   };
   /* The header waits for the first row: its transport is the first
    * record's, read after a measured call (nccl connects lazily). */
@@ -487,7 +509,7 @@ static int run_series(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
         (sc->sum->stopped = cb_cluster_agree(cl, cb_interrupt_stop_asked())) != 0)
       break;
     struct cb_shape sh;
-    op->shape(sizes[i], cb_dtypes[sc->dtype].size, cl->nranks, &sh);
+    op->shape(sizes[i], cb_dtypes[sc->dtype].size, cl->nranks, sc->s->skew, &sh);
     if (sh.count == 0)
       continue; /* below one element per rank */
     if (sh.count > sc->backend->max_count) {
@@ -592,6 +614,7 @@ static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
           if (!rc)
             rc = run_series(sc, sizes, nsizes, err);
           cb_pattern_free(&sc->pattern);
+          cb_skew_layout_free(&sc->layout);
           release(sc);
         }
       }

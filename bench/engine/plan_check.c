@@ -6,6 +6,7 @@
 #include "backends/backend.h"
 #include "base/dtype.h"
 #include "ops/op.h"
+#include "ops/skew.h"
 
 /* The reason the engine would skip both variants of a series (NULL: one
  * runs), as run_series() in engine.c decides it before a backend starts. */
@@ -22,10 +23,11 @@ static const char *series_skipped(const struct cb_cluster *cl, const struct cb_b
 /* Whether some size gives the op at least one element per rank within
  * the backend's largest call. */
 static int has_size(const struct cb_cluster *cl, const struct cb_backend *be,
-                    const struct cb_op *op, int dtype, const uint64_t *sizes, int nsizes) {
+                    const struct cb_op *op, const struct cb_skew *skew, int dtype,
+                    const uint64_t *sizes, int nsizes) {
   for (int i = 0; i < nsizes; i++) {
     struct cb_shape sh;
-    op->shape(sizes[i], cb_dtypes[dtype].size, cl->nranks, &sh);
+    op->shape(sizes[i], cb_dtypes[dtype].size, cl->nranks, skew, &sh);
     if (sh.count > 0 && sh.count <= be->max_count)
       return 1;
   }
@@ -36,6 +38,8 @@ int cb_engine_plan_check(const struct cb_cluster *cl, const struct cb_settings *
                          struct cb_error *err) {
   uint64_t sizes[CB_MAX_SIZES];
   int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
+  if (s->skew && cb_skew_bind(s->skew, cl->nranks, err)) /* a matrix too small for the job */
+    return err->status;
   char first[256] = "";
   for (int b = 0; b < s->nbackends; b++) {
     const struct cb_backend *be = cb_backends[s->backends[b]];
@@ -47,7 +51,7 @@ int cb_engine_plan_check(const struct cb_cluster *cl, const struct cb_settings *
           for (int r = 0; r < nredops; r++) {
             int redop = op->uses_redop ? s->redops[r] : CB_NOREDOP;
             const char *why = series_skipped(cl, be, op, s->mems[m], s->dtypes[d], redop);
-            if (!why && !has_size(cl, be, op, s->dtypes[d], sizes, nsizes))
+            if (!why && !has_size(cl, be, op, s->skew, s->dtypes[d], sizes, nsizes))
               why = "every size is below one element per rank or over the backend's largest call";
             if (!why)
               return CB_OK;

@@ -4,6 +4,7 @@
  * their own (mode_report.c, mode_model.c, mode_fleet.c). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
@@ -12,6 +13,7 @@
 #include "cli_internal.h"
 #include "engine/defaults.h"
 #include "ops/op.h"
+#include "ops/skew.h"
 #include "runtime/gpu.h"
 
 /* getopt_long's table: the option table's rows for this parser (run and
@@ -156,8 +158,21 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     for (const char *c = strstr(arg, "copy"); c; c = strstr(c + 1, "copy"))
       if ((c == arg || c[-1] == ',') && (c[4] == ',' || c[4] == '\0'))
         return cb_fail(err, CB_USAGE, "--op %s: copy is a mode of its own, give it alone", arg);
-    return cb_cli_parse_list(arg, "--op", cb_op_lookup, op_name, CB_NOPS, s->ops, &s->nops, CB_NOPS,
-                             err);
+    return cb_cli_parse_list(arg, "--op", cb_op_lookup, op_name, CB_NSWEPT_OPS, s->ops, &s->nops,
+                             CB_NOPS, err);
+  case OPT_SKEW: {
+    struct cb_skew *k = calloc(1, sizeof *k);
+    if (!k)
+      return cb_fail(err, CB_RUNTIME, "--skew: out of memory");
+    if (cb_skew_parse(arg, k, err)) {
+      free(k);
+      return err->status;
+    }
+    if (s->skew) /* given twice: the last one */
+      cb_skew_free(s->skew), free(s->skew);
+    s->skew = k;
+    return CB_OK;
+  }
   case OPT_BACKEND:
     return cb_cli_parse_list(arg, "--backend", cb_backend_lookup, backend_name, cb_nbackends,
                              s->backends, &s->nbackends, CB_MAX_LIST, err);
@@ -418,7 +433,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (!max_time_given)
       s->max_time = CB_SWEEP_MAX_TIME;
     if (!op_given)
-      for (s->nops = 0; s->nops < CB_NOPS; s->nops++)
+      for (s->nops = 0; s->nops < CB_NSWEPT_OPS; s->nops++)
         s->ops[s->nops] = s->nops;
   }
   if (!mem_given && !cli->sweep)

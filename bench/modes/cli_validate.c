@@ -7,6 +7,8 @@
 #include "base/units.h"
 #include "cli_internal.h"
 #include "engine/measure.h"
+#include "ops/op.h"
+#include "ops/skew.h"
 #include "runtime/gpu.h"
 
 static int backend_has_transport(const struct cb_backend *b, const char *t) {
@@ -64,6 +66,14 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
     return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
                    cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
+  int skewed = 0;
+  for (int i = 0; i < s->nops; i++)
+    skewed |= cb_ops[s->ops[i]]->skewed;
+  if (s->skew && !skewed)
+    return cb_fail(err, CB_USAGE,
+                   "--skew %s shapes alltoallv's traffic, and --op has no alltoallv; add "
+                   "--op alltoallv",
+                   s->skew->label);
   if (s->rotate && s->graph > 0)
     return cb_fail(err, CB_USAGE,
                    "--rotate does not go with --graph %ld: a captured graph replays one "

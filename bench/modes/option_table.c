@@ -32,10 +32,17 @@ const struct cb_option cb_options[] = {
     {.name = "op", .arg = CB_ARG_ONE, .code = OPT_OP, .modes = CB_IN_RUN, .section = CB_SEC_WHAT,
      .metavar = "LIST",
      .help = "allreduce allgather reducescatter broadcast alltoall\n"
-             "p2p_lat p2p_bw p2p_bibw (default allreduce); copy\n"
+             "p2p_lat p2p_bw p2p_bibw (default allreduce; 'all'\n"
+             "and --sweep: these); alltoallv by name (--skew); copy\n"
              "alone: the GPU copy matrix of each node (copy\n"
              "engine and SM kernel, one and both ways, host to\n"
              "GPU and back; -e SIZE copies, default 64M)"},
+    {.name = "skew", .arg = CB_ARG_ONE, .code = OPT_SKEW, .modes = CB_IN_RUN,
+     .section = CB_SEC_WHAT, .metavar = "SPEC",
+     .help = "alltoallv's per-pair counts: uniform (default),\n"
+             "zipf:E (rank j receives 1/(j+1)^E of each rank's\n"
+             "tokens, as experts' popularity skews), or FILE, a\n"
+             "square matrix of bytes i->j (nccl-tests 2.19's)"},
     {.name = "backend", .arg = CB_ARG_ONE, .code = OPT_BACKEND, .modes = CB_IN_RUN,
      .section = CB_SEC_WHAT, .metavar = "LIST",
      .help = "backends (default mpi; see --list)"},

@@ -2,7 +2,9 @@
  * size is the whole gathered buffer, as in nccl-tests. */
 #include "op.h"
 
-static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
+static void shape(uint64_t bytes, size_t type_size, int nranks, const struct cb_skew *skew,
+                  struct cb_shape *s) {
+  (void)skew;
   s->count = bytes / ((uint64_t)type_size * (uint64_t)nranks);
   s->send_elems = s->count;
   s->recv_elems = s->inplace_elems = s->count * (size_t)nranks;

@@ -2,7 +2,9 @@
 #include "base/dtype.h"
 #include "op.h"
 
-static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
+static void shape(uint64_t bytes, size_t type_size, int nranks, const struct cb_skew *skew,
+                  struct cb_shape *s) {
+  (void)skew;
   (void)nranks;
   s->count = bytes / type_size;
   s->send_elems = s->recv_elems = s->inplace_elems = s->count;

@@ -2,7 +2,9 @@
  * block r of rank j's input. The row's size is one rank's whole buffer. */
 #include "op.h"
 
-static void shape(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
+static void shape(uint64_t bytes, size_t type_size, int nranks, const struct cb_skew *skew,
+                  struct cb_shape *s) {
+  (void)skew;
   s->count = bytes / ((uint64_t)type_size * (uint64_t)nranks);
   s->send_elems = s->recv_elems = s->inplace_elems = s->count * (size_t)nranks;
   s->bytes = s->algbw_bytes = (uint64_t)s->send_elems * type_size;

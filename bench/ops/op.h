@@ -19,8 +19,13 @@ enum cb_op_id {
   CB_OP_P2P_LAT,
   CB_OP_P2P_BW,
   CB_OP_P2P_BIBW,
+  CB_OP_ALLTOALLV, /* named, not swept: below CB_NSWEPT_OPS are "all" and --sweep's */
   CB_NOPS
 };
+#define CB_NSWEPT_OPS CB_OP_ALLTOALLV
+
+struct cb_skew;        /* ops/skew.h: alltoallv's per-pair counts */
+struct cb_skew_layout; /* and one rank's side of them */
 
 /* Per-rank buffers for one op at one size, in elements. */
 struct cb_shape {
@@ -41,14 +46,20 @@ struct cb_op_ctx {
   int inplace;
   /* How fill and check reach the buffers (cb_io_*): NULL for host memory. */
   struct cb_pattern_access *access;
+  /* alltoallv: this rank's counts and offsets (count is then the busiest
+   * sender's total); NULL for the other ops */
+  const struct cb_skew_layout *layout;
 };
 
 struct cb_op {
   const char *name;
   enum cb_op_id id;
   int uses_redop, uses_root, has_inplace;
+  int skewed; /* its per-pair counts come from --skew (cb_op_ctx.layout) */
   int min_ranks;
-  void (*shape)(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *out);
+  /* skew: alltoallv's (bound to nranks; NULL is uniform), ignored by the rest */
+  void (*shape)(uint64_t bytes, size_t type_size, int nranks, const struct cb_skew *skew,
+                struct cb_shape *out);
   double (*busbw_factor)(int nranks);
   /* Reported time = time per run() / divisor: a ping-pong is two one-way
    * trips, a bandwidth window carries `window` messages. */

@@ -6,7 +6,7 @@
 #include "runtime/settings.h"
 
 extern const struct cb_op cb_op_allreduce, cb_op_allgather, cb_op_reducescatter, cb_op_broadcast,
-    cb_op_alltoall, cb_op_p2p_lat, cb_op_p2p_bw, cb_op_p2p_bibw;
+    cb_op_alltoall, cb_op_p2p_lat, cb_op_p2p_bw, cb_op_p2p_bibw, cb_op_alltoallv;
 
 _Static_assert(CB_NOPS <= CB_MAX_OPS, "settings.h sizes its op list by CB_MAX_OPS");
 
@@ -19,6 +19,7 @@ const struct cb_op *const cb_ops[CB_NOPS] = {
     [CB_OP_P2P_LAT] = &cb_op_p2p_lat,
     [CB_OP_P2P_BW] = &cb_op_p2p_bw,
     [CB_OP_P2P_BIBW] = &cb_op_p2p_bibw,
+    [CB_OP_ALLTOALLV] = &cb_op_alltoallv,
 };
 
 int cb_op_lookup(const char *name) {

@@ -4,16 +4,18 @@
  * both ways at once (algbw counts both directions, as OSU does). */
 #include "op.h"
 
-static void shape_one_way(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
-  (void)nranks;
+static void shape_one_way(uint64_t bytes, size_t type_size, int nranks, const struct cb_skew *skew,
+                          struct cb_shape *s) {
+  (void)nranks, (void)skew;
   s->count = bytes / type_size;
   s->send_elems = s->recv_elems = s->count;
   s->inplace_elems = 0;
   s->bytes = s->algbw_bytes = s->count * type_size;
 }
 
-static void shape_both_ways(uint64_t bytes, size_t type_size, int nranks, struct cb_shape *s) {
-  shape_one_way(bytes, type_size, nranks, s);
+static void shape_both_ways(uint64_t bytes, size_t type_size, int nranks,
+                            const struct cb_skew *skew, struct cb_shape *s) {
+  shape_one_way(bytes, type_size, nranks, skew, s);
   s->algbw_bytes = 2 * s->bytes;
 }
 

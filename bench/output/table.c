@@ -215,9 +215,9 @@ static int table_series_begin(void *state, const struct cb_series *s, struct cb_
   t->oop_only = !s->has_inplace;
   t->latency = s->latency;
   t->one_rank = s->nranks == 1;
-  fprintf(t->out, "#\n# %s: backend %s, memory %s, transport %s, %d rank%s, %d node%s\n", s->op,
+  fprintf(t->out, "#\n# %s: backend %s, memory %s, transport %s, %d rank%s, %d node%s%s%s\n", s->op,
           s->backend, s->mem, s->transport, s->nranks, s->nranks == 1 ? "" : "s", s->nnodes,
-          s->nnodes == 1 ? "" : "s");
+          s->nnodes == 1 ? "" : "s", s->skew ? ", skew " : "", s->skew ? s->skew : "");
   if (t->oop_only) { /* point to point: one variant; a latency has no bandwidth */
     fprintf(t->out, "#%11s %13s %9s %7s %6s %9s", "size", "count", "type", "redop", "root", "time");
     if (!t->latency)

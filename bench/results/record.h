@@ -62,6 +62,9 @@ struct cb_record {
   /* 1: --rotate, each timed call on the next slice of a 256 MiB buffer
    * (cold caches, as nccl-tests times); written only then */
   int rotate;
+  /* alltoallv: --skew's label ("uniform", "zipf:1.2", "file:NAME"); "" for
+   * the other ops, and then not written */
+  char skew[96];
   /* --duration: the burn-in pass this was measured in and the pass's
    * wall-clock start (Unix seconds); 0 outside a burn-in, and then not
    * written. */
@@ -86,6 +89,7 @@ struct cb_series {
   /* what the table shows: an in-place variant (else no in-place columns),
    * and whether the figure is a latency (then no bandwidth columns) */
   int has_inplace, latency;
+  const char *skew; /* alltoallv: --skew's label; NULL for the other ops */
 };
 
 #endif

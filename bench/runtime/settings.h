@@ -24,8 +24,12 @@ int cb_stat_find(const char *name); /* -1: none such */
 enum cb_variant { CB_VARIANT_BOTH, CB_VARIANT_OUT_OF_PLACE, CB_VARIANT_IN_PLACE, CB_NVARIANTS };
 extern const char *const cb_variant_names[];
 
+struct cb_skew; /* ops/skew.h, which sits above */
+
 struct cb_settings {
   int ops[CB_MAX_OPS], nops;
+  struct cb_skew *skew; /* --skew: alltoallv's matrix, bound to the rank count by the engine;
+                           NULL: uniform */
   int backends[CB_MAX_LIST], nbackends;
   int skipped_backends[CB_MAX_LIST], nskipped_backends; /* --sweep left these out: unusable */
   int mems[CB_NMEMS], nmems;

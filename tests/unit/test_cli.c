@@ -89,10 +89,18 @@ static void test_sweep(void) {
   struct cb_error err;
   int rc = PARSE(&cli, &err, "--sweep");
   ok(rc == CB_OK && cli.sweep, "--sweep parses");
-  int all = cli.settings.nops == CB_NOPS;
-  for (int i = 0; all && i < CB_NOPS; i++)
+  int all = cli.settings.nops == CB_NSWEPT_OPS;
+  for (int i = 0; all && i < CB_NSWEPT_OPS; i++)
     all = cli.settings.ops[i] == i;
-  ok(all, "--sweep selects all %d ops (got %d)", CB_NOPS, cli.settings.nops);
+  ok(all, "--sweep selects the %d swept ops, alltoallv not (got %d)", CB_NSWEPT_OPS,
+     cli.settings.nops);
+  rc = PARSE(&cli, &err, "--op", "all");
+  ok(rc == CB_OK && cli.settings.nops == CB_NSWEPT_OPS, "--op all: the swept ops (got %d)",
+     cli.settings.nops);
+  rc = PARSE(&cli, &err, "--op", "all,alltoallv");
+  ok(rc == CB_OK && cli.settings.nops == CB_NOPS &&
+         cli.settings.ops[CB_NOPS - 1] == CB_OP_ALLTOALLV,
+     "--op all,alltoallv: every op");
   ok(cli.settings.nbackends >= 1 && cli.settings.nmems >= 1 && cli.settings.mems[0] == CB_MEM_HOST,
      "--sweep: usable backends, host memory at least");
   rc = PARSE(&cli, &err, "--sweep", "--op", "broadcast");

@@ -16,7 +16,8 @@ static double expected_factor(int op, int n) {
   case CB_OP_ALLREDUCE: return 2.0 * (n - 1) / n;
   case CB_OP_ALLGATHER:
   case CB_OP_REDUCESCATTER:
-  case CB_OP_ALLTOALL: return (double)(n - 1) / n;
+  case CB_OP_ALLTOALL:
+  case CB_OP_ALLTOALLV: return (double)(n - 1) / n;
   case CB_OP_BROADCAST: return 1.0; /* nccl-tests: factor 1, one rank too */
   default: return 1.0;
   }
@@ -24,8 +25,8 @@ static double expected_factor(int op, int n) {
 
 static void test_names(void) {
   static const char *const names[CB_NOPS] = {
-      "allreduce", "allgather", "reducescatter", "broadcast",
-      "alltoall",  "p2p_lat",   "p2p_bw",        "p2p_bibw",
+      "allreduce", "allgather", "reducescatter", "broadcast", "alltoall",
+      "p2p_lat",   "p2p_bw",    "p2p_bibw",      "alltoallv",
   };
   for (int i = 0; i < CB_NOPS; i++) {
     const struct cb_op *op = cb_ops[i];
@@ -74,7 +75,7 @@ static void test_shapes(void) {
         continue;
       struct cb_shape s;
       memset(&s, 0xa5, sizeof s); /* every field must be written */
-      op->shape(bytes, esize, n, &s);
+      op->shape(bytes, esize, n, NULL, &s);
       struct cb_shape w = {0};
       size_t whole = bytes / esize;               /* 262144 */
       size_t block = bytes / (esize * (size_t)n); /* per-rank block, rounded down */
@@ -92,6 +93,9 @@ static void test_shapes(void) {
       case CB_OP_ALLTOALL:
         w = (struct cb_shape){block,     block * n,         block * n,
                               block * n, block * n * esize, block * n * esize};
+        break;
+      case CB_OP_ALLTOALLV: /* uniform: every rank sends (and receives) the whole row */
+        w = (struct cb_shape){whole, whole, whole, 0, bytes, bytes};
         break;
       case CB_OP_P2P_LAT:
       case CB_OP_P2P_BW: w = (struct cb_shape){whole, whole, whole, 0, bytes, bytes}; break;
@@ -112,7 +116,7 @@ static void test_shapes(void) {
     }
   /* 3 ranks do not divide 1M: the row reports the bytes really moved */
   struct cb_shape s;
-  cb_ops[CB_OP_ALLGATHER]->shape(1 << 20, 4, 3, &s);
+  cb_ops[CB_OP_ALLGATHER]->shape(1 << 20, 4, 3, NULL, &s);
   ok(s.count == 87381 && s.bytes == 1048572, "allgather 1M/3 ranks rounds down to 1048572 B");
 }
 

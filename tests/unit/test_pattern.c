@@ -7,6 +7,7 @@
 
 #include "base/dtype.h"
 #include "ops/op.h"
+#include "ops/skew.h"
 #include "tap.h"
 
 #define MAXR 8
@@ -71,6 +72,8 @@ struct world {
   struct cb_shape sh;
   size_t es;
   unsigned char *send[MAXR], *out[MAXR]; /* in place: send[r] == out[r] */
+  struct cb_skew *skew;                  /* alltoallv: zipf:1.2, so rows differ in size */
+  struct cb_skew_layout lay[MAXR];
 };
 
 /* The rank's input as fill() left it, and where its result lands. */
@@ -85,15 +88,26 @@ static unsigned char *result(const struct world *w, int r) {
 }
 
 static struct cb_op_ctx ctx(const struct world *w, const struct cb_pattern *p, int r) {
-  return (struct cb_op_ctx){p,           r,          w->n, w->root, cb_p2p_peer(r, w->n),
-                            w->sh.count, w->inplace, NULL};
+  return (struct cb_op_ctx){p,
+                            r,
+                            w->n,
+                            w->root,
+                            cb_p2p_peer(r, w->n),
+                            w->sh.count,
+                            w->inplace,
+                            NULL,
+                            w->op->skewed ? &w->lay[r] : NULL};
 }
 
 /* Allocates, poisons the outputs and fills the inputs, as the engine does. */
 static void setup(struct world *w, const struct cb_pattern *p) {
   w->es = cb_dtypes[w->dt].size;
-  w->op->shape((uint64_t)BLOCK * w->es * (uint64_t)w->n, w->es, w->n, &w->sh);
+  w->op->shape((uint64_t)BLOCK * w->es * (uint64_t)w->n, w->es, w->n, w->skew, &w->sh);
   for (int r = 0; r < w->n; r++) {
+    if (w->op->skewed) {
+      cb_skew_layout_alloc(&w->lay[r], w->n);
+      cb_skew_layout_fill(w->skew, w->n, r, w->sh.count, &w->lay[r]);
+    }
     size_t out = w->inplace ? w->sh.inplace_elems : w->sh.recv_elems;
     w->out[r] = malloc(out * w->es + 1);
     cb_pattern_poison(w->dt, w->out[r], out);
@@ -108,6 +122,7 @@ static void teardown(struct world *w) {
     if (!w->inplace)
       free(w->send[r]);
     free(w->out[r]);
+    cb_skew_layout_free(&w->lay[r]);
   }
 }
 
@@ -142,6 +157,14 @@ static void simulate(struct world *w, enum fault f) {
       }
       break;
     case CB_OP_BROADCAST: memcpy(tmp[r], input(w, f == WRONG_RANK ? r : w->root), c * es); break;
+    case CB_OP_ALLTOALLV: /* zipf rows are alike, so a swapped sender's part has the same size */
+      for (int j = 0; j < w->n; j++) {
+        int from = f == WRONG_RANK && (j ^ 1) < w->n ? j ^ 1 : j;
+        const struct cb_skew_layout *l = &w->lay[r];
+        memcpy(tmp[r] + l->recv_displs[j] * es, input(w, from) + l->src_offsets[j] * es,
+               l->recv_counts[j] * es);
+      }
+      break;
     default: { /* p2p: whoever receives gets the peer's data */
       int peer = cb_p2p_peer(r, w->n);
       got[r] = peer >= 0 && (w->op->id != CB_OP_P2P_BW || r % 2 == 1);
@@ -179,9 +202,15 @@ static size_t run_case(struct world *w, enum fault f, int t, size_t *total) {
   return at_t;
 }
 
-static void test_case(const struct cb_op *op, int n, int dt, int redop, int inplace) {
-  struct world w = {
-      .op = op, .n = n, .dt = dt, .redop = redop, .inplace = inplace, .root = n > 2 ? n - 1 : 0};
+static void test_case(const struct cb_op *op, int n, int dt, int redop, int inplace,
+                      struct cb_skew *skew) {
+  struct world w = {.op = op,
+                    .n = n,
+                    .dt = dt,
+                    .redop = redop,
+                    .inplace = inplace,
+                    .root = n > 2 ? n - 1 : 0,
+                    .skew = skew};
   char name[128];
   snprintf(name, sizeof name, "%s n=%d %s%s%s%s", op->name, n, cb_dtypes[dt].name,
            op->uses_redop ? " " : "", op->uses_redop ? cb_redop_name(redop) : "",
@@ -230,6 +259,9 @@ static void test_case(const struct cb_op *op, int n, int dt, int redop, int inpl
 
 static void test_all_ops(void) {
   const int ns[] = {1, 2, 3, 4, 7};
+  struct cb_skew zipf;
+  struct cb_error err = {0};
+  cb_skew_parse("zipf:1.2", &zipf, &err);
   for (int o = 0; o < CB_NOPS; o++)
     for (int k = 0; k < 5; k++)
       for (int dt = 0; dt < CB_NDTYPES; dt++) {
@@ -238,9 +270,12 @@ static void test_all_ops(void) {
         if (n < op->min_ranks || (half && op->uses_redop))
           continue; /* no 16-bit reductions: nothing to simulate them with */
         for (int redop = 0; redop < (op->uses_redop ? CB_NREDOPS : 1); redop++)
-          for (int inplace = 0; inplace <= op->has_inplace; inplace++)
-            test_case(op, n, dt, op->uses_redop ? redop : CB_NOREDOP, inplace);
+          for (int inplace = 0; inplace <= op->has_inplace; inplace++) {
+            cb_skew_bind(&zipf, n, &err);
+            test_case(op, n, dt, op->uses_redop ? redop : CB_NOREDOP, inplace, &zipf);
+          }
       }
+  cb_skew_free(&zipf);
 }
 
 /* Many ranks: the rank-ordered sum stays exact (float) or wraps exactly
@@ -254,7 +289,8 @@ static void test_many_ranks(int dt, int n, size_t count) {
   unsigned char *acc = malloc(count * es), *in = malloc(count * es), *stale = malloc(count * es);
   int64_t *wide = calloc(count, sizeof *wide), widest = 0;
   for (int r = 0; r < n; r++) {
-    struct cb_op_ctx c = {&p, r, n, 0, -1, count, 0, NULL}, c0 = {&p0, r, n, 0, -1, count, 0, NULL};
+    struct cb_op_ctx c = {&p, r, n, 0, -1, count, 0, NULL, NULL},
+                     c0 = {&p0, r, n, 0, -1, count, 0, NULL, NULL};
     cb_ops[CB_OP_ALLREDUCE]->fill(&c, r ? in : acc);
     for (size_t i = 0; i < count; i++) /* the true sum, for the wrap test */
       wide[i] += cb_pattern_value(&p, r, i);
@@ -266,7 +302,7 @@ static void test_many_ranks(int dt, int n, size_t count) {
   }
   for (size_t i = 0; i < count; i++)
     widest = wide[i] > widest ? wide[i] : widest;
-  struct cb_op_ctx c = {&p, 0, n, 0, -1, count, 0, NULL};
+  struct cb_op_ctx c = {&p, 0, n, 0, -1, count, 0, NULL, NULL};
   const struct cb_op *ar = cb_ops[CB_OP_ALLREDUCE];
   is_long((long)ar->check(&c, acc), 0, "%s sum over %d ranks, %zu elements: 0 wrong (largest %lld)",
           cb_dtypes[dt].name, n, count, (long long)widest);
