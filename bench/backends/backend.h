@@ -93,6 +93,17 @@ struct cb_backend {
    * algo, algo_by); "" when it does not say. May be NULL. */
   void (*coll_algo)(void *ctx, const struct cb_op_args *args, char *name, size_t len, char *by,
                     size_t blen);
+  /* --concurrent: ops side by side on communicators of part of the ranks.
+   * split(): the ranks passing the same color, ordered by key, as one
+   * communicator (collective over every rank; *comm its handle). start():
+   * args' op on comm, not waited for; `slot` (below CB_MAX_CONCURRENT)
+   * names it to test(), which sets *done once it has completed. NULL: the
+   * backend runs one op at a time only. */
+  int (*split)(void *ctx, int color, int key, void **comm, struct cb_error *err);
+  int (*start)(void *ctx, void *comm, const struct cb_op_args *args, int slot,
+               struct cb_error *err);
+  int (*test)(void *ctx, int slot, int *done, struct cb_error *err);
+  void (*free_comm)(void *ctx, void *comm);
   /* Where an in-place result starts, if not the op's convention. May be NULL. */
   size_t (*inplace_result_offset)(const struct cb_op *op, size_t count, int rank);
   void (*finalize)(void *ctx);

@@ -27,7 +27,8 @@ struct mpi_ctx {
   MPI_Status *statuses; /* not MPI_STATUSES_IGNORE: MPICH's headers make gcc warn */
   int nrequests;
   int *v; /* alltoallv's counts and displacements as MPI takes them: 4 x nranks */
-  char intra[16], inter[16]; /* path labels within and between nodes */
+  MPI_Request slots[CB_MAX_CONCURRENT]; /* --concurrent's ops in flight */
+  char intra[16], inter[16];            /* path labels within and between nodes */
   /* Open MPI coll/tuned: whether it serves the collectives with rules
    * collbench knows (no rules file, not displaced by coll/han), and the
    * algorithm the run forced per op (0: the fixed rules decide). */
@@ -195,6 +196,57 @@ static int run_p2p_bibw(struct mpi_ctx *c, const struct cb_op_args *a, struct cb
   for (int i = 0; i < w; i++)
     TRY(MPI_Isend(a->send, n, t, a->peer, DATA_TAG, c->comm, &c->requests[w + i]));
   TRY(MPI_Waitall(2 * w, c->requests, c->statuses));
+  return CB_OK;
+}
+
+/* --concurrent: the non-blocking form of each collective on a split
+ * communicator; progress comes from test()'s MPI_Test, called in turn. */
+static int mpi_split(void *ctx, int color, int key, void **comm, struct cb_error *err) {
+  struct mpi_ctx *c = ctx;
+  MPI_Comm *sub = malloc(sizeof *sub);
+  int rc = sub ? MPI_Comm_split(c->comm, color, key, sub) : MPI_ERR_NO_MEM;
+  if (rc != MPI_SUCCESS) {
+    free(sub);
+    return cb_fail(err, CB_RUNTIME, "rank %d (%s): mpi: MPI_Comm_split(color %d) failed (%d)",
+                   c->cl->rank, c->cl->hostname, color, rc);
+  }
+  *comm = sub;
+  return CB_OK;
+}
+
+static void mpi_free_comm(void *ctx, void *comm) {
+  (void)ctx;
+  MPI_Comm_free(comm);
+  free(comm);
+}
+
+static int mpi_start(void *ctx, void *comm, const struct cb_op_args *a, int slot,
+                     struct cb_error *err) {
+  struct mpi_ctx *c = ctx;
+  MPI_Comm g = *(MPI_Comm *)comm;
+  MPI_Datatype t = mpi_type(a->dtype);
+  int n = (int)a->count;
+  MPI_Request *r = &c->slots[slot];
+  switch (a->op->id) {
+  case CB_OP_ALLREDUCE: TRY(MPI_Iallreduce(in(a), a->recv, n, t, mpi_op(a->redop), g, r)); break;
+  case CB_OP_ALLGATHER: TRY(MPI_Iallgather(in(a), n, t, a->recv, n, t, g, r)); break;
+  case CB_OP_REDUCESCATTER:
+    TRY(MPI_Ireduce_scatter_block(in(a), a->recv, n, t, mpi_op(a->redop), g, r));
+    break;
+  case CB_OP_BROADCAST: TRY(MPI_Ibcast(a->recv, n, t, a->root, g, r)); break;
+  case CB_OP_ALLTOALL: TRY(MPI_Ialltoall(in(a), n, t, a->recv, n, t, g, r)); break;
+  default:
+    return cb_fail(err, CB_USAGE, "mpi: %s does not run side by side (--concurrent)", a->op->name);
+  }
+  return CB_OK;
+}
+
+static int mpi_test(void *ctx, int slot, int *done, struct cb_error *err) {
+  struct mpi_ctx *c = ctx;
+  int rc = MPI_Test(&c->slots[slot], done, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS)
+    return cb_fail(err, CB_RUNTIME, "rank %d (%s): mpi: MPI_Test of --concurrent's op %d: %d",
+                   c->cl->rank, c->cl->hostname, slot, rc);
   return CB_OK;
 }
 
@@ -534,5 +586,9 @@ const struct cb_backend cb_backend_mpi = {
     .transport_label = mpi_transport_label,
     .coll_algo = mpi_coll_algo,
     .inplace_result_offset = mpi_inplace_result_offset,
+    .split = mpi_split,
+    .start = mpi_start,
+    .test = mpi_test,
+    .free_comm = mpi_free_comm,
     .finalize = mpi_finalize,
 };

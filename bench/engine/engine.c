@@ -14,6 +14,7 @@
 #include "base/interrupt.h"
 #include "base/timer.h"
 #include "base/units.h"
+#include "concurrent.h"
 #include "measure.h"
 #include "ops/skew.h"
 #include "runtime/gpu.h"
@@ -601,7 +602,11 @@ static int run_backend(struct series_ctx *sc, const uint64_t *sizes, int nsizes,
     sc->said_gpu_waits = 1;
     rc = note(sc, err, "%s", waits);
   }
-  for (int m = 0; m < s->nmems && !rc && !sc->sum->stopped; m++)
+  for (int m = 0; m < s->nmems && !rc && s->nconcurrent; m++)
+    for (int d = 0; d < s->ndtypes && !rc; d++)
+      rc = cb_concurrent_run(sc->cl, s, sc->backend, sc->ctx, s->mems[m], s->dtypes[d], sizes,
+                             nsizes, sc->sinks, sc->nsinks, sc->sum, err);
+  for (int m = 0; m < s->nmems && !rc && !sc->sum->stopped && !s->nconcurrent; m++)
     for (int o = 0; o < s->nops && !rc && !sc->sum->stopped; o++)
       for (int d = 0; d < s->ndtypes && !rc && !sc->sum->stopped; d++) {
         sc->mem = s->mems[m];

@@ -40,6 +40,8 @@ int cb_engine_plan_check(const struct cb_cluster *cl, const struct cb_settings *
   int nsizes = cb_settings_sizes(s, sizes, CB_MAX_SIZES);
   if (s->skew && cb_skew_bind(s->skew, cl->nranks, err)) /* a matrix too small for the job */
     return err->status;
+  if (s->nconcurrent) /* the layout against the job: its rank count, its nodes */
+    return cb_parallel_fit(&s->parallel, cl->nranks, cl->node_of_rank, err);
   char first[256] = "";
   for (int b = 0; b < s->nbackends; b++) {
     const struct cb_backend *be = cb_backends[s->backends[b]];

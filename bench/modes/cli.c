@@ -81,6 +81,40 @@ static const char *long_name(int i) {
   return suggestable[i];
 }
 
+/* "allreduce@tp,allgather@dp": a collective MPI starts without waiting, at
+ * a dimension's communicator, each pair once. */
+static int parse_concurrent(const char *arg, struct cb_settings *s, struct cb_error *err) {
+  char copy[256], *save = NULL;
+  if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
+    return cb_fail(err, CB_USAGE, "--concurrent: '%.40s...' is too long", arg);
+  s->nconcurrent = 0;
+  for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    char *at = strchr(item, '@');
+    if (at)
+      *at++ = '\0';
+    int op = cb_op_lookup(item), dim = at ? cb_dim_lookup(at) : -1;
+    if (!at || dim < 0)
+      return cb_fail(err, CB_USAGE,
+                     "--concurrent %s: '%s%s%s' is not OP@DIM with DIM one of tp, ep, dp, pp", arg,
+                     item, at ? "@" : "", at ? at : "");
+    if (op < 0 || op > CB_OP_ALLTOALL)
+      return cb_fail(err, CB_USAGE,
+                     "--concurrent %s: '%s' is not a collective that runs side by side "
+                     "(allreduce allgather reducescatter broadcast alltoall)",
+                     arg, item);
+    for (int i = 0; i < s->nconcurrent; i++)
+      if (s->concurrent_op[i] == op && s->concurrent_dim[i] == dim)
+        return cb_fail(err, CB_USAGE, "--concurrent %s: %s@%s is given twice", arg, item, at);
+    if (s->nconcurrent == CB_MAX_CONCURRENT)
+      return cb_fail(err, CB_USAGE, "--concurrent %s: at most %d ops", arg, CB_MAX_CONCURRENT);
+    s->concurrent_op[s->nconcurrent] = op;
+    s->concurrent_dim[s->nconcurrent++] = dim;
+  }
+  if (!s->nconcurrent)
+    return cb_fail(err, CB_USAGE, "--concurrent: empty; give e.g. allreduce@tp,allgather@dp");
+  return CB_OK;
+}
+
 static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
                         int *mem_given, struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
@@ -160,6 +194,8 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
         return cb_fail(err, CB_USAGE, "--op %s: copy is a mode of its own, give it alone", arg);
     return cb_cli_parse_list(arg, "--op", cb_op_lookup, op_name, CB_NSWEPT_OPS, s->ops, &s->nops,
                              CB_NOPS, err);
+  case OPT_PARALLEL: cli->parallel_given = 1; return cb_parallel_parse(arg, &s->parallel, err);
+  case OPT_CONCURRENT: return parse_concurrent(arg, s, err);
   case OPT_SKEW: {
     struct cb_skew *k = calloc(1, sizeof *k);
     if (!k)
@@ -435,6 +471,45 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NSWEPT_OPS; s->nops++)
         s->ops[s->nops] = s->nops;
+  }
+  if (s->nconcurrent || cli->parallel_given) { /* --concurrent: its own ops, its own way */
+    char layout[48];
+    cb_parallel_format(&s->parallel, layout, sizeof layout);
+    if (!s->nconcurrent)
+      return cb_fail(err, CB_USAGE,
+                     "--parallel %s lays out --concurrent's communicators: give --concurrent "
+                     "OP@DIM,... (e.g. allreduce@tp)",
+                     layout);
+    if (!cli->parallel_given)
+      return cb_fail(err, CB_USAGE,
+                     "--concurrent needs --parallel, the layout whose communicators it runs on "
+                     "(e.g. --parallel tp=2,dp=2)");
+    const char *other = op_given            ? "op"
+                        : cli->sweep        ? "sweep"
+                        : cli->tune.enabled ? "tune"
+                        : cli->accept_path  ? "accept"
+                        : cli->matrix       ? "matrix"
+                        : s->duration > 0   ? "duration"
+                                            : NULL;
+    if (other)
+      return cb_fail(err, CB_USAGE, "--concurrent names the ops it runs: --%s does not go with it",
+                     other);
+    for (int i = 0; i < s->nconcurrent; i++)
+      if (s->parallel.size[s->concurrent_dim[i]] < 2)
+        return cb_fail(err, CB_USAGE,
+                       "--concurrent %s@%s: --parallel %s has no %s groups of 2 or more ranks",
+                       cb_ops[s->concurrent_op[i]]->name, cb_dim_names[s->concurrent_dim[i]],
+                       layout, cb_dim_names[s->concurrent_dim[i]]);
+    for (int i = 0; i < s->nbackends; i++)
+      if (!cb_backends[s->backends[i]]->split)
+        return cb_fail(err, CB_USAGE,
+                       "--concurrent runs on the mpi backend (non-blocking collectives on split "
+                       "communicators); not yet on %s",
+                       cb_backends[s->backends[i]]->name);
+    for (int i = 0; i < s->nmems; i++)
+      if (s->mems[i] != CB_MEM_HOST)
+        return cb_fail(err, CB_USAGE, "--concurrent measures host memory only, not --mem %s",
+                       cb_mem_names[s->mems[i]]);
   }
   if (!mem_given && !cli->sweep)
     for (int i = 0; i < s->nbackends; i++)

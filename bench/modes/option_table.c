@@ -43,6 +43,17 @@ const struct cb_option cb_options[] = {
              "zipf:E (rank j receives 1/(j+1)^E of each rank's\n"
              "tokens, as experts' popularity skews), or FILE, a\n"
              "square matrix of bytes i->j (nccl-tests 2.19's)"},
+    {.name = "parallel", .arg = CB_ARG_ONE, .code = OPT_PARALLEL, .modes = CB_IN_RUN,
+     .section = CB_SEC_WHAT, .metavar = "DIMS",
+     .help = "a job's layout, e.g. tp=2,dp=2 (tp, ep, dp, pp; their\n"
+             "product the rank count; tp innermost, inside a node,\n"
+             "as Megatron places them): --concurrent's communicators"},
+    {.name = "concurrent", .arg = CB_ARG_ONE, .code = OPT_CONCURRENT, .modes = CB_IN_RUN,
+     .section = CB_SEC_WHAT, .metavar = "OP@DIM,...",
+     .help = "these collectives at once, each on its --parallel\n"
+             "communicator (allreduce@tp,allgather@dp), and each\n"
+             "alone in the same rounds: the slowdown from sharing\n"
+             "links (mpi, host memory; instead of --op)"},
     {.name = "backend", .arg = CB_ARG_ONE, .code = OPT_BACKEND, .modes = CB_IN_RUN,
      .section = CB_SEC_WHAT, .metavar = "LIST",
      .help = "backends (default mpi; see --list)"},

@@ -38,6 +38,7 @@ struct cb_cli {
   int nrenamed;
   /* given on the command line, not defaults: read again by cb_cli_prepare */
   int factor_given, backend_given, mem_given;
+  int parallel_given; /* --parallel: s->parallel holds it */
 };
 
 #endif

@@ -148,6 +148,19 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
   r->rotate = json_is_true(json_object_get(o, "rotate"));
   const char *skew = json_string_value(json_object_get(o, "skew"));
   snprintf(r->skew, sizeof r->skew, "%s", skew ? skew : "");
+  const char *conc = json_string_value(json_object_get(o, "concurrent"));
+  if (conc) { /* --concurrent's: the rest of its figures are read with it */
+    const char *comm = json_string_value(json_object_get(o, "comm")),
+               *layout = json_string_value(json_object_get(o, "parallel"));
+    snprintf(r->concurrent, sizeof r->concurrent, "%s", conc);
+    snprintf(r->comm, sizeof r->comm, "%s", comm ? comm : "");
+    snprintf(r->parallel, sizeof r->parallel, "%s", layout ? layout : "");
+    json_t *v;
+    r->time_us_alone =
+        (v = json_object_get(o, "time_us_alone")) && json_is_number(v) ? json_number_value(v) : NAN;
+    r->slowdown =
+        (v = json_object_get(o, "slowdown")) && json_is_number(v) ? json_number_value(v) : NAN;
+  }
   const char *ran = json_string_value(json_object_get(o, "nccl_ran"));
   snprintf(r->nccl_ran, sizeof r->nccl_ran, "%s", ran ? ran : "");
   r->nccl_ran_other = ran && json_is_true(json_object_get(o, "nccl_ran_other"));

@@ -190,6 +190,17 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
     json_object_set_new(o, "rotate", json_true());
   if (r->skew[0]) /* alltoallv's per-pair counts */
     json_object_set_new(o, "skew", cb_json_text(r->skew));
+  if (r->concurrent[0]) { /* --concurrent: beside its time alone, and the paired slowdown */
+    json_object_set_new(o, "comm", cb_json_text(r->comm));
+    json_object_set_new(o, "parallel", cb_json_text(r->parallel));
+    json_object_set_new(o, "concurrent", cb_json_text(r->concurrent));
+    const char *names[] = {"time_us_alone", "busbw_GBps_alone", "slowdown", "slowdown_lo",
+                           "slowdown_hi"};
+    const double values[] = {r->time_us_alone, r->busbw_GBps_alone, r->slowdown, r->slowdown_lo,
+                             r->slowdown_hi};
+    for (int i = 0; i < 5; i++)
+      json_object_set_new(o, names[i], isfinite(values[i]) ? json_real(values[i]) : json_null());
+  }
   if (r->nccl_ran[0]) { /* what NCCL ran, per the profiler plugin */
     json_object_set_new(o, "nccl_ran", cb_json_text(r->nccl_ran));
     json_object_set_new(o, "nccl_ran_other", json_boolean(r->nccl_ran_other));

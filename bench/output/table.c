@@ -218,6 +218,11 @@ static int table_series_begin(void *state, const struct cb_series *s, struct cb_
   fprintf(t->out, "#\n# %s: backend %s, memory %s, transport %s, %d rank%s, %d node%s%s%s\n", s->op,
           s->backend, s->mem, s->transport, s->nranks, s->nranks == 1 ? "" : "s", s->nnodes,
           s->nnodes == 1 ? "" : "s", s->skew ? ", skew " : "", s->skew ? s->skew : "");
+  if (s->concurrent) /* the figures are together; each row adds the time alone */
+    fprintf(t->out,
+            "# on each %s group, at once with %s (time: together, the slowest group's; "
+            "\"alone\": the same op alone in the same rounds, and together/alone)\n",
+            s->comm, s->concurrent);
   if (t->oop_only) { /* point to point: one variant; a latency has no bandwidth */
     fprintf(t->out, "#%11s %13s %9s %7s %6s %9s", "size", "count", "type", "redop", "root", "time");
     if (!t->latency)
@@ -276,6 +281,11 @@ static int table_row(void *state, const struct cb_row *row, struct cb_error *err
     else if (v[i] && v[i]->noisy && v[i]->time_us_median > 0)
       fprintf(t->out, "%s%s+-%.1f%%", marks++ ? ", " : "  ~ ", i ? "in place " : "",
               100 * v[i]->ci95_us / v[i]->time_us_median);
+  if (r->concurrent[0]) /* --concurrent: alone, and the paired slowdown with its interval */
+    fprintf(t->out,
+            isnan(r->slowdown_lo) ? "  alone %.2f us, x%.2f"
+                                  : "  alone %.2f us, x%.2f [%.2f, %.2f]",
+            r->time_us_alone, r->slowdown, r->slowdown_lo, r->slowdown_hi);
   /* NCCL ran another algorithm than NCCL_ALGO asked (the profiler plugin) */
   for (int i = 0; i < 2; i++)
     if (v[i] && v[i]->nccl_ran_other)

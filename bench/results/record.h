@@ -65,6 +65,14 @@ struct cb_record {
   /* alltoallv: --skew's label ("uniform", "zipf:1.2", "file:NAME"); "" for
    * the other ops, and then not written */
   char skew[96];
+  /* --concurrent: the --parallel dimension whose communicator the op ran on
+   * ("tp"; nranks is its group's size, nnodes rank 0's group's nodes), the
+   * layout ("tp=2,dp=2") and the ops run together ("allreduce@tp,
+   * allgather@dp"); the same op alone in the same rounds (its median time
+   * and busbw), and the paired slowdown: the median over rounds of together
+   * / alone, with its 95% CI's ends. "" and unwritten otherwise. */
+  char comm[8], parallel[48], concurrent[96];
+  double time_us_alone, busbw_GBps_alone, slowdown, slowdown_lo, slowdown_hi;
   /* --duration: the burn-in pass this was measured in and the pass's
    * wall-clock start (Unix seconds); 0 outside a burn-in, and then not
    * written. */
@@ -89,7 +97,8 @@ struct cb_series {
   /* what the table shows: an in-place variant (else no in-place columns),
    * and whether the figure is a latency (then no bandwidth columns) */
   int has_inplace, latency;
-  const char *skew; /* alltoallv: --skew's label; NULL for the other ops */
+  const char *skew;              /* alltoallv: --skew's label; NULL for the other ops */
+  const char *comm, *concurrent; /* --concurrent: the dimension and the ops; NULL otherwise */
 };
 
 #endif

@@ -7,10 +7,12 @@
 
 #include "base/dtype.h"
 #include "runtime/memory.h"
+#include "runtime/parallel.h"
 
 #define CB_MAX_LIST 16
 #define CB_MAX_OPS 16 /* at least CB_NOPS (ops.c asserts it): the ops sit above */
 #define CB_MAX_SIZES 1024
+#define CB_MAX_CONCURRENT 4 /* --concurrent's ops */
 
 enum cb_mode { CB_MODE_THROUGHPUT, CB_MODE_LATENCY };
 extern const char *const cb_mode_names[];
@@ -30,6 +32,11 @@ struct cb_settings {
   int ops[CB_MAX_OPS], nops;
   struct cb_skew *skew; /* --skew: alltoallv's matrix, bound to the rank count by the engine;
                            NULL: uniform */
+  /* --concurrent OP@DIM,...: these ops at once, each on its --parallel
+   * dimension's communicator (nconcurrent 0: none; then ops[] runs) */
+  struct cb_parallel parallel;
+  int nconcurrent;
+  int concurrent_op[CB_MAX_CONCURRENT], concurrent_dim[CB_MAX_CONCURRENT];
   int backends[CB_MAX_LIST], nbackends;
   int skipped_backends[CB_MAX_LIST], nskipped_backends; /* --sweep left these out: unusable */
   int mems[CB_NMEMS], nmems;
