@@ -95,7 +95,7 @@ steps_of() {
   watchdog) echo watchdog ;;
   anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
-  ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree ;;
+  ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree reg-local reg-symmetric ;;
   tests) echo tests-build tests ;;
   esac
 }
@@ -107,7 +107,7 @@ planned() {
   nccl-1) echo 90 ;;
   share-2 | share-4) echo 120 ;; # ranks may take turns on the GPU (no MPS)
   graph) echo 45 ;;
-  ran-1 | ran-2 | ran-4 | ran-nvls | ran-tree) echo 60 ;;
+  ran-1 | ran-2 | ran-4 | ran-nvls | ran-tree | reg-local | reg-symmetric) echo 60 ;;
   copy | mpi-device | watchdog | tune-sourced | tune-plugin) echo 60 ;;
   tune-tiny) echo 120 ;;
   tests) echo 300 ;;
@@ -427,6 +427,14 @@ part_ran() {
       --json "$OUT/$n.jsonl"
     ran_rows "$n"
     grep -m 3 '! ran\|NCCL_ALGO' "$OUT/$n.out" | sed 's/^/    /' | tee -a "$REPORT"
+  done
+  # --register (nccl-tests -R 1/2): exact, "register" on each row, what ran;
+  # NCCL may refuse symmetric windows where the topology has no symmetric
+  # kernels (its error said, exit 3) or run its usual kernels (nccl_ran says)
+  for g in local symmetric; do
+    step reg-$g 0 mpirun -np 1 $r --op allreduce,allgather,reducescatter --register $g -e 64M \
+      --json "$OUT/reg-$g.jsonl" && ran_rows reg-$g
+    say "  reg-$g: $(grep -c "\"register\":\"$g\"" "$OUT/reg-$g.jsonl" 2>/dev/null) rows registered"
   done
 }
 

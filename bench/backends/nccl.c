@@ -59,6 +59,12 @@ struct nccl_ctx {
   char why[128];       /* an unsupported() reason built at run time */
   cb_ran_take_fn take; /* collbench's profiler plugin, as NCCL loaded it; NULL: none */
   int failed;          /* an NCCL or CUDA call on it failed: it is aborted, not destroyed */
+  /* --register: how device buffers are allocated and registered, and the
+   * live ones with their handles (ncclCommRegister's or the window) */
+  int reg;
+  struct {
+    void *ptr, *handle;
+  } regs[8];
 };
 
 /* " for allreduce of 262144 float (1048576 bytes)", from the op last run */
@@ -630,6 +636,16 @@ static int nccl_init(const struct cb_cluster *cl, const struct cb_settings *s,
     return cb_fail(err, CB_RUNTIME, "nccl: out of memory");
   c->cl = cl;
   *ctx = c;
+  int version = 0;
+  char why[160];
+  ncclGetVersion(&version);
+  if (cb_nccl_register_refusal(s->reg, version, why, sizeof why)) {
+    free(c);
+    *ctx = NULL;
+    err->host = 1; /* the command line is sound; this NCCL cannot do it */
+    return cb_fail(err, CB_USAGE, "%s", why);
+  }
+  c->reg = s->reg;
   /* --tune's rule sweep and --accept reach here without nccl_pre_init */
   cb_nccl_log_open();
   cb_nccl_log_cursor_end(&c->log);
@@ -715,14 +731,58 @@ static int nccl_device_index(void *ctx) {
   return ((struct nccl_ctx *)ctx)->device;
 }
 
+/* --register local|symmetric: ncclMemAlloc's memory, registered as
+ * nccl-tests -R 1/2 registers it. A window registration is collective:
+ * the engine allocates the same buffers in the same order on every rank. */
+static int register_alloc(struct nccl_ctx *c, size_t bytes, void **ptr, struct cb_error *err) {
+  int slot = 0;
+  while (slot < 8 && c->regs[slot].ptr)
+    slot++;
+  if (slot == 8)
+    return cb_fail(err, CB_RUNTIME, "rank %d: nccl: more than 8 registered buffers at once",
+                   c->cl->rank);
+  TRY_NCCL(ncclMemAlloc(ptr, bytes));
+  ncclResult_t rc;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  if (c->reg == CB_REGISTER_SYMMETRIC)
+    rc = ncclCommWindowRegister(c->comm, *ptr, bytes, (ncclWindow_t *)&c->regs[slot].handle,
+                                NCCL_WIN_COLL_SYMMETRIC);
+  else
+#endif
+    rc = ncclCommRegister(c->comm, *ptr, bytes, &c->regs[slot].handle);
+  if (rc != ncclSuccess) {
+    ncclMemFree(*ptr);
+    *ptr = NULL;
+    return nccl_failed(
+        c, c->reg == CB_REGISTER_SYMMETRIC ? "ncclCommWindowRegister" : "ncclCommRegister", rc,
+        err);
+  }
+  c->regs[slot].ptr = *ptr;
+  return CB_OK;
+}
+
 static int nccl_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_error *err) {
   struct nccl_ctx *c = ctx;
+  if (c->reg && mem == CB_MEM_DEVICE)
+    return register_alloc(c, bytes, ptr, err);
   return cb_gpu_alloc(c->cl, "nccl", mem, bytes, ptr, err);
 }
 
 static void nccl_free(void *ctx, int mem, void *ptr) {
   struct nccl_ctx *c = ctx;
   drop_graph(c); /* it may point into this buffer */
+  for (int i = 0; i < 8; i++)
+    if (c->regs[i].ptr && c->regs[i].ptr == ptr) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+      if (c->reg == CB_REGISTER_SYMMETRIC)
+        ncclCommWindowDeregister(c->comm, (ncclWindow_t)c->regs[i].handle);
+      else
+#endif
+        ncclCommDeregister(c->comm, c->regs[i].handle);
+      ncclMemFree(ptr);
+      c->regs[i].ptr = NULL;
+      return;
+    }
   cb_gpu_free(mem, ptr);
 }
 

@@ -11,10 +11,10 @@ const char *const cb_nccl_transports[] = {"auto", "nvlink", "pcie",   "shm", "ne
                                           "ib",   "roce",   "socket", NULL};
 
 /* NCCL's environment variables (NCCL user guide, "Environment Variables":
- * NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, NCCL_NET). NCCL prefers NVLink whenever it exists, so pcie
- * only allows peer copies at any PCIe distance; the record says what NCCL
- * actually chose. Network choices turn off the node-local paths so even
- * ranks on one node go through the network. */
+ * NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, NCCL_SHM_DISABLE, NCCL_NET). NCCL prefers NVLink whenever it
+ * exists, so pcie only allows peer copies at any PCIe distance; the record says what NCCL actually
+ * chose. Network choices turn off the node-local paths so even ranks on one node go through the
+ * network. */
 #define NO_LOCAL                                                                                   \
   {"NCCL_P2P_DISABLE", "1"}, {                                                                     \
     "NCCL_SHM_DISABLE", "1"                                                                        \
@@ -78,4 +78,17 @@ int cb_mps_running(const char *pipe_dir) {
                    pipe_dir && *pipe_dir ? pipe_dir : CB_MPS_DEFAULT_PIPE_DIR);
   return n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 &&
          (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+const char *cb_nccl_register_refusal(int reg, int version, char *why, size_t len) {
+  static const struct {
+    int since; /* NCCL_VERSION(2, y, 0) */
+    const char *call;
+  } need[] = {{0, NULL}, {21900, "ncclCommRegister"}, {22700, "ncclCommWindowRegister"}};
+  if (reg <= 0 || reg >= 3 || version >= need[reg].since)
+    return NULL;
+  snprintf(why, len, "--register %s needs NCCL %d.%d or newer (%s); this NCCL is %d.%d.%d",
+           reg == 1 ? "local" : "symmetric", need[reg].since / 10000, need[reg].since / 100 % 100,
+           need[reg].call, version / 10000, version / 100 % 100, version % 100);
+  return why;
 }

@@ -35,4 +35,10 @@ void cb_nccl_share_gpu_env(int rank, char *kept, size_t len);
 #define CB_MPS_DEFAULT_PIPE_DIR "/tmp/nvidia-mps"
 int cb_mps_running(const char *pipe_dir);
 
+/* --register (enum cb_register) against the NCCL in use (ncclGetVersion's
+ * code, 22809 for 2.28.9): NULL when it offers it, else why not (in why):
+ * ncclCommRegister and ncclMemAlloc came in 2.19, ncclCommWindowRegister
+ * in 2.27, as nccl-tests' -R checks them. */
+const char *cb_nccl_register_refusal(int reg, int version, char *why, size_t len);
+
 #endif

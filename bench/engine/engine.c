@@ -423,6 +423,8 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   if (sc->backend->net_use)
     sc->backend->net_use(sc->ctx, sc->op, &rec->nccl_nics, &rec->nccl_gdr);
   snprintf(rec->nccl_ran, sizeof rec->nccl_ran, "%s", ran);
+  if (sc->s->reg)
+    snprintf(rec->reg, sizeof rec->reg, "%s", cb_register_names[sc->s->reg]);
   if (sc->op->skewed)
     snprintf(rec->skew, sizeof rec->skew, "%s", sc->s->skew ? sc->s->skew->label : "uniform");
   rec->nccl_ran_other = cb_nccl_ran_differs(ran, getenv("NCCL_ALGO"));

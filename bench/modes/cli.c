@@ -196,6 +196,10 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
                              CB_NOPS, err);
   case OPT_PARALLEL: cli->parallel_given = 1; return cb_parallel_parse(arg, &s->parallel, err);
   case OPT_CONCURRENT: return parse_concurrent(arg, s, err);
+  case OPT_CALLS: /* read now: a bad file is said before MPI starts */
+    cb_calls_free(&cli->calls);
+    cli->calls_path = arg;
+    return cb_calls_read(arg, &cli->calls, err);
   case OPT_SKEW: {
     struct cb_skew *k = calloc(1, sizeof *k);
     if (!k)
@@ -229,6 +233,11 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     if ((s->stat = cb_stat_find(arg)) < 0)
       return cb_fail(err, CB_USAGE, "--stat: unknown value '%s' (median, mean or min)", arg);
     return CB_OK;
+  case OPT_REGISTER:
+    for (s->reg = 0; s->reg < CB_NREGISTERS; s->reg++)
+      if (strcmp(arg, cb_register_names[s->reg]) == 0)
+        return CB_OK;
+    return cb_fail(err, CB_USAGE, "--register: unknown value '%s' (none, local or symmetric)", arg);
   case OPT_VARIANT:
     for (s->variant = 0; s->variant < CB_NVARIANTS; s->variant++)
       if (strcmp(arg, cb_variant_names[s->variant]) == 0)
@@ -471,6 +480,20 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     if (!op_given)
       for (s->nops = 0; s->nops < CB_NSWEPT_OPS; s->nops++)
         s->ops[s->nops] = s->nops;
+  }
+  if (cli->calls_path) { /* --calls: the job's ops at the job's sizes */
+    const char *other = op_given            ? "op"
+                        : cli->sweep        ? "sweep"
+                        : cli->tune.enabled ? "tune"
+                        : cli->accept_path  ? "accept"
+                        : cli->matrix       ? "matrix"
+                        : s->nconcurrent    ? "concurrent"
+                        : s->duration > 0   ? "duration"
+                                            : NULL;
+    if (other)
+      return cb_fail(err, CB_USAGE,
+                     "--calls %s names the ops and sizes it measures: --%s does not go with it",
+                     cli->calls_path, other);
   }
   if (s->nconcurrent || cli->parallel_given) { /* --concurrent: its own ops, its own way */
     char layout[48];

@@ -74,6 +74,16 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
                    "--skew %s shapes alltoallv's traffic, and --op has no alltoallv; add "
                    "--op alltoallv",
                    s->skew->label);
+  for (int i = 0; i < s->nbackends && s->reg; i++)
+    if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
+      return cb_fail(err, CB_USAGE,
+                     "--register %s: NCCL registers its own buffers; the nccl backend only, "
+                     "not %s",
+                     cb_register_names[s->reg], cb_backends[s->backends[i]]->name);
+  for (int i = 0; i < s->nmems && s->reg; i++)
+    if (s->mems[i] != CB_MEM_DEVICE)
+      return cb_fail(err, CB_USAGE, "--register %s: device memory only, not --mem %s",
+                     cb_register_names[s->reg], cb_mem_names[s->mems[i]]);
   if (s->rotate && s->graph > 0)
     return cb_fail(err, CB_USAGE,
                    "--rotate does not go with --graph %ld: a captured graph replays one "

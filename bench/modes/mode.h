@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "fleet/compare.h"
 #include "import/import.h"
+#include "import/inspector.h"
 #include "model/commands.h"
 #include "option_table.h"
 #include "report/report.h"
@@ -18,6 +19,7 @@ union cb_mode_options {
   struct cb_report_cli report;
   struct cb_model_cli model;
   struct cb_import_cli import;
+  struct cb_inspector_cli inspector;
   struct cb_baseline_cli baseline;
   struct cb_compare_cli compare;
 };

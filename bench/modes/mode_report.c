@@ -44,6 +44,46 @@ static int parse_import(int argc, char **argv, union cb_mode_options *o, struct 
   return CB_OK;
 }
 
+static int wants_inspector(int argc, char **argv) {
+  return cb_arg_given(argc, argv, "--import-inspector");
+}
+
+/* Files, then --out CALLS; as --report's parser, no measuring option. */
+static int parse_inspector(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
+  struct cb_inspector_cli *in = &o->inspector;
+  memset(in, 0, sizeof *in);
+  for (int i = 1; i < argc; i++) {
+    const struct cb_option *row = NULL;
+    const char *file = NULL, *v = NULL;
+    enum cb_next next = cb_option_next(argc, argv, &i, CB_IN_INSPECTOR, &row, &v);
+    if (next == CB_NEXT_ARG)
+      file = argv[i];
+    else if (next == CB_NEXT_OTHER)
+      return cb_fail(err, CB_USAGE, "option '%s' does not go with --import-inspector", argv[i]);
+    else if (next == CB_NEXT_MISSING || (row->code == OPT_OUT && !*v))
+      return cb_fail(err, CB_USAGE, "option '--%s' needs a value", row->name);
+    else if (row->code == OPT_IMPORT_INSPECTOR)
+      file = v; /* --import-inspector=FILE; NULL: the files follow */
+    else
+      in->out = v;
+    if (file && in->ninputs == CB_MAX_INSPECTOR_INPUTS)
+      return cb_fail(err, CB_USAGE, "--import-inspector: at most %d files",
+                     CB_MAX_INSPECTOR_INPUTS);
+    if (file)
+      in->inputs[in->ninputs++] = file;
+  }
+  if (in->ninputs == 0)
+    return cb_fail(err, CB_USAGE,
+                   "--import-inspector needs NCCL Inspector's files or their folder "
+                   "(NCCL_INSPECTOR_DUMP_DIR)");
+  return CB_OK;
+}
+
+static int inspector_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
+  (void)argc, (void)argv, (void)err;
+  return cb_inspector_run(&o->inspector);
+}
+
 static int wants_report(int argc, char **argv) {
   return cb_arg_given(argc, argv, "--report");
 }
@@ -108,6 +148,15 @@ const struct cb_mode_def cb_mode_import = {
     .wants = wants_import,
     .parse = parse_import,
     .run = import_run,
+};
+const struct cb_mode_def cb_mode_inspector = {
+    .name = "inspector",
+    .option = "--import-inspector",
+    .synopsis = "collbench --import-inspector FILE|DIR... [--out CALLS]",
+    .sections = help,
+    .wants = wants_inspector,
+    .parse = parse_inspector,
+    .run = inspector_run,
 };
 const struct cb_mode_def cb_mode_report = {
     .name = "report",

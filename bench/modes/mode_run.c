@@ -22,6 +22,7 @@
 #include "engine/plan_check.h"
 #include "excluded.h"
 #include "hang.h"
+#include "import/calls.h"
 #include "mode.h"
 #include "output/replace.h"
 #include "probe/probe.h"
@@ -265,6 +266,8 @@ static struct cb_burnin_prior prior;
 /* --sweep, or what --op/--backend/--mem name: the engine over its plan. */
 static int sweep_validate(const struct frame *f, struct cb_error *err) {
   struct cb_cli *cli = f->cli;
+  if (cli->calls_path) /* its calls' sizes, not -b/-e */
+    return cb_calls_fit(f->cl, &cli->calls, cli->calls_path, err);
   return cb_engine_validate(f->cl, &cli->settings, err) ||
          cb_engine_plan_check(f->cl, &cli->settings, err) ||
          (cli->resume && cb_burnin_resume_read(f->cl, &cli->settings, cli->json_path, &prior, err));
@@ -278,7 +281,12 @@ static int sweep_go(const struct frame *f, struct cb_error *err) {
     cb_burnin_resume_free(&prior);
     return rc;
   }
-  int rc = cb_engine_run(f->cl, &f->cli->settings, f->ri, f->sinks, f->nsinks, &sum, err);
+  int rc;
+  if (f->cli->calls_path) {
+    rc = cb_calls_measure(f->cl, &f->cli->settings, &f->cli->calls, f->ri, f->sinks, f->nsinks,
+                          &sum.wrong, err);
+  } else
+    rc = cb_engine_run(f->cl, &f->cli->settings, f->ri, f->sinks, f->nsinks, &sum, err);
   if (rc == CB_OK && sum.wrong > 0)
     rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
   return rc;

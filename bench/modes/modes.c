@@ -27,6 +27,7 @@ const struct cb_mode_def *const cb_modes[] = {
     &cb_mode_tune,
     &cb_mode_report,
     &cb_mode_import,
+    &cb_mode_inspector,
     &cb_mode_baseline,
     &cb_mode_compare,
     &cb_mode_model,

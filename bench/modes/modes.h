@@ -22,8 +22,8 @@ const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_opti
 void cb_mode_usage(FILE *out, const struct cb_mode_def *m);
 
 /* The modes (mode_*.c). */
-extern const struct cb_mode_def cb_mode_import, cb_mode_report, cb_mode_model, cb_mode_compare,
-    cb_mode_baseline, cb_mode_help, cb_mode_tune, cb_mode_accept, cb_mode_matrix, cb_mode_probe,
-    cb_mode_copy, cb_mode_sweep;
+extern const struct cb_mode_def cb_mode_import, cb_mode_inspector, cb_mode_report, cb_mode_model,
+    cb_mode_compare, cb_mode_baseline, cb_mode_help, cb_mode_tune, cb_mode_accept, cb_mode_matrix,
+    cb_mode_probe, cb_mode_copy, cb_mode_sweep;
 
 #endif

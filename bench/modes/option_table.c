@@ -54,6 +54,11 @@ const struct cb_option cb_options[] = {
              "communicator (allreduce@tp,allgather@dp), and each\n"
              "alone in the same rounds: the slowdown from sharing\n"
              "links (mpi, host memory; instead of --op)"},
+    {.name = "calls", .arg = CB_ARG_ONE, .code = OPT_CALLS, .modes = CB_IN_RUN,
+     .section = CB_SEC_WHAT, .metavar = "FILE",
+     .help = "the collectives a job made (--import-inspector's\n"
+             "--out), each at its size, and their total weighed\n"
+             "by its calls beside NCCL's (instead of --op)"},
     {.name = "backend", .arg = CB_ARG_ONE, .code = OPT_BACKEND, .modes = CB_IN_RUN,
      .section = CB_SEC_WHAT, .metavar = "LIST",
      .help = "backends (default mpi; see --list)"},
@@ -130,6 +135,11 @@ const struct cb_option cb_options[] = {
      .help = "time each call on the next slice of a 256 MiB buffer,\n"
              "past a GPU's L2 and most CPUs' caches, as nccl-tests\n"
              "does: small sizes timed cold (default: one buffer)"},
+    {.name = "register", .arg = CB_ARG_ONE, .code = OPT_REGISTER, .modes = CB_IN_RUN,
+     .section = CB_SEC_TIMING, .metavar = "HOW",
+     .help = "nccl: none (default), local (ncclMemAlloc +\n"
+             "ncclCommRegister, NCCL 2.19+) or symmetric (windows\n"
+             "for NCCL's symmetric kernels, 2.27+), as nccl-tests -R"},
     {.name = "timeout", .short_name = 'T', .arg = CB_ARG_ONE, .code = 'T', .modes = CB_IN_RUN,
      .section = CB_SEC_TIMING, .metavar = "SEC",
      .help = "give up (exit 3) naming the stuck rank after SEC\n"
@@ -304,6 +314,11 @@ const struct cb_option cb_options[] = {
              "PNG and SVG) and an index.html from --json, --matrix\n"
              "and --tune --trials files; several files are drawn\n"
              "on the same charts to compare them"},
+    {.name = "import-inspector", .arg = CB_ARG_FILES, .code = OPT_IMPORT_INSPECTOR,
+     .modes = CB_IN_INSPECTOR, .section = CB_SEC_REPORTS, .metavar = "FILE...",
+     .help = "what a job called, from NCCL Inspector's files (or\n"
+             "their folder): calls by op, ranks and size, with\n"
+             "NCCL's times; --out CALLS writes them for --calls"},
     {.name = "out", .arg = CB_ARG_ONE, .code = OPT_OUT, .modes = CB_IN_REPORT,
      .section = CB_SEC_REPORTS, .metavar = "DIR",
      .help = "where --report writes (created if missing)"},
@@ -415,6 +430,8 @@ const struct cb_option cb_options[] = {
     {.name = "op", .arg = CB_ARG_ONE, .code = OPT_OP, .modes = CB_IN_IMPORT,
      .section = CB_SEC_NONE},
     {.name = "out", .arg = CB_ARG_ONE, .code = OPT_OUT, .modes = CB_IN_BASELINE,
+     .section = CB_SEC_NONE},
+    {.name = "out", .arg = CB_ARG_ONE, .code = OPT_OUT, .modes = CB_IN_INSPECTOR,
      .section = CB_SEC_NONE},
     {.name = "baseline", .arg = CB_ARG_OPTIONAL, .code = OPT_BASELINE, .modes = CB_IN_BASELINE,
      .section = CB_SEC_NONE},

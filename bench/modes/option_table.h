@@ -25,6 +25,7 @@ enum {
   CB_IN_BASELINE = 1 << 4,
   CB_IN_COMPARE = 1 << 5,
   CB_IN_MODEL = 1 << 6,
+  CB_IN_INSPECTOR = 1 << 7,
 };
 
 /* --help's sections; a mode lists the ones it prints (mode.h). */
@@ -73,6 +74,9 @@ enum {
   OPT_SKEW,
   OPT_PARALLEL,
   OPT_CONCURRENT,
+  OPT_REGISTER,
+  OPT_IMPORT_INSPECTOR,
+  OPT_CALLS,
   OPT_SHARE_GPU,
   OPT_UCX_API,
   OPT_PROM,

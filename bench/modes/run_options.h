@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "fleet/baseline.h"
+#include "import/inspector.h"
 #include "runtime/settings.h"
 #include "topology/topology.h"
 #include "tuner/options.h"
@@ -38,7 +39,9 @@ struct cb_cli {
   int nrenamed;
   /* given on the command line, not defaults: read again by cb_cli_prepare */
   int factor_given, backend_given, mem_given;
-  int parallel_given; /* --parallel: s->parallel holds it */
+  int parallel_given;     /* --parallel: s->parallel holds it */
+  const char *calls_path; /* --calls FILE, read into calls before MPI */
+  struct cb_calls calls;
 };
 
 #endif

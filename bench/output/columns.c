@@ -146,6 +146,8 @@ const char *cb_record_from_json(const void *json_object, struct cb_record *r) {
       return "interval_start";
   }
   r->rotate = json_is_true(json_object_get(o, "rotate"));
+  const char *reg = json_string_value(json_object_get(o, "register"));
+  snprintf(r->reg, sizeof r->reg, "%s", reg ? reg : "");
   const char *skew = json_string_value(json_object_get(o, "skew"));
   snprintf(r->skew, sizeof r->skew, "%s", skew ? skew : "");
   const char *conc = json_string_value(json_object_get(o, "concurrent"));

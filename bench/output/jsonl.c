@@ -188,6 +188,8 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
     json_object_set_new(o, "nccl_proto", cb_json_text(r->nccl_proto));
   if (r->rotate) /* --rotate: timed cold, on a new slice each call */
     json_object_set_new(o, "rotate", json_true());
+  if (r->reg[0]) /* --register: NCCL's buffers registered, as nccl-tests -R */
+    json_object_set_new(o, "register", cb_json_text(r->reg));
   if (r->skew[0]) /* alltoallv's per-pair counts */
     json_object_set_new(o, "skew", cb_json_text(r->skew));
   if (r->concurrent[0]) { /* --concurrent: beside its time alone, and the paired slowdown */

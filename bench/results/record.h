@@ -65,6 +65,9 @@ struct cb_record {
   /* alltoallv: --skew's label ("uniform", "zipf:1.2", "file:NAME"); "" for
    * the other ops, and then not written */
   char skew[96];
+  /* --register: "local" or "symmetric" (nccl's buffers registered); "" for
+   * none, and then not written */
+  char reg[12];
   /* --concurrent: the --parallel dimension whose communicator the op ran on
    * ("tp"; nranks is its group's size, nnodes rank 0's group's nodes), the
    * layout ("tp=2,dp=2") and the ops run together ("allreduce@tp,

@@ -7,6 +7,7 @@
 const char *const cb_mode_names[] = {"throughput", "latency"};
 const char *const cb_stat_names[] = {"median", "mean", "min"};
 const char *const cb_variant_names[] = {"both", "out-of-place", "in-place"};
+const char *const cb_register_names[] = {"none", "local", "symmetric"};
 
 int cb_stat_find(const char *name) {
   for (int i = 0; i < CB_NSTATS; i++)

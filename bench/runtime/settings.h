@@ -26,6 +26,12 @@ int cb_stat_find(const char *name); /* -1: none such */
 enum cb_variant { CB_VARIANT_BOTH, CB_VARIANT_OUT_OF_PLACE, CB_VARIANT_IN_PLACE, CB_NVARIANTS };
 extern const char *const cb_variant_names[];
 
+/* --register: nccl-tests' -R 0/1/2. The nccl backend's device buffers from
+ * ncclMemAlloc, registered with ncclCommRegister (local) or as windows for
+ * NCCL's symmetric kernels (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC). */
+enum cb_register { CB_REGISTER_NONE, CB_REGISTER_LOCAL, CB_REGISTER_SYMMETRIC, CB_NREGISTERS };
+extern const char *const cb_register_names[];
+
 struct cb_skew; /* ops/skew.h, which sits above */
 
 struct cb_settings {
@@ -62,6 +68,7 @@ struct cb_settings {
   int share_gpu;                        /* --share-gpu: every rank on one GPU (NCCL's network) */
   long graph;         /* --graph N: N ops per CUDA graph launch (nccl); 0: direct calls */
   int rotate;         /* --rotate: each timed call on the next slice of CB_ROTATE_SPAN */
+  int reg;            /* --register: enum cb_register */
   int stat;           /* enum cb_stat: what time_us is (default median) */
   int variant;        /* enum cb_variant: both (default, as nccl-tests) or one */
   double duration;    /* --duration: a burn-in of passes until this many seconds; 0: one pass */

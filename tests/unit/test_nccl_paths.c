@@ -118,8 +118,25 @@ static void test_mps(void) {
   rmdir(dir);
 }
 
+/* --register against NCCL's versions, as nccl-tests -R checks them */
+static void test_register(void) {
+  char why[160];
+  ok(!cb_nccl_register_refusal(0, 21800, why, sizeof why), "none: any NCCL");
+  ok(!cb_nccl_register_refusal(1, 21900, why, sizeof why), "local on 2.19.0");
+  ok(!cb_nccl_register_refusal(2, 22809, why, sizeof why), "symmetric on 2.28.9");
+  const char *w = cb_nccl_register_refusal(1, 21803, why, sizeof why);
+  ok(w && strstr(w, "--register local needs NCCL 2.19 or newer (ncclCommRegister); this NCCL "
+                    "is 2.18.3"),
+     "local on 2.18.3 refused: %s", w ? w : "(none)");
+  w = cb_nccl_register_refusal(2, 22607, why, sizeof why);
+  ok(w && strstr(w, "symmetric needs NCCL 2.27 or newer (ncclCommWindowRegister)") &&
+         strstr(w, "2.26.7"),
+     "symmetric on 2.26.7 refused: %s", w ? w : "(none)");
+}
+
 int main(void) {
   test_mps();
+  test_register();
   label_is(nvlink_log, "nvlink", "P2P/CUMEM with a NVL graph");
   label_is(pcie_socket_log, "pcie+net-socket", "P2P/IPC over SYS plus NET/Socket");
   label_is(shm_socket_log, "shm+net-socket", "SHM/direct plus NET/Socket");
