@@ -34,6 +34,13 @@
 #             then allreduce with NCCL_ALGO=NVLS and =Tree forced on 2
 #             ranks: the rows NCCL ran otherwise must be marked (! ran ...,
 #             nccl_ran_other), and the report says each size's ran
+#   ucx       UCX on GPU memory (issue 60): the CUDA-aware UCX that
+#             scripts/build-cuda-ucx.sh built into .gpu-deps/ucx (carried, or
+#             built first from the carried .gpu-deps/ucx-src):
+#             ucx_info lists cuda_copy and cuda_ipc; the ucx backend's
+#             device-memory p2p on 2 ranks on the GPU, checked; the mpi
+#             backend's through Open MPI's pml ucx over the same UCX (Debian's
+#             Open MPI is not built CUDA-aware: exit 2 is its answer, said)
 #   tests     make check's GPU tests (unit tests and tests/*.t that touch the
 #             GPU), counting how many ran and how many skipped
 #
@@ -68,12 +75,12 @@ cd "$(dirname "$0")/.." || exit 3
 OUT=${GPU_CHECK_OUT:-gpu-check-out}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 START=$(date +%s)
-PARTS=${*:-basics nccl copy watchdog anchor tuner ran tests}
+PARTS=${*:-basics nccl copy watchdog anchor tuner ran ucx tests}
 for p in $PARTS; do
   case $p in
-  basics | nccl | copy | watchdog | anchor | tuner | ran | tests) ;;
+  basics | nccl | copy | watchdog | anchor | tuner | ran | ucx | tests) ;;
   *)
-    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner ran tests)" >&2
+    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner ran ucx tests)" >&2
     exit 2
     ;;
   esac
@@ -96,6 +103,7 @@ steps_of() {
   anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
   ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree reg-local reg-symmetric ;;
+  ucx) echo ucx-build ucx-info ucx-device mpi-ucx-device ;;
   tests) echo tests-build tests ;;
   esac
 }
@@ -110,6 +118,9 @@ planned() {
   ran-1 | ran-2 | ran-4 | ran-nvls | ran-tree | reg-local | reg-symmetric) echo 60 ;;
   copy | mpi-device | watchdog | tune-sourced | tune-plugin) echo 60 ;;
   tune-tiny) echo 120 ;;
+  ucx-build) echo 240 ;;
+  ucx-info) echo 20 ;;
+  ucx-device | mpi-ucx-device) echo 60 ;;
   tests) echo 300 ;;
   *) echo 0 ;;
   esac
@@ -436,6 +447,30 @@ part_ran() {
       --json "$OUT/reg-$g.jsonl" && ran_rows reg-$g
     say "  reg-$g: $(grep -c "\"register\":\"$g\"" "$OUT/reg-$g.jsonl" 2>/dev/null) rows registered"
   done
+}
+
+part_ucx() {
+  # built here from the tree --source-only prepared (this toolkit has NVML)
+  if [ ! -x .gpu-deps/ucx/bin/ucx_info ] && [ -x .gpu-deps/ucx-src/configure ]; then
+    step ucx-build 0 scripts/build-cuda-ucx.sh .gpu-deps/ucx-src &&
+      tail -n 1 "$OUT/ucx-build.out" | sed 's/^/  /' | tee -a "$REPORT"
+  fi
+  if [ ! -x .gpu-deps/ucx/bin/ucx_info ]; then
+    say "SKIP ucx: no .gpu-deps/ucx (scripts/build-cuda-ucx.sh [--source-only]; carry it)"
+    return
+  fi
+  LD_LIBRARY_PATH=$PWD/.gpu-deps/ucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export LD_LIBRARY_PATH
+  step ucx-info 0 .gpu-deps/ucx/bin/ucx_info -d &&
+    say "  ucx-info: $(grep -o 'Transport: cuda[a-z_]*' "$OUT/ucx-info.out" | sort -u | tr '\n' ' ')"
+  r="./collbench --mem device --op p2p_lat,p2p_bw,p2p_bibw --check 2 --max-time 0.05 -e 64M"
+  step ucx-device 0 mpirun -x LD_LIBRARY_PATH -np 2 $r --backend ucx --json "$OUT/ucx-device.jsonl" &&
+    figures ucx-device
+  grep -o '"transport":"[^"]*"' "$OUT/ucx-device.jsonl" 2>/dev/null | sort | uniq -c |
+    sed 's/^/    /' | tee -a "$REPORT"
+  # Open MPI's pml ucx over the same UCX; its own CUDA support decides
+  step mpi-ucx-device 0 mpirun -x LD_LIBRARY_PATH --mca pml ucx -np 2 $r --backend mpi ||
+    grep -m 2 'CUDA\|cuda\|device' "$OUT/mpi-ucx-device.out" | sed 's/^/    /' | tee -a "$REPORT"
 }
 
 part_tests() {

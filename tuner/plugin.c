@@ -32,7 +32,8 @@ int cb_plugin_coll_ok(const char *coll) {
 
 static int usable(const struct cb_plugin_point *p) {
   return cb_plugin_coll_ok(p->coll) && p->algo >= 0 && p->algo < CB_NCCL_NALGOS && p->proto >= 0 &&
-         p->proto < CB_NCCL_NPROTOS && p->time_us > 0 && (p->proto != LL128 || p->checked);
+         p->proto < CB_NCCL_NPROTOS && p->time_us > 0 && (p->proto != LL128 || p->checked) &&
+         !p->not_applied;
 }
 
 int cb_plugin_unproven_ll128(const struct cb_plugin_point *pts, int n) {

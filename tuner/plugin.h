@@ -38,6 +38,10 @@ struct cb_plugin_point {
   double time_us, ci95_us; /* median and the half-width of its 95% CI */
   int channels;            /* what NCCL ran it on (its TUNING log); 0 unknown */
   int checked;             /* its results were checked on this run and none was wrong */
+  /* NCCL ran another algorithm than the one forced (collbench's profiler
+   * plugin said so: the record's nccl_ran_other): not a measurement of the
+   * pair, so never a rule's winner */
+  int not_applied;
 };
 
 struct cb_plugin_rule {

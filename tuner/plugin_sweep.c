@@ -19,6 +19,7 @@ struct capture {
   struct cb_plugin_point *pts;
   int n, cap;
   long wrong;
+  int not_applied; /* rows NCCL ran with another algorithm than forced */
 };
 
 static int capture_row(void *state, const struct cb_row *row, struct cb_error *err) {
@@ -35,7 +36,9 @@ static int capture_row(void *state, const struct cb_row *row, struct cb_error *e
   }
   c->pts[c->n++] =
       (struct cb_plugin_point){c->coll,    r->bytes,         c->algo,      c->proto, r->time_us,
-                               r->ci95_us, r->nccl_channels, r->wrong == 0 /* -1: not checked */};
+                               r->ci95_us, r->nccl_channels, r->wrong == 0 /* -1: not checked */,
+                               r->nccl_ran_other};
+  c->not_applied += r->nccl_ran_other;
   c->wrong += r->wrong > 0 ? r->wrong : 0;
   return CB_OK;
 }
@@ -156,6 +159,10 @@ int cb_plugin_sweep(const struct cb_cluster *cl, const struct cb_settings *s, co
         }
         rc = sweep_pair(cl, s, cb_op_lookup(colls[k]), &ri, &c, err);
         pairs++;
+        if (c.not_applied && cl->rank == 0) /* reported, never a measured gain */
+          printf("# --plugin-out: %s with NCCL_ALGO=%s: %d of %d sizes ran another algorithm "
+                 "(nccl_ran): not applied, left out of the rules\n",
+                 colls[k], cb_nccl_algo_env[a - 1], c.not_applied, c.n);
         if (c.wrong && !bad[0])
           snprintf(bad, sizeof bad, "%s with NCCL_ALGO=%s NCCL_PROTO=%s", colls[k],
                    cb_nccl_algo_env[a - 1], cb_nccl_proto_env[p - 1]);

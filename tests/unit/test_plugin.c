@@ -14,16 +14,16 @@ enum { TREE = 0, RING = 1, LL = 0, LL128 = 1, SIMPLE = 2 };
 static void test_rules(void) {
   /* allreduce: tree/LL wins 1 KiB and 64 KiB, ring/LL128 wins 1 MiB, ring/Simple 64 MiB */
   struct cb_plugin_point pts[] = {
-      {"allreduce", 1024, TREE, LL, 10, 0.1, 2, 1},
-      {"allreduce", 1024, RING, SIMPLE, 30, 0.1, 2, 1},
-      {"allreduce", 65536, TREE, LL, 20, 0.1, 4, 1},
-      {"allreduce", 65536, RING, SIMPLE, 40, 0.1, 4, 1},
-      {"allreduce", 1 << 20, TREE, LL, 300, 1, 8, 1},
-      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 1},
-      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1},
-      {"allreduce", 64 << 20, RING, LL128, 900, 5, 32, 1},
-      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5, 32, 1},
-      {"alltoall", 1024, RING, SIMPLE, 5, 0, 1, 1},
+      {"allreduce", 1024, TREE, LL, 10, 0.1, 2, 1, 0},
+      {"allreduce", 1024, RING, SIMPLE, 30, 0.1, 2, 1, 0},
+      {"allreduce", 65536, TREE, LL, 20, 0.1, 4, 1, 0},
+      {"allreduce", 65536, RING, SIMPLE, 40, 0.1, 4, 1, 0},
+      {"allreduce", 1 << 20, TREE, LL, 300, 1, 8, 1, 0},
+      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 1, 0},
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1, 0},
+      {"allreduce", 64 << 20, RING, LL128, 900, 5, 32, 1, 0},
+      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5, 32, 1, 0},
+      {"alltoall", 1024, RING, SIMPLE, 5, 0, 1, 1, 0},
   };
   struct cb_plugin_rule r[8];
   int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
@@ -51,13 +51,13 @@ static void test_rules(void) {
 static void test_noise(void) {
   /* 64 KiB: ring/LL128 is 1 us faster, but the CIs (+-2 us) overlap: LL stays */
   struct cb_plugin_point pts[] = {
-      {"allgather", 4096, RING, LL, 10, 0.5, 0, 1},
-      {"allgather", 4096, RING, LL128, 14, 0.5, 0, 1},
-      {"allgather", 65536, RING, LL, 21, 2, 0, 1},
-      {"allgather", 65536, RING, LL128, 20, 2, 0, 1},
-      {"allgather", 1 << 20, RING, LL, 200, 2, 0, 1},
-      {"allgather", 1 << 20, RING, LL128, 100, 2, 0, 1},
-      {"broadcast", 4096, RING, SIMPLE, 9, 0.1, 0, 1},
+      {"allgather", 4096, RING, LL, 10, 0.5, 0, 1, 0},
+      {"allgather", 4096, RING, LL128, 14, 0.5, 0, 1, 0},
+      {"allgather", 65536, RING, LL, 21, 2, 0, 1, 0},
+      {"allgather", 65536, RING, LL128, 20, 2, 0, 1, 0},
+      {"allgather", 1 << 20, RING, LL, 200, 2, 0, 1, 0},
+      {"allgather", 1 << 20, RING, LL128, 100, 2, 0, 1, 0},
+      {"broadcast", 4096, RING, SIMPLE, 9, 0.1, 0, 1, 0},
   };
   struct cb_plugin_rule r[8];
   int n = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 8);
@@ -75,8 +75,8 @@ static void test_noise(void) {
   ok(n == 3 && r[0].max_bytes == 65535 && r[1].min_bytes == 65536 && r[1].proto == LL128,
      "a clear win at 64 KiB moves the boundary there");
   is_long(cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 1), 1, "at most max rules");
-  struct cb_plugin_point none[] = {{"alltoall", 8, RING, LL, 1, 0, 0, 1},
-                                   {"allreduce", 8, 9, LL, 1, 0, 0, 1}};
+  struct cb_plugin_point none[] = {{"alltoall", 8, RING, LL, 1, 0, 0, 1, 0},
+                                   {"allreduce", 8, 9, LL, 1, 0, 0, 1, 0}};
   is_long(cb_plugin_rules(none, 2, r, 8), -1, "no usable point: -1");
 }
 
@@ -84,9 +84,9 @@ static void test_noise(void) {
  * forces it only where this run checked its results. */
 static void test_ll128(void) {
   struct cb_plugin_point pts[] = {
-      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 0},
-      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1},
-      {"allreduce", 1 << 20, TREE, LL128, 120, 1, 8, 1},
+      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 0, 0},
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1, 0},
+      {"allreduce", 1 << 20, TREE, LL128, 120, 1, 8, 1, 0},
   };
   struct cb_plugin_rule r[8];
   int n = cb_plugin_rules(pts, 2, r, 8);
@@ -157,8 +157,26 @@ static void test_scope(void) {
      "without sharing both counts agree and nothing more is said");
 }
 
+/* issue 60: a forced pair NCCL did not apply (its profiler's ran said
+ * another algorithm) is no measurement of that pair, however fast */
+static void test_not_applied(void) {
+  struct cb_plugin_point pts[] = {
+      {"allreduce", 1 << 20, TREE, SIMPLE, 50, 1, 8, 1, 1}, /* ran Ring: not applied */
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1, 0},
+  };
+  struct cb_plugin_rule r[8];
+  int n = cb_plugin_rules(pts, 2, r, 8);
+  ok(n == 1 && r[0].algo == RING, "a pair NCCL did not apply never wins, though fastest");
+  pts[0].not_applied = 0;
+  n = cb_plugin_rules(pts, 2, r, 8);
+  ok(n == 1 && r[0].algo == TREE, "applied, it wins its size");
+  pts[0].not_applied = pts[1].not_applied = 1;
+  is_long(cb_plugin_rules(pts, 2, r, 8), -1, "nothing applied: no rule");
+}
+
 int main(void) {
   test_scope();
+  test_not_applied();
   test_rules();
   test_noise();
   test_ll128();
