@@ -28,6 +28,9 @@
 #include "runtime/settings.h"
 #include "runtime/watchdog.h"
 
+/* --register: device buffers registered at once (the engine holds two) */
+#define REGS 8
+
 /* A chunk of log this large at once (64 MiB of lines) is passed over. */
 #define LOG_LIMIT (64L << 20)
 
@@ -64,7 +67,7 @@ struct nccl_ctx {
   int reg;
   struct {
     void *ptr, *handle;
-  } regs[8];
+  } regs[REGS];
 };
 
 /* " for allreduce of 262144 float (1048576 bytes)", from the op last run */
@@ -736,11 +739,11 @@ static int nccl_device_index(void *ctx) {
  * the engine allocates the same buffers in the same order on every rank. */
 static int register_alloc(struct nccl_ctx *c, size_t bytes, void **ptr, struct cb_error *err) {
   int slot = 0;
-  while (slot < 8 && c->regs[slot].ptr)
+  while (slot < REGS && c->regs[slot].ptr)
     slot++;
-  if (slot == 8)
-    return cb_fail(err, CB_RUNTIME, "rank %d: nccl: more than 8 registered buffers at once",
-                   c->cl->rank);
+  if (slot == REGS)
+    return cb_fail(err, CB_RUNTIME, "rank %d: nccl: more than %d registered buffers at once",
+                   c->cl->rank, REGS);
   TRY_NCCL(ncclMemAlloc(ptr, bytes));
   ncclResult_t rc;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
@@ -771,7 +774,7 @@ static int nccl_alloc(void *ctx, int mem, size_t bytes, void **ptr, struct cb_er
 static void nccl_free(void *ctx, int mem, void *ptr) {
   struct nccl_ctx *c = ctx;
   drop_graph(c); /* it may point into this buffer */
-  for (int i = 0; i < 8; i++)
+  for (int i = 0; i < REGS; i++)
     if (c->regs[i].ptr && c->regs[i].ptr == ptr) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
       if (c->reg == CB_REGISTER_SYMMETRIC)

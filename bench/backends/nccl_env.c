@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "runtime/settings.h"
+
 const char *const cb_nccl_transports[] = {"auto", "nvlink", "pcie",   "shm", "net",
                                           "ib",   "roce",   "socket", NULL};
 
@@ -84,11 +86,12 @@ const char *cb_nccl_register_refusal(int reg, int version, char *why, size_t len
   static const struct {
     int since; /* NCCL_VERSION(2, y, 0) */
     const char *call;
-  } need[] = {{0, NULL}, {21900, "ncclCommRegister"}, {22700, "ncclCommWindowRegister"}};
-  if (reg <= 0 || reg >= 3 || version >= need[reg].since)
+  } need[CB_NREGISTERS] = {[CB_REGISTER_LOCAL] = {21900, "ncclCommRegister"},
+                           [CB_REGISTER_SYMMETRIC] = {22700, "ncclCommWindowRegister"}};
+  if (reg <= CB_REGISTER_NONE || reg >= CB_NREGISTERS || version >= need[reg].since)
     return NULL;
   snprintf(why, len, "--register %s needs NCCL %d.%d or newer (%s); this NCCL is %d.%d.%d",
-           reg == 1 ? "local" : "symmetric", need[reg].since / 10000, need[reg].since / 100 % 100,
+           cb_register_names[reg], need[reg].since / 10000, need[reg].since / 100 % 100,
            need[reg].call, version / 10000, version / 100 % 100, version % 100);
   return why;
 }

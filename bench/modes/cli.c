@@ -81,6 +81,19 @@ static const char *long_name(int i) {
   return suggestable[i];
 }
 
+/* The option (without "--") that already chooses what to measure, which
+ * --calls and --concurrent, choosing their own ops, do not go with; NULL:
+ * none. */
+static const char *ops_chosen_by(const struct cb_cli *cli, int op_given) {
+  return op_given                     ? "op"
+         : cli->sweep                 ? "sweep"
+         : cli->tune.enabled          ? "tune"
+         : cli->accept_path           ? "accept"
+         : cli->matrix                ? "matrix"
+         : cli->settings.duration > 0 ? "duration"
+                                      : NULL;
+}
+
 /* "allreduce@tp,allgather@dp": a collective MPI starts without waiting, at
  * a dimension's communicator, each pair once. */
 static int parse_concurrent(const char *arg, struct cb_settings *s, struct cb_error *err) {
@@ -482,14 +495,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
         s->ops[s->nops] = s->nops;
   }
   if (cli->calls_path) { /* --calls: the job's ops at the job's sizes */
-    const char *other = op_given            ? "op"
-                        : cli->sweep        ? "sweep"
-                        : cli->tune.enabled ? "tune"
-                        : cli->accept_path  ? "accept"
-                        : cli->matrix       ? "matrix"
-                        : s->nconcurrent    ? "concurrent"
-                        : s->duration > 0   ? "duration"
-                                            : NULL;
+    const char *other = s->nconcurrent ? "concurrent" : ops_chosen_by(cli, op_given);
     if (other)
       return cb_fail(err, CB_USAGE,
                      "--calls %s names the ops and sizes it measures: --%s does not go with it",
@@ -507,13 +513,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       return cb_fail(err, CB_USAGE,
                      "--concurrent needs --parallel, the layout whose communicators it runs on "
                      "(e.g. --parallel tp=2,dp=2)");
-    const char *other = op_given            ? "op"
-                        : cli->sweep        ? "sweep"
-                        : cli->tune.enabled ? "tune"
-                        : cli->accept_path  ? "accept"
-                        : cli->matrix       ? "matrix"
-                        : s->duration > 0   ? "duration"
-                                            : NULL;
+    const char *other = ops_chosen_by(cli, op_given);
     if (other)
       return cb_fail(err, CB_USAGE, "--concurrent names the ops it runs: --%s does not go with it",
                      other);

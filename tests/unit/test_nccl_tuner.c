@@ -399,16 +399,16 @@ static void test_file_drives(const char *path, const char *shape);
  * it says, at every rule's ends. */
 static void test_writer_round_trip(void) {
   struct cb_plugin_point pts[] = {
-      {"allreduce", 1024, TREE, LL, 10, 0.1, 2, 1},
-      {"allreduce", 1024, RING, SIMPLE, 30, 0.1, 2, 1},
-      {"allreduce", 1 << 20, TREE, LL, 300, 1, 8, 1},
-      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 1},
-      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1},
-      {"allreduce", 64 << 20, RING, LL128, 900, 5, 0, 1},
-      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5, 0, 1},
-      {"allgather", 4096, RING, LL, 10, 0.5, 4, 1},
-      {"allgather", 4096, RING, SIMPLE, 40, 0.5, 4, 1},
-      {"broadcast", 8, RING, SIMPLE, 5, 0.5, 1, 1},
+      {"allreduce", 1024, TREE, LL, 10, 0.1, 2, 1, 0},
+      {"allreduce", 1024, RING, SIMPLE, 30, 0.1, 2, 1, 0},
+      {"allreduce", 1 << 20, TREE, LL, 300, 1, 8, 1, 0},
+      {"allreduce", 1 << 20, RING, LL128, 100, 1, 8, 1, 0},
+      {"allreduce", 1 << 20, RING, SIMPLE, 150, 1, 8, 1, 0},
+      {"allreduce", 64 << 20, RING, LL128, 900, 5, 0, 1, 0},
+      {"allreduce", 64 << 20, RING, SIMPLE, 700, 5, 0, 1, 0},
+      {"allgather", 4096, RING, LL, 10, 0.5, 4, 1, 0},
+      {"allgather", 4096, RING, SIMPLE, 40, 0.5, 4, 1, 0},
+      {"broadcast", 8, RING, SIMPLE, 5, 0.5, 1, 1, 0},
   };
   struct cb_plugin_rule r[16];
   int nr = cb_plugin_rules(pts, sizeof pts / sizeof pts[0], r, 16);
