@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas.h"
 #include "compute.h"
 
 struct layer_acts {
@@ -55,6 +56,15 @@ static int load_blas(int threads, struct cb_error *err) {
     return cb_fail(err, CB_RUNTIME,
                    "host kernel: %s has no cblas_sgemm or openblas_set_num_threads", names[0]);
   return CB_OK;
+}
+
+int cb_blas_load(int threads, struct cb_error *err) {
+  return load_blas(threads, err);
+}
+
+void cb_blas_sgemm(size_t m, size_t n, size_t k, const float *a, const float *b, float *c) {
+  sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)k, b,
+        (int)n, 0.0f, c, (int)n);
 }
 
 static float *alloc_floats(size_t n) {

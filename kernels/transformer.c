@@ -18,10 +18,10 @@ const char *const cb_tensor_names[CB_T_PER_LAYER] = {
  * step: only the transformer layers run, see tuner/TUNING.md). `tiny`
  * keeps a host step at tens of milliseconds on one core, for tests. */
 static const struct cb_model presets[] = {
-    {"tiny", 128, 4, 4, 64, 1, CB_MODEL_FLOAT},
-    {"gpt2-124m", 768, 12, 12, 1024, 1, CB_MODEL_FLOAT},
-    {"gpt-1.3b", 2048, 24, 16, 2048, 1, CB_MODEL_BF16},
-    {"llama-7b", 4096, 32, 32, 4096, 1, CB_MODEL_BF16},
+    {"tiny", 128, 4, 4, 64, 1, CB_MODEL_FLOAT, 4, 4, 2, 0},
+    {"gpt2-124m", 768, 12, 12, 1024, 1, CB_MODEL_FLOAT, 4, 8, 2, 0},
+    {"gpt-1.3b", 2048, 24, 16, 2048, 1, CB_MODEL_BF16, 8, 8, 2, 0},
+    {"llama-7b", 4096, 32, 32, 4096, 1, CB_MODEL_BF16, 8, 8, 2, 0},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -43,6 +43,11 @@ int cb_model_check(const struct cb_model *m, struct cb_error *err) {
   if (m->hidden % m->heads != 0)
     return cb_fail(err, CB_USAGE, "--workload-config: hidden=%ld is not a multiple of heads=%ld",
                    m->hidden, m->heads);
+  if (m->topk > m->experts)
+    return cb_fail(err, CB_USAGE,
+                   "--workload-config: topk=%ld is more than experts=%ld (each token goes to "
+                   "topk of the experts)",
+                   m->topk, m->experts);
   return CB_OK;
 }
 
@@ -50,13 +55,17 @@ int cb_model_check(const struct cb_model *m, struct cb_error *err) {
 static const struct {
   const char *key;
   size_t offset;
-  long max;
+  long min, max;
 } keys[] = {
-    {"hidden", offsetof(struct cb_model, hidden), 65536},
-    {"layers", offsetof(struct cb_model, layers), 1024},
-    {"heads", offsetof(struct cb_model, heads), 1024},
-    {"seq", offsetof(struct cb_model, seq), 1 << 20},
-    {"batch", offsetof(struct cb_model, batch), 4096},
+    {"hidden", offsetof(struct cb_model, hidden), 1, 65536},
+    {"layers", offsetof(struct cb_model, layers), 1, 1024},
+    {"heads", offsetof(struct cb_model, heads), 1, 1024},
+    {"seq", offsetof(struct cb_model, seq), 1, 1 << 20},
+    {"batch", offsetof(struct cb_model, batch), 1, 4096},
+    {"microbatches", offsetof(struct cb_model, microbatches), 1, 1024},
+    {"experts", offsetof(struct cb_model, experts), 1, 1024},
+    {"topk", offsetof(struct cb_model, topk), 1, 64},
+    {"sequence_parallel", offsetof(struct cb_model, sequence_parallel), 0, 1},
 };
 
 int cb_model_config_parse(const char *text, struct cb_model *m, struct cb_error *err) {
@@ -87,11 +96,13 @@ int cb_model_config_parse(const char *text, struct cb_model *m, struct cb_error 
       k++;
     if (k == sizeof keys / sizeof keys[0])
       return cb_fail(err, CB_USAGE,
-                     "--workload-config: unknown key '%s' (hidden layers heads seq batch dtype)",
+                     "--workload-config: unknown key '%s' (hidden layers heads seq batch dtype "
+                     "microbatches experts topk sequence_parallel)",
                      tok);
     char what[64];
     snprintf(what, sizeof what, "--workload-config %s", tok);
-    if (cb_parse_long(value, what, 1, keys[k].max, (long *)((char *)m + keys[k].offset), err))
+    if (cb_parse_long(value, what, keys[k].min, keys[k].max, (long *)((char *)m + keys[k].offset),
+                      err))
       return err->status;
   }
   if (n == 0)

@@ -16,6 +16,10 @@ struct cb_model {
   char name[32];
   long hidden, layers, heads, seq, batch;
   int dtype;
+  /* The parallel layouts' fields (tuner/layout.h): pipeline microbatches
+   * per step, experts of a mixture-of-experts layer and the experts each
+   * token goes to, and Megatron's sequence parallelism (0 or 1) */
+  long microbatches, experts, topk, sequence_parallel;
 };
 
 /* Fills m from a preset name; CB_USAGE naming the bad name otherwise. */

@@ -4,7 +4,10 @@
 #define CB_TUNE_OPTIONS_H
 
 #include "kernels/transformer.h"
+#include "layout.h"
 #include "space.h"
+
+struct cb_skew;
 
 struct cb_tune_options {
   int enabled, exhaustive, resume, no_search;
@@ -19,6 +22,12 @@ struct cb_tune_options {
   double timeout;      /* seconds one phase may take before the watchdog ends the job */
   double max_overhead; /* the verdict's target share of the step (--max-overhead) */
   const char *env_out, *trials, *plugin_out;
+  int buckets_given;
+  /* --parallel with --tune: the layout's step (tune_layout.h) instead of
+   * the DDP search; --skew shapes its ep dispatch (NULL: uniform) */
+  int layout_given, shard_given;
+  struct cb_layout layout;
+  struct cb_skew *skew;
 };
 
 void cb_tune_options_defaults(struct cb_tune_options *t);

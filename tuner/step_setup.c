@@ -23,6 +23,11 @@ static long mem_available(void) {
   return kb;
 }
 
+uint64_t cb_mem_available_bytes(void) {
+  long kb = mem_available();
+  return kb > 0 ? (uint64_t)kb * 1024 : 0;
+}
+
 int cb_tune_check_memory(const struct cb_cluster *cl, const struct cb_model *m,
                          struct cb_error *err) {
   long kb = mem_available();

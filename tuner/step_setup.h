@@ -4,6 +4,8 @@
 #ifndef CB_STEP_SETUP_H
 #define CB_STEP_SETUP_H
 
+#include <stdint.h>
+
 #include "base/error.h"
 #include "runtime/cluster.h"
 
@@ -17,5 +19,8 @@ int cb_tune_choose(const char *backend, const struct cb_compute **compute,
 struct cb_model;
 int cb_tune_check_memory(const struct cb_cluster *cl, const struct cb_model *m,
                          struct cb_error *err);
+
+/* MemAvailable of this node in bytes; 0 when unknown. */
+uint64_t cb_mem_available_bytes(void);
 
 #endif

@@ -20,6 +20,7 @@
 #include "runtime/gpu.h"
 #include "runtime/watchdog.h"
 #include "trials.h"
+#include "tune_layout.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
 #define DDP_BUCKET_BYTES (25u << 20)
@@ -528,6 +529,8 @@ static int make_space(const struct cb_cluster *cl, const struct cb_tune_options 
 
 int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                 const struct cb_settings *s, int argc, char **argv, struct cb_error *err) {
+  if (opt->layout_given)
+    return cb_tune_layout(cl, opt, err);
   const struct cb_compute *compute = NULL;
   const struct cb_comm *comm = NULL;
   struct tuner t = {.cl = cl, .opt = opt, .settings = s, .argc = argc, .argv = argv};

@@ -474,6 +474,9 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   }
   if (cb_cli_tune_check(&cli->tune, tune_only, model_config, &cli->tune, err))
     return err->status;
+  if (cli->tune.enabled && cb_cli_tune_layout(&cli->tune, &s->parallel, cli->parallel_given,
+                                              s->skew, s->nconcurrent, err))
+    return err->status;
   if (cli->tune.enabled && cli->sweep) /* it would be accepted and ignored */
     return cb_fail(err, CB_USAGE,
                    "option '--sweep' does not go with --tune: it tunes the all-reduce");
@@ -501,7 +504,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      "--calls %s names the ops and sizes it measures: --%s does not go with it",
                      cli->calls_path, other);
   }
-  if (s->nconcurrent || cli->parallel_given) { /* --concurrent: its own ops, its own way */
+  if (!cli->tune.enabled && (s->nconcurrent || cli->parallel_given)) { /* its own ops */
     char layout[48];
     cb_parallel_format(&s->parallel, layout, sizeof layout);
     if (!s->nconcurrent)

@@ -2,6 +2,7 @@
  * returns it, then the rules between them. */
 #include "base/units.h"
 #include "cli_internal.h"
+#include "ops/skew.h"
 #include "results/overhead.h"
 
 int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct cb_error *err) {
@@ -13,6 +14,12 @@ int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct
   case OPT_MODEL_CONFIG: return CB_OK; /* applied after --model, whatever the order */
   case OPT_EXHAUSTIVE: t->exhaustive = 1; return CB_OK;
   case OPT_NO_SEARCH: t->no_search = 1; return CB_OK;
+  case OPT_SHARD:
+    t->layout.shard = cb_shard_lookup(arg);
+    if (t->layout.shard < 0)
+      return cb_fail(err, CB_USAGE, "--shard %s: not none, grad or full", arg);
+    t->shard_given = 1;
+    return CB_OK;
   case OPT_RESUME: t->resume = 1; return CB_OK;
   case OPT_ENV_OUT: t->env_out = arg; return CB_OK;
   case OPT_TRIALS: t->trials = arg; return CB_OK;
@@ -38,6 +45,7 @@ int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct
     return cb_space_parse_ctas(arg, &(struct cb_space){.kind = CB_SPACE_NCCL}, err);
   case OPT_PLUGIN_OUT: t->plugin_out = arg; return CB_OK;
   case OPT_TUNE_BUCKETS:
+    t->buckets_given = 1;
     return cb_space_parse_sizes(arg, "--tune-buckets", t->space.buckets, &t->space.nbuckets, err);
   case OPT_TUNE_SEGMENTS:
     t->segments_given = 1;
@@ -60,5 +68,61 @@ int cb_cli_tune_check(const struct cb_tune_options *t, const char *tune_only,
     return cb_fail(err, CB_USAGE, "give either --exhaustive or --no-search, not both");
   if (model_config && cb_model_config_parse(model_config, &out->model, err))
     return err->status;
+  return CB_OK;
+}
+
+/* --tune with --parallel: the layout's step, at the launch settings. */
+int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par, int parallel_given,
+                       struct cb_skew *skew, int concurrent, struct cb_error *err) {
+  if (!parallel_given && !t->shard_given)
+    return skew ? cb_fail(err, CB_USAGE,
+                          "--skew %s goes with --op alltoallv, or with --tune --parallel and ep of "
+                          "2 or more (its token dispatch)",
+                          skew->label)
+                : CB_OK;
+  if (!parallel_given)
+    return cb_fail(err, CB_USAGE,
+                   "--shard %s goes with --parallel, the layout whose dp ranks it shards over "
+                   "(e.g. --parallel tp=2,dp=2)",
+                   cb_shard_names[t->layout.shard]);
+  char layout[64];
+  cb_parallel_format(par, layout, sizeof layout);
+  if (concurrent)
+    return cb_fail(err, CB_USAGE,
+                   "--concurrent goes with a run of collectives, not --tune: --tune --parallel "
+                   "%s runs the whole step",
+                   layout);
+  const char *search = t->exhaustive       ? "--exhaustive"
+                       : t->resume         ? "--resume"
+                       : t->env_out        ? "--env-out"
+                       : t->plugin_out     ? "--plugin-out"
+                       : t->algorithms     ? "--tune-algorithms"
+                       : t->protocols      ? "--tune-protocols"
+                       : t->ctas           ? "--tune-ctas"
+                       : t->segments_given ? "--tune-segments"
+                                           : NULL;
+  if (search)
+    return cb_fail(err, CB_USAGE,
+                   "%s with --tune --parallel %s: the layout's step is measured at the launch "
+                   "settings; searching each communicator's own settings is not built yet",
+                   search, layout);
+  if (t->buckets_given && t->space.nbuckets != 1)
+    return cb_fail(err, CB_USAGE,
+                   "--tune-buckets with --parallel %s: give one size, the DDP/ZeRO-2 bucket (the "
+                   "layout's step does not search)",
+                   layout);
+  if (skew && par->size[CB_DIM_EP] < 2)
+    return cb_fail(err, CB_USAGE,
+                   "--skew %s shapes ep's token dispatch: --parallel %s has ep=1 (give e.g. "
+                   "ep=2)",
+                   skew->label, layout);
+  t->layout.par = *par;
+  if (cb_layout_check(&t->model, &t->layout, err)) /* the job's rank count is checked at run time */
+    return err->status;
+  t->layout.bucket_elems =
+      (t->buckets_given ? t->space.buckets[0] : (uint64_t)25 << 20) / sizeof(float);
+  if (!t->layout.bucket_elems)
+    t->layout.bucket_elems = 1;
+  t->layout_given = 1, t->no_search = 1, t->skew = skew;
   return CB_OK;
 }

@@ -69,7 +69,7 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   int skewed = 0;
   for (int i = 0; i < s->nops; i++)
     skewed |= cb_ops[s->ops[i]]->skewed;
-  if (s->skew && !skewed)
+  if (s->skew && !skewed && !cli->tune.enabled) /* --tune --parallel: ep's dispatch */
     return cb_fail(err, CB_USAGE,
                    "--skew %s shapes alltoallv's traffic, and --op has no alltoallv; add "
                    "--op alltoallv",

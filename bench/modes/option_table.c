@@ -37,17 +37,19 @@ const struct cb_option cb_options[] = {
              "alone: the GPU copy matrix of each node (copy\n"
              "engine and SM kernel, one and both ways, host to\n"
              "GPU and back; -e SIZE copies, default 64M)"},
-    {.name = "skew", .arg = CB_ARG_ONE, .code = OPT_SKEW, .modes = CB_IN_RUN,
+    {.name = "skew", .arg = CB_ARG_ONE, .code = OPT_SKEW, .modes = CB_IN_RUN | CB_IN_TUNE,
      .section = CB_SEC_WHAT, .metavar = "SPEC",
      .help = "alltoallv's per-pair counts: uniform (default),\n"
              "zipf:E (rank j receives 1/(j+1)^E of each rank's\n"
              "tokens, as experts' popularity skews), or FILE, a\n"
-             "square matrix of bytes i->j (nccl-tests 2.19's)"},
-    {.name = "parallel", .arg = CB_ARG_ONE, .code = OPT_PARALLEL, .modes = CB_IN_RUN,
+             "square matrix of bytes i->j (nccl-tests 2.19's);\n"
+             "with --tune --parallel, ep's token dispatch"},
+    {.name = "parallel", .arg = CB_ARG_ONE, .code = OPT_PARALLEL, .modes = CB_IN_RUN | CB_IN_TUNE,
      .section = CB_SEC_WHAT, .metavar = "DIMS",
      .help = "a job's layout, e.g. tp=2,dp=2 (tp, ep, dp, pp; their\n"
              "product the rank count; tp innermost, inside a node,\n"
-             "as Megatron places them): --concurrent's communicators"},
+             "as Megatron places them): --concurrent's communicators;\n"
+             "with --tune, the step in that layout"},
     {.name = "concurrent", .arg = CB_ARG_ONE, .code = OPT_CONCURRENT, .modes = CB_IN_RUN,
      .section = CB_SEC_WHAT, .metavar = "OP@DIM,...",
      .help = "these collectives at once, each on its --parallel\n"
@@ -263,6 +265,10 @@ const struct cb_option cb_options[] = {
     {.name = "exhaustive", .arg = CB_ARG_NONE, .code = OPT_EXHAUSTIVE, .modes = CB_IN_TUNE,
      .section = CB_SEC_TUNE,
      .help = "measure the whole grid instead of coordinate descent"},
+    {.name = "shard", .arg = CB_ARG_ONE, .code = OPT_SHARD, .modes = CB_IN_TUNE,
+     .section = CB_SEC_TUNE, .metavar = "MODE",
+     .help = "with --parallel: none (DDP, default), grad (ZeRO-2's\n"
+             "reduce-scatter) or full (FSDP/ZeRO-3: layers gathered)"},
     {.name = "no-search", .arg = CB_ARG_NONE, .code = OPT_NO_SEARCH, .modes = CB_IN_TUNE,
      .section = CB_SEC_TUNE,
      .help = "only measure the launch settings (rho, T_*)"},

@@ -451,6 +451,8 @@ static void add_line(const char *path, long lineno, const char *line, size_t len
     why = read_trial(o, tune_of(d, file));
   else if (strcmp(type, "summary") == 0)
     why = read_summary(o, tune_of(d, file));
+  else if (strcmp(type, "layout") == 0)
+    why = "a --tune --parallel step: the report does not chart layouts yet";
   else if (!why)
     why = "unknown record type";
   if (why)

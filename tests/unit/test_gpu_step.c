@@ -75,7 +75,7 @@ static float *gpu_grads(const struct cb_compute *k, const struct cb_model *m, do
 
 static void run(const struct cb_compute *k) {
   ok(cudaSetDevice(0) == cudaSuccess, "GPU 0 selected (the caller binds it, not init)");
-  struct cb_model m = {"check", 64, 2, 4, 32, 2, CB_MODEL_FLOAT};
+  struct cb_model m = {"check", 64, 2, 4, 32, 2, CB_MODEL_FLOAT, 1, 1, 1, 0};
   const char *why;
   const struct cb_compute *host = cb_compute_host(&why);
   float *want = NULL;

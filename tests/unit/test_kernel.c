@@ -27,7 +27,7 @@ static double loss_at(const struct cb_compute *k, void *ctx) {
 int main(void) {
   const char *why;
   const struct cb_compute *k = cb_compute_host(&why);
-  struct cb_model m = {"check", 16, 2, 2, 6, 2, CB_MODEL_FLOAT};
+  struct cb_model m = {"check", 16, 2, 2, 6, 2, CB_MODEL_FLOAT, 1, 1, 1, 0};
   void *ctx;
   struct cb_error err = {0};
   ok(k && k->init(&m, 1, &ctx, &err) == CB_OK, "the host kernel starts");

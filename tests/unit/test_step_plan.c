@@ -72,7 +72,7 @@ int main(void) {
     check_layout(&m);
   }
   /* a custom shape with batch > 1, heads != 1 and a different dtype */
-  struct cb_model m = {"odd", 96, 3, 6, 40, 3, CB_MODEL_FP16};
+  struct cb_model m = {"odd", 96, 3, 6, 40, 3, CB_MODEL_FP16, 1, 1, 1, 0};
   is_double(cb_model_step_flops(&m), listed_flops(&m), 1e-6, "odd shape: FLOPs per step");
   check_layout(&m);
 

@@ -1,0 +1,90 @@
+#!/bin/sh
+# --tune --parallel (issue 59 items 1 and 2): the reference step `tiny` as
+# each layout issues it, on 4 ranks: the calls rank 0 makes per step
+# against a hand count (tests/unit/test_layout.c counts every rank and
+# layout), the exposed communication of each dimension with its interval,
+# the overhead's three-way verdict, and the --trials line's "exposed"
+# object agreeing with the table. Layouts that cannot run are exit 2 with
+# nothing replaced.
+. tests/lib.sh
+plan 12
+
+# $1: the --trials file; true when the layout line is coherent: every
+# dimension named in $2 (a jq array) and no other, each share inside
+# [0, 1] and inside its interval, the verdict the overhead's interval says
+coherent() {
+  jq -s -e --argjson dims "$2" '.[0] as $l | $l.type == "layout"
+    and ($l.exposed | keys) == ($dims | sort)
+    and ($l.exposed | to_entries | all(.value.share as $s
+          | $s[1] <= $s[0] and $s[0] <= $s[2] and $s[1] >= 0 and $s[2] <= 1))
+    and ($l.overhead as $o | $l.verdict == (if $o[1] > $l.max_overhead then "FAIL"
+          elif $o[2] <= $l.max_overhead then "PASS" else "INCONCLUSIVE" end))' "$1" >/dev/null
+}
+
+# the exposed line: each dimension once, with a share, an interval, a time
+exposed_line() {
+  grep -Eq "^exposed: $1\$" "$TMP/out"
+}
+PCT='[0-9.]+% \[[0-9.]+, [0-9.]+\] \([0-9.]+ ms\)'
+
+mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --shard full --tune-reps 5 \
+  --trials "$TMP/full.jsonl"
+st=$STATUS
+[ $st -eq 0 ] && grep -q '^# each step, rank 0 issues: tp 16 allreduce; dp 8 allgather, 4 reducescatter$' "$TMP/out"
+ok $? "tp=2,dp=2 --shard full: 4 layers x 4 tp all-reduces; 8 gathers and 4 reduce-scatters on dp (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/err"
+exposed_line "tp $PCT, dp $PCT" &&
+  grep -Eq '^overhead .* of T_step .*: (PASS|FAIL|INCONCLUSIVE) \(target 20%' "$TMP/out"
+ok $? "exposed per dimension with intervals, and the overhead's three-way verdict"
+coherent "$TMP/full.jsonl" '["tp","dp"]' &&
+  jq -s -e '.[0] | .parallel == "tp=2,dp=2" and .shard == "full" and .reps == 5
+    and .exposed.tp.calls == {"allreduce": 16}
+    and .exposed.dp.calls == {"allgather": 8, "reducescatter": 4}' "$TMP/full.jsonl" >/dev/null
+ok $? "--trials: the layout line, exposed keyed by dimension, shares inside their intervals, the verdict its interval's"
+
+mpi 4 --tune --workload tiny --parallel dp=2,pp=2 --tune-reps 5 --trials "$TMP/pp.jsonl"
+st=$STATUS
+[ $st -eq 0 ] && grep -q '^# each step, rank 0 issues: dp 1 allreduce; pp 4 send, 4 recv$' "$TMP/out" &&
+  exposed_line "dp $PCT, pp $PCT" && coherent "$TMP/pp.jsonl" '["dp","pp"]'
+ok $? "dp=2,pp=2: 4 microbatches each way between stages, one DDP bucket, dp and pp exposed (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/err"
+
+mpi 4 --tune --workload tiny --parallel ep=2,dp=2 --skew zipf:1.2 --tune-reps 5 \
+  --trials "$TMP/ep.jsonl"
+st=$STATUS
+[ $st -eq 0 ] && grep -q '^# each step, rank 0 issues: ep 16 alltoallv; dp 2 allreduce$' "$TMP/out" &&
+  exposed_line "ep $PCT, dp $PCT" && coherent "$TMP/ep.jsonl" '["ep","dp"]' &&
+  jq -s -e '.[0].skew == "zipf:1.2"' "$TMP/ep.jsonl" >/dev/null
+ok $? "ep=2,dp=2 zipf:1.2: dispatch and combine each way per layer; dense and expert gradients (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/err"
+
+mpi 4 --tune --workload tiny --workload-config sequence_parallel=1 --parallel tp=2,dp=2 \
+  --shard grad --tune-reps 3
+st=$STATUS
+[ $st -eq 0 ] &&
+  grep -q '^# each step, rank 0 issues: tp 16 allgather, 16 reducescatter; dp 1 allgather, 1 reducescatter$' "$TMP/out"
+ok $? "sequence parallel with ZeRO-2: tp's gathers and scatters, dp's scatter then gather (exit $st)"
+
+# refusals: exit 2 naming the value; a --trials file already there kept
+echo keep >"$TMP/keep.jsonl"
+mpi 4 --tune --workload tiny --parallel tp=2,dp=4 --trials "$TMP/keep.jsonl"
+[ $STATUS -eq 2 ] && grep -q 'hold 8 ranks, the job has 4' "$TMP/err" &&
+  [ "$(cat "$TMP/keep.jsonl")" = keep ]
+ok $? "a layout of 8 ranks on 4: exit 2, the trials file untouched (exit $STATUS)"
+mpi 4 --tune --workload tiny --parallel dp=2,pp=2 --shard full --trials "$TMP/keep.jsonl"
+[ $STATUS -eq 2 ] && grep -q -- '--shard full with pp=2' "$TMP/err" && [ "$(cat "$TMP/keep.jsonl")" = keep ]
+ok $? "--shard full with pipeline stages refused (exit $STATUS)"
+mpi 4 --tune --workload tiny --parallel dp=4 --skew zipf:1
+[ $STATUS -eq 2 ] && grep -q -- "--skew zipf:1 shapes ep's token dispatch: --parallel dp=4 has ep=1" "$TMP/err"
+ok $? "--skew without ep refused (exit $STATUS)"
+mpi 4 --tune --workload tiny --parallel dp=4 --env-out "$TMP/env"
+[ $STATUS -eq 2 ] && grep -q -- '--env-out with --tune --parallel dp=4: .* not built yet' "$TMP/err" &&
+  [ ! -e "$TMP/env" ]
+ok $? "the per-communicator search is refused, not faked (exit $STATUS)"
+mpi 4 --tune --workload llama-7b --parallel dp=4 --trials "$TMP/keep.jsonl"
+[ $STATUS -eq 2 ] && grep -Eq 'a rank holds 9[0-9.]+ GiB of weights, gradients and Adam' "$TMP/err" &&
+  [ "$(cat "$TMP/keep.jsonl")" = keep ]
+ok $? "llama-7b unsharded on 4 ranks: ZeRO's 16 bytes a parameter do not fit, exit 2 (exit $STATUS)"
+mpi 4 --tune --workload tiny --shard full
+[ $STATUS -eq 2 ] && grep -q -- '--shard full goes with --parallel' "$TMP/err"
+ok $? "--shard without --parallel refused (exit $STATUS)"
