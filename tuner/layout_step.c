@@ -124,7 +124,8 @@ static int run(struct exec *x, int comm, struct cb_error *err) {
 }
 
 /* One phase between barriers: out[0] the slowest rank's time, out[1 + d]
- * the most any rank waited on dimension d. */
+ * what that rank waited on dimension d (the rank that set T_step: a
+ * faster rank's wait for a slower peer is not on the step's path). */
 static int time_phase(struct exec *x, int comm, double *out, struct cb_error *err) {
   char what[160], layout[64];
   cb_parallel_format(&x->l->par, layout, sizeof layout);
@@ -141,7 +142,13 @@ static int time_phase(struct exec *x, int comm, double *out, struct cb_error *er
     return rc == err->status ? rc : cb_fail(err, rc, "another rank failed in the layout's step");
   for (int c = 0; c < CB_NSC; c++)
     mine[1 + cb_step_comm_dim[c]] += x->wait[c];
-  MPI_Allreduce(mine, out, 1 + CB_NDIMS, MPI_DOUBLE, MPI_MAX, x->cl->comm);
+  struct {
+    double t;
+    int rank;
+  } me = {mine[0], x->cl->rank}, slowest;
+  MPI_Allreduce(&me, &slowest, 1, MPI_DOUBLE_INT, MPI_MAXLOC, x->cl->comm);
+  memcpy(out, mine, sizeof mine);
+  MPI_Bcast(out, 1 + CB_NDIMS, MPI_DOUBLE, slowest.rank, x->cl->comm);
   return CB_OK;
 }
 

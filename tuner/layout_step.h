@@ -4,9 +4,9 @@
  * given the CPU between GEMMs. Each round times, between barriers, the
  * step without communication (T_compute) and the full step (T_step), and
  * on every rank the time spent starting and waiting on each dimension's
- * ops: that dimension's exposed communication, the most any rank waited
- * (one thread waits on one op at a time, so a wait belongs to the op it
- * waits for; the step's end waits for what is left in issue order). */
+ * ops: that dimension's exposed communication is the slowest rank's (one
+ * thread waits on one op at a time, so a wait belongs to the op it waits
+ * for; the step's end waits for what is left in issue order). */
 #ifndef CB_LAYOUT_STEP_H
 #define CB_LAYOUT_STEP_H
 
@@ -20,7 +20,7 @@ struct cb_layout_result {
   struct cb_stats step, compute, rho; /* seconds; rho paired per round */
   struct cb_overhead overhead;
   int used[CB_NDIMS];              /* dimensions with a communicator of 2+ ranks */
-  struct cb_stats wait[CB_NDIMS];  /* seconds a step, the most any rank waited */
+  struct cb_stats wait[CB_NDIMS];  /* seconds a step the slowest rank waited */
   struct cb_stats share[CB_NDIMS]; /* wait / T_step, per round */
   int calls[CB_NDIMS][CB_NEV_OPS]; /* rank 0's, per step */
   double flops;                    /* rank 0's, per step */

@@ -174,8 +174,8 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
            cl->nranks, cl->nnodes,
            cb_format_size(opt->layout.bucket_elems * sizeof(float), bucket, sizeof bucket),
            opt->skew ? opt->skew->label : "uniform");
-    printf("# exposed: the time a step waits on each dimension's ops, the most any rank "
-           "waited, as a share of T_step (tuner/TUNING.md, \"Parallel layouts\"); the launch "
+    printf("# exposed: the time the slowest rank's step waits on each dimension's ops, as a "
+           "share of T_step (tuner/TUNING.md, \"Parallel layouts\"); the launch "
            "settings: no per-communicator search yet\n");
     fflush(stdout);
   }
