@@ -1,13 +1,14 @@
 #!/bin/sh
-# --tune --parallel (issue 59 items 1 and 2): the reference step `tiny` as
-# each layout issues it, on 4 ranks: the calls rank 0 makes per step
+# --tune --parallel (issue 59 items 1, 2 and 4): the reference step `tiny`
+# as each layout issues it, on 4 ranks: the calls rank 0 makes per step
 # against a hand count (tests/unit/test_layout.c counts every rank and
 # layout), the exposed communication of each dimension with its interval,
-# the overhead's three-way verdict, and the --trials line's "exposed"
-# object agreeing with the table. Layouts that cannot run are exit 2 with
-# nothing replaced.
+# the overhead's three-way verdict, the --trials line's "exposed" object
+# agreeing with the table; the search over each communicator's libnbc
+# algorithms, its choice the same in the table, the trials line and the
+# env file. Layouts that cannot run are exit 2 with nothing replaced.
 . tests/lib.sh
-plan 12
+plan 16
 
 # $1: the --trials file; true when the layout line is coherent: every
 # dimension named in $2 (a jq array) and no other, each share inside
@@ -41,6 +42,20 @@ coherent "$TMP/full.jsonl" '["tp","dp"]' &&
     and .exposed.tp.calls == {"allreduce": 16}
     and .exposed.dp.calls == {"allgather": 8, "reducescatter": 4}' "$TMP/full.jsonl" >/dev/null
 ok $? "--trials: the layout line, exposed keyed by dimension, shares inside their intervals, the verdict its interval's"
+grep -Eq "^# tp allreduce: library [0-9.]+ ms .*, ring .*, binomial .*, rabenseifner .*, recursive_doubling [0-9.]+ ms \+- [0-9.]+ -> " "$TMP/out" &&
+  grep -Eq "^# dp allgather: library [0-9.]+ ms \+- [0-9.]+, linear [0-9.]+ ms \+- [0-9.]+, recursive_doubling [0-9.]+ ms \+- [0-9.]+ -> " "$TMP/out" &&
+  ! grep -q '^# dp reducescatter' "$TMP/out"
+ok $? "the search measures every libnbc algorithm of tp's all-reduce and dp's all-gather, nothing for the reduce-scatter libnbc cannot choose"
+# the choice: the table's tuned line, the trials line's tuned object
+tuned=$(sed -n 's/^tuned    //p' "$TMP/out")
+if [ "$tuned" = "= default: no algorithm beat the library's own by more than the noise" ]; then
+  jq -s -e '.[0] | has("tuned") | not' "$TMP/full.jsonl" >/dev/null
+else
+  want=$(echo "$tuned" | sed 's/, /\n/g' | sort | tr '\n' ';')
+  got=$(jq -r '.tuned.algorithms | to_entries[] | "\(.key)=\(.value)"' "$TMP/full.jsonl" | sort | tr '\n' ';')
+  [ -n "$want" ] && [ "$want" = "$got" ] && grep -Eq '^gain: -?[0-9.]+ ms per step' "$TMP/out"
+fi
+ok $? "the tuned algorithms are the same in the table and the trials line ($tuned)"
 
 mpi 4 --tune --workload tiny --parallel dp=2,pp=2 --tune-reps 5 --trials "$TMP/pp.jsonl"
 st=$STATUS
@@ -77,10 +92,18 @@ ok $? "--shard full with pipeline stages refused (exit $STATUS)"
 mpi 4 --tune --workload tiny --parallel dp=4 --skew zipf:1
 [ $STATUS -eq 2 ] && grep -q -- "--skew zipf:1 shapes ep's token dispatch: --parallel dp=4 has ep=1" "$TMP/err"
 ok $? "--skew without ep refused (exit $STATUS)"
-mpi 4 --tune --workload tiny --parallel dp=4 --env-out "$TMP/env"
-[ $STATUS -eq 2 ] && grep -q -- '--env-out with --tune --parallel dp=4: .* not built yet' "$TMP/err" &&
-  [ ! -e "$TMP/env" ]
-ok $? "the per-communicator search is refused, not faked (exit $STATUS)"
+mpi 4 --tune --workload tiny --parallel dp=4 --exhaustive
+[ $STATUS -eq 2 ] && grep -q -- '--exhaustive with --tune --parallel dp=4: .*(not built)' "$TMP/err"
+ok $? "the search's other options are refused, not ignored (exit $STATUS)"
+mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --tune-reps 3 --env-out "$TMP/env"
+st=$STATUS
+[ $st -eq 0 ] && sh -n "$TMP/env" && grep -q '^# collbench --tune --parallel tp=2,dp=2 --shard none, workload tiny: ' "$TMP/env" &&
+  ! grep -v '^#' "$TMP/env" | grep -Evq "^export OMPI_MCA_coll_libnbc_iallreduce_algorithm='[1-4]'\$"
+ok $? "--env-out: the choice per communicator in a comment, only libnbc's all-reduce variable exported (exit $st)"
+mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --no-search --tune-reps 3
+[ $STATUS -eq 0 ] && ! grep -q '^# search\|^tuned' "$TMP/out" &&
+  grep -q "^default  the library's own choices\$" "$TMP/out"
+ok $? "--no-search measures the launch settings alone (exit $STATUS)"
 mpi 4 --tune --workload llama-7b --parallel dp=4 --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -Eq 'a rank holds 9[0-9.]+ GiB of weights, gradients and Adam' "$TMP/err" &&
   [ "$(cat "$TMP/keep.jsonl")" = keep ]

@@ -12,7 +12,7 @@
 
 enum { A2A_SC, A2A_SD, A2A_RC, A2A_RD, A2A_N };
 
-struct exec {
+struct cb_layout_exec {
   const struct cb_cluster *cl;
   const struct cb_layout *l;
   MPI_Comm comm[CB_NSC]; /* MPI_COMM_NULL where the group has one rank */
@@ -26,10 +26,92 @@ struct exec {
   size_t gm, gk, gn;
   double wait[CB_NSC];
   double timer_overhead;
+  /* libnbc's algorithm variables, through MPI_T */
+  int mpit, have[CB_NEV_OPS], launch[CB_NEV_OPS], current[CB_NEV_OPS];
+  MPI_T_cvar_handle knob[CB_NEV_OPS];
+  const struct cb_layout_algos *algos; /* the configuration running */
 };
 
-static int mpi_fail(const struct exec *x, int rc, const char *call, const struct cb_step_event *e,
-                    struct cb_error *err) {
+/* Open MPI 4.1's coll/libnbc algorithms (ompi_info --param coll libnbc
+ * --level 9); its other non-blocking collectives have no such variable. */
+static const struct {
+  const char *cvar;
+  const char *names[5];
+  int n;
+} nbc[CB_NEV_OPS] = {
+    [CB_EV_ALLREDUCE] = {"coll_libnbc_iallreduce_algorithm",
+                         {"library", "ring", "binomial", "rabenseifner", "recursive_doubling"},
+                         4},
+    [CB_EV_ALLGATHER] = {"coll_libnbc_iallgather_algorithm",
+                         {"library", "linear", "recursive_doubling"},
+                         2},
+};
+
+const char *cb_layout_algo_name(int op, int alg) {
+  return op >= 0 && op < CB_NEV_OPS && alg >= 0 && alg <= nbc[op].n ? nbc[op].names[alg] : NULL;
+}
+
+static int find_cvar(const char *name, MPI_T_cvar_handle *h) {
+  int n = 0;
+  if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    char cname[256], desc[8];
+    int nlen = sizeof cname, dlen = sizeof desc, verbosity, bind, scope, count;
+    MPI_Datatype type;
+    MPI_T_enum en;
+    if (MPI_T_cvar_get_info(i, cname, &nlen, &verbosity, &type, &en, desc, &dlen, &bind, &scope) ==
+            MPI_SUCCESS &&
+        strcmp(cname, name) == 0 && type == MPI_INT)
+      return MPI_T_cvar_handle_alloc(i, NULL, h, &count) == MPI_SUCCESS;
+  }
+  return 0;
+}
+
+static void open_knobs(struct cb_layout_exec *x) {
+  int provided;
+  x->mpit = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+  for (int o = 0; o < CB_NEV_OPS && x->mpit; o++)
+    if (nbc[o].cvar && find_cvar(nbc[o].cvar, &x->knob[o])) {
+      x->have[o] = MPI_T_cvar_read(x->knob[o], &x->launch[o]) == MPI_SUCCESS;
+      x->current[o] = x->launch[o];
+    }
+}
+
+/* The algorithm of the configuration running, before the op starts;
+ * read back, as a library may accept a write and keep its value. */
+static int set_algorithm(struct cb_layout_exec *x, const struct cb_step_event *e,
+                         struct cb_error *err) {
+  if (!x->have[e->op])
+    return CB_OK;
+  int want = x->algos ? x->algos->alg[e->comm][e->op] : 0;
+  if (!want)
+    want = x->launch[e->op];
+  if (want == x->current[e->op])
+    return CB_OK;
+  int got = -1;
+  if (MPI_T_cvar_write(x->knob[e->op], &want) != MPI_SUCCESS ||
+      MPI_T_cvar_read(x->knob[e->op], &got) != MPI_SUCCESS || got != want)
+    return cb_fail(err, CB_RUNTIME, "rank %d: MPI_T did not take %s = %d for the %s communicator",
+                   x->cl->rank, nbc[e->op].cvar, want, cb_step_comm_names[e->comm]);
+  x->current[e->op] = want;
+  return CB_OK;
+}
+
+static void close_knobs(struct cb_layout_exec *x) {
+  for (int o = 0; o < CB_NEV_OPS; o++)
+    if (x->have[o]) {
+      MPI_T_cvar_write(x->knob[o], &x->launch[o]);
+      MPI_T_cvar_handle_free(&x->knob[o]);
+      x->have[o] = 0;
+    }
+  if (x->mpit)
+    MPI_T_finalize();
+  x->mpit = 0;
+}
+
+static int mpi_fail(const struct cb_layout_exec *x, int rc, const char *call,
+                    const struct cb_step_event *e, struct cb_error *err) {
   char text[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   MPI_Error_string(rc, text, &len);
@@ -38,7 +120,7 @@ static int mpi_fail(const struct exec *x, int rc, const char *call, const struct
                  (unsigned long long)e->elems, text);
 }
 
-static int start_op(struct exec *x, const struct cb_step_event *e, struct cb_error *err) {
+static int start_op(struct cb_layout_exec *x, const struct cb_step_event *e, struct cb_error *err) {
   MPI_Comm c = x->comm[e->comm];
   float *sb = x->send + (size_t)e->slot * x->slot_floats,
         *rb = x->recv + (size_t)e->slot * x->slot_floats;
@@ -79,7 +161,7 @@ static int start_op(struct exec *x, const struct cb_step_event *e, struct cb_err
 }
 
 /* The library gets the CPU between GEMMs: each op in flight tested. */
-static void poll(struct exec *x) {
+static void poll(struct cb_layout_exec *x) {
   for (int s = 0; s < x->plan.nslots; s++)
     if (x->req[s] != MPI_REQUEST_NULL) {
       int done;
@@ -87,7 +169,7 @@ static void poll(struct exec *x) {
     }
 }
 
-static void compute(struct exec *x, double flops, int comm) {
+static void compute(struct cb_layout_exec *x, double flops, int comm) {
   double per_col = 2.0 * (double)x->gm * (double)x->gk;
   size_t cols = (size_t)(flops / per_col + 0.5);
   while (cols > 0) {
@@ -99,7 +181,7 @@ static void compute(struct exec *x, double flops, int comm) {
   }
 }
 
-static int run(struct exec *x, int comm, struct cb_error *err) {
+static int run(struct cb_layout_exec *x, int comm, struct cb_error *err) {
   memset(x->wait, 0, sizeof x->wait);
   for (int i = 0; i < x->plan.n; i++) {
     const struct cb_step_event *e = &x->plan.ev[i];
@@ -109,6 +191,8 @@ static int run(struct exec *x, int comm, struct cb_error *err) {
     }
     if (!comm)
       continue;
+    if (e->kind == CB_EV_START && set_algorithm(x, e, err))
+      return err->status;
     double t0 = cb_now();
     if (e->kind == CB_EV_START) {
       if (start_op(x, e, err))
@@ -126,7 +210,7 @@ static int run(struct exec *x, int comm, struct cb_error *err) {
 /* One phase between barriers: out[0] the slowest rank's time, out[1 + d]
  * what that rank waited on dimension d (the rank that set T_step: a
  * faster rank's wait for a slower peer is not on the step's path). */
-static int time_phase(struct exec *x, int comm, double *out, struct cb_error *err) {
+static int time_phase(struct cb_layout_exec *x, int comm, double *out, struct cb_error *err) {
   char what[160], layout[64];
   cb_parallel_format(&x->l->par, layout, sizeof layout);
   snprintf(what, sizeof what, "--tune --parallel %s --shard %s, the %s", layout,
@@ -180,7 +264,7 @@ static int group_size(const struct cb_layout *l, int sc) {
 /* The dispatch's counts from --skew over the ep group, as ints for MPI;
  * the combine's are the same transposed. Sets *recv_tokens and the
  * largest side in floats. */
-static int skew_counts(struct exec *x, const struct cb_model *m, struct cb_skew *skew,
+static int skew_counts(struct cb_layout_exec *x, const struct cb_model *m, struct cb_skew *skew,
                        double *recv_tokens, size_t *largest, struct cb_error *err) {
   int ep = x->l->par.size[CB_DIM_EP];
   *recv_tokens = 0, *largest = 0;
@@ -212,8 +296,8 @@ static int skew_counts(struct exec *x, const struct cb_model *m, struct cb_skew 
   return ok ? CB_OK : cb_fail(err, CB_RUNTIME, "ep dispatch: counts over INT_MAX or no memory");
 }
 
-static int setup(struct exec *x, const struct cb_model *m, struct cb_skew *skew, int threads,
-                 struct cb_error *err) {
+static int setup(struct cb_layout_exec *x, const struct cb_model *m, struct cb_skew *skew,
+                 int threads, struct cb_error *err) {
   for (int c = 0; c < CB_NSC; c++) {
     x->comm[c] = MPI_COMM_NULL;
     if (group_size(x->l, c) > 1)
@@ -221,6 +305,7 @@ static int setup(struct exec *x, const struct cb_model *m, struct cb_skew *skew,
   }
   x->stage = cb_parallel_index(&x->l->par, x->cl->rank, CB_DIM_PP);
   x->timer_overhead = cb_timer_overhead();
+  open_knobs(x);
   double recv_tokens;
   size_t largest;
   if (skew_counts(x, m, skew, &recv_tokens, &largest, err) || cb_blas_load(threads, err))
@@ -249,7 +334,8 @@ static int setup(struct exec *x, const struct cb_model *m, struct cb_skew *skew,
   return CB_OK;
 }
 
-static void teardown(struct exec *x) {
+static void teardown(struct cb_layout_exec *x) {
+  close_knobs(x);
   for (int c = 0; c < CB_NSC; c++)
     if (x->comm[c] != MPI_COMM_NULL)
       MPI_Comm_free(&x->comm[c]);
@@ -259,8 +345,10 @@ static void teardown(struct exec *x) {
   free(x->send), free(x->recv), free(x->req), free(x->a), free(x->b), free(x->c);
 }
 
-static void summarize(struct exec *x, const double *comp, const double *full, int reps,
+/* One configuration's statistics: its steps, each round's compute. */
+static void summarize(struct cb_layout_exec *x, const double *comp, const double *full, int reps,
                       struct cb_layout_result *res) {
+  memset(res, 0, sizeof *res);
   double *v = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *v);
   if (!v)
     return;
@@ -293,29 +381,66 @@ static void summarize(struct exec *x, const double *comp, const double *full, in
   res->flops = x->plan.flops;
 }
 
-int cb_layout_step_run(const struct cb_cluster *cl, const struct cb_model *m,
-                       const struct cb_layout *l, struct cb_skew *skew, int threads, int reps,
-                       struct cb_layout_result *res, struct cb_error *err) {
-  struct exec x = {.cl = cl, .l = l};
-  memset(res, 0, sizeof *res);
-  const int row = 1 + CB_NDIMS;
-  size_t cells = (size_t)(reps > 0 ? reps : 1) * row;
-  double *comp = calloc(cells, sizeof *comp), *full = calloc(cells, sizeof *full);
-  int rc = comp && full ? setup(&x, m, skew, threads, err)
-                        : cb_fail(err, CB_RUNTIME, "out of memory for %d rounds", reps);
-  rc = cb_cluster_agree(cl, rc);
-  if (rc != CB_OK && rc != err->status)
-    rc = cb_fail(err, rc, "another rank could not set up the layout's step");
-  /* one warm-up round, then each round the compute alone and the step */
-  for (int r = -1; r < reps && rc == CB_OK; r++) {
-    double scratch[1 + CB_NDIMS];
-    rc = time_phase(&x, 0, r < 0 ? scratch : comp + (size_t)r * row, err);
-    if (rc == CB_OK)
-      rc = time_phase(&x, 1, r < 0 ? scratch : full + (size_t)r * row, err);
+int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_model *m,
+                        const struct cb_layout *l, struct cb_skew *skew, int threads,
+                        struct cb_layout_exec **out, struct cb_error *err) {
+  struct cb_layout_exec *x = calloc(1, sizeof *x);
+  int rc = x ? CB_OK : cb_fail(err, CB_RUNTIME, "out of memory for the layout's step");
+  if (x) {
+    x->cl = cl, x->l = l;
+    rc = setup(x, m, skew, threads, err);
   }
-  if (rc == CB_OK)
-    summarize(&x, comp, full, reps, res);
-  teardown(&x);
+  rc = cb_cluster_agree(cl, rc);
+  if (rc != CB_OK) {
+    if (x)
+      teardown(x), free(x);
+    return rc == err->status ? rc
+                             : cb_fail(err, rc, "another rank could not set up the layout's step");
+  }
+  *out = x;
+  return CB_OK;
+}
+
+int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, int max) {
+  int mine[CB_NSC * CB_NEV_OPS], all[CB_NSC * CB_NEV_OPS], n = 0;
+  for (int c = 0; c < CB_NSC; c++)
+    for (int o = 0; o < CB_NEV_OPS; o++)
+      mine[c * CB_NEV_OPS + o] = x->have[o] && x->plan.calls[c][o] > 0;
+  /* the same list on every rank, or their configurations would differ */
+  MPI_Allreduce(mine, all, CB_NSC * CB_NEV_OPS, MPI_INT, MPI_MIN, x->cl->comm);
+  for (int c = 0; c < CB_NSC; c++)
+    for (int o = 0; o < CB_NEV_OPS; o++)
+      if (all[c * CB_NEV_OPS + o] && n < max)
+        k[n++] = (struct cb_layout_knob){c, o, nbc[o].n};
+  return n;
+}
+
+int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_algos *cfg, int n, int reps,
+                      struct cb_layout_result *res, struct cb_error *err) {
+  const size_t row = 1 + CB_NDIMS, rounds = (size_t)(reps > 0 ? reps : 1);
+  double *comp = calloc(rounds * row, sizeof *comp),
+         *full = calloc((size_t)n * rounds * row, sizeof *full), scratch[1 + CB_NDIMS];
+  int rc = comp && full ? CB_OK : cb_fail(err, CB_RUNTIME, "out of memory for %d rounds", reps);
+  /* one warm-up round; then each round the compute alone, and every
+   * configuration's step, starting one later each round */
+  for (int r = -1; r < reps && rc == CB_OK; r++) {
+    rc = time_phase(x, 0, r < 0 ? scratch : comp + (size_t)r * row, err);
+    for (int k = 0; k < n && rc == CB_OK; k++) {
+      int i = r < 0 ? k : (k + r) % n;
+      x->algos = &cfg[i];
+      rc = time_phase(x, 1, r < 0 ? scratch : full + ((size_t)i * rounds + (size_t)r) * row, err);
+    }
+  }
+  x->algos = NULL;
+  for (int i = 0; i < n && rc == CB_OK; i++)
+    summarize(x, comp, full + (size_t)i * rounds * row, reps, &res[i]);
   free(comp), free(full);
   return rc;
+}
+
+void cb_layout_exec_close(struct cb_layout_exec *x) {
+  if (!x)
+    return;
+  teardown(x);
+  free(x);
 }

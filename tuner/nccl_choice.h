@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 
-#include "envfile.h"
 #include "base/error.h"
+#include "envfile.h"
 
 /* NCCL's function names, the prefixes of the per-collective form
  * (init.cc ncclFuncStr, NCCL >= 2.24). */

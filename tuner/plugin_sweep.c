@@ -34,10 +34,10 @@ static int capture_row(void *state, const struct cb_row *row, struct cb_error *e
       return cb_fail(err, CB_RUNTIME, "--plugin-out: out of memory");
     c->pts = p, c->cap = cap;
   }
-  c->pts[c->n++] =
-      (struct cb_plugin_point){c->coll,    r->bytes,         c->algo,      c->proto, r->time_us,
-                               r->ci95_us, r->nccl_channels, r->wrong == 0 /* -1: not checked */,
-                               r->nccl_ran_other};
+  c->pts[c->n++] = (struct cb_plugin_point){
+      c->coll,          r->bytes,   c->algo,          c->proto,
+      r->time_us,       r->ci95_us, r->nccl_channels, r->wrong == 0 /* -1: not checked */,
+      r->nccl_ran_other};
   c->not_applied += r->nccl_ran_other;
   c->wrong += r->wrong > 0 ? r->wrong : 0;
   return CB_OK;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "base/readbound.h"
+#include "config.h"
 
 #if CB_HAVE_JANSSON
 #include <jansson.h>

@@ -1,5 +1,5 @@
 /* --tune --parallel L [--shard S]: the reference step in a parallel layout,
- * measured at the launch settings, with each dimension's exposed
+ * each communicator's algorithms searched, with each dimension's exposed
  * communication (tune_layout.h says what is not built). */
 #include "tune_layout.h"
 
@@ -9,15 +9,14 @@
 #include <unistd.h>
 
 #include "base/units.h"
+#include "envfile.h"
 #include "layout_step.h"
 #include "output/lines.h"
 #include "output/replace.h"
 #include "results/verdict.h"
 #include "runtime/watchdog.h"
+#include "search.h"
 #include "step_setup.h"
-
-/* DDP's bucket_cap_mb, as the DDP step's baseline */
-#define DDP_BUCKET_BYTES (25u << 20)
 
 /* The layout refused before anything runs: a refusal names the value. */
 static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
@@ -32,6 +31,9 @@ static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                    layout, opt->backend);
   if (cb_parallel_fit(&l->par, cl->nranks, cl->node_of_rank, err) ||
       cb_layout_check(&opt->model, l, err))
+    return err->status;
+  if (cl->rank == 0 && opt->env_out &&
+      cb_output_check(opt->env_out, "--env-out", CB_OUT_REPLACE, err))
     return err->status;
   double need = (double)cb_layout_state_bytes(&opt->model, l);
   double avail = (double)cb_mem_available_bytes() / cl->local_size;
@@ -90,32 +92,18 @@ static void print_result(const struct cb_layout_result *r, double target) {
   printf("%s\n", any ? "" : " none (every group has one rank)");
 }
 
-static char *result_json(const struct cb_tune_options *opt, const struct cb_cluster *cl,
-                         const struct cb_layout_result *r) {
-  char layout[64], *buf = malloc(8192);
-  if (!buf)
-    return NULL;
-  cb_parallel_format(&opt->layout.par, layout, sizeof layout);
-  const struct cb_model *m = &opt->model;
-  size_t len = 8192,
-         u = (size_t)snprintf(
-             buf, len,
-             "{\"type\":\"layout\",\"parallel\":\"%s\",\"shard\":\"%s\","
-             "\"workload\":\"%s\",\"model\":[%ld,%ld,%ld,%ld,%ld],"
-             "\"microbatches\":%ld,\"experts\":%ld,\"topk\":%ld,"
-             "\"sequence_parallel\":%ld,\"skew\":\"%s\",\"bucket_bytes\":%llu,"
-             "\"nranks\":%d,\"reps\":%ld,\"max_overhead\":%g,"
-             "\"t_compute_ms\":[%.6g,%.6g,%.6g],\"t_step_ms\":[%.6g,%.6g,%.6g],"
-             "\"rho\":[%.6g,%.6g,%.6g],\"overhead\":[%.6g,%.6g,%.6g],"
-             "\"verdict\":\"%s\",\"exposed\":{",
-             layout, cb_shard_names[opt->layout.shard], m->name, m->hidden, m->layers, m->heads,
-             m->seq, m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel,
-             opt->skew ? opt->skew->label : "uniform",
-             (unsigned long long)(opt->layout.bucket_elems * sizeof(float)), cl->nranks, opt->reps,
-             opt->max_overhead, r->compute.median * 1e3, r->compute.ci_lo * 1e3,
-             r->compute.ci_hi * 1e3, r->step.median * 1e3, r->step.ci_lo * 1e3, r->step.ci_hi * 1e3,
-             r->rho.median, r->rho.ci_lo, r->rho.ci_hi, r->overhead.value, r->overhead.lo,
-             r->overhead.hi, cb_verdict_names[cb_overhead_judge(r->overhead, opt->max_overhead)]);
+/* One measured configuration's fields, as JSON members (no braces). */
+static size_t result_fields(char *buf, size_t len, const struct cb_layout_result *r,
+                            double target) {
+  size_t u =
+      (size_t)snprintf(buf, len,
+                       "\"t_compute_ms\":[%.6g,%.6g,%.6g],\"t_step_ms\":[%.6g,%.6g,%.6g],"
+                       "\"rho\":[%.6g,%.6g,%.6g],\"overhead\":[%.6g,%.6g,%.6g],\"verdict\":\"%s\","
+                       "\"exposed\":{",
+                       r->compute.median * 1e3, r->compute.ci_lo * 1e3, r->compute.ci_hi * 1e3,
+                       r->step.median * 1e3, r->step.ci_lo * 1e3, r->step.ci_hi * 1e3,
+                       r->rho.median, r->rho.ci_lo, r->rho.ci_hi, r->overhead.value, r->overhead.lo,
+                       r->overhead.hi, cb_verdict_names[cb_overhead_judge(r->overhead, target)]);
   int any = 0;
   for (int d = 0; d < CB_NDIMS && u < len; d++)
     if (r->used[d]) {
@@ -135,12 +123,159 @@ static char *result_json(const struct cb_tune_options *opt, const struct cb_clus
       any = 1;
     }
   if (u < len)
-    u += (size_t)snprintf(buf + u, len - u, "}}");
+    u += (size_t)snprintf(buf + u, len - u, "}");
+  return u;
+}
+
+/* "tp allreduce=ring, dp allgather=linear"; "the library's own choices" when none is set. */
+static const char *algos_text(const struct cb_layout_algos *a, char *buf, size_t len) {
+  size_t u = 0;
+  buf[0] = '\0';
+  for (int c = 0; c < CB_NSC; c++)
+    for (int o = 0; o < CB_NEV_OPS; o++)
+      if (a->alg[c][o] && u < len)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s %s=%s", u ? ", " : "", cb_step_comm_names[c],
+                              cb_ev_op_names[o], cb_layout_algo_name(o, a->alg[c][o]));
+  if (!u)
+    snprintf(buf, len, "the library's own choices");
+  return buf;
+}
+
+static char *result_json(const struct cb_tune_options *opt, const struct cb_cluster *cl,
+                         const struct cb_layout_result *r, const struct cb_layout_algos *tuned) {
+  const size_t len = 16384;
+  char layout[64], *buf = malloc(len);
+  if (!buf)
+    return NULL;
+  cb_parallel_format(&opt->layout.par, layout, sizeof layout);
+  const struct cb_model *m = &opt->model;
+  size_t u = (size_t)snprintf(
+      buf, len,
+      "{\"type\":\"layout\",\"parallel\":\"%s\",\"shard\":\"%s\",\"workload\":\"%s\","
+      "\"model\":[%ld,%ld,%ld,%ld,%ld],\"microbatches\":%ld,\"experts\":%ld,\"topk\":%ld,"
+      "\"sequence_parallel\":%ld,\"skew\":\"%s\",\"bucket_bytes\":%llu,\"nranks\":%d,"
+      "\"reps\":%ld,\"max_overhead\":%g,",
+      layout, cb_shard_names[opt->layout.shard], m->name, m->hidden, m->layers, m->heads, m->seq,
+      m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel,
+      opt->skew ? opt->skew->label : "uniform",
+      (unsigned long long)(opt->layout.bucket_elems * sizeof(float)), cl->nranks, opt->reps,
+      opt->max_overhead);
+  if (u < len)
+    u += result_fields(buf + u, len - u, &r[0], opt->max_overhead);
+  if (tuned && u < len) {
+    u += (size_t)snprintf(buf + u, len - u, ",\"tuned\":{\"algorithms\":{");
+    int k = 0;
+    for (int c = 0; c < CB_NSC && u < len; c++)
+      for (int o = 0; o < CB_NEV_OPS && u < len; o++)
+        if (tuned->alg[c][o])
+          u += (size_t)snprintf(buf + u, len - u, "%s\"%s %s\":\"%s\"", k++ ? "," : "",
+                                cb_step_comm_names[c], cb_ev_op_names[o],
+                                cb_layout_algo_name(o, tuned->alg[c][o]));
+    if (u < len)
+      u += (size_t)snprintf(buf + u, len - u, "},");
+    if (u < len)
+      u += result_fields(buf + u, len - u, &r[1], opt->max_overhead);
+    if (u < len)
+      u += (size_t)snprintf(buf + u, len - u, "}");
+  }
+  if (u < len)
+    u += (size_t)snprintf(buf + u, len - u, "}");
   if (u >= len) {
     free(buf);
     return NULL;
   }
   return buf;
+}
+
+/* Coordinate descent over the knobs, from the library's own choices: each
+ * knob's algorithms measured interleaved, the fastest step kept only when
+ * it beats the current one beyond the noise. Every rank reaches the same
+ * decisions: the times it judges are the same on all ranks. */
+static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt,
+                  struct cb_layout_exec *x, struct cb_layout_algos *best, struct cb_error *err) {
+  struct cb_layout_knob k[CB_NSC * CB_NEV_OPS];
+  int nk = cb_layout_knobs(x, k, CB_NSC * CB_NEV_OPS);
+  memset(best, 0, sizeof *best);
+  if (cl->rank == 0 && !nk)
+    printf("# search: nothing to turn (this MPI has no coll_libnbc algorithm variable for the "
+           "collectives this layout issues)\n");
+  for (int j = 0; j < nk; j++) {
+    struct cb_layout_algos cfg[8];
+    struct cb_layout_result res[8];
+    int n = k[j].nalgs + 1 < 8 ? k[j].nalgs + 1 : 8, c = k[j].comm, o = k[j].op;
+    for (int a = 0; a < n; a++)
+      cfg[a] = *best, cfg[a].alg[c][o] = (signed char)a;
+    if (cb_layout_measure(x, cfg, n, (int)opt->reps, res, err))
+      return err->status;
+    int cur = best->alg[c][o], b = cur;
+    for (int a = 0; a < n; a++)
+      if (res[a].step.median < res[b].step.median)
+        b = a;
+    struct cb_score sb = {res[b].step.median, res[b].step.ci95},
+                    sc = {res[cur].step.median, res[cur].step.ci95};
+    int take = b != cur && cb_search_better(&sb, &sc);
+    if (take)
+      best->alg[c][o] = (signed char)b;
+    if (cl->rank == 0) {
+      printf("# %s %s:", cb_step_comm_names[c], cb_ev_op_names[o]);
+      for (int a = 0; a < n; a++)
+        printf("%s %s %.3f ms +- %.3f", a ? "," : "", cb_layout_algo_name(o, a),
+               res[a].step.median * 1e3, res[a].step.ci95 * 1e3);
+      printf(" -> %s\n", take       ? cb_layout_algo_name(o, b)
+                         : b == cur ? "kept (the fastest)"
+                                    : "kept (none faster beyond the noise)");
+      fflush(stdout);
+    }
+  }
+  return CB_OK;
+}
+
+/* --env-out: what a job can set process-wide; what it cannot, said. */
+struct env_state {
+  const struct cb_tune_options *opt;
+  const struct cb_layout_algos *tuned;
+};
+
+static int write_env(void *state, FILE *f) {
+  const struct env_state *e = state;
+  char layout[64], line[512], algos[512];
+  cb_parallel_format(&e->opt->layout.par, layout, sizeof layout);
+  const char *comments[CB_NEV_OPS + 4];
+  char notes[CB_NEV_OPS][1024];
+  int nc = 0, nv = 0;
+  struct cb_env_var vars[CB_NEV_OPS];
+  char names[CB_NEV_OPS][96], values[CB_NEV_OPS][8];
+  snprintf(line, sizeof line, "collbench --tune --parallel %s --shard %s, workload %s: %s", layout,
+           cb_shard_names[e->opt->layout.shard], e->opt->model.name,
+           algos_text(e->tuned, algos, sizeof algos));
+  comments[nc++] = line;
+  comments[nc++] = "Open MPI's coll_libnbc_*_algorithm is one value a process; collbench sets it "
+                   "per communicator through MPI_T before each call";
+  for (int o = 0; o < CB_NEV_OPS; o++) {
+    int want = 0, conflict = 0;
+    for (int c = 0; c < CB_NSC; c++) {
+      int a = e->tuned->alg[c][o];
+      if (a && want && a != want)
+        conflict = 1;
+      if (a && !want)
+        want = a;
+    }
+    if (!want)
+      continue;
+    if (conflict) {
+      snprintf(notes[o], sizeof notes[o],
+               "not set: the communicators want different %s algorithms (%s); one value a "
+               "process cannot say it",
+               cb_ev_op_names[o], algos);
+      comments[nc++] = notes[o];
+      continue;
+    }
+    snprintf(names[o], sizeof names[o], "OMPI_MCA_coll_libnbc_i%s_algorithm", cb_ev_op_names[o]);
+    snprintf(values[o], sizeof values[o], "%d", want);
+    vars[nv++] = (struct cb_env_var){names[o], values[o]};
+  }
+  struct cb_error err;
+  return cb_env_write(f, comments, nc, vars, nv, &err);
 }
 
 int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *opt,
@@ -175,25 +310,58 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
            cb_format_size(opt->layout.bucket_elems * sizeof(float), bucket, sizeof bucket),
            opt->skew ? opt->skew->label : "uniform");
     printf("# exposed: the time the slowest rank's step waits on each dimension's ops, as a "
-           "share of T_step (tuner/TUNING.md, \"Parallel layouts\"); the launch "
-           "settings: no per-communicator search yet\n");
+           "share of T_step (tuner/TUNING.md, \"Parallel layouts\")\n");
     fflush(stdout);
   }
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int threads = cl->local_size >= cores ? 1 : (int)(cores / cl->local_size);
-  struct cb_layout_result res;
+  struct cb_layout_result res[2];
+  struct cb_layout_algos cfg[2] = {{{{0}}}};
+  struct cb_layout_exec *x = NULL;
+  int n = 1;
   if (cb_watchdog_start(cl, opt->timeout))
     rc = cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   else {
-    rc = cb_layout_step_run(cl, m, &opt->layout, opt->skew, threads, (int)opt->reps, &res, err);
+    rc = cb_layout_exec_open(cl, m, &opt->layout, opt->skew, threads, &x, err);
+    if (rc == CB_OK && !opt->no_search) {
+      if (cl->rank == 0)
+        printf("# search (coordinate descent over each communicator's algorithms, %ld rounds "
+               "per batch, T_step of the slowest rank):\n",
+               opt->reps);
+      rc = search(cl, opt, x, &cfg[1], err);
+      n = memcmp(&cfg[0], &cfg[1], sizeof cfg[0]) ? 2 : 1;
+    }
+    if (rc == CB_OK)
+      rc = cb_layout_measure(x, cfg, n, (int)opt->reps, res, err);
+    cb_layout_exec_close(x);
     cb_watchdog_stop();
   }
   if (rc == CB_OK && cl->rank == 0) {
-    print_calls(&res);
-    printf("# the launch settings (%ld rounds; [lo, hi] the 95%% CI of the median):\n", opt->reps);
-    print_result(&res, opt->max_overhead);
+    char a[512];
+    print_calls(&res[0]);
+    printf("# %s (%ld rounds; [lo, hi] the 95%% CI of the median):\n",
+           n == 2 ? "default vs tuned, measured again interleaved" : "the launch settings",
+           opt->reps);
+    printf("default  %s\n", algos_text(&cfg[0], a, sizeof a));
+    print_result(&res[0], opt->max_overhead);
+    if (n == 2) {
+      printf("tuned    %s\n", algos_text(&cfg[1], a, sizeof a));
+      print_result(&res[1], opt->max_overhead);
+      double d = res[0].step.median - res[1].step.median;
+      struct cb_score t1 = {res[1].step.median, res[1].step.ci95},
+                      t0 = {res[0].step.median, res[0].step.ci95};
+      printf("gain: %.3f ms per step (%.1f%%): %s\n", d * 1e3, 100 * d / res[0].step.median,
+             cb_search_better(&t1, &t0) ? "beyond the noise" : "within the noise");
+    } else if (!opt->no_search)
+      printf("tuned    = default: no algorithm beat the library's own by more than the noise\n");
     if (opened)
-      rc = cb_lines_put_text(&trials, result_json(opt, cl, &res), err);
+      rc = cb_lines_put_text(&trials, result_json(opt, cl, res, n == 2 ? &cfg[1] : NULL), err);
+    if (rc == CB_OK && opt->env_out) {
+      struct env_state e = {opt, &cfg[n - 1]};
+      rc = cb_replace_write(opt->env_out, "--env-out", write_env, &e, err);
+      if (rc == CB_OK)
+        printf("wrote %s\n", opt->env_out);
+    }
   }
   if (opened && cb_lines_close(&trials, rc ? &(struct cb_error){0} : err) && rc == CB_OK)
     rc = err->status;

@@ -1,8 +1,10 @@
 /* --tune --parallel L [--shard S]: the reference step as a tp/ep/dp/pp
- * layout issues it (layout.h), timed at the launch settings on the host,
- * with the exposed communication of each dimension and the overhead's
- * three-way verdict. Not built yet: the per-communicator search (each
- * dimension its own algorithm), the GPU step. */
+ * layout issues it (layout.h), on the host: each communicator's own
+ * Open MPI libnbc algorithms searched by coordinate descent (unless
+ * --no-search), the launch settings and the tuned ones measured again
+ * interleaved, with the exposed communication of each dimension and the
+ * overhead's three-way verdict; --env-out says what one process-wide value
+ * cannot. Not built yet: the GPU step (NCCL per communicator). */
 #ifndef CB_TUNE_LAYOUT_H
 #define CB_TUNE_LAYOUT_H
 

@@ -94,7 +94,6 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
                    layout);
   const char *search = t->exhaustive       ? "--exhaustive"
                        : t->resume         ? "--resume"
-                       : t->env_out        ? "--env-out"
                        : t->plugin_out     ? "--plugin-out"
                        : t->algorithms     ? "--tune-algorithms"
                        : t->protocols      ? "--tune-protocols"
@@ -103,8 +102,8 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
                                            : NULL;
   if (search)
     return cb_fail(err, CB_USAGE,
-                   "%s with --tune --parallel %s: the layout's step is measured at the launch "
-                   "settings; searching each communicator's own settings is not built yet",
+                   "%s with --tune --parallel %s: the layout's search is coordinate descent over "
+                   "each communicator's libnbc algorithms, with no other options (not built)",
                    search, layout);
   if (t->buckets_given && t->space.nbuckets != 1)
     return cb_fail(err, CB_USAGE,
@@ -123,6 +122,6 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
       (t->buckets_given ? t->space.buckets[0] : (uint64_t)25 << 20) / sizeof(float);
   if (!t->layout.bucket_elems)
     t->layout.bucket_elems = 1;
-  t->layout_given = 1, t->no_search = 1, t->skew = skew;
+  t->layout_given = 1, t->skew = skew;
   return CB_OK;
 }
