@@ -23,6 +23,7 @@
 
 #include "comm.h"
 #include "kernels/transformer.h"
+#include "runtime/mpit.h"
 
 #define QUEUE_MAX 4096
 
@@ -67,24 +68,6 @@ static void *comm_thread(void *arg) {
   return NULL;
 }
 
-/* An int (or bool) control variable by name; 0 when the library has none. */
-static int find_cvar(const char *name, MPI_Datatype want, MPI_T_cvar_handle *h) {
-  int n;
-  if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
-    return 0;
-  for (int i = 0; i < n; i++) {
-    char cname[256], desc[8];
-    int nlen = sizeof cname, dlen = sizeof desc, verbosity, bind, scope, count;
-    MPI_Datatype type;
-    MPI_T_enum en;
-    if (MPI_T_cvar_get_info(i, cname, &nlen, &verbosity, &type, &en, desc, &dlen, &bind, &scope) ==
-            MPI_SUCCESS &&
-        strcmp(cname, name) == 0 && type == want)
-      return MPI_T_cvar_handle_alloc(i, NULL, h, &count) == MPI_SUCCESS;
-  }
-  return 0;
-}
-
 static int read_int(MPI_T_cvar_handle h) {
   int v = 0; /* a bool fills its first byte only */
   MPI_T_cvar_read(h, &v);
@@ -112,12 +95,13 @@ static int mpi_init(const struct cb_cluster *cl, const struct cb_comm_setup *set
   snprintf(c->where, sizeof c->where, "rank %d (%s)", cl->rank, cl->hostname);
   MPI_T_init_thread(MPI_THREAD_SERIALIZED, &provided);
   MPI_T_cvar_handle dyn;
-  if (find_cvar("coll_tuned_use_dynamic_rules", MPI_C_BOOL, &dyn)) {
+  if (cb_mpit_find_cvar("coll_tuned_use_dynamic_rules", MPI_C_BOOL, &dyn)) {
     c->dynamic = read_int(dyn);
     MPI_T_cvar_handle_free(&dyn);
   }
-  c->have_cvars = find_cvar("coll_tuned_allreduce_algorithm", MPI_INT, &c->alg);
-  if (c->have_cvars && !find_cvar("coll_tuned_allreduce_algorithm_segmentsize", MPI_INT, &c->seg)) {
+  c->have_cvars = cb_mpit_find_cvar("coll_tuned_allreduce_algorithm", MPI_INT, &c->alg);
+  if (c->have_cvars &&
+      !cb_mpit_find_cvar("coll_tuned_allreduce_algorithm_segmentsize", MPI_INT, &c->seg)) {
     MPI_T_cvar_handle_free(&c->alg);
     c->have_cvars = 0;
   }

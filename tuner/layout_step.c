@@ -8,6 +8,7 @@
 
 #include "base/timer.h"
 #include "kernels/blas.h"
+#include "runtime/mpit.h"
 #include "runtime/watchdog.h"
 
 enum { A2A_SC, A2A_SD, A2A_RC, A2A_RD, A2A_N };
@@ -51,28 +52,11 @@ const char *cb_layout_algo_name(int op, int alg) {
   return op >= 0 && op < CB_NEV_OPS && alg >= 0 && alg <= nbc[op].n ? nbc[op].names[alg] : NULL;
 }
 
-static int find_cvar(const char *name, MPI_T_cvar_handle *h) {
-  int n = 0;
-  if (MPI_T_cvar_get_num(&n) != MPI_SUCCESS)
-    return 0;
-  for (int i = 0; i < n; i++) {
-    char cname[256], desc[8];
-    int nlen = sizeof cname, dlen = sizeof desc, verbosity, bind, scope, count;
-    MPI_Datatype type;
-    MPI_T_enum en;
-    if (MPI_T_cvar_get_info(i, cname, &nlen, &verbosity, &type, &en, desc, &dlen, &bind, &scope) ==
-            MPI_SUCCESS &&
-        strcmp(cname, name) == 0 && type == MPI_INT)
-      return MPI_T_cvar_handle_alloc(i, NULL, h, &count) == MPI_SUCCESS;
-  }
-  return 0;
-}
-
 static void open_knobs(struct cb_layout_exec *x) {
   int provided;
   x->mpit = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
   for (int o = 0; o < CB_NEV_OPS && x->mpit; o++)
-    if (nbc[o].cvar && find_cvar(nbc[o].cvar, &x->knob[o])) {
+    if (nbc[o].cvar && cb_mpit_find_cvar(nbc[o].cvar, MPI_INT, &x->knob[o])) {
       x->have[o] = MPI_T_cvar_read(x->knob[o], &x->launch[o]) == MPI_SUCCESS;
       x->current[o] = x->launch[o];
     }
