@@ -10,8 +10,9 @@
 # 8 calls on 1 communicator (slowest ranks 160-163 us: median 161.5),
 # allgather and reducescatter 4 calls on 2 (32 MiB rows, as nccl-tests counts
 # them), Reduce 4 (no collbench op), 20 calls, 4 p2p lines passed over.
+# --tune --calls tunes each of those calls' Open MPI algorithms at its size.
 . tests/lib.sh
-plan 11
+plan 14
 fx=tests/fixtures/inspector
 ./collbench --import-inspector "$fx" --out "$TMP/calls.jsonl" >"$TMP/out" 2>"$TMP/err"
 st=$?
@@ -62,6 +63,26 @@ ok $? "--calls on 4 ranks: exit 2 naming both rank counts, nothing written (exit
 ./collbench --calls "$TMP/calls.jsonl" --op allreduce >"$TMP/out" 2>&1
 [ $? -eq 2 ] && grep -q -- '--op does not go with it' "$TMP/out"
 ok $? "--calls with --op: exit 2"
+# --tune --calls: each call's coll/tuned algorithms, at its size, on 2 ranks
+mpi 2 --tune --calls "$TMP/calls.jsonl" --tune-reps 2 --env-out "$TMP/calls.env"
+st=$STATUS
+NUM='[0-9.]+ \[[0-9.]+, [0-9.]+\]'
+[ $st -eq 0 ] && grep -q "^# --tune --calls $TMP/calls.jsonl: each call's Open MPI coll/tuned algorithms at its size, 2 rounds" "$TMP/out" &&
+  grep -Eq "^  allreduce +8388608 +8 +$NUM +[a-z_]+ $NUM\$" "$TMP/out" &&
+  grep -Eq "^  allgather +33554432 +4 +$NUM +[a-z_]+ $NUM\$" "$TMP/out" &&
+  grep -Eq "^  reducescatter +33554432 +4 +$NUM +[a-z_]+ $NUM\$" "$TMP/out" &&
+  grep -q '^# Reduce of 1048576 B on 2 ranks (4 calls) left out: no collbench op$' "$TMP/out" &&
+  grep -Eq '^total, weighted by calls: library [0-9.e+]+ ms, tuned [0-9.e+]+ ms \([0-9.-]+% less\); the job.s NCCL logged 6\.452 ms for them$' "$TMP/out"
+ok $? "--tune --calls on 2 ranks: each call's library and tuned times, Reduce left out, the totals beside NCCL's (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/err"
+exports=$(grep -v '^#' "$TMP/calls.env")
+sh -n "$TMP/calls.env" &&
+  ! echo "$exports" | grep -Evq "^(export OMPI_MCA_coll_tuned_(use_dynamic_rules|allreduce_algorithm|allgather_algorithm|reduce_scatter_block_algorithm)='[0-9]')?\$" &&
+  { [ -z "$exports" ] || echo "$exports" | grep -q "^export OMPI_MCA_coll_tuned_use_dynamic_rules='1'\$"; }
+ok $? "--env-out: coll/tuned's variables only, dynamic rules on wherever an algorithm is set"
+mpi 2 --tune --calls "$TMP/calls.jsonl" --parallel dp=2
+[ $STATUS -eq 2 ] && grep -q -- '--parallel with --tune --calls' "$TMP/err"
+ok $? "--tune --calls with --parallel: exit 2 (exit $STATUS)"
 ./collbench --calls "$fx/node1-pid4101.log" >"$TMP/out" 2>&1
 [ $? -eq 2 ] && grep -q 'line 1 is not the calls header (write one with --import-inspector)' "$TMP/out"
 ok $? "--calls given Inspector's own file: exit 2 saying what to run first"

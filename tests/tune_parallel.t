@@ -8,7 +8,7 @@
 # algorithms, its choice the same in the table, the trials line and the
 # env file. Layouts that cannot run are exit 2 with nothing replaced.
 . tests/lib.sh
-plan 16
+plan 17
 
 # $1: the --trials file; true when the layout line is coherent: every
 # dimension named in $2 (a jq array) and no other, each share inside
@@ -72,6 +72,18 @@ st=$STATUS
   jq -s -e '.[0].skew == "zipf:1.2"' "$TMP/ep.jsonl" >/dev/null
 ok $? "ep=2,dp=2 zipf:1.2: dispatch and combine each way per layer; dense and expert gradients (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/err"
+
+# the report: a bar per layout line and dimension, and the table
+./collbench --report "$TMP/full.jsonl" "$TMP/ep.jsonl" --out "$TMP/rep" >/dev/null 2>"$TMP/rep.err"
+st=$?
+[ $st -eq 0 ] && [ -s "$TMP/rep/layouts.png" ] && [ -s "$TMP/rep/layouts.svg" ] &&
+  grep -q '<h2>Parallel layouts</h2>' "$TMP/rep/index.html" &&
+  grep -q '<td>tp=2,dp=2 full, tiny</td><td>launch</td>' "$TMP/rep/index.html" &&
+  grep -q '<td>ep=2,dp=2 none, tiny</td><td>launch</td>' "$TMP/rep/index.html" &&
+  [ "$(awk 'NF == 0 { exit } { n++ } END { print n }' "$TMP/rep/layouts.dat")" -eq 4 ] &&
+  ! grep -q 'line skipped' "$TMP/rep.err"
+ok $? "--report: layouts.png with 4 bars (tp, dp; ep, dp) and a row per layout (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/rep.err"
 
 mpi 4 --tune --workload tiny --workload-config sequence_parallel=1 --parallel tp=2,dp=2 \
   --shard grad --tune-reps 3

@@ -8,6 +8,7 @@
 #include "space.h"
 
 struct cb_skew;
+struct cb_calls;
 
 struct cb_tune_options {
   int enabled, exhaustive, resume, no_search;
@@ -28,6 +29,9 @@ struct cb_tune_options {
   int layout_given, shard_given;
   struct cb_layout layout;
   struct cb_skew *skew;
+  /* --calls with --tune: tune exactly those calls (tune_calls.h) */
+  const struct cb_calls *calls;
+  const char *calls_path;
 };
 
 void cb_tune_options_defaults(struct cb_tune_options *t);

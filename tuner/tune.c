@@ -20,6 +20,7 @@
 #include "runtime/gpu.h"
 #include "runtime/watchdog.h"
 #include "trials.h"
+#include "tune_calls.h"
 #include "tune_layout.h"
 
 /* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
@@ -531,6 +532,8 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                 const struct cb_settings *s, int argc, char **argv, struct cb_error *err) {
   if (opt->layout_given)
     return cb_tune_layout(cl, opt, err);
+  if (opt->calls)
+    return cb_tune_calls(cl, opt, s, argc, argv, err);
   const struct cb_compute *compute = NULL;
   const struct cb_comm *comm = NULL;
   struct tuner t = {.cl = cl, .opt = opt, .settings = s, .argc = argc, .argv = argv};

@@ -499,6 +499,11 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   }
   if (cli->calls_path) { /* --calls: the job's ops at the job's sizes */
     const char *other = s->nconcurrent ? "concurrent" : ops_chosen_by(cli, op_given);
+    if (other && strcmp(other, "tune") == 0) { /* --tune --calls: tune exactly those */
+      if (cb_cli_tune_calls(&cli->tune, &cli->calls, cli->calls_path, cli->parallel_given, err))
+        return err->status;
+      other = NULL;
+    }
     if (other)
       return cb_fail(err, CB_USAGE,
                      "--calls %s names the ops and sizes it measures: --%s does not go with it",

@@ -17,6 +17,9 @@ int cb_cli_accept_file(struct cb_cli *cli, struct cb_error *err);
 int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct cb_error *err);
 int cb_cli_tune_check(const struct cb_tune_options *t, const char *tune_only,
                       const char *model_config, struct cb_tune_options *out, struct cb_error *err);
+/* --tune --calls: the calls kept in t; the options it does not take refused. */
+int cb_cli_tune_calls(struct cb_tune_options *t, const struct cb_calls *calls, const char *path,
+                      int parallel_given, struct cb_error *err);
 /* --tune's layout options (--parallel, --shard, --skew): checked and kept in t. */
 int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par, int parallel_given,
                        struct cb_skew *skew, int concurrent, struct cb_error *err);

@@ -125,3 +125,26 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
   t->layout_given = 1, t->skew = skew;
   return CB_OK;
 }
+
+int cb_cli_tune_calls(struct cb_tune_options *t, const struct cb_calls *calls, const char *path,
+                      int parallel_given, struct cb_error *err) {
+  const char *other = parallel_given      ? "--parallel"
+                      : t->exhaustive     ? "--exhaustive"
+                      : t->resume         ? "--resume"
+                      : t->no_search      ? "--no-search"
+                      : t->trials         ? "--trials"
+                      : t->plugin_out     ? "--plugin-out"
+                      : t->algorithms     ? "--tune-algorithms"
+                      : t->protocols      ? "--tune-protocols"
+                      : t->ctas           ? "--tune-ctas"
+                      : t->segments_given ? "--tune-segments"
+                      : t->buckets_given  ? "--tune-buckets"
+                                          : NULL;
+  if (other)
+    return cb_fail(err, CB_USAGE,
+                   "%s with --tune --calls %s: tuning a job's calls searches each call's "
+                   "coll/tuned algorithms at its size, with no other options (not built)",
+                   other, path);
+  t->calls = calls, t->calls_path = path;
+  return CB_OK;
+}

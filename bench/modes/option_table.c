@@ -60,7 +60,8 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_WHAT, .metavar = "FILE",
      .help = "the collectives a job made (--import-inspector's\n"
              "--out), each at its size, and their total weighed\n"
-             "by its calls beside NCCL's (instead of --op)"},
+             "by its calls beside NCCL's (instead of --op); with\n"
+             "--tune, each call's Open MPI algorithms tuned"},
     {.name = "backend", .arg = CB_ARG_ONE, .code = OPT_BACKEND, .modes = CB_IN_RUN,
      .section = CB_SEC_WHAT, .metavar = "LIST",
      .help = "backends (default mpi; see --list)"},

@@ -280,6 +280,87 @@ static const char *read_summary(json_t *o, struct cb_rep_tune *t) {
   return NULL;
 }
 
+/* [median, lo, hi] of numbers, lo <= median <= hi. */
+static int triple(json_t *a, double *v) {
+  if (!json_is_array(a) || json_array_size(a) != 3)
+    return -1;
+  for (int i = 0; i < 3; i++) {
+    json_t *x = json_array_get(a, i);
+    if (!json_is_number(x))
+      return -1;
+    v[i] = json_number_value(x);
+  }
+  return v[1] <= v[0] && v[0] <= v[2] ? 0 : -1;
+}
+
+/* A text field of at most len - 1 bytes after escaping, else "". */
+static void put_text(json_t *o, const char *key, char *out, size_t len) {
+  char *s = dup_str(o, key);
+  snprintf(out, len, "%s", s && strlen(s) < len ? s : "");
+  free(s);
+}
+
+static const char *read_layout_res(json_t *o, struct cb_rep_layout_res *r) {
+  if (triple(json_object_get(o, "t_step_ms"), r->t_step_ms) ||
+      triple(json_object_get(o, "overhead"), r->overhead))
+    return "layout line whose t_step_ms or overhead is not [median, lo, hi]";
+  put_text(o, "verdict", r->verdict, sizeof r->verdict);
+  json_t *ex = json_object_get(o, "exposed");
+  if (!json_is_object(ex) || json_object_size(ex) > CB_REP_LAYOUT_DIMS)
+    return "layout line whose 'exposed' is not an object of at most 4 dimensions";
+  const char *key;
+  json_t *v;
+  r->ndims = 0;
+  json_object_foreach(ex, key, v) {
+    if (strlen(key) >= sizeof r->dim[0] || strspn(key, "abcdefghijklmnopqrstuvwxyz") != strlen(key))
+      return "layout line with a dimension that is not a short lower-case word";
+    if (triple(json_object_get(v, "share"), r->share[r->ndims]))
+      return "layout line whose share is not [median, lo, hi]";
+    snprintf(r->dim[r->ndims++], sizeof r->dim[0], "%s", key);
+  }
+  return NULL;
+}
+
+static const char *read_layout(json_t *o, int file, struct cb_rep_data *d) {
+  if (d->nlayouts == CB_REP_MAX_LAYOUTS)
+    return "more than "
+           "64"
+           " layout lines: the rest are left out";
+  struct cb_rep_layout l = {.file = file};
+  char par[64], shard[16], work[64];
+  put_text(o, "parallel", par, sizeof par);
+  put_text(o, "shard", shard, sizeof shard);
+  put_text(o, "workload", work, sizeof work);
+  snprintf(l.label, sizeof l.label, "%s %s, %s", par, shard, work);
+  const char *why = read_layout_res(o, &l.def);
+  json_t *t = json_object_get(o, "tuned");
+  if (!why && t) {
+    if (!json_is_object(t))
+      return "layout line whose 'tuned' is not an object";
+    why = read_layout_res(t, &l.tuned);
+    json_t *a = json_object_get(t, "algorithms"), *v;
+    const char *key;
+    size_t u = 0;
+    json_object_foreach(a, key, v) {
+      char k[64], val[64];
+      cb_text_terminal(k, sizeof k, key, 0);
+      cb_text_terminal(val, sizeof val, json_is_string(v) ? json_string_value(v) : "?", 0);
+      if (u < sizeof l.algorithms)
+        u += (size_t)snprintf(l.algorithms + u, sizeof l.algorithms - u, "%s%s=%s", u ? ", " : "",
+                              k, val);
+    }
+    l.has_tuned = 1;
+  }
+  if (why)
+    return why;
+  struct cb_rep_layout *grown = realloc(d->layouts, (size_t)(d->nlayouts + 1) * sizeof *grown);
+  if (!grown)
+    return "out of memory for a layout line";
+  d->layouts = grown;
+  d->layouts[d->nlayouts++] = l;
+  return NULL;
+}
+
 /* A verdict's causes as one line ("" without any), each field escaped for
  * a terminal as every string read here is; at most 8 causes read. */
 static char *causes_text(json_t *a) {
@@ -452,7 +533,7 @@ static void add_line(const char *path, long lineno, const char *line, size_t len
   else if (strcmp(type, "summary") == 0)
     why = read_summary(o, tune_of(d, file));
   else if (strcmp(type, "layout") == 0)
-    why = "a --tune --parallel step: the report does not chart layouts yet";
+    why = read_layout(o, file, d);
   else if (!why)
     why = "unknown record type";
   if (why)

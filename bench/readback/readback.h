@@ -107,6 +107,26 @@ struct cb_rep_retest {
   double bw_GBps, lat_us;
 };
 
+/* A --tune --parallel line (tuner/TUNING.md, "Parallel layouts"): the
+ * launch settings' step and, when the search changed anything, the tuned
+ * one's, each with its exposure per dimension as [median, lo, hi]. */
+#define CB_REP_LAYOUT_DIMS 4
+struct cb_rep_layout_res {
+  double t_step_ms[3], overhead[3];
+  char verdict[16];
+  int ndims;
+  char dim[CB_REP_LAYOUT_DIMS][8];
+  double share[CB_REP_LAYOUT_DIMS][3];
+};
+struct cb_rep_layout {
+  int file;
+  char label[200];      /* "tp=2,dp=2 full, tiny" */
+  char algorithms[400]; /* the tuned ones, "tp allreduce=ring"; "" */
+  int has_tuned;
+  struct cb_rep_layout_res def, tuned;
+};
+#define CB_REP_MAX_LAYOUTS 64
+
 struct cb_rep_data {
   struct cb_rep_run *runs;
   int nruns;
@@ -118,7 +138,9 @@ struct cb_rep_data {
   int nretests, retests_cap;
   struct cb_rep_verdict *verdicts;
   int nverdicts, verdicts_cap;
-  struct cb_rep_tune *tunes;       /* [nruns], present where a file is a trials file */
+  struct cb_rep_tune *tunes;     /* [nruns], present where a file is a trials file */
+  struct cb_rep_layout *layouts; /* --tune --parallel lines, every file's */
+  int nlayouts;
   struct cb_rep_burnin *burnin;    /* [nruns] once a file has burn-in lines; else NULL */
   const struct cb_topology *topo;  /* --topology: tiers the fit lacks; NULL */
   const struct cb_baseline *fleet; /* --baseline: the fleet to draw against; NULL */

@@ -77,6 +77,7 @@ void cb_rep_free(struct cb_rep_data *d) {
   for (int i = 0; d->burnin && i < d->nruns; i++)
     cb_burnin_free(&d->burnin[i].store);
   free(d->burnin);
+  free(d->layouts);
   free(d->series), free(d->runs), free(d->pairs), free(d->verdicts), free(d->tunes);
   free(d->retests);
   memset(d, 0, sizeof *d);

@@ -201,6 +201,7 @@ int cb_rep_html(const struct cb_rep_data *d, const char *dir, struct cb_error *e
   }
   cb_rep_model_html(f, d);
   cb_rep_tuning_html(f, d);
+  cb_rep_layouts_html(f, d);
   runs_table(f, d);
   fputs("</body>\n</html>\n", f);
   if (cb_rep_fclose(f) != 0)

@@ -106,6 +106,10 @@ int cb_rep_plot_capacity(const struct cb_rep_data *d, const char *dir, struct cb
  * rho against cluster size per bucket size); their section of index.html. */
 int cb_rep_plot_tuning(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
 void cb_rep_tuning_html(FILE *f, const struct cb_rep_data *d);
+/* --tune --parallel lines (bench/report/layouts.c): layouts.png/.svg and
+ * index.html's section. */
+int cb_rep_plot_layouts(const struct cb_rep_data *d, const char *dir, struct cb_error *err);
+void cb_rep_layouts_html(FILE *f, const struct cb_rep_data *d);
 /* tuning.c's helpers for a chart of a trials file: STEM.dat and STEM.gp
  * opened with the header written, then closed and drawn with a template. */
 int cb_rep_open_pair(const char *dir, const char *stem, FILE **dat, FILE **gp,

@@ -237,7 +237,8 @@ int cb_rep_plot(const struct cb_rep_data *d, const char *dir, struct cb_error *e
     if (write_script(d, first, n, dir, path, err) || cb_rep_run_gnuplot(dir, script, err))
       return err->status;
   }
-  if (cb_rep_plot_capacity(d, dir, err) || cb_rep_plot_tuning(d, dir, err))
+  if (cb_rep_plot_capacity(d, dir, err) || cb_rep_plot_tuning(d, dir, err) ||
+      cb_rep_plot_layouts(d, dir, err))
     return err->status;
   return cb_rep_plot_matrices(d, dir, err);
 }

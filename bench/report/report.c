@@ -10,6 +10,8 @@
 #include "report.h"
 
 static int has_tuning(const struct cb_rep_data *d) {
+  if (d->nlayouts)
+    return 1;
   for (int i = 0; d->tunes && i < d->nruns; i++)
     if (d->tunes[i].ntrials || d->tunes[i].has_summary)
       return 1;
