@@ -18,7 +18,8 @@ coherent() {
     and ($l.exposed | keys) == ($dims | sort)
     and ($l.exposed | to_entries | all(.value.share as $s
           | $s[1] <= $s[0] and $s[0] <= $s[2] and $s[1] >= 0 and $s[2] <= 1))
-    and ($l.overhead as $o | $l.verdict == (if $o[1] > $l.max_overhead then "FAIL"
+    and ($l.overhead as $o | $l.verdict == (if $o[2] < 0 then "INCONCLUSIVE"
+          elif $o[1] > $l.max_overhead then "FAIL"
           elif $o[2] <= $l.max_overhead then "PASS" else "INCONCLUSIVE" end))' "$1" >/dev/null
 }
 
