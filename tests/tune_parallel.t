@@ -8,7 +8,7 @@
 # algorithms, its choice the same in the table, the trials line and the
 # env file. Layouts that cannot run are exit 2 with nothing replaced.
 . tests/lib.sh
-plan 17
+plan 21
 
 # $1: the --trials file; true when the layout line is coherent: every
 # dimension named in $2 (a jq array) and no other, each share inside
@@ -47,16 +47,53 @@ grep -Eq "^# tp allreduce: library [0-9.]+ ms .*, ring .*, binomial .*, rabensei
   grep -Eq "^# dp allgather: library [0-9.]+ ms \+- [0-9.]+, linear [0-9.]+ ms \+- [0-9.]+, recursive_doubling [0-9.]+ ms \+- [0-9.]+ -> " "$TMP/out" &&
   ! grep -q '^# dp reducescatter' "$TMP/out"
 ok $? "the search measures every libnbc algorithm of tp's all-reduce and dp's all-gather, nothing for the reduce-scatter libnbc cannot choose"
+grep -Eq "^# dp prefetch: 0 [0-9.]+ ms \+- [0-9.]+, 1 [0-9.]+ ms .*, 2 [0-9.]+ ms .*, 3 [0-9.]+ ms \+- [0-9.]+ -> " "$TMP/out" &&
+  grep -q '^default  dp prefetch 1; ' "$TMP/out" && jq -s -e '.[0].prefetch == 1' "$TMP/full.jsonl" >/dev/null
+ok $? "FSDP: the search turns the prefetch depth 0-3 first, from FSDP2's one layer ahead"
 # the choice: the table's tuned line, the trials line's tuned object
 tuned=$(sed -n 's/^tuned    //p' "$TMP/out")
-if [ "$tuned" = "= default: no algorithm beat the library's own by more than the noise" ]; then
+if [ "$tuned" = "= default: no setting beat the launch's by more than the noise" ]; then
   jq -s -e '.[0] | has("tuned") | not' "$TMP/full.jsonl" >/dev/null
 else
-  want=$(echo "$tuned" | sed 's/, /\n/g' | sort | tr '\n' ';')
+  depth=$(echo "$tuned" | sed -n 's/^dp prefetch \([0-3]\); .*/\1/p')
+  want=$(echo "$tuned" | sed 's/^[^;]*; //; s/^the library.s own choices$//; s/, /\n/g' | sort | tr '\n' ';')
   got=$(jq -r '.tuned.algorithms | to_entries[] | "\(.key)=\(.value)"' "$TMP/full.jsonl" | sort | tr '\n' ';')
-  [ -n "$want" ] && [ "$want" = "$got" ] && grep -Eq '^gain: -?[0-9.]+ ms per step' "$TMP/out"
+  [ -n "$depth" ] && [ "$want" = "$got" ] && grep -Eq '^gain: -?[0-9.]+ ms per step' "$TMP/out" &&
+    jq -s -e --argjson d "$depth" '.[0].tuned.prefetch == $d' "$TMP/full.jsonl" >/dev/null
 fi
-ok $? "the tuned algorithms are the same in the table and the trials line ($tuned)"
+ok $? "the tuned depth and algorithms are the same in the table and the trials line ($tuned)"
+
+# DDP's bucket: the launch one from COLLBENCH_BUCKET_BYTES, the candidates
+# from --tune-buckets, each at most the rank's gradients (tiny: 3098 KiB)
+COLLBENCH_BUCKET_BYTES=1M
+export COLLBENCH_BUCKET_BYTES
+mpi 4 --tune --workload tiny --parallel dp=4 --tune-buckets 512K,8M --tune-reps 3 \
+  --trials "$TMP/bucket.jsonl" --env-out "$TMP/bucket.env"
+st=$STATUS
+unset COLLBENCH_BUCKET_BYTES
+[ $st -eq 0 ] &&
+  grep -Eq "^# dp bucket: 512 KiB [0-9.]+ ms \+- [0-9.]+, 1 MiB [0-9.]+ ms \+- [0-9.]+, 3098 KiB [0-9.]+ ms \+- [0-9.]+ -> " "$TMP/out" &&
+  grep -q '^default  dp bucket 1 MiB; ' "$TMP/out" &&
+  jq -s -e '.[0].bucket_bytes == 1048576' "$TMP/bucket.jsonl" >/dev/null
+ok $? "the bucket search: 512 KiB, the launch's 1 MiB, 8M capped at the gradients (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/err"
+# the bucket kept: the table's, the trials line's and the env file's agree
+kept=$(jq -s -r '.[0] | (.tuned.bucket_bytes // .bucket_bytes)' "$TMP/bucket.jsonl")
+label=$(sed -n 's/^tuned    dp bucket \([^;]*\);.*/\1/p' "$TMP/out")
+[ -n "$label" ] || label=$(sed -n 's/^default  dp bucket \([^;]*\);.*/\1/p' "$TMP/out")
+case "$kept" in
+524288) want="512 KiB" ;; 1048576) want="1 MiB" ;; 3172352) want="3098 KiB" ;; *) want="?" ;;
+esac
+[ "$label" = "$want" ] && grep -q "^export COLLBENCH_BUCKET_BYTES='$kept'\$" "$TMP/bucket.env"
+ok $? "the bucket kept ($kept bytes) is the table's ($label), the trials line's and the env file's"
+COLLBENCH_BUCKET_BYTES=1Q
+export COLLBENCH_BUCKET_BYTES
+mpi 4 --tune --workload tiny --parallel dp=4 --trials "$TMP/keep0.jsonl"
+st=$STATUS
+unset COLLBENCH_BUCKET_BYTES
+[ $st -eq 2 ] && grep -q 'COLLBENCH_BUCKET_BYTES' "$TMP/err" && grep -q '1Q' "$TMP/err" &&
+  [ ! -e "$TMP/keep0.jsonl" ]
+ok $? "a launch bucket that is not a size: exit 2 naming it, nothing written (exit $st)"
 
 mpi 4 --tune --workload tiny --parallel dp=2,pp=2 --tune-reps 5 --trials "$TMP/pp.jsonl"
 st=$STATUS
@@ -74,16 +111,20 @@ st=$STATUS
 ok $? "ep=2,dp=2 zipf:1.2: dispatch and combine each way per layer; dense and expert gradients (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/err"
 
-# the report: a bar per layout line and dimension, and the table
-./collbench --report "$TMP/full.jsonl" "$TMP/ep.jsonl" --out "$TMP/rep" >/dev/null 2>"$TMP/rep.err"
+# the report: a bar per layout line and dimension, and the table; a tuned
+# line (made from the bucket run's) whose bucket moved names it
+jq -c '.tuned = (. | del(.type, .parallel, .shard, .workload, .model, .tuned)
+  | .bucket_bytes = 524288 | .algorithms = {"dp allreduce": "ring"})' "$TMP/bucket.jsonl" >"$TMP/moved.jsonl"
+./collbench --report "$TMP/full.jsonl" "$TMP/ep.jsonl" "$TMP/moved.jsonl" --out "$TMP/rep" >/dev/null 2>"$TMP/rep.err"
 st=$?
 [ $st -eq 0 ] && [ -s "$TMP/rep/layouts.png" ] && [ -s "$TMP/rep/layouts.svg" ] &&
   grep -q '<h2>Parallel layouts</h2>' "$TMP/rep/index.html" &&
   grep -q '<td>tp=2,dp=2 full, tiny</td><td>launch</td>' "$TMP/rep/index.html" &&
   grep -q '<td>ep=2,dp=2 none, tiny</td><td>launch</td>' "$TMP/rep/index.html" &&
-  [ "$(awk 'NF == 0 { exit } { n++ } END { print n }' "$TMP/rep/layouts.dat")" -eq 4 ] &&
+  [ "$(awk 'NF == 0 { exit } { n++ } END { print n }' "$TMP/rep/layouts.dat")" -eq 5 ] &&
+  grep -q '<td>dp bucket 512 KiB, dp allreduce=ring</td>' "$TMP/rep/index.html" &&
   ! grep -q 'line skipped' "$TMP/rep.err"
-ok $? "--report: layouts.png with 4 bars (tp, dp; ep, dp) and a row per layout (exit $st)"
+ok $? "--report: layouts.png with 5 bars (tp, dp; ep, dp; dp) and a row per layout, the tuned bucket named (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/rep.err"
 
 mpi 4 --tune --workload tiny --workload-config sequence_parallel=1 --parallel tp=2,dp=2 \
@@ -110,9 +151,10 @@ mpi 4 --tune --workload tiny --parallel dp=4 --exhaustive
 ok $? "the search's other options are refused, not ignored (exit $STATUS)"
 mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --tune-reps 3 --env-out "$TMP/env"
 st=$STATUS
-[ $st -eq 0 ] && sh -n "$TMP/env" && grep -q '^# collbench --tune --parallel tp=2,dp=2 --shard none, workload tiny: ' "$TMP/env" &&
-  ! grep -v '^#' "$TMP/env" | grep -Evq "^export OMPI_MCA_coll_libnbc_iallreduce_algorithm='[1-4]'\$"
-ok $? "--env-out: the choice per communicator in a comment, only libnbc's all-reduce variable exported (exit $st)"
+[ $st -eq 0 ] && sh -n "$TMP/env" && grep -q '^# collbench --tune --parallel tp=2,dp=2 --shard none, workload tiny: dp bucket ' "$TMP/env" &&
+  grep -Eq "^export COLLBENCH_BUCKET_BYTES='[0-9]+'\$" "$TMP/env" &&
+  ! grep -v '^#' "$TMP/env" | grep -Evq "^export (OMPI_MCA_coll_libnbc_iallreduce_algorithm='[1-4]'|COLLBENCH_BUCKET_BYTES='[0-9]+')\$"
+ok $? "--env-out: the choice per communicator in a comment; the bucket and only libnbc's all-reduce variable exported (exit $st)"
 mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --no-search --tune-reps 3
 [ $STATUS -eq 0 ] && ! grep -q '^# search\|^tuned' "$TMP/out" &&
   grep -q "^default  the library's own choices\$" "$TMP/out"

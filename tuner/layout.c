@@ -196,6 +196,7 @@ static uint64_t rounded(uint64_t elems, int ranks) {
 /* The step's per-layer quantities. */
 struct shape {
   int layers, micro, stage, stages;
+  int ahead; /* FSDP: the prefetch depth, at most layers - 1 */
   uint64_t act, dispatch, dense, mlp, experts_local, layer_full;
   double attn_flops, mlp_flops;
   uint64_t acc_dense, acc_expert; /* gradients waiting for a bucket */
@@ -213,13 +214,23 @@ static void flush(struct builder *b, struct shape *s) {
   s->acc_dense = s->acc_expert = 0;
 }
 
+/* FSDP: layer l's parameters before it computes (gathered now when
+ * nothing prefetched them), and layer `next`'s gather started, `ahead`
+ * layers on in the pass's direction. */
+static void gathered(struct builder *b, struct shape *s, int l, int next) {
+  if (s->ag[l] < 0)
+    call(b, CB_SC_DP, CB_EV_ALLGATHER, s->layer_full, -1, 0);
+  else
+    wait(b, s->ag[l]);
+  s->ag[l] = -1;
+  if (s->ahead > 0 && next >= 0 && next < s->layers)
+    s->ag[next] = start(b, CB_SC_DP, CB_EV_ALLGATHER, s->layer_full, -1, 0);
+}
+
 static void forward_layer(struct builder *b, struct shape *s, int l) {
   int sp = b->m->sequence_parallel != 0;
-  if (b->l->shard == CB_SHARD_FULL) {
-    wait(b, s->ag[l]);
-    if (l + 1 < s->layers)
-      s->ag[l + 1] = start(b, CB_SC_DP, CB_EV_ALLGATHER, s->layer_full, -1, 0);
-  }
+  if (b->l->shard == CB_SHARD_FULL)
+    gathered(b, s, l, l + s->ahead);
   if (sp)
     call(b, CB_SC_TP, CB_EV_ALLGATHER, s->act, -1, 0);
   compute(b, s->attn_flops);
@@ -237,11 +248,8 @@ static void forward_layer(struct builder *b, struct shape *s, int l) {
  * (Megatron's g) nothing, of its identity (f) an all-reduce. */
 static void backward_layer(struct builder *b, struct shape *s, int l, int last) {
   int sp = b->m->sequence_parallel != 0;
-  if (b->l->shard == CB_SHARD_FULL) {
-    wait(b, s->ag[l]);
-    if (l > 0)
-      s->ag[l - 1] = start(b, CB_SC_DP, CB_EV_ALLGATHER, s->layer_full, -1, 0);
-  }
+  if (b->l->shard == CB_SHARD_FULL)
+    gathered(b, s, l, l - s->ahead);
   if (sp)
     call(b, CB_SC_TP, CB_EV_ALLGATHER, s->act, -1, 0);
   call(b, CB_SC_EP, CB_EV_ALLTOALLV, s->dispatch, -1, 0);
@@ -267,9 +275,18 @@ static void backward_layer(struct builder *b, struct shape *s, int l, int last) 
     flush(b, s);
 }
 
+/* FSDP: a pass's first `ahead` layers' gathers, from `first` in the
+ * direction `dir`, before it starts. */
+static void prefetch(struct builder *b, struct shape *s, int first, int dir) {
+  for (int k = 0; k < s->ahead; k++)
+    s->ag[first + dir * k] = start(b, CB_SC_DP, CB_EV_ALLGATHER, s->layer_full, -1, 0);
+}
+
 static void forward(struct builder *b, struct shape *s) {
   if (s->stage > 0)
     call(b, CB_SC_PP, CB_EV_RECV, s->act, s->stage - 1, 0);
+  if (b->l->shard == CB_SHARD_FULL)
+    prefetch(b, s, 0, 1);
   for (int l = 0; l < s->layers; l++)
     forward_layer(b, s, l);
   if (s->stage + 1 < s->stages)
@@ -280,7 +297,7 @@ static void backward(struct builder *b, struct shape *s, int last) {
   if (s->stage + 1 < s->stages)
     call(b, CB_SC_PP, CB_EV_RECV, s->act, s->stage + 1, 0);
   if (b->l->shard == CB_SHARD_FULL)
-    s->ag[s->layers - 1] = start(b, CB_SC_DP, CB_EV_ALLGATHER, s->layer_full, -1, 0);
+    prefetch(b, s, s->layers - 1, -1);
   for (int l = s->layers - 1; l >= 0; l--)
     backward_layer(b, s, l, last);
   if (s->stage > 0)
@@ -313,11 +330,12 @@ int cb_layout_plan(const struct cb_model *m, const struct cb_layout *l, int rank
   s.attn_flops =
       (8 * t * h * h + 4.0 * (double)m->batch * (double)m->seq * (double)m->seq * h) / tp;
   s.mlp_flops = 16 * (ep > 1 ? recv_tokens : t) * h * h / tp;
-  s.ag = calloc((size_t)s.layers, sizeof *s.ag);
+  s.ahead = l->prefetch < 0 ? 0 : l->prefetch < s.layers ? l->prefetch : s.layers - 1;
+  s.ag = malloc((size_t)s.layers * sizeof *s.ag);
   if (!s.ag)
     return -1;
-  if (l->shard == CB_SHARD_FULL)
-    s.ag[0] = start(&b, CB_SC_DP, CB_EV_ALLGATHER, s.layer_full, -1, 0);
+  for (int i = 0; i < s.layers; i++)
+    s.ag[i] = -1; /* no gather in flight */
   /* 1F1B (PipeDream-Flush, as Megatron-LM schedules it): warm-up forwards,
    * then one forward and one backward in turn, then the rest backward */
   int warm = s.stages - s.stage - 1 < s.micro ? s.stages - s.stage - 1 : s.micro;

@@ -14,8 +14,9 @@
  *           makes them ready; grad (ZeRO-2): reduce-scatter of them, and an
  *           all-gather of the updated parameters after the step; full
  *           (FSDP/ZeRO-3): each layer's parameters all-gathered before its
- *           forward and again before its backward, the next layer's
- *           prefetched while this one computes, and each layer's gradients
+ *           forward and again before its backward, the next `prefetch`
+ *           layers' in flight while this one computes (0: each gathered
+ *           when needed, in the critical path), and each layer's gradients
  *           reduce-scattered after its backward
  *   pp      1F1B over `microbatches`: activations sent to the next stage
  *           after a forward, gradients to the previous after a backward;
@@ -77,6 +78,7 @@ struct cb_layout {
   struct cb_parallel par;
   int shard;             /* enum cb_shard */
   uint64_t bucket_elems; /* DDP/ZeRO-2 bucket, elements */
+  int prefetch;          /* FSDP: layers gathered ahead; 1 as FSDP2 does by default, 0 none */
 };
 
 struct cb_step_plan {

@@ -15,10 +15,13 @@ enum { A2A_SC, A2A_SD, A2A_RC, A2A_RD, A2A_N };
 
 struct cb_layout_exec {
   const struct cb_cluster *cl;
-  const struct cb_layout *l;
+  const struct cb_layout *l; /* the variants; l[0] names the layout */
+  int nplans;
   MPI_Comm comm[CB_NSC]; /* MPI_COMM_NULL where the group has one rank */
   int stage;
-  struct cb_step_plan plan;
+  struct cb_step_plan plan[CB_LAYOUT_MAX_VARIANTS];
+  const struct cb_step_plan *cur; /* the configuration's variant */
+  int nslots;                     /* the most any variant needs */
   size_t slot_floats;
   float *send, *recv; /* a region of slot_floats per slot */
   MPI_Request *req;
@@ -30,7 +33,7 @@ struct cb_layout_exec {
   /* libnbc's algorithm variables, through MPI_T */
   int mpit, have[CB_NEV_OPS], launch[CB_NEV_OPS], current[CB_NEV_OPS];
   MPI_T_cvar_handle knob[CB_NEV_OPS];
-  const struct cb_layout_algos *algos; /* the configuration running */
+  const struct cb_layout_config *cfg; /* the configuration running */
 };
 
 /* Open MPI 4.1's coll/libnbc algorithms (ompi_info --param coll libnbc
@@ -68,7 +71,7 @@ static int set_algorithm(struct cb_layout_exec *x, const struct cb_step_event *e
                          struct cb_error *err) {
   if (!x->have[e->op])
     return CB_OK;
-  int want = x->algos ? x->algos->alg[e->comm][e->op] : 0;
+  int want = x->cfg ? x->cfg->alg[e->comm][e->op] : 0;
   if (!want)
     want = x->launch[e->op];
   if (want == x->current[e->op])
@@ -146,7 +149,7 @@ static int start_op(struct cb_layout_exec *x, const struct cb_step_event *e, str
 
 /* The library gets the CPU between GEMMs: each op in flight tested. */
 static void poll(struct cb_layout_exec *x) {
-  for (int s = 0; s < x->plan.nslots; s++)
+  for (int s = 0; s < x->nslots; s++)
     if (x->req[s] != MPI_REQUEST_NULL) {
       int done;
       MPI_Test(&x->req[s], &done, MPI_STATUS_IGNORE);
@@ -167,8 +170,8 @@ static void compute(struct cb_layout_exec *x, double flops, int comm) {
 
 static int run(struct cb_layout_exec *x, int comm, struct cb_error *err) {
   memset(x->wait, 0, sizeof x->wait);
-  for (int i = 0; i < x->plan.n; i++) {
-    const struct cb_step_event *e = &x->plan.ev[i];
+  for (int i = 0; i < x->cur->n; i++) {
+    const struct cb_step_event *e = &x->cur->ev[i];
     if (e->kind == CB_EV_COMPUTE) {
       compute(x, e->flops, comm);
       continue;
@@ -294,15 +297,23 @@ static int setup(struct cb_layout_exec *x, const struct cb_model *m, struct cb_s
   size_t largest;
   if (skew_counts(x, m, skew, &recv_tokens, &largest, err) || cb_blas_load(threads, err))
     return err->status;
-  if (cb_layout_plan(m, x->l, x->cl->rank, recv_tokens, &x->plan))
-    return cb_fail(err, CB_RUNTIME, "out of memory for the step's events");
-  if (x->plan.slot_elems > INT_MAX)
-    return cb_fail(err, CB_USAGE,
-                   "--parallel: one op of this layout carries %llu elements, more than MPI's int "
-                   "count; choose a smaller workload or a smaller bucket",
-                   (unsigned long long)x->plan.slot_elems);
-  x->slot_floats = x->plan.slot_elems > largest ? x->plan.slot_elems : largest;
-  size_t slots = x->plan.nslots ? (size_t)x->plan.nslots : 1;
+  x->slot_floats = largest;
+  for (int v = 0; v < x->nplans; v++) {
+    const struct cb_step_plan *p = &x->plan[v];
+    if (cb_layout_plan(m, &x->l[v], x->cl->rank, recv_tokens, &x->plan[v]))
+      return cb_fail(err, CB_RUNTIME, "out of memory for the step's events");
+    if (p->slot_elems > INT_MAX)
+      return cb_fail(err, CB_USAGE,
+                     "--parallel: one op of this layout carries %llu elements, more than MPI's "
+                     "int count; choose a smaller workload or a smaller bucket",
+                     (unsigned long long)p->slot_elems);
+    if (p->slot_elems > x->slot_floats)
+      x->slot_floats = p->slot_elems;
+    if (p->nslots > x->nslots)
+      x->nslots = p->nslots;
+  }
+  x->cur = &x->plan[0];
+  size_t slots = x->nslots ? (size_t)x->nslots : 1;
   x->send = calloc(slots * x->slot_floats + 1, sizeof(float));
   x->recv = calloc(slots * x->slot_floats + 1, sizeof(float));
   x->req = malloc(slots * sizeof *x->req);
@@ -325,13 +336,14 @@ static void teardown(struct cb_layout_exec *x) {
       MPI_Comm_free(&x->comm[c]);
   for (int k = 0; k < A2A_N; k++)
     free(x->a2a[0][k]);
-  cb_layout_plan_free(&x->plan);
+  for (int v = 0; v < x->nplans; v++)
+    cb_layout_plan_free(&x->plan[v]);
   free(x->send), free(x->recv), free(x->req), free(x->a), free(x->b), free(x->c);
 }
 
 /* One configuration's statistics: its steps, each round's compute. */
-static void summarize(struct cb_layout_exec *x, const double *comp, const double *full, int reps,
-                      struct cb_layout_result *res) {
+static void summarize(struct cb_layout_exec *x, const struct cb_step_plan *plan, const double *comp,
+                      const double *full, int reps, struct cb_layout_result *res) {
   memset(res, 0, sizeof *res);
   double *v = malloc((size_t)(reps > 0 ? reps : 1) * sizeof *v);
   if (!v)
@@ -360,18 +372,19 @@ static void summarize(struct cb_layout_exec *x, const double *comp, const double
     int d = cb_step_comm_dim[c];
     res->used[d] |= group_size(x->l, c) > 1;
     for (int o = 0; o < CB_NEV_OPS; o++)
-      res->calls[d][o] += x->plan.calls[c][o];
+      res->calls[d][o] += plan->calls[c][o];
   }
-  res->flops = x->plan.flops;
+  res->flops = plan->flops;
 }
 
 int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_model *m,
-                        const struct cb_layout *l, struct cb_skew *skew, int threads,
+                        const struct cb_layout *l, int nl, struct cb_skew *skew, int threads,
                         struct cb_layout_exec **out, struct cb_error *err) {
   struct cb_layout_exec *x = calloc(1, sizeof *x);
   int rc = x ? CB_OK : cb_fail(err, CB_RUNTIME, "out of memory for the layout's step");
   if (x) {
     x->cl = cl, x->l = l;
+    x->nplans = nl < 1 ? 1 : nl > CB_LAYOUT_MAX_VARIANTS ? CB_LAYOUT_MAX_VARIANTS : nl;
     rc = setup(x, m, skew, threads, err);
   }
   rc = cb_cluster_agree(cl, rc);
@@ -386,10 +399,11 @@ int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_model *m,
 }
 
 int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, int max) {
-  int mine[CB_NSC * CB_NEV_OPS], all[CB_NSC * CB_NEV_OPS], n = 0;
+  int mine[CB_NSC * CB_NEV_OPS] = {0}, all[CB_NSC * CB_NEV_OPS], n = 0;
   for (int c = 0; c < CB_NSC; c++)
     for (int o = 0; o < CB_NEV_OPS; o++)
-      mine[c * CB_NEV_OPS + o] = x->have[o] && x->plan.calls[c][o] > 0;
+      for (int v = 0; v < x->nplans; v++)
+        mine[c * CB_NEV_OPS + o] |= x->have[o] && x->plan[v].calls[c][o] > 0;
   /* the same list on every rank, or their configurations would differ */
   MPI_Allreduce(mine, all, CB_NSC * CB_NEV_OPS, MPI_INT, MPI_MIN, x->cl->comm);
   for (int c = 0; c < CB_NSC; c++)
@@ -399,7 +413,12 @@ int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, in
   return n;
 }
 
-int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_algos *cfg, int n, int reps,
+static const struct cb_step_plan *plan_of(const struct cb_layout_exec *x,
+                                          const struct cb_layout_config *c) {
+  return &x->plan[c->variant > 0 && c->variant < x->nplans ? c->variant : 0];
+}
+
+int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_config *cfg, int n, int reps,
                       struct cb_layout_result *res, struct cb_error *err) {
   const size_t row = 1 + CB_NDIMS, rounds = (size_t)(reps > 0 ? reps : 1);
   double *comp = calloc(rounds * row, sizeof *comp),
@@ -408,16 +427,17 @@ int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_algos *cf
   /* one warm-up round; then each round the compute alone, and every
    * configuration's step, starting one later each round */
   for (int r = -1; r < reps && rc == CB_OK; r++) {
+    x->cur = plan_of(x, &cfg[0]); /* the compute is every variant's */
     rc = time_phase(x, 0, r < 0 ? scratch : comp + (size_t)r * row, err);
     for (int k = 0; k < n && rc == CB_OK; k++) {
       int i = r < 0 ? k : (k + r) % n;
-      x->algos = &cfg[i];
+      x->cfg = &cfg[i], x->cur = plan_of(x, &cfg[i]);
       rc = time_phase(x, 1, r < 0 ? scratch : full + ((size_t)i * rounds + (size_t)r) * row, err);
     }
   }
-  x->algos = NULL;
+  x->cfg = NULL;
   for (int i = 0; i < n && rc == CB_OK; i++)
-    summarize(x, comp, full + (size_t)i * rounds * row, reps, &res[i]);
+    summarize(x, plan_of(x, &cfg[i]), comp, full + (size_t)i * rounds * row, reps, &res[i]);
   free(comp), free(full);
   return rc;
 }

@@ -15,13 +15,17 @@
 #include "results/overhead.h"
 #include "runtime/cluster.h"
 
-/* Algorithms per communicator and op: 0 the library's own choice, else
+/* One configuration of the step: the variant of the layout (its bucket
+ * or prefetch depth: an index into the layouts given to open), and the
+ * algorithm per communicator and op: 0 the library's own choice, else
  * Open MPI's coll/libnbc number (coll_libnbc_i<op>_algorithm). libnbc reads
  * the variable at each call, so the executor writes it through MPI_T
  * before each start: every communicator keeps its own. */
-struct cb_layout_algos {
+struct cb_layout_config {
+  int variant;
   signed char alg[CB_NSC][CB_NEV_OPS];
 };
+#define CB_LAYOUT_MAX_VARIANTS 33 /* --tune-buckets' 32 sizes and the launch one */
 
 /* A knob the search may turn: an op this rank's plan issues on a
  * communicator of 2+ ranks, whose algorithm variable this MPI has. */
@@ -43,19 +47,21 @@ struct cb_layout_result {
 
 struct cb_layout_exec;
 
-/* Splits the communicators and lays out the step. skew: the ep
- * dispatch's (NULL: uniform). threads: BLAS threads a rank. Every rank
- * returns the same status. */
+/* Splits the communicators and lays out the step of each of the nl
+ * variants l[] (the same par and shard; each its own bucket or prefetch
+ * depth; CB_LAYOUT_MAX_VARIANTS at most). skew: the ep dispatch's (NULL:
+ * uniform). threads: BLAS threads a rank. Every rank returns the same
+ * status. */
 int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_model *m,
-                        const struct cb_layout *l, struct cb_skew *skew, int threads,
+                        const struct cb_layout *l, int nl, struct cb_skew *skew, int threads,
                         struct cb_layout_exec **x, struct cb_error *err);
-/* The knobs of this rank's plan (the same on every rank: the search
+/* The knobs of this rank's plans (the same on every rank: the search
  * agrees on them), at most max; returns how many. */
 int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, int max);
 /* reps rounds after one warm-up; each round times the step without
  * communication once, then each configuration's step in a rotating order,
  * each paired with that round's compute. res[n]. */
-int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_algos *cfg, int n, int reps,
+int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_config *cfg, int n, int reps,
                       struct cb_layout_result *res, struct cb_error *err);
 void cb_layout_exec_close(struct cb_layout_exec *x);
 

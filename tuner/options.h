@@ -36,4 +36,5 @@ struct cb_tune_options {
 
 void cb_tune_options_defaults(struct cb_tune_options *t);
 
+
 #endif

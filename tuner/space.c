@@ -66,6 +66,16 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+int cb_space_launch_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_error *err) {
+  const char *v = getenv(CB_BUCKET_VAR);
+  *bucket = CB_DDP_BUCKET_BYTES;
+  if (v && cb_parse_size(v, CB_BUCKET_VAR, bucket, err))
+    return err->status;
+  if (*bucket > grad_bytes)
+    *bucket = grad_bytes;
+  return CB_OK;
+}
+
 void cb_space_cap_buckets(struct cb_space *s, uint64_t grad_bytes) {
   for (int i = 0; i < s->nbuckets; i++)
     if (s->buckets[i] > grad_bytes)

@@ -75,6 +75,13 @@ const char *cb_config_format(int kind, const struct cb_tune_config *c, char *buf
  * nccl: a pair that runs here). */
 int cb_config_valid(const struct cb_space *s, const struct cb_tune_config *c);
 
+/* The launch bucket of a search: COLLBENCH_BUCKET_BYTES (a tuned env file
+ * sets it), else DDP's default bucket_cap_mb of 25; at most grad_bytes
+ * (one bucket then holds every gradient). CB_USAGE on a bad value. */
+#define CB_DDP_BUCKET_BYTES (25u << 20)
+#define CB_BUCKET_VAR "COLLBENCH_BUCKET_BYTES"
+int cb_space_launch_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_error *err);
+
 /* Caps the buckets at the model's gradient bytes (a bucket larger than
  * every gradient is one bucket), keeps them ascending and distinct. */
 void cb_space_cap_buckets(struct cb_space *s, uint64_t grad_bytes);

@@ -23,9 +23,7 @@
 #include "tune_calls.h"
 #include "tune_layout.h"
 
-/* DDP's default bucket_cap_mb: the baseline when COLLBENCH_BUCKET_BYTES is unset. */
-#define DDP_BUCKET_BYTES (25u << 20)
-#define BUCKET_VAR "COLLBENCH_BUCKET_BYTES"
+#define BUCKET_VAR CB_BUCKET_VAR
 
 void cb_tune_options_defaults(struct cb_tune_options *t) {
   memset(t, 0, sizeof *t);
@@ -35,6 +33,7 @@ void cb_tune_options_defaults(struct cb_tune_options *t) {
   t->reps = 10;
   t->timeout = 300;
   t->max_overhead = CB_OVERHEAD_DEFAULT_TARGET;
+  t->layout.prefetch = 1; /* FSDP2's default: the next layer's gather in flight */
 }
 
 void cb_tune_pre_mpi_init(void) {
@@ -116,15 +115,6 @@ static int measure_batch(void *user, const char *phase, const struct cb_tune_con
   return rc;
 }
 
-static int baseline_bucket(uint64_t grad_bytes, uint64_t *bucket, struct cb_error *err) {
-  const char *v = getenv(BUCKET_VAR);
-  *bucket = DDP_BUCKET_BYTES;
-  if (v && cb_parse_size(v, BUCKET_VAR, bucket, err))
-    return err->status;
-  if (*bucket > grad_bytes)
-    *bucket = grad_bytes;
-  return CB_OK;
-}
 
 static void print_result(int kind, const char *label, const struct cb_tune_config *cfg,
                          const struct cb_overlap_result *r, double target) {
@@ -369,7 +359,7 @@ static int tune(struct tuner *t, struct cb_space *space, struct cb_error *err) {
   t->o.comm->launch(t->o.mctx, &cfg[0]);
   if (!tunable)
     cfg[0].algorithm = -1, cfg[0].segsize = 0;
-  if (baseline_bucket(grad_bytes, &cfg[0].bucket_bytes, err))
+  if (cb_space_launch_bucket(grad_bytes, &cfg[0].bucket_bytes, err))
     return err->status;
 
   /* a counted step, for FLOPs per step */
@@ -547,7 +537,7 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
     rc = cb_tune_check_memory(cl, &opt->model, err);
   uint64_t b;
   if (rc == CB_OK)
-    rc = baseline_bucket(cb_model_grad_bytes(&opt->model), &b, err);
+    rc = cb_space_launch_bucket(cb_model_grad_bytes(&opt->model), &b, err);
   if (rc == CB_OK)
     rc = check_outputs(&t, err);
   if (rc == CB_OK && opt->resume) /* reads the file given: its mistakes are said first */

@@ -55,6 +55,69 @@ static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
   return CB_OK;
 }
 
+/* The layout's variants the search turns, each its own plan: FSDP's
+ * prefetch depths 0 to 3, or the DDP/ZeRO-2 buckets of --tune-buckets
+ * (1 MiB to 256 MiB by default) and the launch bucket, each at most the
+ * rank's gradients; one variant with --no-search or where dp has one rank. */
+struct variants {
+  struct cb_layout l[CB_LAYOUT_MAX_VARIANTS];
+  char label[CB_LAYOUT_MAX_VARIANTS][32];
+  int n, base;      /* base: the launch setting */
+  const char *knob; /* "dp bucket", "dp prefetch", or NULL: nothing to turn */
+};
+
+static int cmp_bucket(const void *a, const void *b) {
+  uint64_t x = ((const struct cb_layout *)a)->bucket_elems,
+           y = ((const struct cb_layout *)b)->bucket_elems;
+  return x < y ? -1 : x > y;
+}
+
+static int make_variants(const struct cb_tune_options *opt, struct variants *v,
+                         struct cb_error *err) {
+  const struct cb_layout *l = &opt->layout;
+  struct cb_layout launch = *l, none = *l;
+  none.shard = CB_SHARD_NONE;
+  uint64_t grads = cb_layout_state_bytes(&opt->model, &none) / 16 * sizeof(float), bucket;
+  if (cb_space_launch_bucket(grads, &bucket, err))
+    return err->status;
+  long layers = opt->model.layers / l->par.size[CB_DIM_PP];
+  launch.bucket_elems = bucket / sizeof(float) ? bucket / sizeof(float) : 1;
+  if (launch.prefetch > layers - 1)
+    launch.prefetch = (int)(layers - 1);
+  memset(v, 0, sizeof *v);
+  v->l[v->n++] = launch;
+  int turn = !opt->no_search && l->par.size[CB_DIM_DP] * l->par.size[CB_DIM_EP] > 1;
+  if (l->shard == CB_SHARD_FULL) {
+    for (int d = 0, n = 0; d <= 3 && d < layers && turn;
+         d++) /* in order, the launch's among them */
+      v->l[n] = launch, v->l[n++].prefetch = d, v->n = n;
+    for (int i = 0; i < v->n; i++) {
+      snprintf(v->label[i], sizeof v->label[i], "%d", v->l[i].prefetch);
+      if (v->l[i].prefetch == launch.prefetch)
+        v->base = i;
+    }
+  } else {
+    for (int i = 0; i < opt->space.nbuckets && turn; i++) {
+      uint64_t b = opt->space.buckets[i] < grads ? opt->space.buckets[i] : grads;
+      uint64_t e = b / sizeof(float) ? b / sizeof(float) : 1;
+      int seen = 0;
+      for (int k = 0; k < v->n; k++)
+        seen |= v->l[k].bucket_elems == e;
+      if (!seen && v->n < CB_LAYOUT_MAX_VARIANTS)
+        v->l[v->n] = launch, v->l[v->n++].bucket_elems = e;
+    }
+    qsort(v->l, (size_t)v->n, sizeof v->l[0], cmp_bucket);
+    for (int i = 0; i < v->n; i++) {
+      cb_format_size(v->l[i].bucket_elems * sizeof(float), v->label[i], sizeof v->label[i]);
+      if (v->l[i].bucket_elems == launch.bucket_elems)
+        v->base = i;
+    }
+  }
+  if (v->n > 1)
+    v->knob = l->shard == CB_SHARD_FULL ? "dp prefetch" : "dp bucket";
+  return CB_OK;
+}
+
 static void print_calls(const struct cb_layout_result *r) {
   printf("# each step, rank 0 issues:");
   int any = 0;
@@ -127,22 +190,28 @@ static size_t result_fields(char *buf, size_t len, const struct cb_layout_result
   return u;
 }
 
-/* "tp allreduce=ring, dp allgather=linear"; "the library's own choices" when none is set. */
-static const char *algos_text(const struct cb_layout_algos *a, char *buf, size_t len) {
-  size_t u = 0;
+/* "dp bucket 4 MiB; tp allreduce=ring, dp allgather=linear"; "the
+ * library's own choices" when no algorithm is set. */
+static const char *config_text(const struct variants *v, const struct cb_layout_config *a,
+                               char *buf, size_t len) {
+  size_t u = 0, start = 0;
   buf[0] = '\0';
+  if (v->knob)
+    u = start = (size_t)snprintf(buf, len, "%s %s; ", v->knob, v->label[a->variant]);
   for (int c = 0; c < CB_NSC; c++)
     for (int o = 0; o < CB_NEV_OPS; o++)
       if (a->alg[c][o] && u < len)
-        u += (size_t)snprintf(buf + u, len - u, "%s%s %s=%s", u ? ", " : "", cb_step_comm_names[c],
-                              cb_ev_op_names[o], cb_layout_algo_name(o, a->alg[c][o]));
-  if (!u)
-    snprintf(buf, len, "the library's own choices");
+        u += (size_t)snprintf(buf + u, len - u, "%s%s %s=%s", u > start ? ", " : "",
+                              cb_step_comm_names[c], cb_ev_op_names[o],
+                              cb_layout_algo_name(o, a->alg[c][o]));
+  if (u == start && u < len)
+    snprintf(buf + u, len - u, "the library's own choices");
   return buf;
 }
 
 static char *result_json(const struct cb_tune_options *opt, const struct cb_cluster *cl,
-                         const struct cb_layout_result *r, const struct cb_layout_algos *tuned) {
+                         const struct variants *v, const struct cb_layout_result *r,
+                         const struct cb_layout_config *tuned) {
   const size_t len = 16384;
   char layout[64], *buf = malloc(len);
   if (!buf)
@@ -153,17 +222,22 @@ static char *result_json(const struct cb_tune_options *opt, const struct cb_clus
       buf, len,
       "{\"type\":\"layout\",\"parallel\":\"%s\",\"shard\":\"%s\",\"workload\":\"%s\","
       "\"model\":[%ld,%ld,%ld,%ld,%ld],\"microbatches\":%ld,\"experts\":%ld,\"topk\":%ld,"
-      "\"sequence_parallel\":%ld,\"skew\":\"%s\",\"bucket_bytes\":%llu,\"nranks\":%d,"
+      "\"sequence_parallel\":%ld,\"skew\":\"%s\",\"bucket_bytes\":%llu,\"prefetch\":%d,"
+      "\"nranks\":%d,"
       "\"reps\":%ld,\"max_overhead\":%g,",
       layout, cb_shard_names[opt->layout.shard], m->name, m->hidden, m->layers, m->heads, m->seq,
       m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel,
       opt->skew ? opt->skew->label : "uniform",
-      (unsigned long long)(opt->layout.bucket_elems * sizeof(float)), cl->nranks, opt->reps,
-      opt->max_overhead);
+      (unsigned long long)(v->l[v->base].bucket_elems * sizeof(float)), v->l[v->base].prefetch,
+      cl->nranks, opt->reps, opt->max_overhead);
   if (u < len)
     u += result_fields(buf + u, len - u, &r[0], opt->max_overhead);
   if (tuned && u < len) {
-    u += (size_t)snprintf(buf + u, len - u, ",\"tuned\":{\"algorithms\":{");
+    u += (size_t)snprintf(buf + u, len - u,
+                          ",\"tuned\":{\"bucket_bytes\":%llu,\"prefetch\":%d,"
+                          "\"algorithms\":{",
+                          (unsigned long long)(v->l[tuned->variant].bucket_elems * sizeof(float)),
+                          v->l[tuned->variant].prefetch);
     int k = 0;
     for (int c = 0; c < CB_NSC && u < len; c++)
       for (int o = 0; o < CB_NEV_OPS && u < len; o++)
@@ -187,45 +261,68 @@ static char *result_json(const struct cb_tune_options *opt, const struct cb_clus
   return buf;
 }
 
-/* Coordinate descent over the knobs, from the library's own choices: each
- * knob's algorithms measured interleaved, the fastest step kept only when
- * it beats the current one beyond the noise. Every rank reaches the same
- * decisions: the times it judges are the same on all ranks. */
+/* One knob's n values measured interleaved (cfg[cur] the one held):
+ * the fastest step taken only when it beats the held one beyond the noise.
+ * Every rank reaches the same decision: the times it judges are the same
+ * on all ranks. Rank 0 prints each value's step. */
+static int turn(const struct cb_cluster *cl, struct cb_layout_exec *x, const char *knob,
+                const char (*label)[32], const struct cb_layout_config *cfg, int n, int cur,
+                int reps, int *pick, struct cb_error *err) {
+  struct cb_layout_result res[CB_LAYOUT_MAX_VARIANTS];
+  if (cb_layout_measure(x, cfg, n, reps, res, err))
+    return err->status;
+  int b = cur;
+  for (int a = 0; a < n; a++)
+    if (res[a].step.median < res[b].step.median)
+      b = a;
+  struct cb_score sb = {res[b].step.median, res[b].step.ci95},
+                  sc = {res[cur].step.median, res[cur].step.ci95};
+  *pick = b != cur && cb_search_better(&sb, &sc) ? b : cur;
+  if (cl->rank == 0) {
+    printf("# %s:", knob);
+    for (int a = 0; a < n; a++)
+      printf("%s %s %.3f ms +- %.3f", a ? "," : "", label[a], res[a].step.median * 1e3,
+             res[a].step.ci95 * 1e3);
+    printf(" -> %s\n", *pick != cur ? label[*pick]
+                       : b == cur   ? "kept (the fastest)"
+                                    : "kept (none faster beyond the noise)");
+    fflush(stdout);
+  }
+  return CB_OK;
+}
+
+/* Coordinate descent from the launch settings: the variant first (the
+ * bucket or the prefetch depth), then each communicator's algorithm of
+ * each op. */
 static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt,
-                  struct cb_layout_exec *x, struct cb_layout_algos *best, struct cb_error *err) {
+                  const struct variants *v, struct cb_layout_exec *x, struct cb_layout_config *best,
+                  struct cb_error *err) {
+  struct cb_layout_config cfg[CB_LAYOUT_MAX_VARIANTS];
+  char label[CB_LAYOUT_MAX_VARIANTS][32];
+  int reps = (int)opt->reps, pick;
+  if (v->knob) {
+    for (int i = 0; i < v->n; i++)
+      cfg[i] = *best, cfg[i].variant = i;
+    if (turn(cl, x, v->knob, v->label, cfg, v->n, best->variant, reps, &pick, err))
+      return err->status;
+    best->variant = pick;
+  }
   struct cb_layout_knob k[CB_NSC * CB_NEV_OPS];
   int nk = cb_layout_knobs(x, k, CB_NSC * CB_NEV_OPS);
-  memset(best, 0, sizeof *best);
   if (cl->rank == 0 && !nk)
-    printf("# search: nothing to turn (this MPI has no coll_libnbc algorithm variable for the "
-           "collectives this layout issues)\n");
+    printf("# search: no algorithm to turn (this MPI has no coll_libnbc algorithm variable for "
+           "the collectives this layout issues)\n");
   for (int j = 0; j < nk; j++) {
-    struct cb_layout_algos cfg[8];
-    struct cb_layout_result res[8];
-    int n = k[j].nalgs + 1 < 8 ? k[j].nalgs + 1 : 8, c = k[j].comm, o = k[j].op;
-    for (int a = 0; a < n; a++)
+    int n = k[j].nalgs + 1, c = k[j].comm, o = k[j].op;
+    char knob[64];
+    snprintf(knob, sizeof knob, "%s %s", cb_step_comm_names[c], cb_ev_op_names[o]);
+    for (int a = 0; a < n; a++) {
       cfg[a] = *best, cfg[a].alg[c][o] = (signed char)a;
-    if (cb_layout_measure(x, cfg, n, (int)opt->reps, res, err))
-      return err->status;
-    int cur = best->alg[c][o], b = cur;
-    for (int a = 0; a < n; a++)
-      if (res[a].step.median < res[b].step.median)
-        b = a;
-    struct cb_score sb = {res[b].step.median, res[b].step.ci95},
-                    sc = {res[cur].step.median, res[cur].step.ci95};
-    int take = b != cur && cb_search_better(&sb, &sc);
-    if (take)
-      best->alg[c][o] = (signed char)b;
-    if (cl->rank == 0) {
-      printf("# %s %s:", cb_step_comm_names[c], cb_ev_op_names[o]);
-      for (int a = 0; a < n; a++)
-        printf("%s %s %.3f ms +- %.3f", a ? "," : "", cb_layout_algo_name(o, a),
-               res[a].step.median * 1e3, res[a].step.ci95 * 1e3);
-      printf(" -> %s\n", take       ? cb_layout_algo_name(o, b)
-                         : b == cur ? "kept (the fastest)"
-                                    : "kept (none faster beyond the noise)");
-      fflush(stdout);
+      snprintf(label[a], sizeof label[a], "%s", cb_layout_algo_name(o, a));
     }
+    if (turn(cl, x, knob, (const char(*)[32])label, cfg, n, best->alg[c][o], reps, &pick, err))
+      return err->status;
+    best->alg[c][o] = (signed char)pick;
   }
   return CB_OK;
 }
@@ -233,7 +330,8 @@ static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt
 /* --env-out: what a job can set process-wide; what it cannot, said. */
 struct env_state {
   const struct cb_tune_options *opt;
-  const struct cb_layout_algos *tuned;
+  const struct variants *v;
+  const struct cb_layout_config *tuned;
 };
 
 static int write_env(void *state, FILE *f) {
@@ -241,16 +339,32 @@ static int write_env(void *state, FILE *f) {
   char layout[64], line[512], algos[512];
   cb_parallel_format(&e->opt->layout.par, layout, sizeof layout);
   const char *comments[CB_NEV_OPS + 4];
-  char notes[CB_NEV_OPS][1024];
+  char notes[CB_NEV_OPS][1024], knob[256], bytes[32];
   int nc = 0, nv = 0;
-  struct cb_env_var vars[CB_NEV_OPS];
+  struct cb_env_var vars[CB_NEV_OPS + 1];
   char names[CB_NEV_OPS][96], values[CB_NEV_OPS][8];
+  const struct cb_layout *l = &e->v->l[e->tuned->variant];
   snprintf(line, sizeof line, "collbench --tune --parallel %s --shard %s, workload %s: %s", layout,
            cb_shard_names[e->opt->layout.shard], e->opt->model.name,
-           algos_text(e->tuned, algos, sizeof algos));
+           config_text(e->v, e->tuned, algos, sizeof algos));
   comments[nc++] = line;
   comments[nc++] = "Open MPI's coll_libnbc_*_algorithm is one value a process; collbench sets it "
                    "per communicator through MPI_T before each call";
+  if (e->v->knob && l->shard == CB_SHARD_FULL) { /* the framework's setting, not an env var */
+    snprintf(knob, sizeof knob,
+             "FSDP prefetch depth %d: PyTorch FSDP2's set_modules_to_forward_prefetch and "
+             "set_modules_to_backward_prefetch with the next %d layer(s)%s",
+             l->prefetch, l->prefetch, l->prefetch ? "" : " (none: gathered when needed)");
+    comments[nc++] = knob;
+  } else if (e->v->knob) {
+    snprintf(knob, sizeof knob,
+             CB_BUCKET_VAR " is the DDP/ZeRO-2 gradient bucket in bytes: PyTorch DDP(model, "
+                           "bucket_cap_mb=%.2f); collbench --tune reads it as the launch bucket",
+             (double)(l->bucket_elems * sizeof(float)) / (1 << 20));
+    comments[nc++] = knob;
+    snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)(l->bucket_elems * sizeof(float)));
+    vars[nv++] = (struct cb_env_var){CB_BUCKET_VAR, bytes};
+  }
   for (int o = 0; o < CB_NEV_OPS; o++) {
     int want = 0, conflict = 0;
     for (int c = 0; c < CB_NSC; c++) {
@@ -281,7 +395,10 @@ static int write_env(void *state, FILE *f) {
 int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                    struct cb_error *err) {
   struct cb_lines trials = {.fd = -1};
+  struct variants v;
   int rc = check(cl, opt, err), opened = 0;
+  if (rc == CB_OK)
+    rc = make_variants(opt, &v, err);
   if (rc == CB_OK && cl->rank == 0 && opt->trials) {
     rc = cb_lines_open(&trials, opt->trials, "--trials", err);
     opened = rc == CB_OK;
@@ -296,7 +413,7 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
     return rc;
   }
   const struct cb_model *m = &opt->model;
-  char layout[64], bucket[32];
+  char layout[64], bucket[64];
   cb_parallel_format(&opt->layout.par, layout, sizeof layout);
   if (cl->rank == 0) {
     printf("# --tune --parallel %s --shard %s: workload %s (hidden %ld, %ld layers, %ld heads, "
@@ -304,11 +421,17 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
            "%ld), float on the host\n",
            layout, cb_shard_names[opt->layout.shard], m->name, m->hidden, m->layers, m->heads,
            m->seq, m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel);
+    const struct cb_layout *l = &v.l[v.base];
+    if (l->shard == CB_SHARD_FULL)
+      snprintf(bucket, sizeof bucket, "FSDP prefetch depth %d", l->prefetch);
+    else {
+      char size[32];
+      snprintf(bucket, sizeof bucket, "DDP/ZeRO-2 buckets of %s",
+               cb_format_size(l->bucket_elems * sizeof(float), size, sizeof size));
+    }
     printf("# %d ranks on %d node(s); MPI non-blocking collectives on a communicator per "
-           "dimension; DDP/ZeRO-2 buckets of %s; ep dispatch skew %s\n",
-           cl->nranks, cl->nnodes,
-           cb_format_size(opt->layout.bucket_elems * sizeof(float), bucket, sizeof bucket),
-           opt->skew ? opt->skew->label : "uniform");
+           "dimension; %s; ep dispatch skew %s\n",
+           cl->nranks, cl->nnodes, bucket, opt->skew ? opt->skew->label : "uniform");
     printf("# exposed: the time the slowest rank's step waits on each dimension's ops, as a "
            "share of T_step (tuner/TUNING.md, \"Parallel layouts\")\n");
     fflush(stdout);
@@ -316,19 +439,19 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int threads = cl->local_size >= cores ? 1 : (int)(cores / cl->local_size);
   struct cb_layout_result res[2];
-  struct cb_layout_algos cfg[2] = {{{{0}}}};
+  struct cb_layout_config cfg[2] = {{.variant = v.base}, {.variant = v.base}};
   struct cb_layout_exec *x = NULL;
   int n = 1;
   if (cb_watchdog_start(cl, opt->timeout))
     rc = cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   else {
-    rc = cb_layout_exec_open(cl, m, &opt->layout, opt->skew, threads, &x, err);
+    rc = cb_layout_exec_open(cl, m, v.l, v.n, opt->skew, threads, &x, err);
     if (rc == CB_OK && !opt->no_search) {
       if (cl->rank == 0)
-        printf("# search (coordinate descent over each communicator's algorithms, %ld rounds "
+        printf("# search (coordinate descent: %s%seach communicator's algorithms, %ld rounds "
                "per batch, T_step of the slowest rank):\n",
-               opt->reps);
-      rc = search(cl, opt, x, &cfg[1], err);
+               v.knob ? v.knob : "", v.knob ? ", then " : "", opt->reps);
+      rc = search(cl, opt, &v, x, &cfg[1], err);
       n = memcmp(&cfg[0], &cfg[1], sizeof cfg[0]) ? 2 : 1;
     }
     if (rc == CB_OK)
@@ -342,10 +465,10 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
     printf("# %s (%ld rounds; [lo, hi] the 95%% CI of the median):\n",
            n == 2 ? "default vs tuned, measured again interleaved" : "the launch settings",
            opt->reps);
-    printf("default  %s\n", algos_text(&cfg[0], a, sizeof a));
+    printf("default  %s\n", config_text(&v, &cfg[0], a, sizeof a));
     print_result(&res[0], opt->max_overhead);
     if (n == 2) {
-      printf("tuned    %s\n", algos_text(&cfg[1], a, sizeof a));
+      printf("tuned    %s\n", config_text(&v, &cfg[1], a, sizeof a));
       print_result(&res[1], opt->max_overhead);
       double d = res[0].step.median - res[1].step.median;
       struct cb_score t1 = {res[1].step.median, res[1].step.ci95},
@@ -353,11 +476,12 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
       printf("gain: %.3f ms per step (%.1f%%): %s\n", d * 1e3, 100 * d / res[0].step.median,
              cb_search_better(&t1, &t0) ? "beyond the noise" : "within the noise");
     } else if (!opt->no_search)
-      printf("tuned    = default: no algorithm beat the library's own by more than the noise\n");
+      printf("tuned    = default: no %s beat the launch's by more than the noise\n",
+             v.knob ? "setting" : "algorithm");
     if (opened)
-      rc = cb_lines_put_text(&trials, result_json(opt, cl, res, n == 2 ? &cfg[1] : NULL), err);
+      rc = cb_lines_put_text(&trials, result_json(opt, cl, &v, res, n == 2 ? &cfg[1] : NULL), err);
     if (rc == CB_OK && opt->env_out) {
-      struct env_state e = {opt, &cfg[n - 1]};
+      struct env_state e = {opt, &v, &cfg[n - 1]};
       rc = cb_replace_write(opt->env_out, "--env-out", write_env, &e, err);
       if (rc == CB_OK)
         printf("wrote %s\n", opt->env_out);

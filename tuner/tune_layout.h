@@ -1,7 +1,8 @@
 /* --tune --parallel L [--shard S]: the reference step as a tp/ep/dp/pp
- * layout issues it (layout.h), on the host: each communicator's own
- * Open MPI libnbc algorithms searched by coordinate descent (unless
- * --no-search), the launch settings and the tuned ones measured again
+ * layout issues it (layout.h), on the host: searched by coordinate descent
+ * (unless --no-search) over the DDP/ZeRO-2 bucket (--tune-buckets) or
+ * FSDP's prefetch depth (0-3), then each communicator's own Open MPI libnbc
+ * algorithms; the launch settings and the tuned ones measured again
  * interleaved, with the exposed communication of each dimension and the
  * overhead's three-way verdict; --env-out says what one process-wide value
  * cannot. Not built yet: the GPU step (NCCL per communicator). */

@@ -103,12 +103,14 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
   if (search)
     return cb_fail(err, CB_USAGE,
                    "%s with --tune --parallel %s: the layout's search is coordinate descent over "
-                   "each communicator's libnbc algorithms, with no other options (not built)",
+                   "the buckets (--tune-buckets) or FSDP's prefetch depth, then each "
+                   "communicator's libnbc algorithms, with no other options (not built)",
                    search, layout);
-  if (t->buckets_given && t->space.nbuckets != 1)
+  if (t->buckets_given && t->layout.shard == CB_SHARD_FULL)
     return cb_fail(err, CB_USAGE,
-                   "--tune-buckets with --parallel %s: give one size, the DDP/ZeRO-2 bucket (the "
-                   "layout's step does not search)",
+                   "--tune-buckets with --parallel %s --shard full: FSDP reduce-scatters each "
+                   "layer's gradients, it has no buckets (the search turns its prefetch depth); "
+                   "give --shard none or grad",
                    layout);
   if (skew && par->size[CB_DIM_EP] < 2)
     return cb_fail(err, CB_USAGE,
@@ -118,10 +120,6 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
   t->layout.par = *par;
   if (cb_layout_check(&t->model, &t->layout, err)) /* the job's rank count is checked at run time */
     return err->status;
-  t->layout.bucket_elems =
-      (t->buckets_given ? t->space.buckets[0] : (uint64_t)25 << 20) / sizeof(float);
-  if (!t->layout.bucket_elems)
-    t->layout.bucket_elems = 1;
   t->layout_given = 1, t->skew = skew;
   return CB_OK;
 }

@@ -9,6 +9,7 @@
 #include "../output/columns.h"
 #include "base/readbound.h"
 #include "base/text.h"
+#include "base/units.h"
 #include "config.h"
 #include "readback.h"
 #include "results/overhead.h"
@@ -341,6 +342,18 @@ static const char *read_layout(json_t *o, int file, struct cb_rep_data *d) {
     json_t *a = json_object_get(t, "algorithms"), *v;
     const char *key;
     size_t u = 0;
+    /* the search's dp knob, where it moved from the launch's */
+    json_int_t bucket = json_integer_value(json_object_get(t, "bucket_bytes")),
+               depth = json_integer_value(json_object_get(t, "prefetch"));
+    if (!strcmp(shard, "full") && depth != json_integer_value(json_object_get(o, "prefetch")))
+      u +=
+          (size_t)snprintf(l.algorithms, sizeof l.algorithms, "dp prefetch %lld", (long long)depth);
+    else if (strcmp(shard, "full") &&
+             bucket != json_integer_value(json_object_get(o, "bucket_bytes"))) {
+      char size[32];
+      u += (size_t)snprintf(l.algorithms, sizeof l.algorithms, "dp bucket %s",
+                            cb_format_size((uint64_t)bucket, size, sizeof size));
+    }
     json_object_foreach(a, key, v) {
       char k[64], val[64];
       cb_text_terminal(k, sizeof k, key, 0);

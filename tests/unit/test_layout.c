@@ -22,9 +22,11 @@ static struct cb_model tiny(void) {
   return m;
 }
 
+static int depth = 1; /* FSDP's prefetch depth for make_plan */
+
 static int make_plan(const struct cb_model *m, const char *par, int shard, uint64_t bucket,
                      int rank, double recv_tokens, struct cb_step_plan *p) {
-  struct cb_layout l = {.shard = shard, .bucket_elems = bucket};
+  struct cb_layout l = {.shard = shard, .bucket_elems = bucket, .prefetch = depth};
   struct cb_error err = {0};
   if (cb_parallel_parse(par, &l.par, &err) || cb_layout_check(m, &l, &err)) {
     diag("%s: %s", par, err.msg);
@@ -103,6 +105,46 @@ static void test_tp_fsdp(void) {
   is_double(p.flops, 4 * 3 * (attn + mlp), 1,
             "FLOPs: 4 layers of forward and 2x backward, over tp");
   cb_layout_plan_free(&p);
+}
+
+/* --tune's prefetch depths: d layers' gathers in flight while a layer
+ * computes (fewer near a pass's end), none with d = 0; the same calls at
+ * every depth, and a depth past the stage's layers the same as layers - 1. */
+static void test_prefetch(void) {
+  struct cb_model m = tiny();
+  /* per depth: computes with a gather in flight, the most in flight at a
+   * compute: forward and backward alike, 4 layers of 2 computes each */
+  static const struct {
+    int depth, overlapped, most;
+  } want[] = {{0, 0, 0}, {1, 12, 1}, {2, 12, 2}, {3, 12, 3}, {9, 12, 3}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    struct cb_step_plan p;
+    depth = want[i].depth;
+    int rc = make_plan(&m, "dp=4", CB_SHARD_FULL, 0, 1, 0, &p);
+    depth = 1;
+    if (rc) {
+      ok(0, "dp=4 --shard full, prefetch %d, planned", want[i].depth);
+      continue;
+    }
+    const struct want w[] = {{CB_SC_DP, CB_EV_ALLGATHER, 8, 0},
+                             {CB_SC_DP, CB_EV_REDUCE_SCATTER, 4, 0}};
+    char what[64];
+    snprintf(what, sizeof what, "dp=4 full, prefetch %d", want[i].depth);
+    check_calls(&p, w, 2, what);
+    int inflight = 0, overlapped = 0, most = 0;
+    for (int e = 0; e < p.n; e++) {
+      const struct cb_step_event *ev = &p.ev[e];
+      if (ev->kind != CB_EV_COMPUTE && ev->op == CB_EV_ALLGATHER)
+        inflight += ev->kind == CB_EV_START ? 1 : -1;
+      if (ev->kind == CB_EV_COMPUTE) {
+        overlapped += inflight > 0;
+        most = inflight > most ? inflight : most;
+      }
+    }
+    is_long(overlapped, want[i].overlapped, "%s: computes with a gather in flight", what);
+    is_long(most, want[i].most, "%s: the most gathers in flight at a compute", what);
+    cb_layout_plan_free(&p);
+  }
 }
 
 static void test_ddp_zero2(void) {
@@ -293,6 +335,7 @@ static void test_refusals(void) {
 
 int main(void) {
   test_tp_fsdp();
+  test_prefetch();
   test_ddp_zero2();
   test_pp();
   test_ep();
