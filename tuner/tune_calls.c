@@ -47,13 +47,6 @@ static int algorithms(int op, int p, int *alg) {
 }
 
 /* A sink that keeps the row's time. */
-static int capture_row(void *state, const struct cb_row *row, struct cb_error *err) {
-  (void)err;
-  const struct cb_record *r = row->outofplace ? row->outofplace : row->inplace;
-  *(double *)state = r ? r->time_us : NAN;
-  return CB_OK;
-}
-
 /* Writes the algorithm variable, read back: a library that accepts the
  * write and keeps its value would make every candidate the same. */
 static int force(MPI_T_cvar_handle h, const char *name, int alg, struct cb_error *err) {
@@ -90,7 +83,7 @@ static int measure(const struct cb_cluster *cl, const struct cb_settings *s,
   if (one.max_time > 0.1) /* a row per algorithm and round: short ones, many of them */
     one.max_time = 0.1;
   const struct cb_backend *mpi = cb_backends[one.backends[0]];
-  struct cb_sink cap = {.state = &got, .row = capture_row};
+  struct cb_sink cap = cb_sink_row_time(&got);
   struct cb_summary sum = {0};
   for (int r = 0; r < reps && rc == CB_OK; r++)
     for (int k = 0; k < n && rc == CB_OK; k++) {
@@ -143,8 +136,7 @@ static void print(const struct tuned_call *c, int n, const char *path, int reps)
            t->call->calls, lb, tb);
     printf("  #");
     for (int a = 1; a <= t->nalgs; a++)
-      printf("%s %s %.2f", a > 1 ? "," : "", cb_ompi_algo_name(t->op, t->alg[a]),
-             t->t[a].median);
+      printf("%s %s %.2f", a > 1 ? "," : "", cb_ompi_algo_name(t->op, t->alg[a]), t->t[a].median);
     printf("\n");
     lib += (double)t->call->calls * l->median, tuned += (double)t->call->calls * b->median;
     if (isfinite(t->call->time_us))

@@ -29,26 +29,15 @@ int cb_calls_fit(const struct cb_cluster *cl, const struct cb_calls *c, const ch
                  path, cl->nranks, ranks);
 }
 
-/* A sink beside the others that keeps each row's time, for the totals. */
-struct capture {
-  double time_us;
-};
-static int capture_row(void *state, const struct cb_row *row, struct cb_error *err) {
-  (void)err;
-  const struct cb_record *r = row->outofplace ? row->outofplace : row->inplace;
-  ((struct capture *)state)->time_us = r ? r->time_us : NAN;
-  return CB_OK;
-}
-
 int cb_calls_measure(const struct cb_cluster *cl, const struct cb_settings *s,
                      const struct cb_calls *c, const struct cb_run_info *ri, struct cb_sink *sinks,
                      int nsinks, long *wrong, struct cb_error *err) {
   struct cb_sink all[16];
-  struct capture cap;
+  double time_us = NAN; /* each row's, for the totals */
   if (nsinks >= 16)
     return cb_fail(err, CB_RUNTIME, "--calls: too many outputs");
   memcpy(all, sinks, (size_t)nsinks * sizeof *sinks);
-  all[nsinks] = (struct cb_sink){.state = &cap, .row = capture_row};
+  all[nsinks] = cb_sink_row_time(&time_us);
   const struct cb_backend *backends[CB_MAX_LIST];
   for (int b = 0; b < s->nbackends; b++)
     backends[b] = cb_backends[s->backends[b]];
@@ -69,10 +58,10 @@ int cb_calls_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     struct cb_settings one = *s;
     one.ops[0] = cb_op_lookup(r->op), one.nops = 1;
     one.min_bytes = one.max_bytes = r->bytes;
-    cap.time_us = NAN;
+    time_us = NAN;
     rc = cb_engine_measure(cl, &one, ri, backends, s->nbackends, all, nsinks + 1, &sum, err);
-    if (rc == CB_OK && isfinite(cap.time_us) && isfinite(r->time_us)) {
-      here += (double)r->calls * cap.time_us;
+    if (rc == CB_OK && isfinite(time_us) && isfinite(r->time_us)) {
+      here += (double)r->calls * time_us;
       there += (double)r->calls * r->time_us;
       counted += r->calls;
     }

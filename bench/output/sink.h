@@ -72,6 +72,11 @@ int cb_sinks_note(struct cb_sink *sinks, int nsinks, const char *text, struct cb
 int cb_sinks_interval(struct cb_sink *sinks, int nsinks, const struct cb_summary *sum,
                       struct cb_error *err);
 
+/* A sink that keeps each row's time in *time_us (the out-of-place
+ * record's, else the in-place one's; NAN without either): for callers
+ * that judge the rows they asked for themselves. */
+struct cb_sink cb_sink_row_time(double *time_us);
+
 /* One output file of the run; `open` is its sink's constructor. */
 struct cb_output {
   const char *path, *option;

@@ -1,6 +1,8 @@
 /* The sinks as one: each call handed to every sink that has it (sink.h says more). */
 #include "sink.h"
 
+#include <math.h>
+
 #include "replace.h"
 
 int cb_sinks_run(struct cb_sink *sinks, int nsinks, const struct cb_run_info *ri,
@@ -60,4 +62,15 @@ int cb_sinks_close(struct cb_sink *sinks, int nsinks, struct cb_error *err) {
       rc = cb_fail(err, e.status, "%s", e.msg);
   }
   return rc;
+}
+
+static int row_time(void *state, const struct cb_row *row, struct cb_error *err) {
+  (void)err;
+  const struct cb_record *r = row->outofplace ? row->outofplace : row->inplace;
+  *(double *)state = r ? r->time_us : NAN;
+  return CB_OK;
+}
+
+struct cb_sink cb_sink_row_time(double *time_us) {
+  return (struct cb_sink){.state = time_us, .row = row_time};
 }
