@@ -47,7 +47,10 @@ LIBS += $(NCCL_LIBS)
 endif
 # The GPU step of --tune (cuBLAS GEMMs) and the tuner's NCCL backend.
 ifeq ($(HAVE_CUBLAS),1)
-LIB_SRC += $(wildcard kernels/gpu_step*.c) # cuBLAS itself: loaded by gpu_step.c
+LIB_SRC += $(wildcard kernels/gpu_step*.c) kernels/gpu_blas.c # cuBLAS itself: loaded by gpu_blas.c
+ifeq ($(HAVE_NCCL),1)
+LIB_SRC += tuner/layout_nccl.c
+endif
 endif
 NVCCFLAGS := $(CUDA_ARCH) -O2 -std=c++17 -Wno-deprecated-gpu-targets -Xcompiler -Wall,-Wextra \
              -I. -Ibench -Ibuild

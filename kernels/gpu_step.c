@@ -4,52 +4,15 @@
  * gpu_step_ops.cu, all on one non-blocking stream of its own. Weights,
  * activations and gradients live in one device arena laid out by
  * cb_model_gpu_layout. The caller has selected the GPU. */
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "compute.h"
 #include "config.h"
+#include "gpu_blas.h"
 #include "gpu_step_ops.h"
-
-/* cuBLAS is loaded when a step first needs it, not linked: its library
- * constructors take 0.3 s, which every command paid at start (and which
- * left SIGTERM without our handler that long, issue 56). The functions
- * this file calls, by their exported names (cublas_v2.h maps some to
- * NAME_v2). */
-#define CB_BLAS_FNS(X)                                                                             \
-  X(cublasCreate)                                                                                  \
-  X(cublasDestroy)                                                                                 \
-  X(cublasSetStream)                                                                               \
-  X(cublasSetWorkspace) X(cublasGemmEx) X(cublasGemmStridedBatchedEx) X(cublasGetStatusString)
-#define CB_STR(f) #f
-#define CB_XSTR(f) CB_STR(f)
-static struct {
-#define CB_BLAS_MEMBER(f) __typeof__(f) *f;
-  CB_BLAS_FNS(CB_BLAS_MEMBER)
-} blas;
-
-static int load_cublas(struct cb_error *err) {
-  if (blas.cublasGemmEx)
-    return CB_OK;
-  void *h = dlopen(CB_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!h)
-    return cb_fail(err, CB_RUNTIME, "GPU step: cannot load cuBLAS (%s): %s", CB_CUBLAS_SONAME,
-                   dlerror());
-  const char *missing = NULL;
-#define CB_BLAS_LOAD(f)                                                                            \
-  if (!(*(void **)&blas.f = dlsym(h, CB_XSTR(f))) && !missing)                                     \
-    missing = CB_XSTR(f);
-  CB_BLAS_FNS(CB_BLAS_LOAD)
-  if (missing) {
-    blas.cublasGemmEx = NULL;
-    return cb_fail(err, CB_RUNTIME, "GPU step: %s has no %s", CB_CUBLAS_SONAME, missing);
-  }
-  return CB_OK;
-}
 
 struct gpu {
   struct cb_model m;
@@ -80,7 +43,7 @@ static int blas_ok(struct gpu *c, cublasStatus_t st, const char *call) {
   if (st == CUBLAS_STATUS_SUCCESS)
     return 1;
   cb_fail(c->err, CB_RUNTIME, "GPU step (%s): %s: %s (%d)", c->m.name, call,
-          blas.cublasGetStatusString(st), (int)st);
+          cb_cublas.cublasGetStatusString(st), (int)st);
   return 0;
 }
 
@@ -119,11 +82,11 @@ static int gemm(struct gpu *c, int ta, int tb, size_t m, size_t n, size_t k, con
   cublasOperation_t opa = tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasStatus_t st;
   if (count == 1)
-    st = blas.cublasGemmEx(c->blas, opa, opb, (int)n, (int)m, (int)k, &one, b, c->type, (int)ldb, a,
-                           c->type, (int)lda, &beta, out, c->type, (int)ldc, CUBLAS_COMPUTE_32F,
-                           CUBLAS_GEMM_DEFAULT);
+    st = cb_cublas.cublasGemmEx(c->blas, opa, opb, (int)n, (int)m, (int)k, &one, b, c->type,
+                                (int)ldb, a, c->type, (int)lda, &beta, out, c->type, (int)ldc,
+                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   else
-    st = blas.cublasGemmStridedBatchedEx(
+    st = cb_cublas.cublasGemmStridedBatchedEx(
         c->blas, opa, opb, (int)n, (int)m, (int)k, &one, b, c->type, (int)ldb, (long long)stride_b,
         a, c->type, (int)lda, (long long)stride_a, &beta, out, c->type, (int)ldc,
         (long long)stride_c, (int)count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -327,7 +290,7 @@ static void gpu_finalize(void *ctx) {
   if (c->stream)
     cudaStreamSynchronize(c->stream);
   if (c->blas)
-    blas.cublasDestroy(c->blas);
+    cb_cublas.cublasDestroy(c->blas);
   cudaFree(c->arena);
   if (c->stream)
     cudaStreamDestroy(c->stream);
@@ -365,12 +328,13 @@ static int setup(struct gpu *c) {
   TRY(cuda_ok(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking),
               "cudaStreamCreateWithFlags"));
   TRY(cuda_ok(c, cudaMalloc((void **)&c->arena, c->lay.total), "cudaMalloc"));
-  TRY(load_cublas(c->err) == CB_OK);
-  TRY(blas_ok(c, blas.cublasCreate(&c->blas), "cublasCreate"));
-  TRY(blas_ok(c, blas.cublasSetStream(c->blas, c->stream), "cublasSetStream"));
-  TRY(blas_ok(
-      c, blas.cublasSetWorkspace(c->blas, global(c, CB_GB_WORKSPACE), c->lay.size[CB_GB_WORKSPACE]),
-      "cublasSetWorkspace"));
+  TRY(cb_cublas_load(c->err) == CB_OK);
+  TRY(blas_ok(c, cb_cublas.cublasCreate(&c->blas), "cublasCreate"));
+  TRY(blas_ok(c, cb_cublas.cublasSetStream(c->blas, c->stream), "cublasSetStream"));
+  TRY(blas_ok(c,
+              cb_cublas.cublasSetWorkspace(c->blas, global(c, CB_GB_WORKSPACE),
+                                           c->lay.size[CB_GB_WORKSPACE]),
+              "cublasSetWorkspace"));
   return fill(c);
 }
 

@@ -28,6 +28,11 @@
 #             run of allreduce, broadcast and allgather; NCCL loading
 #             collbench's tuner plugin with those rules (its INFO log must say
 #             "TUNER/Plugin: Using collbench")
+#   layouts   the layouts' step on NCCL and cuBLAS (issue 59), 2 ranks
+#             sharing the GPU: tiny as dp=2 --shard full, tp=2, pp=2 and
+#             ep=2 with zipf:1.2 skew, each with its exposed line and
+#             --trials; then gpt2-124m cut to 4 layers and seq 256 as FSDP
+#             (dp=2 --shard full) and tp=2, for tests/measured-2026.md
 #   ran       what NCCL really ran (issue 60): every nccl row of a 1-rank
 #             sweep and of allreduce on 2 and 4 ranks sharing the GPU must
 #             carry nccl_ran (collbench's profiler plugin loaded by NCCL);
@@ -75,12 +80,12 @@ cd "$(dirname "$0")/.." || exit 3
 OUT=${GPU_CHECK_OUT:-gpu-check-out}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 START=$(date +%s)
-PARTS=${*:-basics nccl copy watchdog anchor tuner ran ucx tests}
+PARTS=${*:-basics nccl copy watchdog anchor tuner layouts ran ucx tests}
 for p in $PARTS; do
   case $p in
-  basics | nccl | copy | watchdog | anchor | tuner | ran | ucx | tests) ;;
+  basics | nccl | copy | watchdog | anchor | tuner | layouts | ran | ucx | tests) ;;
   *)
-    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner ran ucx tests)" >&2
+    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner layouts ran ucx tests)" >&2
     exit 2
     ;;
   esac
@@ -102,6 +107,7 @@ steps_of() {
   watchdog) echo watchdog ;;
   anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
+  layouts) echo layout-full layout-tp layout-pp layout-ep layout-gpt2-full layout-gpt2-tp ;;
   ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree reg-local reg-symmetric ;;
   ucx) echo ucx-build ucx-info ucx-device mpi-ucx-device ;;
   tests) echo tests-build tests ;;
@@ -118,6 +124,8 @@ planned() {
   ran-1 | ran-2 | ran-4 | ran-nvls | ran-tree | reg-local | reg-symmetric) echo 60 ;;
   copy | mpi-device | watchdog | tune-sourced | tune-plugin) echo 60 ;;
   tune-tiny) echo 120 ;;
+  layout-full | layout-tp | layout-pp | layout-ep) echo 60 ;;
+  layout-gpt2-full | layout-gpt2-tp) echo 120 ;;
   ucx-build) echo 240 ;;
   ucx-info) echo 20 ;;
   ucx-device | mpi-ucx-device) echo 60 ;;
@@ -404,6 +412,28 @@ part_tuner() {
     else
       say "  $applied"
     fi
+}
+
+# the layouts' step on the GPU: each run's calls, exposed line and verdict
+layout() {
+  name=$1 reps=$2
+  shift 2
+  # --tune last: mpirun would read a --tune followed by an argument itself
+  step "$name" 0 mpirun -np 2 ./collbench --backend nccl --share-gpu --tune-reps "$reps" \
+    --trials "$OUT/$name.jsonl" "$@" --tune || return
+  grep -E '^# each step|^# dp (bucket|prefetch)|^(default|tuned|T_compute|overhead|exposed|gain)' \
+    "$OUT/$name.out" | sed 's/^/    /' | tee -a "$REPORT"
+}
+
+part_layouts() {
+  mps_start >/dev/null
+  layout layout-full 10 --workload tiny --parallel dp=2 --shard full
+  layout layout-tp 10 --workload tiny --parallel tp=2
+  layout layout-pp 10 --workload tiny --parallel pp=2
+  layout layout-ep 10 --workload tiny --parallel ep=2 --skew zipf:1.2
+  layout layout-gpt2-full 20 --workload gpt2-124m --workload-config layers=4,seq=256 \
+    --parallel dp=2 --shard full
+  layout layout-gpt2-tp 20 --workload gpt2-124m --workload-config layers=4,seq=256 --parallel tp=2
 }
 
 # make check's tests that touch the GPU must run here, not skip: count both

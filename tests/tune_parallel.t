@@ -8,7 +8,7 @@
 # algorithms, its choice the same in the table, the trials line and the
 # env file. Layouts that cannot run are exit 2 with nothing replaced.
 . tests/lib.sh
-plan 21
+plan 24
 
 # $1: the --trials file; true when the layout line is coherent: every
 # dimension named in $2 (a jq array) and no other, each share inside
@@ -29,7 +29,7 @@ exposed_line() {
 }
 PCT='[0-9.]+% \[[0-9.]+, [0-9.]+\] \([0-9.]+ ms\)'
 
-mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --shard full --tune-reps 5 \
+mpi 4 --tune --backend mpi --workload tiny --parallel tp=2,dp=2 --shard full --tune-reps 5 \
   --trials "$TMP/full.jsonl"
 st=$STATUS
 [ $st -eq 0 ] && grep -q '^# each step, rank 0 issues: tp 16 allreduce; dp 8 allgather, 4 reducescatter$' "$TMP/out"
@@ -67,7 +67,7 @@ ok $? "the tuned depth and algorithms are the same in the table and the trials l
 # from --tune-buckets, each at most the rank's gradients (tiny: 3098 KiB)
 COLLBENCH_BUCKET_BYTES=1M
 export COLLBENCH_BUCKET_BYTES
-mpi 4 --tune --workload tiny --parallel dp=4 --tune-buckets 512K,8M --tune-reps 3 \
+mpi 4 --tune --backend mpi --workload tiny --parallel dp=4 --tune-buckets 512K,8M --tune-reps 3 \
   --trials "$TMP/bucket.jsonl" --env-out "$TMP/bucket.env"
 st=$STATUS
 unset COLLBENCH_BUCKET_BYTES
@@ -88,21 +88,21 @@ esac
 ok $? "the bucket kept ($kept bytes) is the table's ($label), the trials line's and the env file's"
 COLLBENCH_BUCKET_BYTES=1Q
 export COLLBENCH_BUCKET_BYTES
-mpi 4 --tune --workload tiny --parallel dp=4 --trials "$TMP/keep0.jsonl"
+mpi 4 --tune --backend mpi --workload tiny --parallel dp=4 --trials "$TMP/keep0.jsonl"
 st=$STATUS
 unset COLLBENCH_BUCKET_BYTES
 [ $st -eq 2 ] && grep -q 'COLLBENCH_BUCKET_BYTES' "$TMP/err" && grep -q '1Q' "$TMP/err" &&
   [ ! -e "$TMP/keep0.jsonl" ]
 ok $? "a launch bucket that is not a size: exit 2 naming it, nothing written (exit $st)"
 
-mpi 4 --tune --workload tiny --parallel dp=2,pp=2 --tune-reps 5 --trials "$TMP/pp.jsonl"
+mpi 4 --tune --backend mpi --workload tiny --parallel dp=2,pp=2 --tune-reps 5 --trials "$TMP/pp.jsonl"
 st=$STATUS
 [ $st -eq 0 ] && grep -q '^# each step, rank 0 issues: dp 1 allreduce; pp 4 send, 4 recv$' "$TMP/out" &&
   exposed_line "dp $PCT, pp $PCT" && coherent "$TMP/pp.jsonl" '["dp","pp"]'
 ok $? "dp=2,pp=2: 4 microbatches each way between stages, one DDP bucket, dp and pp exposed (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/err"
 
-mpi 4 --tune --workload tiny --parallel ep=2,dp=2 --skew zipf:1.2 --tune-reps 5 \
+mpi 4 --tune --backend mpi --workload tiny --parallel ep=2,dp=2 --skew zipf:1.2 --tune-reps 5 \
   --trials "$TMP/ep.jsonl"
 st=$STATUS
 [ $st -eq 0 ] && grep -q '^# each step, rank 0 issues: ep 16 alltoallv; dp 2 allreduce$' "$TMP/out" &&
@@ -127,7 +127,7 @@ st=$?
 ok $? "--report: layouts.png with 5 bars (tp, dp; ep, dp; dp) and a row per layout, the tuned bucket named (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/rep.err"
 
-mpi 4 --tune --workload tiny --workload-config sequence_parallel=1 --parallel tp=2,dp=2 \
+mpi 4 --tune --backend mpi --workload tiny --workload-config sequence_parallel=1 --parallel tp=2,dp=2 \
   --shard grad --tune-reps 3
 st=$STATUS
 [ $st -eq 0 ] &&
@@ -136,33 +136,59 @@ ok $? "sequence parallel with ZeRO-2: tp's gathers and scatters, dp's scatter th
 
 # refusals: exit 2 naming the value; a --trials file already there kept
 echo keep >"$TMP/keep.jsonl"
-mpi 4 --tune --workload tiny --parallel tp=2,dp=4 --trials "$TMP/keep.jsonl"
+mpi 4 --tune --backend mpi --workload tiny --parallel tp=2,dp=4 --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -q 'hold 8 ranks, the job has 4' "$TMP/err" &&
   [ "$(cat "$TMP/keep.jsonl")" = keep ]
 ok $? "a layout of 8 ranks on 4: exit 2, the trials file untouched (exit $STATUS)"
-mpi 4 --tune --workload tiny --parallel dp=2,pp=2 --shard full --trials "$TMP/keep.jsonl"
+mpi 4 --tune --backend mpi --workload tiny --parallel dp=2,pp=2 --shard full --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -q -- '--shard full with pp=2' "$TMP/err" && [ "$(cat "$TMP/keep.jsonl")" = keep ]
 ok $? "--shard full with pipeline stages refused (exit $STATUS)"
-mpi 4 --tune --workload tiny --parallel dp=4 --skew zipf:1
+mpi 4 --tune --backend mpi --workload tiny --parallel dp=4 --skew zipf:1
 [ $STATUS -eq 2 ] && grep -q -- "--skew zipf:1 shapes ep's token dispatch: --parallel dp=4 has ep=1" "$TMP/err"
 ok $? "--skew without ep refused (exit $STATUS)"
-mpi 4 --tune --workload tiny --parallel dp=4 --exhaustive
+mpi 4 --tune --backend mpi --workload tiny --parallel dp=4 --exhaustive
 [ $STATUS -eq 2 ] && grep -q -- '--exhaustive with --tune --parallel dp=4: .*(not built)' "$TMP/err"
 ok $? "the search's other options are refused, not ignored (exit $STATUS)"
-mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --tune-reps 3 --env-out "$TMP/env"
+mpi 4 --tune --backend mpi --workload tiny --parallel tp=2,dp=2 --tune-reps 3 --env-out "$TMP/env"
 st=$STATUS
 [ $st -eq 0 ] && sh -n "$TMP/env" && grep -q '^# collbench --tune --parallel tp=2,dp=2 --shard none, workload tiny: dp bucket ' "$TMP/env" &&
   grep -Eq "^export COLLBENCH_BUCKET_BYTES='[0-9]+'\$" "$TMP/env" &&
   ! grep -v '^#' "$TMP/env" | grep -Evq "^export (OMPI_MCA_coll_libnbc_iallreduce_algorithm='[1-4]'|COLLBENCH_BUCKET_BYTES='[0-9]+')\$"
 ok $? "--env-out: the choice per communicator in a comment; the bucket and only libnbc's all-reduce variable exported (exit $st)"
-mpi 4 --tune --workload tiny --parallel tp=2,dp=2 --no-search --tune-reps 3
+mpi 4 --tune --backend mpi --workload tiny --parallel tp=2,dp=2 --no-search --tune-reps 3
 [ $STATUS -eq 0 ] && ! grep -q '^# search\|^tuned' "$TMP/out" &&
   grep -q "^default  the library's own choices\$" "$TMP/out"
 ok $? "--no-search measures the launch settings alone (exit $STATUS)"
-mpi 4 --tune --workload llama-7b --parallel dp=4 --trials "$TMP/keep.jsonl"
+mpi 4 --tune --backend mpi --workload llama-7b --parallel dp=4 --trials "$TMP/keep.jsonl"
 [ $STATUS -eq 2 ] && grep -Eq 'a rank holds 9[0-9.]+ GiB of weights, gradients and Adam' "$TMP/err" &&
   [ "$(cat "$TMP/keep.jsonl")" = keep ]
 ok $? "llama-7b unsharded on 4 ranks: ZeRO's 16 bytes a parameter do not fit, exit 2 (exit $STATUS)"
-mpi 4 --tune --workload tiny --shard full
+mpi 4 --tune --backend mpi --workload tiny --shard full
 [ $STATUS -eq 2 ] && grep -q -- '--shard full goes with --parallel' "$TMP/err"
 ok $? "--shard without --parallel refused (exit $STATUS)"
+
+# The GPU step (NCCL and cuBLAS, tuner/layout_nccl.c): without a GPU
+# --backend nccl says why and writes nothing; with one, 2 ranks share it.
+if ! gpu_usable; then
+  mpi 2 --tune --workload tiny --parallel dp=2 --backend nccl --trials "$TMP/keep.jsonl"
+  [ $STATUS -eq 2 ] && grep -q "nccl: no usable GPU\|without CUDA" "$TMP/err" &&
+    [ "$(cat "$TMP/keep.jsonl")" = keep ]
+  ok $? "--tune --parallel --backend nccl without a GPU: exit 2 saying why, nothing written (exit $STATUS)"
+  skip "no GPU: dp=2 --shard full on NCCL, 2 ranks sharing the GPU: calls, exposed dp, trials line"
+  skip "no GPU: pp=2 on NCCL: sends and receives each way between stages, exposed pp"
+  finish
+fi
+mpi 2 --tune --workload tiny --parallel dp=2 --shard full --backend nccl --share-gpu \
+  --tune-reps 5 --trials "$TMP/gpu.jsonl"
+st=$STATUS
+[ $st -eq 0 ] && grep -q '^# 2 ranks on 1 node(s); NCCL on a communicator' "$TMP/out"
+ok $? "--tune --parallel --backend nccl --share-gpu runs the step on NCCL and cuBLAS (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/err"
+[ $st -eq 0 ] && grep -q '^# each step, rank 0 issues: dp 8 allgather, 4 reducescatter$' "$TMP/out" &&
+  exposed_line "dp $PCT" && coherent "$TMP/gpu.jsonl" '["dp"]'
+ok $? "dp=2 --shard full on NCCL: calls, exposed dp with its interval, the trials line coherent"
+mpi 2 --tune --workload tiny --parallel pp=2 --backend nccl --share-gpu --tune-reps 5
+[ $STATUS -eq 0 ] && grep -q '^# each step, rank 0 issues: pp 4 send, 4 recv$' "$TMP/out" &&
+  exposed_line "pp $PCT"
+ok $? "pp=2 on NCCL: 4 microbatches each way between stages, pp exposed (exit $STATUS)"
+[ $STATUS -eq 0 ] || diag "$TMP/err"

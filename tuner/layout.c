@@ -69,6 +69,30 @@ void cb_layout_layer_elems(const struct cb_model *m, const struct cb_layout *l, 
   *dense = div_up(cb_model_layer_params(m) - e, t);
 }
 
+int cb_layout_group_size(const struct cb_layout *l, int sc) {
+  const int *n = l->par.size;
+  switch (sc) {
+  case CB_SC_TP: return n[CB_DIM_TP];
+  case CB_SC_EP: return n[CB_DIM_EP];
+  case CB_SC_DP: return n[CB_DIM_DP] * n[CB_DIM_EP];
+  case CB_SC_EDP: return n[CB_DIM_EP] > 1 ? n[CB_DIM_DP] : 1;
+  default: return n[CB_DIM_PP];
+  }
+}
+
+int cb_layout_color(const struct cb_layout *l, int rank, int sc) {
+  const struct cb_parallel *p = &l->par;
+  switch (sc) {
+  case CB_SC_TP: return cb_parallel_group(p, rank, CB_DIM_TP);
+  case CB_SC_EP: return cb_parallel_group(p, rank, CB_DIM_EP);
+  case CB_SC_DP: /* the dense group: same tp and pp index */
+    return cb_parallel_index(p, rank, CB_DIM_TP) +
+           p->size[CB_DIM_TP] * cb_parallel_index(p, rank, CB_DIM_PP);
+  case CB_SC_EDP: return cb_parallel_group(p, rank, CB_DIM_DP);
+  default: return cb_parallel_group(p, rank, CB_DIM_PP);
+  }
+}
+
 /* The rank's parameters: its stage's layers, dense weights and its experts. */
 static double rank_params(const struct cb_model *m, const struct cb_layout *l) {
   uint64_t dense, mlp;
@@ -309,11 +333,8 @@ int cb_layout_plan(const struct cb_model *m, const struct cb_layout *l, int rank
   memset(p, 0, sizeof *p);
   const int *n = l->par.size;
   struct builder b = {.p = p, .m = m, .l = l};
-  b.group[CB_SC_TP] = n[CB_DIM_TP];
-  b.group[CB_SC_EP] = n[CB_DIM_EP];
-  b.group[CB_SC_DP] = n[CB_DIM_DP] * n[CB_DIM_EP];
-  b.group[CB_SC_EDP] = n[CB_DIM_EP] > 1 ? n[CB_DIM_DP] : 1;
-  b.group[CB_SC_PP] = n[CB_DIM_PP];
+  for (int c = 0; c < CB_NSC; c++)
+    b.group[c] = cb_layout_group_size(l, c);
   struct shape s = {.layers = (int)(m->layers / n[CB_DIM_PP]),
                     .micro = n[CB_DIM_PP] > 1 ? (int)m->microbatches : 1,
                     .stage = cb_parallel_index(&l->par, rank, CB_DIM_PP),

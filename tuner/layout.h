@@ -111,6 +111,11 @@ int cb_layout_plan(const struct cb_model *m, const struct cb_layout *l, int rank
                    double recv_tokens, struct cb_step_plan *p);
 void cb_layout_plan_free(struct cb_step_plan *p);
 
+/* The ranks in communicator sc (enum cb_step_comm) of the layout, and the
+ * color every member of rank's shares (to split it from the world). */
+int cb_layout_group_size(const struct cb_layout *l, int sc);
+int cb_layout_color(const struct cb_layout *l, int rank, int sc);
+
 /* Elements of one layer's weights on a rank: dense part and one expert's
  * (the MLP) part, after tp's split. */
 void cb_layout_layer_elems(const struct cb_model *m, const struct cb_layout *l, uint64_t *dense,

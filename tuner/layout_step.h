@@ -1,16 +1,18 @@
-/* The executor of a parallel layout's step (layout.h's events) on the
- * host: a communicator per dimension split from the world, non-blocking
- * MPI for every op (each communicator its own algorithms), OpenBLAS GEMMs of each compute's FLOPs,
- * the library given the CPU between GEMMs. Each round times, between barriers, the step without
- * communication (T_compute) and the full step (T_step), and on every rank the time spent starting
- * and waiting on each dimension's ops: that dimension's exposed communication is the slowest rank's
- * (one thread waits on one op at a time, so a wait belongs to the op it waits for; the step's end
- * waits for what is left in issue order). */
+/* The executor of a parallel layout's step (layout.h's events), through
+ * a transport (layout_transport.h: MPI and OpenBLAS on the host, NCCL and
+ * cuBLAS on a GPU). Each round times, between barriers, the step without
+ * communication (T_compute) and the full step (T_step), and on every rank
+ * the time the step waited on each dimension's ops: that dimension's
+ * exposed communication is the slowest rank's (the host's one thread
+ * waits on one op at a time, so a wait belongs to the op it waits for; the
+ * step's end waits for what is left in issue order; on a GPU, the compute
+ * stream's stall at each wait). */
 #ifndef CB_LAYOUT_STEP_H
 #define CB_LAYOUT_STEP_H
 
 #include "base/stats.h"
 #include "layout.h"
+#include "layout_transport.h"
 #include "ops/skew.h"
 #include "results/overhead.h"
 #include "runtime/cluster.h"
@@ -18,23 +20,18 @@
 /* One configuration of the step: the variant of the layout (its bucket
  * or prefetch depth: an index into the layouts given to open), and the
  * algorithm per communicator and op: 0 the library's own choice, else
- * Open MPI's coll/libnbc number (coll_libnbc_i<op>_algorithm). libnbc reads
- * the variable at each call, so the executor writes it through MPI_T
- * before each start: every communicator keeps its own. */
+ * the transport's number (its algo_name). */
 struct cb_layout_config {
   int variant;
   signed char alg[CB_NSC][CB_NEV_OPS];
 };
 #define CB_LAYOUT_MAX_VARIANTS 33 /* --tune-buckets' 32 sizes and the launch one */
 
-/* A knob the search may turn: an op this rank's plan issues on a
- * communicator of 2+ ranks, whose algorithm variable this MPI has. */
+/* A knob the search may turn: an op this rank's plans issue on a
+ * communicator of 2+ ranks, whose algorithm the transport can choose. */
 struct cb_layout_knob {
   int comm, op, nalgs; /* algorithms 0 .. nalgs */
 };
-/* libnbc's name of algorithm alg of op ("ring"; 0: "library"), or NULL. */
-const char *cb_layout_algo_name(int op, int alg);
-
 struct cb_layout_result {
   struct cb_stats step, compute, rho; /* seconds; rho paired per round */
   struct cb_overhead overhead;
@@ -52,9 +49,10 @@ struct cb_layout_exec;
  * depth; CB_LAYOUT_MAX_VARIANTS at most). skew: the ep dispatch's (NULL:
  * uniform). threads: BLAS threads a rank. Every rank returns the same
  * status. */
-int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_model *m,
-                        const struct cb_layout *l, int nl, struct cb_skew *skew, int threads,
-                        struct cb_layout_exec **x, struct cb_error *err);
+int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_layout_transport *tr,
+                        const struct cb_model *m, const struct cb_layout *l, int nl,
+                        struct cb_skew *skew, int threads, struct cb_layout_exec **x,
+                        struct cb_error *err);
 /* The knobs of this rank's plans (the same on every rank: the search
  * agrees on them), at most max; returns how many. */
 int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, int max);

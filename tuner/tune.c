@@ -521,7 +521,7 @@ static int make_space(const struct cb_cluster *cl, const struct cb_tune_options 
 int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                 const struct cb_settings *s, int argc, char **argv, struct cb_error *err) {
   if (opt->layout_given)
-    return cb_tune_layout(cl, opt, err);
+    return cb_tune_layout(cl, opt, s, err);
   if (opt->calls)
     return cb_tune_calls(cl, opt, s, argc, argv, err);
   const struct cb_compute *compute = NULL;

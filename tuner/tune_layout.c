@@ -14,29 +14,32 @@
 #include "output/lines.h"
 #include "output/replace.h"
 #include "results/verdict.h"
+#include "runtime/gpu.h"
+#include "runtime/settings.h"
 #include "runtime/watchdog.h"
 #include "search.h"
 #include "step_setup.h"
 
 /* The layout refused before anything runs: a refusal names the value. */
 static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
+                 const struct cb_settings *s, const struct cb_layout_transport **tr,
                  struct cb_error *err) {
   const struct cb_layout *l = &opt->layout;
   char layout[64];
   cb_parallel_format(&l->par, layout, sizeof layout);
-  if (opt->backend && strcmp(opt->backend, "mpi"))
-    return cb_fail(err, CB_USAGE,
-                   "--tune --parallel %s --backend %s: the layouts' step runs on the host (MPI "
-                   "and OpenBLAS) only; the GPU one is not built",
-                   layout, opt->backend);
-  if (cb_parallel_fit(&l->par, cl->nranks, cl->node_of_rank, err) ||
+  if (cb_layout_transport_choose(opt->backend, tr, err) ||
+      (strcmp((*tr)->name, "mpi") && cb_gpu_bind(cl, s, &(int){0}, err)) ||
+      cb_parallel_fit(&l->par, cl->nranks, cl->node_of_rank, err) ||
       cb_layout_check(&opt->model, l, err))
     return err->status;
   if (cl->rank == 0 && opt->env_out &&
       cb_output_check(opt->env_out, "--env-out", CB_OUT_REPLACE, err))
     return err->status;
+  /* the job's states: in the node's memory on the host, in the GPU's on
+   * one (shared by every rank on it under --share-gpu) */
+  int gpu = strcmp((*tr)->name, "mpi") != 0, sharing = gpu && !s->share_gpu ? 1 : cl->local_size;
   double need = (double)cb_layout_state_bytes(&opt->model, l);
-  double avail = (double)cb_mem_available_bytes() / cl->local_size;
+  double avail = (double)(gpu ? cb_gpu_mem_total() : cb_mem_available_bytes()) / sharing;
   if (avail > 0 && need > 0.9 * avail) {
     struct cb_layout full = *l;
     full.shard = CB_SHARD_FULL;
@@ -48,9 +51,10 @@ static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
     return cb_fail(err, CB_USAGE,
                    "--workload %s --parallel %s --shard %s: a rank holds %.2f GiB of weights, "
                    "gradients and Adam's states (16 bytes a parameter, ZeRO's count), %.2f GiB "
-                   "are available to each of %d ranks on %s: %s",
+                   "of %s are available to each of %d ranks on %s: %s",
                    opt->model.name, layout, cb_shard_names[l->shard], need / (1 << 30),
-                   avail / (1 << 30), cl->local_size, cl->hostname, hint);
+                   avail / (1 << 30), gpu ? "the GPU's memory" : "memory", sharing, cl->hostname,
+                   hint);
   }
   return CB_OK;
 }
@@ -192,8 +196,8 @@ static size_t result_fields(char *buf, size_t len, const struct cb_layout_result
 
 /* "dp bucket 4 MiB; tp allreduce=ring, dp allgather=linear"; "the
  * library's own choices" when no algorithm is set. */
-static const char *config_text(const struct variants *v, const struct cb_layout_config *a,
-                               char *buf, size_t len) {
+static const char *config_text(const struct cb_layout_transport *tr, const struct variants *v,
+                               const struct cb_layout_config *a, char *buf, size_t len) {
   size_t u = 0, start = 0;
   buf[0] = '\0';
   if (v->knob)
@@ -203,15 +207,15 @@ static const char *config_text(const struct variants *v, const struct cb_layout_
       if (a->alg[c][o] && u < len)
         u += (size_t)snprintf(buf + u, len - u, "%s%s %s=%s", u > start ? ", " : "",
                               cb_step_comm_names[c], cb_ev_op_names[o],
-                              cb_layout_algo_name(o, a->alg[c][o]));
+                              tr->algo_name(o, a->alg[c][o]));
   if (u == start && u < len)
     snprintf(buf + u, len - u, "the library's own choices");
   return buf;
 }
 
 static char *result_json(const struct cb_tune_options *opt, const struct cb_cluster *cl,
-                         const struct variants *v, const struct cb_layout_result *r,
-                         const struct cb_layout_config *tuned) {
+                         const struct cb_layout_transport *tr, const struct variants *v,
+                         const struct cb_layout_result *r, const struct cb_layout_config *tuned) {
   const size_t len = 16384;
   char layout[64], *buf = malloc(len);
   if (!buf)
@@ -244,7 +248,7 @@ static char *result_json(const struct cb_tune_options *opt, const struct cb_clus
         if (tuned->alg[c][o])
           u += (size_t)snprintf(buf + u, len - u, "%s\"%s %s\":\"%s\"", k++ ? "," : "",
                                 cb_step_comm_names[c], cb_ev_op_names[o],
-                                cb_layout_algo_name(o, tuned->alg[c][o]));
+                                tr->algo_name(o, tuned->alg[c][o]));
     if (u < len)
       u += (size_t)snprintf(buf + u, len - u, "},");
     if (u < len)
@@ -295,8 +299,8 @@ static int turn(const struct cb_cluster *cl, struct cb_layout_exec *x, const cha
  * bucket or the prefetch depth), then each communicator's algorithm of
  * each op. */
 static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt,
-                  const struct variants *v, struct cb_layout_exec *x, struct cb_layout_config *best,
-                  struct cb_error *err) {
+                  const struct cb_layout_transport *tr, const struct variants *v,
+                  struct cb_layout_exec *x, struct cb_layout_config *best, struct cb_error *err) {
   struct cb_layout_config cfg[CB_LAYOUT_MAX_VARIANTS];
   char label[CB_LAYOUT_MAX_VARIANTS][32];
   int reps = (int)opt->reps, pick;
@@ -310,15 +314,17 @@ static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt
   struct cb_layout_knob k[CB_NSC * CB_NEV_OPS];
   int nk = cb_layout_knobs(x, k, CB_NSC * CB_NEV_OPS);
   if (cl->rank == 0 && !nk)
-    printf("# search: no algorithm to turn (this MPI has no coll_libnbc algorithm variable for "
-           "the collectives this layout issues)\n");
+    printf("# search: no algorithm to turn (%s)\n",
+           strcmp(tr->name, "mpi") ? "NCCL's per communicator is not built"
+                                   : "this MPI has no coll_libnbc algorithm variable for the "
+                                     "collectives this layout issues");
   for (int j = 0; j < nk; j++) {
     int n = k[j].nalgs + 1, c = k[j].comm, o = k[j].op;
     char knob[64];
     snprintf(knob, sizeof knob, "%s %s", cb_step_comm_names[c], cb_ev_op_names[o]);
     for (int a = 0; a < n; a++) {
       cfg[a] = *best, cfg[a].alg[c][o] = (signed char)a;
-      snprintf(label[a], sizeof label[a], "%s", cb_layout_algo_name(o, a));
+      snprintf(label[a], sizeof label[a], "%s", tr->algo_name(o, a));
     }
     if (turn(cl, x, knob, (const char(*)[32])label, cfg, n, best->alg[c][o], reps, &pick, err))
       return err->status;
@@ -330,6 +336,7 @@ static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt
 /* --env-out: what a job can set process-wide; what it cannot, said. */
 struct env_state {
   const struct cb_tune_options *opt;
+  const struct cb_layout_transport *tr;
   const struct variants *v;
   const struct cb_layout_config *tuned;
 };
@@ -346,10 +353,11 @@ static int write_env(void *state, FILE *f) {
   const struct cb_layout *l = &e->v->l[e->tuned->variant];
   snprintf(line, sizeof line, "collbench --tune --parallel %s --shard %s, workload %s: %s", layout,
            cb_shard_names[e->opt->layout.shard], e->opt->model.name,
-           config_text(e->v, e->tuned, algos, sizeof algos));
+           config_text(e->tr, e->v, e->tuned, algos, sizeof algos));
   comments[nc++] = line;
-  comments[nc++] = "Open MPI's coll_libnbc_*_algorithm is one value a process; collbench sets it "
-                   "per communicator through MPI_T before each call";
+  if (!strcmp(e->tr->name, "mpi"))
+    comments[nc++] = "Open MPI's coll_libnbc_*_algorithm is one value a process; collbench sets "
+                     "it per communicator through MPI_T before each call";
   if (e->v->knob && l->shard == CB_SHARD_FULL) { /* the framework's setting, not an env var */
     snprintf(knob, sizeof knob,
              "FSDP prefetch depth %d: PyTorch FSDP2's set_modules_to_forward_prefetch and "
@@ -393,10 +401,11 @@ static int write_env(void *state, FILE *f) {
 }
 
 int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *opt,
-                   struct cb_error *err) {
+                   const struct cb_settings *s, struct cb_error *err) {
   struct cb_lines trials = {.fd = -1};
   struct variants v;
-  int rc = check(cl, opt, err), opened = 0;
+  const struct cb_layout_transport *tr = &cb_layout_mpi;
+  int rc = check(cl, opt, s, &tr, err), opened = 0;
   if (rc == CB_OK)
     rc = make_variants(opt, &v, err);
   if (rc == CB_OK && cl->rank == 0 && opt->trials) {
@@ -418,9 +427,10 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
   if (cl->rank == 0) {
     printf("# --tune --parallel %s --shard %s: workload %s (hidden %ld, %ld layers, %ld heads, "
            "seq %ld, batch %ld; microbatches %ld, experts %ld, topk %ld, sequence_parallel "
-           "%ld), float on the host\n",
+           "%ld), float on %s\n",
            layout, cb_shard_names[opt->layout.shard], m->name, m->hidden, m->layers, m->heads,
-           m->seq, m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel);
+           m->seq, m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel,
+           strcmp(tr->name, "mpi") ? "the GPU" : "the host");
     const struct cb_layout *l = &v.l[v.base];
     if (l->shard == CB_SHARD_FULL)
       snprintf(bucket, sizeof bucket, "FSDP prefetch depth %d", l->prefetch);
@@ -429,9 +439,8 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
       snprintf(bucket, sizeof bucket, "DDP/ZeRO-2 buckets of %s",
                cb_format_size(l->bucket_elems * sizeof(float), size, sizeof size));
     }
-    printf("# %d ranks on %d node(s); MPI non-blocking collectives on a communicator per "
-           "dimension; %s; ep dispatch skew %s\n",
-           cl->nranks, cl->nnodes, bucket, opt->skew ? opt->skew->label : "uniform");
+    printf("# %d ranks on %d node(s); %s; %s; ep dispatch skew %s\n", cl->nranks, cl->nnodes,
+           tr->what, bucket, opt->skew ? opt->skew->label : "uniform");
     printf("# exposed: the time the slowest rank's step waits on each dimension's ops, as a "
            "share of T_step (tuner/TUNING.md, \"Parallel layouts\")\n");
     fflush(stdout);
@@ -445,13 +454,13 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
   if (cb_watchdog_start(cl, opt->timeout))
     rc = cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   else {
-    rc = cb_layout_exec_open(cl, m, v.l, v.n, opt->skew, threads, &x, err);
+    rc = cb_layout_exec_open(cl, tr, m, v.l, v.n, opt->skew, threads, &x, err);
     if (rc == CB_OK && !opt->no_search) {
       if (cl->rank == 0)
         printf("# search (coordinate descent: %s%seach communicator's algorithms, %ld rounds "
                "per batch, T_step of the slowest rank):\n",
                v.knob ? v.knob : "", v.knob ? ", then " : "", opt->reps);
-      rc = search(cl, opt, &v, x, &cfg[1], err);
+      rc = search(cl, opt, tr, &v, x, &cfg[1], err);
       n = memcmp(&cfg[0], &cfg[1], sizeof cfg[0]) ? 2 : 1;
     }
     if (rc == CB_OK)
@@ -465,10 +474,10 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
     printf("# %s (%ld rounds; [lo, hi] the 95%% CI of the median):\n",
            n == 2 ? "default vs tuned, measured again interleaved" : "the launch settings",
            opt->reps);
-    printf("default  %s\n", config_text(&v, &cfg[0], a, sizeof a));
+    printf("default  %s\n", config_text(tr, &v, &cfg[0], a, sizeof a));
     print_result(&res[0], opt->max_overhead);
     if (n == 2) {
-      printf("tuned    %s\n", config_text(&v, &cfg[1], a, sizeof a));
+      printf("tuned    %s\n", config_text(tr, &v, &cfg[1], a, sizeof a));
       print_result(&res[1], opt->max_overhead);
       double d = res[0].step.median - res[1].step.median;
       struct cb_score t1 = {res[1].step.median, res[1].step.ci95},
@@ -479,9 +488,10 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
       printf("tuned    = default: no %s beat the launch's by more than the noise\n",
              v.knob ? "setting" : "algorithm");
     if (opened)
-      rc = cb_lines_put_text(&trials, result_json(opt, cl, &v, res, n == 2 ? &cfg[1] : NULL), err);
+      rc = cb_lines_put_text(&trials, result_json(opt, cl, tr, &v, res, n == 2 ? &cfg[1] : NULL),
+                             err);
     if (rc == CB_OK && opt->env_out) {
-      struct env_state e = {opt, &v, &cfg[n - 1]};
+      struct env_state e = {opt, tr, &v, &cfg[n - 1]};
       rc = cb_replace_write(opt->env_out, "--env-out", write_env, &e, err);
       if (rc == CB_OK)
         printf("wrote %s\n", opt->env_out);

@@ -5,14 +5,17 @@
  * algorithms; the launch settings and the tuned ones measured again
  * interleaved, with the exposed communication of each dimension and the
  * overhead's three-way verdict; --env-out says what one process-wide value
- * cannot. Not built yet: the GPU step (NCCL per communicator). */
+ * cannot. On a GPU (--backend nccl, or by default where one is usable)
+ * the step runs NCCL and cuBLAS (layout_nccl.c); NCCL's algorithm per
+ * communicator is not searched yet. */
 #ifndef CB_TUNE_LAYOUT_H
 #define CB_TUNE_LAYOUT_H
 
 #include "options.h"
 #include "runtime/cluster.h"
 
+struct cb_settings;
 int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *opt,
-                   struct cb_error *err);
+                   const struct cb_settings *s, struct cb_error *err);
 
 #endif

@@ -207,6 +207,13 @@ int cb_gpu_alloc(const struct cb_cluster *cl, const char *who, int mem, size_t b
   return rc == cudaSuccess ? CB_OK : alloc_failed(cl, who, "cudaMalloc", bytes, rc, err);
 }
 
+uint64_t cb_gpu_mem_total(void) {
+  size_t free_bytes = 0, total = 0;
+  if (!gpu.bound || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
+    return 0;
+  return total;
+}
+
 void cb_gpu_free(int mem, void *ptr) {
   if (mem == CB_MEM_PINNED)
     cudaFreeHost(ptr);
@@ -248,6 +255,10 @@ int cb_gpu_bind(const struct cb_cluster *cl, const struct cb_settings *s, int *d
 }
 
 int cb_gpu_compute_capability(void) {
+  return 0;
+}
+
+uint64_t cb_gpu_mem_total(void) {
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #define CB_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "cluster.h"
@@ -32,6 +33,9 @@ int cb_gpu_choose(int local_rank, const int *list, int nlist, int share);
  * return the same one. */
 int cb_gpu_bind(const struct cb_cluster *cl, const struct cb_settings *s, int *device,
                 struct cb_error *err);
+
+/* Bytes of memory of the bound device; 0 when none is bound or unknown. */
+uint64_t cb_gpu_mem_total(void);
 
 /* Compute capability of the bound device as major * 10 + minor; 0 unknown. */
 int cb_gpu_compute_capability(void);
