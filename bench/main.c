@@ -7,9 +7,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/exit_now.h"
 #include "base/interrupt.h"
 #include "base/phase.h"
 #include "modes/modes.h"
@@ -42,9 +42,11 @@ static int report(const struct cb_mode_def *m, const union cb_mode_options *o, i
  * exit status: Open MPI's singleton and PMIx components call _exit(1), which
  * collbench's callers would read as "validation failed", and no error
  * handler can be set before MPI_Init in MPI 3. So collbench's _exit (the
- * one libraries bind to: bench/main.exports puts it in the dynamic symbol
- * table) says so and makes it 3, a runtime error, while MPI_Init runs;
- * otherwise it is the system call, as libc's. */
+ * one shared libraries bind to: bench/main.exports puts it in the dynamic
+ * symbol table) says so and makes it 3, a runtime error, while MPI_Init
+ * runs; otherwise it is the system call, as libc's. collbench's own files
+ * call cb_exit_now (base/exit_now.h), never _exit, so none of them is tied
+ * to this file (tests/layout.t checks the library binds no _exit). */
 static volatile int in_mpi_init;
 void _exit(int status) {
   if (in_mpi_init) {
@@ -54,8 +56,7 @@ void _exit(int status) {
     (void)w;
     status = CB_RUNTIME;
   }
-  for (;;)
-    syscall(SYS_exit_group, status);
+  cb_exit_now(status);
 }
 
 static int start_mpi(const struct cb_mode_def *mode, const union cb_mode_options *opt, int *argc,

@@ -12,7 +12,7 @@
 # A header can hide a cycle (leaves defining what their hub's header
 # declares, the hub calling them), so where the library is built the
 # graph also holds who calls whom: each object's undefined symbols
-# (nm) against the module that defines them. File names are unique, so
+# (nm) against the module that defines them, main.o's among them. File names are unique, so
 # an archive member's name is its module.
 #
 # Quoted includes resolve as the compiler does (Makefile: -I. -Ibench):
@@ -50,11 +50,14 @@ edges_raw() {
       if (mod(t) != mod(FILENAME)) printf "%s %s\n", mod(FILENAME), mod(t)
     }' $files
   if [ -f build/libcollbench.a ]; then
-    nm -A build/libcollbench.a 2>/dev/null | awk -v list="$files" '
+    # the library's members and main.o, the program's one object outside it
+    { nm -A build/libcollbench.a; [ ! -f build/bench/main.o ] || nm -A build/bench/main.o; } 2>/dev/null |
+      awk -v list="$files" '
       BEGIN { n = split(list, f, "\n")
               for (i = 1; i <= n; i++) { b = f[i]; sub(/.*\//, "", b); sub(/\.(c|cu)$/, ".o", b)
                                          if (f[i] ~ /\.(c|cu)$/) { m = f[i]; sub(/\.(c|cu)$/, "", m); mod[b] = m } } }
-      { split($1, p, ":"); o = p[2]; if (!(o in mod)) next
+      { k = split($1, p, ":"); o = ""; for (j = 1; j <= k; j++) if (p[j] ~ /\.o$/) o = p[j]
+        sub(/.*\//, "", o); if (!(o in mod)) next
         if ($2 == "U") use[mod[o] " " $3] = 1
         else if (NF == 3 && $2 ~ /^[TDBRC]$/) def[$3] = mod[o] }
       END { for (k in use) { split(k, a, " "); if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]] } }'

@@ -4,7 +4,7 @@
 # twice (scripts/include-graph.sh), and the checker catches each kind of
 # break; main dispatches through the modes' table only; each mode's --help.
 . tests/lib.sh
-plan 13
+plan 15
 
 scripts/include-graph.sh >"$TMP/graph" 2>&1
 ok $? "scripts/include-graph.sh: no cycle, no upward include, no file name twice"
@@ -53,6 +53,23 @@ copy && mkdir -p "$TMP/tree/build" && cd "$TMP/tree" &&
   "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q 'bench/engine/hubx' "$TMP/out" && grep -q 'bench/engine/leafx' "$TMP/out"
 ok $? "a cycle of calls without includes is named (from the library's symbols)"
+# main.o is outside the library, and its calls count too: a library file
+# calling back into main (as one calling main.c's _exit did) is named.
+copy && mkdir -p "$TMP/tree/build/bench" && cd "$TMP/tree" &&
+  printf 'void hook(void);\nvoid leaf(void) { hook(); }\n' >bench/engine/leafy.c &&
+  printf 'void leaf(void);\nvoid hook(void) {}\nint main(void) { leaf(); return 0; }\n' >"$TMP/m.c" &&
+  cc -c -o build/leafy.o bench/engine/leafy.c && cc -c -o build/bench/main.o "$TMP/m.c" &&
+  ar rcs build/libcollbench.a build/leafy.o && cd - >/dev/null &&
+  "$TMP/tree/scripts/include-graph.sh" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'bench/engine/leafy (layer 2) -> bench/main (layer 4)' "$TMP/out"
+ok $? "a library file calling into main.o is named (main.o's symbols read beside the library's)"
+[ $? -eq 0 ] || diag "$TMP/out"
+if [ -f build/libcollbench.a ]; then
+  ! nm build/libcollbench.a 2>/dev/null | grep -q ' U _exit$'
+  ok $? "no library file binds to _exit (bench/main.c's, for MPI's libraries): they call cb_exit_now"
+else
+  skip "the library is not built"
+fi
 
 # main: the modes' table only.
 ! grep -nE 'argv\[|strcmp|strncmp|getopt|cb_cli_' bench/main.c >"$TMP/sniff"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "exit_now.h"
 
 enum { IDLE, WRITING, PENDING, LEAVING };
 
@@ -45,7 +46,7 @@ static void say(const char *a, const char *b, const char *c) {
   (void)w;
 }
 
-/* Async-signal-safe only: unlink, write, nanosleep, _exit. */
+/* Async-signal-safe only: unlink, write, nanosleep, cb_exit_now. */
 static void leave(int sig) {
   if (have_temp)
     unlink(temp);
@@ -62,7 +63,7 @@ static void leave(int sig) {
     say("collbench: error: stopped by ", signame(sig),
         ": the outputs hold every whole line written before it\n");
   }
-  _exit(CB_RUNTIME);
+  cb_exit_now(CB_RUNTIME);
 }
 
 static void on_signal(int sig) {

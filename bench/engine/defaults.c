@@ -23,7 +23,7 @@ void cb_settings_defaults(struct cb_settings *s) {
                           tests/measured-2026.md */
   s->max_time = 1.0;
   s->timeout = 300.0;
-  s->mode = CB_MODE_THROUGHPUT;
+  s->timing = CB_TIMING_THROUGHPUT;
   s->stat = CB_STAT_MEDIAN;
   s->window = 64;
   s->window_bytes = 64 << 20;

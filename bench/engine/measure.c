@@ -49,7 +49,7 @@ static void agree_max(const struct cb_cluster *cl, double *values, int n) {
 
 /* Runs per sample in auto mode, from the current estimate of one run. */
 static long batch_size(const struct cb_measure *m, double estimate) {
-  if (m->settings->mode == CB_MODE_LATENCY)
+  if (m->settings->timing == CB_TIMING_LATENCY)
     return 1;
   long k = estimate > 0 ? (long)(CB_BATCH_SECONDS / estimate) : CB_MIN_BATCH;
   /* a run of CB_SOLO_SECONDS or more is its own sample: the barrier's skew
@@ -178,7 +178,7 @@ static int run_fixed(const struct cb_measure *m, struct samples *sa, double star
                      struct cb_timing *out, struct cb_error *err) {
   const struct cb_settings *s = m->settings;
   double elapsed;
-  if (s->mode == CB_MODE_THROUGHPUT)
+  if (s->timing == CB_TIMING_THROUGHPUT)
     return take_sample(m, sa, s->iters, start, out, &elapsed, err);
   while (out->iters < s->iters && out->samples < CB_MAX_SAMPLES)
     if (take_sample(m, sa, 1, start, out, &elapsed, err))

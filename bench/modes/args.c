@@ -7,6 +7,7 @@
 
 #include "base/suggest.h"
 #include "base/units.h"
+#include "option_table.h"
 
 /* Whether argv holds `name` or `name`=VALUE. */
 int cb_arg_given(int argc, char **argv, const char *name) {
@@ -14,6 +15,20 @@ int cb_arg_given(int argc, char **argv, const char *name) {
   for (int i = 1; i < argc; i++)
     if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
       return 1;
+  return 0;
+}
+
+int cb_option_given(int argc, char **argv, int code) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || a[1] != '-')
+      continue;
+    size_t n = strcspn(a + 2, "=");
+    for (int k = 0; k < cb_noptions; k++)
+      if (cb_options[k].code == code && strlen(cb_options[k].name) == n &&
+          strncmp(a + 2, cb_options[k].name, n) == 0)
+        return 1;
+  }
   return 0;
 }
 

@@ -6,6 +6,9 @@
 
 /* Whether argv holds `name` or `name`=VALUE. */
 int cb_arg_given(int argc, char **argv, const char *name);
+/* Whether argv holds the option table's option `code` (OPT_REPORT), by
+ * any of its names (an old spelling too): --name or --name=VALUE. */
+int cb_option_given(int argc, char **argv, int code);
 
 /* A comma list of names through lookup into ids ("all": every id below
  * `all`), duplicates dropped; an unknown name is refused with the nearest

@@ -234,11 +234,11 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     return cb_cli_parse_list(arg, "--mem", cb_mem_lookup, mem_name, CB_NMEMS, s->mems, &s->nmems,
                              CB_NMEMS, err);
   case OPT_TRANSPORT: return parse_transports(arg, s, err);
-  case OPT_MODE:
+  case OPT_TIMING:
     if (strcmp(arg, "throughput") == 0)
-      s->mode = CB_MODE_THROUGHPUT;
+      s->timing = CB_TIMING_THROUGHPUT;
     else if (strcmp(arg, "latency") == 0)
-      s->mode = CB_MODE_LATENCY;
+      s->timing = CB_TIMING_LATENCY;
     else
       return cb_fail(err, CB_USAGE, "--timing: unknown value '%s' (throughput or latency)", arg);
     return CB_OK;
@@ -374,7 +374,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
     backend_given |= c == OPT_BACKEND;
     if (li >= 0 && rows[li]->modes == CB_IN_TUNE && !tune_only)
       tune_only = argv[prev];
-    if (c == OPT_MODEL_CONFIG)
+    if (c == OPT_WORKLOAD_CONFIG)
       model_config = optarg;
     if (parse_option(c, optarg, cli, &factor_given, &mem_given, err))
       return err->status;

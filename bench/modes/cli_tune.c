@@ -10,8 +10,8 @@ int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct
   int n;
   switch (c) {
   case OPT_TUNE: t->enabled = 1; return CB_OK;
-  case OPT_MODEL: return cb_model_preset(arg, &t->model, err);
-  case OPT_MODEL_CONFIG: return CB_OK; /* applied after --model, whatever the order */
+  case OPT_WORKLOAD: return cb_model_preset(arg, &t->model, err);
+  case OPT_WORKLOAD_CONFIG: return CB_OK; /* applied after --model, whatever the order */
   case OPT_EXHAUSTIVE: t->exhaustive = 1; return CB_OK;
   case OPT_NO_SEARCH: t->no_search = 1; return CB_OK;
   case OPT_SHARD:

@@ -59,7 +59,7 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
                    "--ib-dev %s goes with --backend verbs (no other backend reads it)", s->ib_dev);
   if (factor_given && s->step_bytes)
     return cb_fail(err, CB_USAGE, "give either --step-factor or --step-bytes, not both");
-  if (s->mode == CB_MODE_LATENCY && s->iters > CB_MAX_SAMPLES)
+  if (s->timing == CB_TIMING_LATENCY && s->iters > CB_MAX_SAMPLES)
     return cb_fail(err, CB_USAGE, "--iters %ld: latency mode keeps every sample, at most %d",
                    s->iters, CB_MAX_SAMPLES);
   uint64_t sizes[CB_MAX_SIZES + 1];

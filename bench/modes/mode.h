@@ -28,12 +28,13 @@ union cb_mode_options {
 enum cb_mode_mpi { CB_MPI_NONE, CB_MPI_SINGLE, CB_MPI_SERIALIZED };
 
 struct cb_mode_def {
-  const char *name;                /* collbench NAME --help */
-  const char *option;              /* the option that asks for it ("--report"), or NULL */
+  const char *name; /* collbench NAME --help */
+  int option;       /* the option table's code of the option that asks for it (OPT_REPORT), or 0 */
   const char *synopsis;            /* its usage line */
   const enum cb_section *sections; /* its --help sections, CB_SEC_NONE-terminated */
   /* A mode of its own parser (the file modes): chosen when argv asks for
-   * it (wants), then parsed by parse. The measuring modes share the
+   * it (its option, or wants where that is not enough), then parsed by
+   * parse. The measuring modes share the
    * measuring options' parser (cli.c) and are chosen by what it parsed. */
   int (*wants)(int argc, char **argv);
   int (*parse)(int argc, char **argv, union cb_mode_options *o, struct cb_error *err);

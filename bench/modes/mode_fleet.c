@@ -13,23 +13,9 @@
  * --accept or --matrix (--report --baseline is the report's: it comes
  * first in the modes' table). */
 static int wants_baseline(int argc, char **argv) {
-  int baseline = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--baseline-out") == 0 || strncmp(a, "--baseline-out=", 15) == 0)
-      return 1;
-    baseline |= strcmp(a, "--baseline") == 0 || strncmp(a, "--baseline=", 11) == 0;
-    if (!strcmp(a, "--accept") || !strncmp(a, "--accept=", 9) || !strncmp(a, "--matrix", 8))
-      return 0;
-  }
-  return baseline;
-}
-
-static int wants_compare(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--compare") == 0)
-      return 1;
-  return 0;
+  return cb_option_given(argc, argv, OPT_BASELINE_OUT) ||
+         (cb_option_given(argc, argv, OPT_BASELINE) && !cb_option_given(argc, argv, OPT_ACCEPT) &&
+          !cb_option_given(argc, argv, OPT_MATRIX));
 }
 
 /* --baseline-out B.json FILE..., or the old --baseline FILE... --out B.json
@@ -127,17 +113,16 @@ static const char *const compare_yields[] = {"import", "report", "model", NULL};
 static const char *const baseline_yields[] = {"import", "report", "model", "compare", NULL};
 const struct cb_mode_def cb_mode_compare = {
     .name = "compare",
-    .option = "--compare",
+    .option = OPT_COMPARE,
     .synopsis = "collbench --compare OLD NEW [--min-slowdown X]",
     .sections = help,
-    .wants = wants_compare,
     .parse = parse_compare,
     .yields = compare_yields,
     .run = compare_run,
 };
 const struct cb_mode_def cb_mode_baseline = {
     .name = "baseline",
-    .option = "--baseline-out",
+    .option = OPT_BASELINE_OUT,
     .synopsis = "collbench --baseline-out B.json FILE...",
     .sections = help,
     .wants = wants_baseline,

@@ -33,10 +33,7 @@ static int one_of(const char *v, const char *what, int (*lookup)(const char *),
 }
 
 static int wants(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--fit") == 0 || strcmp(argv[i], "--predict") == 0)
-      return 1;
-  return 0;
+  return cb_option_given(argc, argv, OPT_FIT) || cb_option_given(argc, argv, OPT_PREDICT);
 }
 
 /* One option with its value (by its row's code). */
@@ -190,7 +187,7 @@ static const enum cb_section help[] = {CB_SEC_MODEL, CB_SEC_NONE};
 static const char *const yields[] = {"import", "report", NULL};
 const struct cb_mode_def cb_mode_model = {
     .name = "model",
-    .option = "--fit",
+    .option = OPT_FIT,
     .synopsis = "collbench --fit FILE... [--validate FILE...] [--predict [options]]",
     .sections = help,
     .yields = yields,

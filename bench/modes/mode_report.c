@@ -5,10 +5,6 @@
 #include "args.h"
 #include "mode.h"
 
-static int wants_import(int argc, char **argv) {
-  return cb_arg_given(argc, argv, "--import-nccl-tests");
-}
-
 /* Its own small parser, like --report's: no measuring option applies. */
 static int parse_import(int argc, char **argv, union cb_mode_options *o, struct cb_error *err) {
   struct cb_import_cli *im = &o->import;
@@ -42,10 +38,6 @@ static int parse_import(int argc, char **argv, union cb_mode_options *o, struct 
                      im->op);
   }
   return CB_OK;
-}
-
-static int wants_inspector(int argc, char **argv) {
-  return cb_arg_given(argc, argv, "--import-inspector");
 }
 
 /* Files, then --out CALLS; as --report's parser, no measuring option. */
@@ -82,10 +74,6 @@ static int parse_inspector(int argc, char **argv, union cb_mode_options *o, stru
 static int inspector_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
   (void)argc, (void)argv, (void)err;
   return cb_inspector_run(&o->inspector);
-}
-
-static int wants_report(int argc, char **argv) {
-  return cb_arg_given(argc, argv, "--report");
 }
 
 /* Its own small parser: --report takes any number of files, which
@@ -142,28 +130,25 @@ static const enum cb_section help[] = {CB_SEC_REPORTS, CB_SEC_NONE};
 static const char *const report_yields[] = {"import", NULL};
 const struct cb_mode_def cb_mode_import = {
     .name = "import",
-    .option = "--import-nccl-tests",
+    .option = OPT_IMPORT_NCCL_TESTS,
     .synopsis = "collbench --import-nccl-tests FILE [--json FILE] [--csv FILE] [--op NAME]",
     .sections = help,
-    .wants = wants_import,
     .parse = parse_import,
     .run = import_run,
 };
 const struct cb_mode_def cb_mode_inspector = {
     .name = "inspector",
-    .option = "--import-inspector",
+    .option = OPT_IMPORT_INSPECTOR,
     .synopsis = "collbench --import-inspector FILE|DIR... [--out CALLS]",
     .sections = help,
-    .wants = wants_inspector,
     .parse = parse_inspector,
     .run = inspector_run,
 };
 const struct cb_mode_def cb_mode_report = {
     .name = "report",
-    .option = "--report",
+    .option = OPT_REPORT,
     .synopsis = "collbench --report FILE... --out DIR [--baseline FILE] [--topology FILE]",
     .sections = help,
-    .wants = wants_report,
     .parse = parse_report,
     .yields = report_yields,
     .run = report_run,

@@ -476,14 +476,14 @@ static const char *const after_all[] = {"help", "tune", "accept", "matrix", "pro
       .run = NAME##_run,                                                                           \
       .on_error = cb_run_on_error,                                                                 \
   }
-MEASURING_MODE(copy, NULL, "mpirun -np N collbench --op copy [-e SIZE] [--json FILE]", copy_help,
+MEASURING_MODE(copy, 0, "mpirun -np N collbench --op copy [-e SIZE] [--json FILE]", copy_help,
                is_copy, single, after_help);
-MEASURING_MODE(probe, "--probe", "mpirun -np N collbench --probe [--json FILE]", probe_help,
+MEASURING_MODE(probe, OPT_PROBE, "mpirun -np N collbench --probe [--json FILE]", probe_help,
                is_probe, single, after_help);
-MEASURING_MODE(accept, "--accept",
+MEASURING_MODE(accept, OPT_ACCEPT,
                "mpirun -np N collbench --accept FILE [--baseline FILE] [options]", accept_help,
                is_accept, accept_mpi, after_help);
-MEASURING_MODE(matrix, "--matrix", "mpirun -np N collbench --matrix[=SIZE] [options]", accept_help,
+MEASURING_MODE(matrix, OPT_MATRIX, "mpirun -np N collbench --matrix[=SIZE] [options]", accept_help,
                is_matrix, single, after_help);
-MEASURING_MODE(sweep, "--sweep", "mpirun -np N collbench [--sweep] [options]", sweep_help, always,
+MEASURING_MODE(sweep, OPT_SWEEP, "mpirun -np N collbench [--sweep] [options]", sweep_help, always,
                single, after_all);

@@ -19,20 +19,13 @@
 /* In --help's order. Which mode argv asks for does not depend on it: a
  * mode asked for gives way only to the modes its `yields` names. */
 const struct cb_mode_def *const cb_modes[] = {
-    &cb_mode_sweep,
-    &cb_mode_copy,
-    &cb_mode_probe,
-    &cb_mode_accept,
-    &cb_mode_matrix,
-    &cb_mode_tune,
-    &cb_mode_report,
-    &cb_mode_import,
-    &cb_mode_inspector,
-    &cb_mode_baseline,
-    &cb_mode_compare,
-    &cb_mode_model,
-    &cb_mode_help,
-    NULL,
+    &cb_mode_sweep,     &cb_mode_copy,
+    &cb_mode_probe,     &cb_mode_accept,
+    &cb_mode_matrix,    &cb_mode_tune,
+    &cb_mode_report,    &cb_mode_import,
+    &cb_mode_inspector, &cb_mode_baseline,
+    &cb_mode_compare,   &cb_mode_model,
+    &cb_mode_help,      NULL,
 };
 
 static const char header[] =
@@ -85,6 +78,11 @@ static const struct cb_mode_def *winner(const struct cb_mode_def *const *asked, 
  * that mode's options only. */
 static const struct cb_mode_def *help_of;
 
+/* Whether argv asks for mode m: its wants, else its option's row. */
+static int asks_for(const struct cb_mode_def *m, int argc, char **argv) {
+  return m->wants ? m->wants(argc, argv) : m->option && cb_option_given(argc, argv, m->option);
+}
+
 static const struct cb_mode_def *wants_help_of(int argc, char **argv) {
   if (!cb_arg_given(argc, argv, "--help") && !cb_arg_given(argc, argv, "-h"))
     return NULL;
@@ -95,8 +93,7 @@ static const struct cb_mode_def *wants_help_of(int argc, char **argv) {
   const struct cb_mode_def *asked[16];
   int n = 0;
   for (int k = 0; cb_modes[k]; k++) /* as cb_mode_find chooses them */
-    if (cb_modes[k]->wants ? cb_modes[k]->wants(argc, argv)
-                           : cb_modes[k]->option && cb_arg_given(argc, argv, cb_modes[k]->option))
+    if (asks_for(cb_modes[k], argc, argv))
       asked[n++] = cb_modes[k];
   return winner(asked, n);
 }
@@ -158,7 +155,7 @@ const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_opti
   if ((help_of = wants_help_of(argc, argv)))
     return &cb_mode_help;
   for (int k = 0; cb_modes[k]; k++) /* the file modes, by their options */
-    if (cb_modes[k]->wants && cb_modes[k]->wants(argc, argv))
+    if (cb_modes[k]->parse && asks_for(cb_modes[k], argc, argv))
       asked[n++] = cb_modes[k];
   if ((m = winner(asked, n))) {
     if (m->parse(argc, argv, o, err)) {

@@ -96,7 +96,7 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_SIZES, .metavar = "SIZE",
      .help = "add SIZE between sizes instead"},
     /* Timing: */
-    {.name = "timing", .arg = CB_ARG_ONE, .code = OPT_MODE, .modes = CB_IN_RUN,
+    {.name = "timing", .arg = CB_ARG_ONE, .code = OPT_TIMING, .modes = CB_IN_RUN,
      .section = CB_SEC_TIMING, .metavar = "MODE",
      .help = "throughput (batches timed whole, default) or latency\n"
              "(each iteration between barriers, slowest rank)"},
@@ -255,11 +255,11 @@ const struct cb_option cb_options[] = {
              "that lose least of a training step to communication;\n"
              "on GPU where nccl is usable, else host (--backend\n"
              "nccl or mpi chooses)"},
-    {.name = "workload", .arg = CB_ARG_ONE, .code = OPT_MODEL, .modes = CB_IN_TUNE,
+    {.name = "workload", .arg = CB_ARG_ONE, .code = OPT_WORKLOAD, .modes = CB_IN_TUNE,
      .section = CB_SEC_TUNE, .metavar = "NAME",
      .help = "tiny gpt2-124m gpt-1.3b llama-7b (default gpt2-124m;\n"
              "transformer layers only; float on host)"},
-    {.name = "workload-config", .arg = CB_ARG_ONE, .code = OPT_MODEL_CONFIG, .modes = CB_IN_TUNE,
+    {.name = "workload-config", .arg = CB_ARG_ONE, .code = OPT_WORKLOAD_CONFIG, .modes = CB_IN_TUNE,
      .section = CB_SEC_TUNE, .metavar = "LIST",
      .help = "override the shape: hidden=,layers=,heads=,seq=,\n"
              "batch=,dtype= (e.g. seq=128,batch=2)"},
@@ -428,11 +428,11 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_GENERAL,
      .help = "version and build configuration"},
     /* no --help entry: old spellings, and second meanings the entries above name */
-    {.name = "mode", .arg = CB_ARG_ONE, .code = OPT_MODE, .modes = CB_IN_RUN,
+    {.name = "mode", .arg = CB_ARG_ONE, .code = OPT_TIMING, .modes = CB_IN_RUN,
      .renamed_to = "timing", .section = CB_SEC_NONE},
-    {.name = "model", .arg = CB_ARG_ONE, .code = OPT_MODEL, .modes = CB_IN_TUNE,
+    {.name = "model", .arg = CB_ARG_ONE, .code = OPT_WORKLOAD, .modes = CB_IN_TUNE,
      .renamed_to = "workload", .section = CB_SEC_NONE},
-    {.name = "model-config", .arg = CB_ARG_ONE, .code = OPT_MODEL_CONFIG, .modes = CB_IN_TUNE,
+    {.name = "model-config", .arg = CB_ARG_ONE, .code = OPT_WORKLOAD_CONFIG, .modes = CB_IN_TUNE,
      .renamed_to = "workload-config", .section = CB_SEC_NONE},
     {.name = "op", .arg = CB_ARG_ONE, .code = OPT_OP, .modes = CB_IN_IMPORT,
      .section = CB_SEC_NONE},

@@ -54,7 +54,7 @@ static int put_line(struct cb_lines *l, json_t *obj, struct cb_error *err) {
 
 static json_t *settings_json(const struct cb_settings *s) {
   json_t *o = json_object();
-  json_object_set_new(o, "mode", cb_json_text(cb_mode_names[s->mode]));
+  json_object_set_new(o, "mode", cb_json_text(cb_timing_names[s->timing]));
   json_object_set_new(o, "iters", s->iters ? json_integer(s->iters) : cb_json_text("auto"));
   json_object_set_new(o, "precision", json_real(s->precision));
   json_object_set_new(o, "max_time_s", json_real(s->max_time));

@@ -183,13 +183,13 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
   if (s->warmup >= 0)
     snprintf(warmup, sizeof warmup, "%ld", s->warmup);
   if (s->iters)
-    fprintf(t->out, "# mode %s, %ld iterations per size, warm-up %s\n", cb_mode_names[s->mode],
+    fprintf(t->out, "# mode %s, %ld iterations per size, warm-up %s\n", cb_timing_names[s->timing],
             s->iters, warmup);
   else
     fprintf(t->out,
             "# mode %s, iterations auto (until this launch's 95%% CI of the median is within "
             "%g%% or %g s per size; repeated launches can differ by more), warm-up %s\n",
-            cb_mode_names[s->mode], s->precision * 100.0, s->max_time, warmup);
+            cb_timing_names[s->timing], s->precision * 100.0, s->max_time, warmup);
   /* which statistic the time columns hold, and the bandwidths follow (--stat) */
   static const char *const stat_what[CB_NSTATS] = {"median", "mean (total time / iterations)",
                                                    "min (fastest sample)"};

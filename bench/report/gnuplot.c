@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "base/exit_now.h"
 #include "base/interrupt.h"
 
 #include "config.h"
@@ -172,7 +173,7 @@ int cb_rep_run_gnuplot_in(const char *dir, const char *outdir, const char *scrip
     if (chdir(dir) == 0)
       execvp(CB_GNUPLOT, argv);
     fprintf(stderr, "collbench: cannot run %s in '%s': %s\n", CB_GNUPLOT, dir, strerror(errno));
-    _exit(127);
+    cb_exit_now(127);
   }
   cb_interrupt_child(pid);
   if (cb_interrupt_pending()) /* the signal came before the child was known */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-const char *const cb_mode_names[] = {"throughput", "latency"};
+const char *const cb_timing_names[] = {"throughput", "latency"};
 const char *const cb_stat_names[] = {"median", "mean", "min"};
 const char *const cb_variant_names[] = {"both", "out-of-place", "in-place"};
 const char *const cb_register_names[] = {"none", "local", "symmetric"};

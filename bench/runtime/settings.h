@@ -14,8 +14,8 @@
 #define CB_MAX_SIZES 1024
 #define CB_MAX_CONCURRENT 4 /* --concurrent's ops */
 
-enum cb_mode { CB_MODE_THROUGHPUT, CB_MODE_LATENCY };
-extern const char *const cb_mode_names[];
+enum cb_timing_kind { CB_TIMING_THROUGHPUT, CB_TIMING_LATENCY };
+extern const char *const cb_timing_names[];
 
 /* --stat: the statistic time_us, the table, algbw and busbw show. */
 enum cb_stat { CB_STAT_MEDIAN, CB_STAT_MEAN, CB_STAT_MIN, CB_NSTATS };
@@ -57,7 +57,7 @@ struct cb_settings {
   long check;  /* checked iterations per size; 0 disables */
   double precision, timeout;
   double max_time; /* auto-mode budget per size, shared by its variants */
-  int mode;
+  int timing;      /* --timing: enum cb_timing_kind */
   int window, root;
   uint64_t window_bytes;                /* a window carries at most this much (>= 1 message) */
   const char *ib_dev;                   /* verbs: "mlx5_0:1"; NULL: chosen per rank */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/exit_now.h"
 #include "base/timer.h"
 #include "watchdog_peers.h"
 
@@ -33,7 +34,7 @@ const struct cb_watchdog_hang *cb_watchdog_hang(void) {
   return hanging ? &hang : NULL;
 }
 
-/* What must still happen when the watchdog ends the process: _exit skips
+/* What must still happen when the watchdog ends the process: cb_exit_now skips
  * atexit handlers (e.g. removing NCCL's log folder from $TMPDIR). */
 #define MAX_EXIT_HOOKS 4
 static void (*exit_hooks[MAX_EXIT_HOOKS])(void);
@@ -107,7 +108,7 @@ static void *watch(void *unused) {
         struct timespec ts = {(time_t)CB_WATCHDOG_PRINTER_WAIT, 0};
         nanosleep(&ts, NULL);
       }
-      _exit(3);
+      cb_exit_now(3);
     }
   }
 }

@@ -43,7 +43,7 @@ static void test_defaults(void) {
   ok(s->step_factor == 2 && s->step_bytes == 0, "default step: factor 2");
   is_long(s->iters, 0, "default iters auto (0)");
   is_double(s->precision, 0.05, 0, "default precision 5%%");
-  ok(s->mode == CB_MODE_THROUGHPUT && s->window == 64 && s->root == 0 && s->check == 1,
+  ok(s->timing == CB_TIMING_THROUGHPUT && s->window == 64 && s->root == 0 && s->check == 1,
      "default mode, window, root, check");
   ok(!cli.json_path && !cli.csv_path && !cli.help && !cli.version && !cli.list && !cli.sweep,
      "no outputs or actions by default");
@@ -66,7 +66,7 @@ static void test_full(void) {
   is_long(s->iters, 10, "-n 10");
   ok(s->ndtypes == 1 && s->dtypes[0] == CB_DOUBLE, "-d double");
   ok(s->nredops == 1 && s->redops[0] == CB_MAX, "-o max");
-  is_long(s->mode, CB_MODE_LATENCY, "--timing latency");
+  is_long(s->timing, CB_TIMING_LATENCY, "--timing latency");
   is_long(cli.nrenamed, 0, "no old spelling given");
   is_long(s->window, 8, "--window 8");
   is_double(s->precision, 0.05, 0, "untouched options keep defaults");
@@ -204,7 +204,7 @@ static void test_renamed(void) {
   struct cb_error err;
   ok(PARSE(&cli, &err, "--mode", "latency", "--tune", "--model", "tiny", "--model-config",
            "seq=32") == CB_OK &&
-         cli.settings.mode == CB_MODE_LATENCY && cli.tune.model.seq == 32 && cli.nrenamed == 3 &&
+         cli.settings.timing == CB_TIMING_LATENCY && cli.tune.model.seq == 32 && cli.nrenamed == 3 &&
          strcmp(cli.renamed[0], "mode") == 0 && strcmp(cli.renamed[1], "model") == 0 &&
          strcmp(cb_option_new_name(cli.renamed[2]), "workload-config") == 0,
      "--mode, --model, --model-config: parsed as --timing, --workload, --workload-config, "

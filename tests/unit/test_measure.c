@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
   is_long(t.iters, 20, "of 20 back to back");
   ok(t.stats.mean >= 49e-6, "per-run time of that batch %.1f us (50 us spun each)",
      t.stats.mean * 1e6);
-  s.mode = CB_MODE_LATENCY;
+  s.timing = CB_TIMING_LATENCY;
   t = measure(&cl, &s, 1.0);
   is_long(t.samples, 20, "latency mode with -n 20: 20 samples of one run");
 
