@@ -4,7 +4,7 @@
 # twice (scripts/include-graph.sh), and the checker catches each kind of
 # break; main dispatches through the modes' table only; each mode's --help.
 . tests/lib.sh
-plan 15
+plan 16
 
 scripts/include-graph.sh >"$TMP/graph" 2>&1
 ok $? "scripts/include-graph.sh: no cycle, no upward include, no file name twice"
@@ -70,6 +70,16 @@ if [ -f build/libcollbench.a ]; then
 else
   skip "the library is not built"
 fi
+
+# No function over 120 lines where the modes and acceptance are decided
+# (issue 61): a definition opens at column 0 and closes with "}" there.
+for f in bench/modes/*.c bench/accept/*.c; do
+  awk -v f="$f" '/^[a-zA-Z].*[(]/ && !/;$/ { name = $0; start = NR; open = 1 }
+    open && /^}/ { if (NR - start + 1 > 120) print f ":" start ": " NR - start + 1 " lines: " name; open = 0 }' "$f"
+done >"$TMP/long"
+[ ! -s "$TMP/long" ]
+ok $? "no function over 120 lines in bench/modes/ and bench/accept/"
+[ -s "$TMP/long" ] && diag "$TMP/long"
 
 # main: the modes' table only.
 ! grep -nE 'argv\[|strcmp|strncmp|getopt|cb_cli_' bench/main.c >"$TMP/sniff"

@@ -128,8 +128,18 @@ static int parse_concurrent(const char *arg, struct cb_settings *s, struct cb_er
   return CB_OK;
 }
 
-static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_given,
-                        int *mem_given, struct cb_error *err) {
+/* What the options' loop saw, for the rules between them (cb_cli_parse). */
+struct seen {
+  int op, backend, factor, mem, max_time;
+  const char *tune_only;    /* the first option of --tune's alone */
+  const char *model_config; /* --workload-config's value */
+};
+
+enum { NOT_MINE = -1 }; /* a group's parser: the option is another group's */
+
+/* Sizes, iterations and where the root is. */
+static int parse_sizes(int c, const char *arg, struct cb_cli *cli, struct seen *seen,
+                       struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
   long v;
   switch (c) {
@@ -137,7 +147,7 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case 'e': return cb_parse_size(arg, "--max-bytes", &s->max_bytes, err);
   case 'i': return cb_parse_size(arg, "--step-bytes", &s->step_bytes, err);
   case 'f':
-    *factor_given = 1;
+    seen->factor = 1;
     return cb_parse_long(arg, "--step-factor", 2, 1024, &s->step_factor, err);
   case 'n':
     if (strcmp(arg, "auto") == 0) {
@@ -162,6 +172,17 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
       return err->status;
     s->window = (int)v;
     return CB_OK;
+  default: return NOT_MINE;
+  }
+}
+
+/* Which device and interface, and how a GPU is shared. */
+static int parse_hardware(int c, const char *arg, struct cb_cli *cli, struct seen *seen,
+                          struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  long v;
+  (void)seen;
+  switch (c) {
   case OPT_IB_DEV: s->ib_dev = arg; return CB_OK;
   case OPT_UCX_API:
     if (strcmp(arg, "tag") != 0 && strcmp(arg, "put") != 0)
@@ -185,12 +206,31 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_SHARE_GPU: s->share_gpu = 1; return CB_OK;
   case OPT_ROTATE: s->rotate = 1; return CB_OK;
   case OPT_WINDOW_BYTES: return cb_parse_size(arg, "--window-bytes", &s->window_bytes, err);
+  default: return NOT_MINE;
+  }
+}
+
+/* How long: timeouts, precision, a burn-in's duration. */
+static int parse_timing(int c, const char *arg, struct cb_cli *cli, struct seen *seen,
+                        struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  (void)seen;
+  switch (c) {
   case 'T': return cb_parse_seconds(arg, "--timeout", 0, 1e6, &s->timeout, err);
   case OPT_PRECISION: return cb_parse_double(arg, "--precision", 1e-4, 0.5, &s->precision, err);
   case OPT_MAX_TIME: return cb_parse_seconds(arg, "--max-time", 1e-3, 3600, &s->max_time, err);
   case OPT_DURATION: return cb_parse_duration(arg, "--duration", &s->duration, err);
   case OPT_DRIFT_LIMIT:
     return cb_parse_double(arg, "--drift-limit", 1e-3, 100, &s->drift_limit, err);
+  default: return NOT_MINE;
+  }
+}
+
+/* What to measure: types, ops, layouts, backends, memory, transports. */
+static int parse_what(int c, const char *arg, struct cb_cli *cli, struct seen *seen,
+                      struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  switch (c) {
   case 'd':
     return cb_cli_parse_list(arg, "--dtype", cb_dtype_lookup, dtype_name, CB_NDTYPES, s->dtypes,
                              &s->ndtypes, CB_NDTYPES, err);
@@ -230,10 +270,20 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
     return cb_cli_parse_list(arg, "--backend", cb_backend_lookup, backend_name, cb_nbackends,
                              s->backends, &s->nbackends, CB_MAX_LIST, err);
   case OPT_MEM:
-    *mem_given = 1;
+    seen->mem = 1;
     return cb_cli_parse_list(arg, "--mem", cb_mem_lookup, mem_name, CB_NMEMS, s->mems, &s->nmems,
                              CB_NMEMS, err);
   case OPT_TRANSPORT: return parse_transports(arg, s, err);
+  default: return NOT_MINE;
+  }
+}
+
+/* How to time and judge a row. */
+static int parse_how(int c, const char *arg, struct cb_cli *cli, struct seen *seen,
+                     struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  (void)seen;
+  switch (c) {
   case OPT_TIMING:
     if (strcmp(arg, "throughput") == 0)
       s->timing = CB_TIMING_THROUGHPUT;
@@ -257,6 +307,15 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
         return CB_OK;
     return cb_fail(err, CB_USAGE, "--variant: unknown value '%s' (out-of-place, in-place or both)",
                    arg);
+  default: return NOT_MINE;
+  }
+}
+
+/* Outputs and the mode asked for. */
+static int parse_outputs(int c, const char *arg, struct cb_cli *cli, struct seen *seen,
+                         struct cb_error *err) {
+  (void)seen;
+  switch (c) {
   case 'J': cli->json_path = arg; return CB_OK;
   case OPT_CSV: cli->csv_path = arg; return CB_OK;
   case OPT_PROM: cli->prom_path = arg; return CB_OK;
@@ -276,8 +335,22 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, int *factor_
   case OPT_LIST: cli->list = 1; return CB_OK;
   case 'h': cli->help = 1; return CB_OK;
   case 'V': cli->version = 1; return CB_OK;
-  default: return cb_cli_tune_option(c, arg, &cli->tune, err);
+  default: return NOT_MINE;
   }
+}
+
+/* One option, by the group that takes it; the rest are --tune's. */
+static int parse_option(int c, const char *arg, struct cb_cli *cli, struct seen *seen,
+                        struct cb_error *err) {
+  static int (*const groups[])(int, const char *, struct cb_cli *, struct seen *,
+                               struct cb_error *) = {parse_sizes, parse_hardware, parse_timing,
+                                                     parse_what,  parse_how,      parse_outputs};
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+    int rc = groups[g](c, arg, cli, seen, err);
+    if (rc != NOT_MINE)
+      return rc;
+  }
+  return cb_cli_tune_option(c, arg, &cli->tune, err);
 }
 
 /* The modes that choose their own work (--probe, --op copy, --accept,
@@ -341,15 +414,10 @@ static int unknown_option(const char *bad, struct cb_cli *cli, struct cb_error *
   return cb_fail(err, CB_USAGE, "unknown option '%s' (see --help)", bad);
 }
 
-int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
-  memset(cli, 0, sizeof *cli);
-  cli->progress = -1;
-  cli->repeat = -1;
-  cb_settings_defaults(&cli->settings);
-  cb_tune_options_defaults(&cli->tune);
-  struct cb_settings *s = &cli->settings;
-  int op_given = 0, backend_given = 0, factor_given = 0, mem_given = 0, max_time_given = 0;
-  const char *tune_only = NULL, *model_config = NULL; /* the first --tune option seen */
+/* The options into cli, each parsed as it comes (getopt_long); what the
+ * rules between them need into seen. */
+static int read_options(int argc, char **argv, struct cb_cli *cli, struct seen *seen,
+                        struct cb_error *err) {
   /* 0, not 1: glibc, musl and the BSDs then also drop the rest of an
    * option group ("-Zh") an earlier call stopped in, which they would
    * otherwise go on reading (a crash, with another argv). */
@@ -369,22 +437,31 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       return unknown_option(bad, cli, err);
     if (c == ':')
       return cb_fail(err, CB_USAGE, "option '%s' needs a value", bad);
-    op_given |= c == OPT_OP;
-    max_time_given |= c == OPT_MAX_TIME;
-    backend_given |= c == OPT_BACKEND;
-    if (li >= 0 && rows[li]->modes == CB_IN_TUNE && !tune_only)
-      tune_only = argv[prev];
+    seen->op |= c == OPT_OP;
+    seen->max_time |= c == OPT_MAX_TIME;
+    seen->backend |= c == OPT_BACKEND;
+    if (li >= 0 && rows[li]->modes == CB_IN_TUNE && !seen->tune_only)
+      seen->tune_only = argv[prev];
     if (c == OPT_WORKLOAD_CONFIG)
-      model_config = optarg;
-    if (parse_option(c, optarg, cli, &factor_given, &mem_given, err))
+      seen->model_config = optarg;
+    if (parse_option(c, optarg, cli, seen, err))
       return err->status;
   }
   if (optind < argc)
     return cb_fail(err, CB_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);
-  unsigned given = (cli->copy ? G_COPY : 0) | (cli->sweep ? G_SWEEP : 0) | (op_given ? G_OP : 0) |
-                   (backend_given ? G_BACKEND : 0) | (mem_given ? G_MEM : 0) |
-                   (cli->accept_path ? G_ACCEPT : 0) | (cli->matrix ? G_MATRIX : 0) |
-                   (cli->tune.enabled ? G_TUNE : 0);
+  return CB_OK;
+}
+
+/* The options given that modes choosing their own work refuse (G_*). */
+static unsigned given_of(const struct cb_cli *cli, const struct seen *seen) {
+  return (cli->copy ? G_COPY : 0) | (cli->sweep ? G_SWEEP : 0) | (seen->op ? G_OP : 0) |
+         (seen->backend ? G_BACKEND : 0) | (seen->mem ? G_MEM : 0) |
+         (cli->accept_path ? G_ACCEPT : 0) | (cli->matrix ? G_MATRIX : 0) |
+         (cli->tune.enabled ? G_TUNE : 0);
+}
+
+/* --probe and --op copy choose what they run. */
+static int check_self_choosing(const struct cb_cli *cli, unsigned given, struct cb_error *err) {
   if (cli->probe || cli->copy) { /* modes that choose what to run themselves */
     const char *mode = cli->probe ? "--probe" : "--op copy";
     const char *other = refused(cli->probe ? M_PROBE : M_COPY, given, 0);
@@ -400,10 +477,18 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      cli->csv_path ? "csv" : "prom",
                      cli->csv_path ? cli->csv_path : cli->prom_path);
   }
+  return CB_OK;
+}
+
+/* --accept and --matrix choose what they measure and give verdicts; the
+ * options for verdicts go with them only. */
+static int check_verdicts(const struct cb_cli *cli, const struct seen *seen, unsigned given,
+                          struct cb_error *err) {
+  const struct cb_settings *s = &cli->settings;
   /* --matrix --backend nccl: the GPU all-pairs matrix, device memory only */
-  int gpu_matrix = cli->matrix && !cli->accept_path && backend_given && s->nbackends == 1 &&
+  int gpu_matrix = cli->matrix && !cli->accept_path && seen->backend && s->nbackends == 1 &&
                    cb_backends[s->backends[0]]->shift;
-  if (gpu_matrix && mem_given && (s->nmems != 1 || s->mems[0] != CB_MEM_DEVICE))
+  if (gpu_matrix && seen->mem && (s->nmems != 1 || s->mems[0] != CB_MEM_DEVICE))
     return cb_fail(err, CB_USAGE,
                    "--matrix --backend %s --mem %s: the %s matrix moves device memory "
                    "(--mem device, or no --mem)",
@@ -411,7 +496,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                    cb_backends[s->backends[0]]->name);
   if (cli->accept_path || cli->matrix) {
     const char *mode = cli->accept_path ? "--accept" : "--matrix";
-    if (cli->matrix && backend_given && !gpu_matrix)
+    if (cli->matrix && seen->backend && !gpu_matrix)
       return cb_fail(err, CB_USAGE,
                      "--matrix --backend %s%s: the matrix runs over MPI (no --backend) or over "
                      "NCCL (--backend nccl, one rank per GPU), one of them",
@@ -445,6 +530,13 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                    cli->repeat);
   if (cli->dry_run && !cli->accept_path)
     return cb_fail(err, CB_USAGE, "--dry-run goes with --accept FILE (the checks it prints)");
+  return CB_OK;
+}
+
+/* --duration: a burn-in, of a sweep, --accept or --matrix; --resume goes on
+ * with a sweep's. */
+static int check_burnin(struct cb_cli *cli, struct seen *seen, struct cb_error *err) {
+  const struct cb_settings *s = &cli->settings;
   if (s->duration > 0 && (cli->probe || cli->copy || cli->tune.enabled))
     return cb_fail(err, CB_USAGE,
                    "--duration goes with a sweep (--sweep, or --op/--backend/--mem), --accept or "
@@ -462,8 +554,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   if (s->duration > 0 && cli->tune.resume && !cli->tune.enabled) {
     /* --resume continues what the mode writes: --tune's trials, a burn-in's --json */
     cli->resume = 1, cli->tune.resume = 0;
-    if (tune_only && strcmp(tune_only, "--resume") == 0)
-      tune_only = NULL;
+    if (seen->tune_only && strcmp(seen->tune_only, "--resume") == 0)
+      seen->tune_only = NULL;
     if (!cli->json_path)
       return cb_fail(err, CB_USAGE,
                      "--resume --duration needs --json FILE (the burn-in to go on with)");
@@ -472,7 +564,13 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
                      "--csv %s with --resume: a burn-in goes on in its --json file only",
                      cli->csv_path);
   }
-  if (cb_cli_tune_check(&cli->tune, tune_only, model_config, &cli->tune, err))
+  return CB_OK;
+}
+
+/* --tune and the options of its own (cli_tune.c), and what it tunes. */
+static int check_tune(struct cb_cli *cli, const struct seen *seen, struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
+  if (cb_cli_tune_check(&cli->tune, seen->tune_only, seen->model_config, &cli->tune, err))
     return err->status;
   if (cli->tune.enabled && cb_cli_tune_layout(&cli->tune, &s->parallel, cli->parallel_given,
                                               s->skew, s->nconcurrent, err))
@@ -480,25 +578,36 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   if (cli->tune.enabled && cli->sweep) /* it would be accepted and ignored */
     return cb_fail(err, CB_USAGE,
                    "option '--sweep' does not go with --tune: it tunes the all-reduce");
-  if (cli->tune.enabled && op_given)
+  if (cli->tune.enabled && seen->op)
     return cb_fail(err, CB_USAGE, "--op does not go with --tune: it tunes the all-reduce");
-  if (cli->tune.enabled && backend_given) { /* which all-reduce --tune tunes */
+  if (cli->tune.enabled && seen->backend) { /* which all-reduce --tune tunes */
     const char *name = cb_backends[s->backends[0]]->name;
     if (s->nbackends != 1 || (strcmp(name, "mpi") && strcmp(name, "nccl")))
       return cb_fail(err, CB_USAGE, "--tune --backend: mpi (host) or nccl (GPU), one of them");
     cli->tune.backend = name;
   }
+  return CB_OK;
+}
+
+/* A sweep's ops and its time a row, where not given. */
+static void sweep_defaults(struct cb_cli *cli, const struct seen *seen) {
+  struct cb_settings *s = &cli->settings;
   if (cli->sweep) {
     /* A sweep visits some 250 rows; 1 s each would take minutes wherever
      * the machine is too noisy to reach --precision early. */
-    if (!max_time_given)
+    if (!seen->max_time)
       s->max_time = CB_SWEEP_MAX_TIME;
-    if (!op_given)
+    if (!seen->op)
       for (s->nops = 0; s->nops < CB_NSWEPT_OPS; s->nops++)
         s->ops[s->nops] = s->nops;
   }
+}
+
+/* --calls and --concurrent name the ops they run. */
+static int check_own_ops(struct cb_cli *cli, const struct seen *seen, struct cb_error *err) {
+  struct cb_settings *s = &cli->settings;
   if (cli->calls_path) { /* --calls: the job's ops at the job's sizes */
-    const char *other = s->nconcurrent ? "concurrent" : ops_chosen_by(cli, op_given);
+    const char *other = s->nconcurrent ? "concurrent" : ops_chosen_by(cli, seen->op);
     if (other && strcmp(other, "tune") == 0) { /* --tune --calls: tune exactly those */
       if (cb_cli_tune_calls(&cli->tune, &cli->calls, cli->calls_path, cli->parallel_given, err))
         return err->status;
@@ -521,7 +630,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       return cb_fail(err, CB_USAGE,
                      "--concurrent needs --parallel, the layout whose communicators it runs on "
                      "(e.g. --parallel tp=2,dp=2)");
-    const char *other = ops_chosen_by(cli, op_given);
+    const char *other = ops_chosen_by(cli, seen->op);
     if (other)
       return cb_fail(err, CB_USAGE, "--concurrent names the ops it runs: --%s does not go with it",
                      other);
@@ -542,7 +651,13 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
         return cb_fail(err, CB_USAGE, "--concurrent measures host memory only, not --mem %s",
                        cb_mem_names[s->mems[i]]);
   }
-  if (!mem_given && !cli->sweep)
+  return CB_OK;
+}
+
+/* --backend nccl without --mem: device memory. */
+static void nccl_memory(struct cb_cli *cli, const struct seen *seen) {
+  struct cb_settings *s = &cli->settings;
+  if (!seen->mem && !cli->sweep)
     for (int i = 0; i < s->nbackends; i++)
       if (strcmp(cb_backends[s->backends[i]]->name, "nccl") == 0) {
         /* NCCL moves device memory only: asking for it means asking for that */
@@ -551,7 +666,26 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
         s->mems[s->nmems++] = CB_MEM_DEVICE;
         break;
       }
-  cli->factor_given = factor_given, cli->backend_given = backend_given, cli->mem_given = mem_given;
+}
+
+int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
+  memset(cli, 0, sizeof *cli);
+  cli->progress = -1;
+  cli->repeat = -1;
+  cb_settings_defaults(&cli->settings);
+  cb_tune_options_defaults(&cli->tune);
+  struct seen seen = {0};
+  if (read_options(argc, argv, cli, &seen, err))
+    return err->status;
+  unsigned given = given_of(cli, &seen);
+  if (check_self_choosing(cli, given, err) || check_verdicts(cli, &seen, given, err) ||
+      check_burnin(cli, &seen, err) || check_tune(cli, &seen, err))
+    return err->status;
+  sweep_defaults(cli, &seen);
+  if (check_own_ops(cli, &seen, err))
+    return err->status;
+  nccl_memory(cli, &seen);
+  cli->factor_given = seen.factor, cli->backend_given = seen.backend, cli->mem_given = seen.mem;
   return CB_OK;
 }
 
