@@ -32,7 +32,7 @@ cases='--op all,nope|--op: unknown value .nope.
 -H a,b --sweep|.-H. is an option of mpirun
 --accept h100ndr|cannot read topology file .h100ndr.: no such file here, nor a preset .*, did you mean .h100-ndr.?'
 
-plan $(($(printf '%s\n' "$cases" | wc -l) + 4))
+plan $(($(printf '%s\n' "$cases" | wc -l) + 5))
 
 while IFS='|' read -r args want; do
   # shellcheck disable=SC2086
@@ -70,6 +70,12 @@ status=$?
 [ $status -eq 2 ] && grep -q "^collbench: --tune on 1 rank: there is no communication to tune.*mpirun -np 2" "$TMP/err" &&
   [ "$(cat "$TMP/keep.jsonl")" = keep ]
 ok $? "--tune on 1 rank: exit 2 saying to launch on 2 or more, its --trials file untouched (got $status: $(head -n 1 "$TMP/err"))"
+# with --resume of a file not there yet: the refusal comes before the file is started
+timeout 120 ./collbench --tune --resume --trials "$TMP/new.jsonl" >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ $status -eq 2 ] && grep -q "^collbench: --tune on 1 rank" "$TMP/err" && [ ! -e "$TMP/new.jsonl" ] &&
+  ! grep -q 'starting a fresh search' "$TMP/err"
+ok $? "--tune --resume on 1 rank with a new --trials file: exit 2, no file made (got $status)"
 # collbench's CSV given where its JSON Lines are read: said once, not per line
 printf 'op,backend,mem,transport\nallreduce,mpi,host,shm\nallreduce,mpi,host,shm\n' >"$TMP/s.csv"
 ./collbench --report "$TMP/s.csv" --out "$TMP/rep" >"$TMP/out" 2>"$TMP/err"

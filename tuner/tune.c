@@ -540,7 +540,10 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
     rc = cb_space_launch_bucket(cb_model_grad_bytes(&opt->model), &b, err);
   if (rc == CB_OK)
     rc = check_outputs(&t, err);
-  if (rc == CB_OK && opt->resume) /* reads the file given: its mistakes are said first */
+  /* --resume reads the file given, so its mistakes are said first; one
+   * that is not there yet is started, so only after the refusals below */
+  int reads = opt->resume && opt->trials && access(opt->trials, F_OK) == 0;
+  if (rc == CB_OK && reads)
     rc = open_trials(&t, &space, err);
   /* after the inputs' checks, before anything is written: on 1 rank it would
    * search for minutes and find nothing */
@@ -549,7 +552,7 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                  "--tune on 1 rank: there is no communication to tune (an all-reduce on one rank "
                  "is a local copy); launch it on 2 or more, e.g. 'mpirun -np 2 ./collbench "
                  "--tune'");
-  if (rc == CB_OK && !opt->resume)
+  if (rc == CB_OK && !reads)
     rc = open_trials(&t, &space, err);
   if (cb_cluster_agree(cl, rc) != CB_OK) {
     cb_trials_close(&t.trials, &(struct cb_error){0});
