@@ -71,19 +71,19 @@ static int relay_note(void *state, const char *text, struct cb_error *err) {
   RELAY(note, text, err);
 }
 
-int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
+int cb_accept_validate(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                        const struct cb_settings *base, struct cb_error *err) {
   int nranks = cl->nranks;
   if (t->nchecks == 0 && !t->matrix.set && t->nsteps == 0)
     return cb_fail(err, CB_USAGE,
                    "%s: no [check NAME] or [step NAME] sections and no [matrix]: nothing to "
                    "accept",
-                   t->path);
+                   t->system.path);
   if (t->matrix.set && cb_matrix_validate(cl, &t->matrix, err)) {
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
     err->status = CB_OK; /* the same failure, said with the file */
-    return cb_fail(err, CB_USAGE, "%s: [matrix]: %s", t->path, why);
+    return cb_fail(err, CB_USAGE, "%s: [matrix]: %s", t->system.path, why);
   }
   for (int i = 0; i < t->nchecks; i++) {
     const struct cb_check *c = &t->checks[i];
@@ -93,16 +93,17 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
     if (b < 0)
       return cb_fail(err, CB_USAGE,
                      "%s:%d: check '%s' needs the %s backend, which this build lacks (see --list)",
-                     t->path, c->line, c->name, backend);
+                     t->system.path, c->line, c->name, backend);
     if (cb_backends[b]->probe && !cb_backends[b]->probe(why, sizeof why))
-      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs the %s backend: %s", t->path, c->line,
-                     c->name, backend, why);
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs the %s backend: %s", t->system.path,
+                     c->line, c->name, backend, why);
     if (!cb_gpu_mem_usable(c->mem, why, sizeof why))
-      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs %s memory: %s", t->path, c->line,
-                     c->name, cb_mem_names[c->mem], why);
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' needs %s memory: %s", t->system.path,
+                     c->line, c->name, cb_mem_names[c->mem], why);
     if (nranks < cb_ops[c->op]->min_ranks)
-      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' (%s) needs at least %d ranks", t->path,
-                     c->line, c->name, cb_ops[c->op]->name, cb_ops[c->op]->min_ranks);
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s' (%s) needs at least %d ranks",
+                     t->system.path, c->line, c->name, cb_ops[c->op]->name,
+                     cb_ops[c->op]->min_ranks);
     struct cb_expected e; /* a model level the model cannot answer for this run */
     if (cb_check_uses_model(c) && cb_expected_for(t, c, nranks, cl->nnodes, &e, err))
       return err->status;
@@ -114,7 +115,7 @@ int cb_accept_validate(const struct cb_cluster *cl, const struct cb_topology *t,
       char why[sizeof err->msg];
       snprintf(why, sizeof why, "%s", err->msg);
       err->status = CB_OK; /* the same failure, said with the check's place */
-      return cb_fail(err, CB_USAGE, "%s:%d: check '%s': %s", t->path, c->line, c->name, why);
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s': %s", t->system.path, c->line, c->name, why);
     }
   }
   return cb_accept_steps_validate(cl, t, err);
@@ -176,7 +177,7 @@ static int capture_pair(void *state, const struct cb_pair *p, struct cb_error *e
 }
 
 /* The matrix, its pairs kept when a fleet judges them too. */
-static int run_matrix(const struct cb_cluster *cl, const struct cb_topology *t,
+static int run_matrix(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                       const struct cb_fleet *fleet, const struct cb_settings *base,
                       struct cb_sink *sinks, int nsinks, struct cb_accept_result *res,
                       struct cb_error *err) {
@@ -328,7 +329,7 @@ static int settle_inconclusive(const struct cb_cluster *cl, const struct cb_sett
 /* A check that FAILed over all nodes, where neither the matrix nor the
  * evidence names a node: bisected (bisect.h). Rank 0 decides, every rank
  * measures. */
-static int bisect(const struct cb_cluster *cl, const struct cb_topology *t,
+static int bisect(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                   const struct cb_settings *base, const struct cb_run_info *ri,
                   struct cb_sink *sinks, int nsinks, const struct cb_accept_result *res, int i,
                   const struct cb_verdict *v, struct cb_bisect_found *found, struct cb_error *err) {
@@ -356,9 +357,9 @@ static int bisect(const struct cb_cluster *cl, const struct cb_topology *t,
 
 /* Rank 0: each check's own FAIL or WARN priced in step time at the file's
  * scale, when a [step] says what to price it in (cost.h). */
-static void price(const struct cb_topology *t, const struct cb_cluster *cl, const double *compute_s,
-                  const int *own, struct cb_verdict *verdicts) {
-  static struct cb_cost costs[CB_TOPO_MAX_CHECKS];
+static void price(const struct cb_accept_spec *t, const struct cb_cluster *cl,
+                  const double *compute_s, const int *own, struct cb_verdict *verdicts) {
+  static struct cb_cost costs[CB_ACCEPT_MAX_CHECKS];
   struct cb_pricing p;
   if (cl->rank != 0 || cb_pricing_of(t, compute_s, cl->nranks, &p))
     return;
@@ -369,14 +370,14 @@ static void price(const struct cb_topology *t, const struct cb_cluster *cl, cons
   }
 }
 
-int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
+int cb_accept_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                   const struct cb_fleet *fleet, const struct cb_settings *base,
                   const struct cb_run_info *ri, struct cb_sink *sinks, int nsinks,
                   struct cb_accept_result *res, struct cb_error *err) {
   memset(res, 0, sizeof *res);
   res->probe = ri->probe; /* rank 0: the evidence causes are found in */
   double *refs = res->reference_Bps;
-  if (cb_topology_uses(t, CB_REF_MEMBW) && cb_membw_measure(cl, &refs[CB_REF_MEMBW], err))
+  if (cb_accept_spec_uses(t, CB_REF_MEMBW) && cb_membw_measure(cl, &refs[CB_REF_MEMBW], err))
     return err->status;
   static struct cb_summary total; /* static: a hang's exit hook reads it (res->measured) */
   total = (struct cb_summary){0};
@@ -385,7 +386,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     if (cb_sinks_run(sinks, nsinks, ri, err))
       return err->status;
     char text[1024];
-    snprintf(text, sizeof text, "acceptance: %s (%s), %d check%s%s", t->path, t->name,
+    snprintf(text, sizeof text, "acceptance: %s (%s), %d check%s%s", t->system.path, t->system.name,
              t->nchecks + t->nsteps, t->nchecks + t->nsteps == 1 ? "" : "s",
              refs[CB_REF_MEMBW] > 0 ? "; memory bandwidth reference " : "");
     if (refs[CB_REF_MEMBW] > 0)
@@ -409,12 +410,12 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
   if (cb_cluster_agree(cl, rc))
     return rc ? rc : cb_fail(err, CB_RUNTIME, "the matrix failed on another rank");
   /* each check's own, fleet and ceiling verdicts, and what bisection found */
-  static struct cb_verdict verdicts[(3 + CB_BISECT_MAX_FOUND) * CB_TOPO_MAX_CHECKS];
-  static struct relay relays[CB_TOPO_MAX_CHECKS];
-  static char names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
-  static char ceiling_names[CB_TOPO_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
-  static struct cb_expected expected[CB_TOPO_MAX_CHECKS];
-  int nverdicts = 0, own[CB_TOPO_MAX_CHECKS]; /* each check's own verdict among them */
+  static struct cb_verdict verdicts[(3 + CB_BISECT_MAX_FOUND) * CB_ACCEPT_MAX_CHECKS];
+  static struct relay relays[CB_ACCEPT_MAX_CHECKS];
+  static char names[CB_ACCEPT_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
+  static char ceiling_names[CB_ACCEPT_MAX_CHECKS][CB_TOPO_NAME_MAX + 8];
+  static struct cb_expected expected[CB_ACCEPT_MAX_CHECKS];
+  int nverdicts = 0, own[CB_ACCEPT_MAX_CHECKS]; /* each check's own verdict among them */
   /* issue 41: every node's error counters before and after each check */
   struct cb_counters *before = malloc((size_t)(cl->rank == 0 ? cl->nnodes : 1) * sizeof *before);
   if (cl->rank == 0 && t->nchecks)
@@ -454,7 +455,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     if (r->check->ceiling[0])
       cb_ceiling_judge(t, r->check, r->have ? &r->rec : NULL, ceiling_names[i],
                        sizeof ceiling_names[i], &verdicts[nverdicts++]);
-    static struct cb_bisect_found found[CB_TOPO_MAX_CHECKS];
+    static struct cb_bisect_found found[CB_ACCEPT_MAX_CHECKS];
     if (bisect(cl, t, base, ri, sinks, nsinks, res, i, &verdicts[first], &found[i], err)) {
       free(before);
       return err->status;
@@ -466,8 +467,8 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_topology *t,
     res->pending = verdicts, res->npending = nverdicts; /* what a hang keeps */
   }
   free(before);
-  struct cb_verdict steps[CB_TOPO_MAX_STEPS];
-  double compute_s[CB_TOPO_MAX_STEPS];
+  struct cb_verdict steps[CB_ACCEPT_MAX_STEPS];
+  double compute_s[CB_ACCEPT_MAX_STEPS];
   if (cb_accept_steps_run(cl, t, base, steps, compute_s, err))
     return err->status;
   price(t, cl, compute_s, own, verdicts);

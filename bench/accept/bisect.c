@@ -91,7 +91,7 @@ static int measure_sets(const struct cb_cluster *cl, const struct cb_check *c,
 /* The level for a set of n ranks on m nodes: the check's, scaled by what
  * the model expects there over `whole`, what it expects of the whole run
  * (NaN: no figure, the same level). */
-static double set_level(const struct cb_topology *t, const struct cb_check *c, double whole,
+static double set_level(const struct cb_accept_spec *t, const struct cb_check *c, double whole,
                         double level, int n, int m, int *scaled) {
   struct cb_expected part;
   char why[320];
@@ -152,7 +152,7 @@ static int split(const struct cb_cluster *cl, struct place *p, int min, int *hal
   return nsets;
 }
 
-int cb_bisect_run(const struct cb_cluster *cl, const struct cb_topology *t,
+int cb_bisect_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                   const struct cb_check *c, double level, double measured,
                   const struct cb_settings *base, const struct cb_run_info *ri,
                   struct cb_sink *sinks, int nsinks, struct cb_bisect_found *found,

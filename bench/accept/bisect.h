@@ -29,7 +29,7 @@ int cb_bisect_applies(const struct cb_cluster *cl, const struct cb_check *c);
  * `measured` against `level` (its fail level, in the verdict's unit; both
  * given on every rank). Rank 0 says each round through the sinks' notes
  * and gets the smallest failing sets in *found. */
-int cb_bisect_run(const struct cb_cluster *cl, const struct cb_topology *t,
+int cb_bisect_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                   const struct cb_check *c, double level, double measured,
                   const struct cb_settings *base, const struct cb_run_info *ri,
                   struct cb_sink *sinks, int nsinks, struct cb_bisect_found *found,

@@ -11,10 +11,10 @@
 /* Over the ceiling by more than this is not measurement noise. */
 #define CEILING_SLACK 1.05
 
-void cb_ceiling_judge(const struct cb_topology *t, const struct cb_check *c,
+void cb_ceiling_judge(const struct cb_accept_spec *t, const struct cb_check *c,
                       const struct cb_record *rec, char *name, size_t name_size,
                       struct cb_verdict *v) {
-  const struct cb_tier *tier = &t->tiers[c->ceiling_tier];
+  const struct cb_tier *tier = &t->system.tiers[c->ceiling_tier];
   double ceiling = tier->bandwidth_Bps * 1e-9;
   memset(v, 0, sizeof *v);
   snprintf(name, name_size, "ceiling %s", c->name);

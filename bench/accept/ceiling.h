@@ -8,7 +8,7 @@
 /* A check with a `ceiling` (its tier's bandwidth) judged against it: FAIL
  * under its ceiling_fraction, WARN over the ceiling, else PASS; the verdict
  * says the share of the ceiling measured. rec NULL: not measured. Pure. */
-void cb_ceiling_judge(const struct cb_topology *t, const struct cb_check *c,
+void cb_ceiling_judge(const struct cb_accept_spec *t, const struct cb_check *c,
                       const struct cb_record *rec, char *name, size_t name_size,
                       struct cb_verdict *v);
 

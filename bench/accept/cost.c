@@ -9,13 +9,15 @@
 #include "expected.h"
 #include "model/defect.h"
 
-int cb_pricing_scale(const struct cb_topology *t, int ranks) {
-  if (t->scale > 0)
-    return t->scale;
-  return t->nodes > 0 ? t->nodes * (t->ranks_per_node > 0 ? t->ranks_per_node : 1) : ranks;
+int cb_pricing_scale(const struct cb_accept_spec *t, int ranks) {
+  if (t->system.scale > 0)
+    return t->system.scale;
+  return t->system.nodes > 0
+             ? t->system.nodes * (t->system.ranks_per_node > 0 ? t->system.ranks_per_node : 1)
+             : ranks;
 }
 
-int cb_pricing_of(const struct cb_topology *t, const double *measured_compute_s, int ranks,
+int cb_pricing_of(const struct cb_accept_spec *t, const double *measured_compute_s, int ranks,
                   struct cb_pricing *p) {
   memset(p, 0, sizeof *p);
   if (t->nsteps == 0)
@@ -23,7 +25,7 @@ int cb_pricing_of(const struct cb_topology *t, const double *measured_compute_s,
   const struct cb_step_check *s = &t->steps[0];
   p->step = s;
   p->gpus = cb_pricing_scale(t, ranks);
-  p->per_node = t->ranks_per_node > 0 ? t->ranks_per_node : 1;
+  p->per_node = t->system.ranks_per_node > 0 ? t->system.ranks_per_node : 1;
   p->grad_bytes = (double)cb_model_grad_bytes(&s->model);
   p->bucket_bytes = fmin(s->bucket_bytes > 0 ? (double)s->bucket_bytes : 25.0 * (1 << 20),
                          p->grad_bytes); /* DDP's default, capped as the step is */
@@ -40,9 +42,9 @@ int cb_pricing_of(const struct cb_topology *t, const double *measured_compute_s,
   return p->compute_s > 0 ? 0 : -1;
 }
 
-int cb_cost_price(const struct cb_pricing *p, const struct cb_topology *t, const struct cb_check *c,
-                  const struct cb_verdict *v, const struct cb_expected *e, int ranks, int nodes,
-                  struct cb_cost *out) {
+int cb_cost_price(const struct cb_pricing *p, const struct cb_accept_spec *t,
+                  const struct cb_check *c, const struct cb_verdict *v, const struct cb_expected *e,
+                  int ranks, int nodes, struct cb_cost *out) {
   if ((v->status != CB_FAIL && v->status != CB_WARN) || c->metric == CB_METRIC_TIME)
     return -1;
   memset(out, 0, sizeof *out);
@@ -63,8 +65,8 @@ int cb_cost_price(const struct cb_pricing *p, const struct cb_topology *t, const
   }
   out->factor = v->measured / e->value;
   struct cb_defect_step d;
-  if (cb_defect_price(t, p->per_node, nodes > 1, out->factor, p->gpus, p->dtype, p->compute_s,
-                      p->grad_bytes, p->bucket_bytes, &d, out->why, sizeof out->why))
+  if (cb_defect_price(&t->system, p->per_node, nodes > 1, out->factor, p->gpus, p->dtype,
+                      p->compute_s, p->grad_bytes, p->bucket_bytes, &d, out->why, sizeof out->why))
     return 0;
   memcpy(out->step_s, d.step_s, sizeof d.step_s);
   memcpy(out->overhead, d.overhead, sizeof d.overhead);

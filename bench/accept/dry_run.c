@@ -50,7 +50,7 @@ static void put_expected(FILE *out, const struct cb_expected *e, const char *uni
     fprintf(out, "    follows NCCL v2.28.9-1; %s\n", e->newer);
 }
 
-static void put_cost(FILE *out, const struct cb_topology *t, const struct cb_check *c,
+static void put_cost(FILE *out, const struct cb_accept_spec *t, const struct cb_check *c,
                      const struct cb_expected *e, const struct cb_pricing *p, int ranks, int nodes,
                      const char *unit) {
   double level = cb_level_value(c, &c->fail, (double[CB_NREFS]){0}, e);
@@ -64,16 +64,17 @@ static void put_cost(FILE *out, const struct cb_topology *t, const struct cb_che
             cb_cost_text(&cost, text, sizeof text));
 }
 
-int cb_accept_dry_run(const struct cb_topology *t, int ranks, int nodes, FILE *out,
+int cb_accept_dry_run(const struct cb_accept_spec *t, int ranks, int nodes, FILE *out,
                       struct cb_error *err) {
   if (ranks <= 0)
     cb_expected_scale(t, &ranks, &nodes);
-  static struct cb_expected expected[CB_TOPO_MAX_CHECKS];
+  static struct cb_expected expected[CB_ACCEPT_MAX_CHECKS];
   for (int i = 0; i < t->nchecks; i++) /* a level without an answer refuses the file, first */
     if (cb_check_uses_model(&t->checks[i]) &&
         cb_expected_for(t, &t->checks[i], ranks, nodes, &expected[i], err))
       return err->status;
-  fprintf(out, "# acceptance plan: %s (%s): nothing measured (--dry-run)\n", t->path, t->name);
+  fprintf(out, "# acceptance plan: %s (%s): nothing measured (--dry-run)\n", t->system.path,
+          t->system.name);
   struct cb_pricing pricing;
   int priced = cb_pricing_of(t, NULL, ranks, &pricing) == 0;
   if (priced)
@@ -84,12 +85,13 @@ int cb_accept_dry_run(const struct cb_topology *t, int ranks, int nodes, FILE *o
             "# defects priced at %d GPUs with the %s step's T_compute as the run measures it "
             "([step %s] has no compute_time)\n",
             cb_pricing_scale(t, ranks), t->steps[0].model.name, t->steps[0].name);
-  if (cb_topology_uses(t, CB_REF_MODEL))
+  if (cb_accept_spec_uses(t, CB_REF_MODEL))
     fprintf(out,
             "# model levels at %d rank%s on %d node%s (the file's [system] nodes = %d%s, "
             "ranks_per_node = %d); a run computes them again at its own scale\n",
-            ranks, ranks == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", t->nodes ? t->nodes : 1,
-            t->nodes ? "" : ", not stated", t->ranks_per_node);
+            ranks, ranks == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s",
+            t->system.nodes ? t->system.nodes : 1, t->system.nodes ? "" : ", not stated",
+            t->system.ranks_per_node);
   for (int i = 0; i < t->nchecks; i++) {
     const struct cb_check *c = &t->checks[i];
     const char *unit = c->metric == CB_METRIC_TIME ? "us" : "GB/s";
@@ -107,7 +109,8 @@ int cb_accept_dry_run(const struct cb_topology *t, int ranks, int nodes, FILE *o
       put_cost(out, t, c, ep, &pricing, ranks, nodes, unit);
     if (c->ceiling[0])
       fprintf(out, "    ceiling: tier '%s', %.5g GB/s: FAIL under %g of it, WARN over 1.05 of it\n",
-              c->ceiling, t->tiers[c->ceiling_tier].bandwidth_Bps * 1e-9, c->ceiling_fraction);
+              c->ceiling, t->system.tiers[c->ceiling_tier].bandwidth_Bps * 1e-9,
+              c->ceiling_fraction);
   }
   for (int i = 0; i < t->nsteps; i++)
     fprintf(out,

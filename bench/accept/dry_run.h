@@ -8,13 +8,13 @@
 
 #include <stdio.h>
 
-#include "topology/topology.h"
+#include "spec.h"
 
 /* Prints the plan to out. ranks > 0: the model's figures at that many
  * ranks on `nodes` nodes, else at the file's [system] scale. Returns
  * CB_OK, or CB_USAGE where a model level has no answer (as --accept would
  * refuse it). */
-int cb_accept_dry_run(const struct cb_topology *t, int ranks, int nodes, FILE *out,
+int cb_accept_dry_run(const struct cb_accept_spec *t, int ranks, int nodes, FILE *out,
                       struct cb_error *err);
 
 #endif

@@ -15,9 +15,9 @@ int cb_check_uses_model(const struct cb_check *c) {
          (c->warn.set && c->warn.reference == CB_REF_MODEL);
 }
 
-void cb_expected_scale(const struct cb_topology *t, int *ranks, int *nodes) {
-  *nodes = t->nodes > 0 ? t->nodes : 1;
-  *ranks = *nodes * (t->ranks_per_node > 0 ? t->ranks_per_node : 1);
+void cb_expected_scale(const struct cb_accept_spec *t, int *ranks, int *nodes) {
+  *nodes = t->system.nodes > 0 ? t->system.nodes : 1;
+  *ranks = *nodes * (t->system.ranks_per_node > 0 ? t->system.ranks_per_node : 1);
 }
 
 /* Time and bus bandwidth (seconds, bytes/s) into the check's metric, in
@@ -28,10 +28,10 @@ static double in_unit(const struct cb_check *c, double time_s, double busbw_Bps)
   return (c->metric == CB_METRIC_BUSBW ? busbw_Bps : (double)c->bytes / time_s) * 1e-9;
 }
 
-static int from_nccl(const struct cb_topology *t, const struct cb_check *c, int mop, int ranks,
+static int from_nccl(const struct cb_accept_spec *t, const struct cb_check *c, int mop, int ranks,
                      int per_node, struct cb_expected *e, char *why, size_t len) {
   struct cb_nccl_expectation x;
-  if (cb_nccl_expect(t, mop, c->dtype, ranks, per_node, (double)c->bytes, &x, why, len))
+  if (cb_nccl_expect(&t->system, mop, c->dtype, ranks, per_node, (double)c->bytes, &x, why, len))
     return -1;
   e->value = in_unit(c, x.choice.time_s, x.choice.busbw_Bps);
   snprintf(e->newer, sizeof e->newer, "%s", x.newer ? x.newer : "");
@@ -53,9 +53,9 @@ static int from_nccl(const struct cb_topology *t, const struct cb_check *c, int 
   return 0;
 }
 
-static int from_tiers(const struct cb_topology *t, const struct cb_check *c, int mop, int ranks,
+static int from_tiers(const struct cb_accept_spec *t, const struct cb_check *c, int mop, int ranks,
                       int per_node, struct cb_expected *e, char *why, size_t len) {
-  if (t->gpus_per_node > 0) {
+  if (t->system.gpus_per_node > 0) {
     snprintf(why, len,
              "on a GPU system the model describes NCCL (backend = nccl); the file's tiers are "
              "the GPUs' links, not the path of backend %s with %s memory",
@@ -65,7 +65,7 @@ static int from_tiers(const struct cb_topology *t, const struct cb_check *c, int
   struct cb_fit_groups none = {0};
   struct cb_system s = {.ranks_per_node = per_node};
   char from[CB_NTIERS][200] = {"", ""};
-  cb_fit_system(&none, t, mop, &s, from);
+  cb_fit_system(&none, &t->system, mop, &s, from);
   struct cb_prediction p;
   if (ranks < 2) {
     snprintf(why, len, "one rank has no one to communicate with");
@@ -89,7 +89,7 @@ static int from_tiers(const struct cb_topology *t, const struct cb_check *c, int
   return 0;
 }
 
-int cb_expected_of(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
+int cb_expected_of(const struct cb_accept_spec *t, const struct cb_check *c, int ranks, int nodes,
                    struct cb_expected *e, char *why, size_t len) {
   memset(e, 0, sizeof *e);
   e->lo = e->hi = NAN;
@@ -106,7 +106,7 @@ int cb_expected_of(const struct cb_topology *t, const struct cb_check *c, int ra
   return rc == 0 && isfinite(e->value) && e->value > 0 ? 0 : -1;
 }
 
-int cb_expected_for(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
+int cb_expected_for(const struct cb_accept_spec *t, const struct cb_check *c, int ranks, int nodes,
                     struct cb_expected *e, struct cb_error *err) {
   char why[320];
   if (cb_expected_of(t, c, ranks, nodes, e, why, sizeof why) == 0)
@@ -115,7 +115,7 @@ int cb_expected_for(const struct cb_topology *t, const struct cb_check *c, int r
   return cb_fail(err, CB_USAGE,
                  "%s:%d: [check %s] %s: a model level, but the model cannot say what %d rank%s "
                  "on %d node%s should measure here: %s; give an absolute level instead",
-                 t->path, th->line, c->name, th == &c->fail ? "fail" : "warn", ranks,
+                 t->system.path, th->line, c->name, th == &c->fail ? "fail" : "warn", ranks,
                  ranks == 1 ? "" : "s", e->nodes, e->nodes == 1 ? "" : "s", why);
 }
 

@@ -11,7 +11,7 @@
 
 #include "base/error.h"
 #include "results/verdict.h"
-#include "topology/topology.h"
+#include "spec.h"
 
 /* Whether the check has a level relative to the model. */
 int cb_check_uses_model(const struct cb_check *c);
@@ -19,16 +19,16 @@ int cb_check_uses_model(const struct cb_check *c);
 /* The model's figure for check c at `ranks` ranks on `nodes` nodes, in the
  * verdict's unit (GB/s or us). Returns 0, or -1 with why[] the model
  * cannot say. */
-int cb_expected_of(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
+int cb_expected_of(const struct cb_accept_spec *t, const struct cb_check *c, int ranks, int nodes,
                    struct cb_expected *e, char *why, size_t len);
 /* The same for a check's model level: CB_OK, or CB_USAGE naming the file,
  * the level's line and key, and why. */
-int cb_expected_for(const struct cb_topology *t, const struct cb_check *c, int ranks, int nodes,
+int cb_expected_for(const struct cb_accept_spec *t, const struct cb_check *c, int ranks, int nodes,
                     struct cb_expected *e, struct cb_error *err);
 
 /* The scale a file describes, for --dry-run: its nodes (1 when not
  * stated) and ranks_per_node on each. */
-void cb_expected_scale(const struct cb_topology *t, int *ranks, int *nodes);
+void cb_expected_scale(const struct cb_accept_spec *t, int *ranks, int *nodes);
 
 /* A threshold in the verdict's unit, given the references measured (bytes/s)
  * and the model's figure e (NULL: none); NaN when not set. */

@@ -10,14 +10,14 @@
 #include "train_step.h"
 #include "tuner/step_check.h"
 
-int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_topology *t,
+int cb_accept_steps_validate(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                              struct cb_error *err) {
   for (int i = 0; i < t->nsteps; i++)
     if (cb_step_check_validate(cl, &t->steps[i], err)) {
       char why[sizeof err->msg];
       snprintf(why, sizeof why, "%s", err->msg);
       err->status = CB_OK; /* the same failure, said with the file */
-      return cb_fail(err, CB_USAGE, "%s: %s", t->path, why);
+      return cb_fail(err, CB_USAGE, "%s: %s", t->system.path, why);
     }
   return CB_OK;
 }
@@ -59,7 +59,7 @@ static void judge(const struct cb_step_check *c, const struct cb_step_measured *
   }
 }
 
-int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_topology *t,
+int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                         const struct cb_settings *base, struct cb_verdict *verdicts,
                         double *compute_s, struct cb_error *err) {
   for (int i = 0; i < t->nsteps; i++) {

@@ -12,7 +12,7 @@
 #include "results/record.h"
 #include "results/verdict.h"
 #include "runtime/cluster.h"
-#include "topology/topology.h"
+#include "spec.h"
 
 /* What acceptance found: verdict counts, and the reference figures that
  * relative thresholds were computed from. */

@@ -751,7 +751,7 @@ int cb_model_run(const struct cb_model_cli *m) {
   if (m->json_path)
     rc = cb_output_check(m->json_path, "--json", CB_OUT_REPLACE, &err);
   if (!rc && m->topology)
-    rc = cb_topology_load(m->topology, &topo, &err);
+    rc = cb_topology_load(m->topology, &topo, m->topology_part, &err);
   struct step_in step = {m->compute_s, m->grad_bytes, {0}, m->overlap, ""};
   snprintf(step.overlap_from, sizeof step.overlap_from, "%s",
            m->overlap == 1 ? "--overlap 1, the default: hidden for free" : "--overlap");

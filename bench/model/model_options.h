@@ -11,10 +11,14 @@
 /* --fit FILE... [--validate FILE...] [--predict ...]: the performance
  * model (bench/model/), also without MPI. */
 #define CB_MAX_MODEL_LIST 64
+struct cb_topo_part;
 struct cb_model_cli {
   const char *fit[CB_MAX_MODEL_FILES], *validate[CB_MAX_MODEL_FILES];
   int nfit, nvalidate, predict;
   const char *topology, *json_path;
+  /* the topology's sections that are not the system's: read (and refused
+   * when bad) as --accept reads them, set by the mode; NULL: none allowed */
+  const struct cb_topo_part *topology_part;
   long gpus[CB_MAX_MODEL_LIST];
   int ngpus;
   long gpus_per_node; /* 0: the topology's, else the fitted runs' */

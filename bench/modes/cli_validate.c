@@ -144,61 +144,15 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   return CB_OK;
 }
 
-/* The baseline --accept judges against: --baseline, else the file's
- * [baseline] file (relative to the topology file's folder). It must share
- * something with the checks, or it is the wrong baseline. */
-static int cb_fleet_load(struct cb_cli *cli, struct cb_error *err) {
-  struct cb_topology *t = &cli->topology;
-  char path[2 * CB_TOPO_TEXT_MAX];
-  const char *slash = strrchr(t->path, '/');
-  if (cli->repeat >= 0)
-    t->baseline.repeat = cli->repeat;
-  if (cli->baseline_path)
-    snprintf(path, sizeof path, "%s", cli->baseline_path);
-  else if (!t->baseline.file[0] || t->baseline.file[0] == '/' || !slash)
-    snprintf(path, sizeof path, "%s", t->baseline.file);
-  else
-    snprintf(path, sizeof path, "%.*s/%s", (int)(slash - t->path), t->path, t->baseline.file);
-  if (!path[0])
-    return cli->repeat >= 0 ? cb_fail(err, CB_USAGE,
-                                      "--repeat %ld goes with a baseline (--baseline FILE, or "
-                                      "[baseline] in %s)",
-                                      cli->repeat, t->path)
-                            : CB_OK;
-  const char *opt = cli->baseline_path ? "--baseline" : "[baseline] file";
-  if (cb_baseline_load(opt, path, &cli->baseline, err))
-    return err->status;
-  int shared = 0;
-  for (int i = 0; i < cli->baseline.nentries; i++) {
-    const struct cb_bl_entry *e = &cli->baseline.entries[i];
-    shared |= e->kind != CB_BL_RESULT && t->matrix.set;
-    for (int c = 0; c < t->nchecks && e->kind == CB_BL_RESULT; c++)
-      shared |= !strcmp(e->op, cb_ops[t->checks[c].op]->name) &&
-                !strcmp(e->backend, t->checks[c].backend_name) &&
-                !strcmp(e->mem, cb_mem_names[t->checks[c].mem]) &&
-                !strcmp(e->dtype, cb_dtypes[t->checks[c].dtype].name);
-  }
-  if (!shared) {
-    char has[512];
-    cb_baseline_summary(&cli->baseline, has, sizeof has);
-    cb_baseline_free(&cli->baseline);
-    return cb_fail(err, CB_USAGE,
-                   "%s %s: nothing in it for the checks of %s (it holds %s): a baseline of "
-                   "another op set?",
-                   opt, path, t->path, has);
-  }
-  return CB_OK;
-}
-
 /* Loads the acceptance file now, before MPI starts, so a bad file costs
  * nothing; every check's transport must be settable in one process. */
 int cb_cli_accept_file(struct cb_cli *cli, struct cb_error *err) {
-  struct cb_topology *t = &cli->topology;
-  if (cb_topology_load(cli->accept_path, t, err))
+  struct cb_accept_spec *t = &cli->spec;
+  if (cb_accept_spec_load(cli->accept_path, t, err))
     return err->status;
   if (!cli->matrix_bytes)
     cli->matrix_bytes = t->matrix.bytes;
-  if (cb_fleet_load(cli, err))
+  if (cb_accept_spec_baseline(t, cli->baseline_path, cli->repeat, &cli->baseline, err))
     return err->status;
   for (int i = 0; i < t->nchecks; i++) {
     const struct cb_check *c = &t->checks[i];
@@ -206,8 +160,8 @@ int cb_cli_accept_file(struct cb_cli *cli, struct cb_error *err) {
     if (b < 0 || !cb_backends[b]->pre_mpi_init)
       continue;
     if (!backend_has_transport(cb_backends[b], c->transport))
-      return cb_fail(err, CB_USAGE, "%s:%d: check '%s': backend %s has no transport '%s'", t->path,
-                     c->line, c->name, c->backend_name, c->transport);
+      return cb_fail(err, CB_USAGE, "%s:%d: check '%s': backend %s has no transport '%s'",
+                     t->system.path, c->line, c->name, c->backend_name, c->transport);
     for (int j = 0; j < i; j++)
       if (strcmp(t->checks[j].backend_name, c->backend_name) == 0 &&
           strcmp(t->checks[j].transport, c->transport) != 0)
@@ -215,7 +169,7 @@ int cb_cli_accept_file(struct cb_cli *cli, struct cb_error *err) {
                        "%s:%d: check '%s': backend %s takes one transport per run (it reads "
                        "its environment once per process), and check '%s' asks for '%s'; put "
                        "the checks of each transport in a file of their own",
-                       t->path, c->line, c->name, c->backend_name, t->checks[j].name,
+                       t->system.path, c->line, c->name, c->backend_name, t->checks[j].name,
                        t->checks[j].transport);
   }
   return CB_OK;

@@ -116,7 +116,7 @@ static int judged_pass(void *state, const struct cb_settings *pass, struct cb_si
   struct cb_accept_result res;
   cb_hang_watch(p->cl, p->cli, sinks, nsinks, &res, &p->excluded);
   int rc = p->rules ? cb_matrix_run(p->cl, pass, p->rules, p->ri, sinks, nsinks, &res, err)
-                    : cb_accept_run(p->cl, &p->cli->topology, &p->fleet, pass, p->ri, sinks, nsinks,
+                    : cb_accept_run(p->cl, &p->cli->spec, &p->fleet, pass, p->ri, sinks, nsinks,
                                     &res, err);
   cb_hang_unwatch();
   if (rc == CB_OK && p->cl->rank == 0 && cb_excluded_from(&p->excluded, &res))
@@ -133,8 +133,8 @@ static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
                           cli,
                           rules,
                           f->ri,
-                          {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
-                           cli->topology.baseline.min_runs, cli->topology.baseline.repeat},
+                          {cli->baseline.nentries ? &cli->baseline : NULL, cli->spec.baseline.k,
+                           cli->spec.baseline.min_runs, cli->spec.baseline.repeat},
                           {0}};
   struct cb_burnin_answer a;
   int rc = cb_burnin_judged_run(cl, &cli->settings, f->sinks, f->nsinks, judged_pass, &p, &a, err);
@@ -317,7 +317,7 @@ static int probe_go(const struct frame *f, struct cb_error *err) {
 
 /* --accept FILE: the file's checks, verdicts, exit 1 on FAIL or INCONCLUSIVE. */
 static int accept_validate(const struct frame *f, struct cb_error *err) {
-  return cb_accept_validate(f->cl, &f->cli->topology, &f->cli->settings, err);
+  return cb_accept_validate(f->cl, &f->cli->spec, &f->cli->settings, err);
 }
 
 static int accept_go(const struct frame *f, struct cb_error *err) {
@@ -325,10 +325,10 @@ static int accept_go(const struct frame *f, struct cb_error *err) {
   if (cli->settings.duration > 0) /* a burn-in: the checks again and again */
     return judged_go(f, NULL, err);
   struct cb_accept_result res;
-  struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->topology.baseline.k,
-                           cli->topology.baseline.min_runs, cli->topology.baseline.repeat};
+  struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->spec.baseline.k,
+                           cli->spec.baseline.min_runs, cli->spec.baseline.repeat};
   cb_hang_watch(f->cl, cli, f->sinks, f->nsinks, &res, NULL);
-  int rc = cb_accept_run(f->cl, &cli->topology, &fleet, &cli->settings, f->ri, f->sinks, f->nsinks,
+  int rc = cb_accept_run(f->cl, &cli->spec, &fleet, &cli->settings, f->ri, f->sinks, f->nsinks,
                          &res, err);
   return exclude_out(cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
 }
@@ -352,7 +352,7 @@ static int matrix_go(const struct frame *f, struct cb_error *err) {
  * from the command line, or from the acceptance file's checks (the CLI
  * made sure those agree). */
 int cb_run_pre_mpi(struct cb_cli *cli, int rank, struct cb_error *err) {
-  const struct cb_topology *t = &cli->topology;
+  const struct cb_accept_spec *t = &cli->spec;
   if (cb_cli_prepare(cli, err))
     return err->status;
   for (int i = 0; i < cli->nrenamed && rank == 0; i++) /* the old spelling still works */
@@ -408,7 +408,7 @@ static enum cb_mode_mpi accept_mpi(const union cb_mode_options *o) {
   if (o->run.dry_run) /* the checks' levels from the file alone */
     return CB_MPI_NONE;
   /* [step] checks run the tuner's step, whose all-reduces use a thread */
-  return o->run.topology.nsteps > 0 ? CB_MPI_SERIALIZED : CB_MPI_SINGLE;
+  return o->run.spec.nsteps > 0 ? CB_MPI_SERIALIZED : CB_MPI_SINGLE;
 }
 
 void cb_run_on_error(const union cb_mode_options *o, const struct cb_error *err) {
@@ -428,7 +428,7 @@ MEASURING_RUN(matrix)
 static int accept_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
   static const struct measuring m = {accept_validate, accept_go};
   if (o->run.dry_run) /* the checks' levels from the file alone, without MPI */
-    return cb_accept_dry_run(&o->run.topology, 0, 0, stdout, err);
+    return cb_accept_dry_run(&o->run.spec, 0, 0, stdout, err);
   return run_frame(&m, argc, argv, &o->run, err);
 }
 

@@ -6,10 +6,10 @@
 
 #include <stdint.h>
 
+#include "accept/spec.h"
 #include "fleet/baseline.h"
 #include "import/inspector.h"
 #include "runtime/settings.h"
-#include "topology/topology.h"
 #include "tuner/options.h"
 
 struct cb_cli {
@@ -19,7 +19,7 @@ struct cb_cli {
   int help, version, list, sweep;
   const char *accept_path;     /* --accept FILE: run the topology file's checks */
   int dry_run;                 /* --dry-run: print the checks' levels, measure nothing */
-  struct cb_topology topology; /* loaded from accept_path before MPI (cb_cli_prepare) */
+  struct cb_accept_spec spec;  /* loaded from accept_path before MPI (cb_cli_prepare) */
   const char *baseline_path;   /* --baseline FILE (else the file's [baseline] file) */
   long repeat;                 /* --repeat N; -1: the file's, or the default */
   struct cb_baseline baseline; /* loaded with it; nentries 0: none */

@@ -27,7 +27,7 @@ int cb_report(const struct cb_report_cli *rep) {
   d.runs = calloc(rep->ninputs, sizeof *d.runs);
   d.nruns = rep->ninputs;
   int rc = CB_OK;
-  if (rep->topology && !(rc = cb_topology_load(rep->topology, &topo, &err)))
+  if (rep->topology && !(rc = cb_topology_load(rep->topology, &topo, rep->topology_part, &err)))
     d.topo = &topo;
   if (!rc && rep->baseline && !(rc = cb_baseline_load("--baseline", rep->baseline, &fleet, &err)))
     d.fleet = &fleet;

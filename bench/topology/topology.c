@@ -12,20 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "backends/backend.h"
-#include "base/dtype.h"
-#include "base/robust.h"
 #include "base/suggest.h"
 #include "base/units.h"
-#include "ops/op.h"
-#include "results/overhead.h"
-
-const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
-const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw", "model"};
-
-/* Backends a file may name, built here or not: a preset for GPU clusters
- * must parse on a host without NCCL; --accept refuses unbuilt ones later. */
-static const char *const known_backends[] = {"mpi", "nccl", "ucx", "verbs"};
 
 struct parse_state {
   struct cb_topology *t;
@@ -42,19 +30,29 @@ struct parse_state {
     int line;
   } seen[32];
   int nseen;
-  int singles; /* bit per [system], [matrix], [baseline] seen */
+  int system_seen;
+  const struct cb_topo_part *part; /* the sections that are not the system's */
 };
 
-static int bad(struct parse_state *ps, const char *key, const char *fmt, const char *value) {
+int cb_topo_bad(const struct cb_topo_at *at, const char *key, const char *fmt, const char *value) {
   char why[256];
   snprintf(why, sizeof why, fmt, value);
-  cb_fail(ps->err, CB_USAGE, "%s:%d: [%s] %s: %s", ps->file, ps->line, ps->section, key, why);
+  cb_fail(at->err, CB_USAGE, "%s:%d: [%s] %s: %s", at->file, at->line, at->section, key, why);
   return 0; /* inih: stop, this line is wrong */
 }
 
-/* What parse_quantity's -2 means, as bad()'s format (a tier's bandwidth:
+static struct cb_topo_at at_of(const struct parse_state *ps) {
+  return (struct cb_topo_at){ps->file, ps->section, ps->line, ps->err};
+}
+
+static int bad(struct parse_state *ps, const char *key, const char *fmt, const char *value) {
+  struct cb_topo_at at = at_of(ps);
+  return cb_topo_bad(&at, key, fmt, value);
+}
+
+/* What cb_topo_quantity's -2 means, as bad()'s format (a tier's bandwidth:
  * `tier`, no link is under 1 MB/s). */
-static const char *range_text(int bandwidth, int tier) {
+const char *cb_topo_range_text(int bandwidth, int tier) {
   return !bandwidth ? "'%s' is out of range (1 ns to 3600 s)"
          : tier     ? "'%s' is out of range (1 MB/s to 1000 TB/s)"
                     : "'%s' is out of range (1 B/s to 1000 TB/s)";
@@ -64,34 +62,24 @@ static void copy_text(char *dst, size_t len, const char *src) {
   snprintf(dst, len, "%s", src);
 }
 
-/* "460 GB/s", "400 Gb/s", "4.2 us", "5% membw", "80% model": a number, then
- * a unit or a reference (a time's only reference is the model's time).
- * `bandwidth` says which family of units is expected. 0, -1 when it is
- * not one, -2 when it is out of range (range_text says it). */
-static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *th) {
+const char *cb_topo_number(const char *text, double *v) {
   char *end;
   errno = 0;
-  double v = strtod(text, &end);
-  if (end == text || errno || !isfinite(v) || v <= 0)
-    return -1;
+  *v = strtod(text, &end);
+  if (end == text || errno || !isfinite(*v) || *v <= 0)
+    return NULL;
   while (*end == ' ' || *end == '\t')
     end++;
-  th->set = 1;
-  th->reference = CB_REF_NONE;
-  if (*end == '%') {
-    end++;
-    while (*end == ' ' || *end == '\t')
-      end++;
-    for (int r = CB_REF_MEMBW; r < CB_NREFS; r++)
-      if ((bandwidth || r == CB_REF_MODEL) && strcmp(end, cb_reference_names[r]) == 0) {
-        if (v > 1000) /* ten times the reference: a typo */
-          return -1;
-        th->value = v / 100;
-        th->reference = r;
-        return 0;
-      }
+  return end;
+}
+
+/* "460 GB/s", "400 Gb/s", "4.2 us": a number, then a unit of the family
+ * `bandwidth` says. */
+int cb_topo_quantity(const char *text, int bandwidth, double *value) {
+  double v;
+  const char *end = cb_topo_number(text, &v);
+  if (!end)
     return -1;
-  }
   static const struct {
     const char *unit;
     double scale;
@@ -103,26 +91,26 @@ static int parse_quantity(const char *text, int bandwidth, struct cb_threshold *
   };
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
     if (units[i].bandwidth == bandwidth && strcmp(end, units[i].unit) == 0) {
-      th->value = v * units[i].scale;
+      *value = v * units[i].scale;
       /* bounds far past any machine (NVL72's NVLink domain is 130 TB/s; a
        * step is seconds; nothing is timed under 1 ns): a figure beyond them
        * is a typo, and 1e308 or 1e-300 would overflow the model's sums and
        * break its tables (a tier's bandwidth has a floor of its own) */
       double lo = bandwidth ? 1 : CB_TOPO_MIN_SECONDS;
       double hi = bandwidth ? CB_TOPO_MAX_BPS : CB_TOPO_MAX_SECONDS;
-      return th->value >= lo && th->value <= hi ? 0 : -2;
+      return *value >= lo && *value <= hi ? 0 : -2;
     }
   return -1;
 }
 
 /* A whole value that is a number; its range is the caller's to check. */
-static int parse_real(const char *value, double *out) {
+int cb_topo_real(const char *value, double *out) {
   char *end;
   *out = strtod(value, &end);
   return end == value || *end ? -1 : 0;
 }
 
-static int parse_int(const char *value, int min, int max, int *out) {
+int cb_topo_int(const char *value, int min, int max, int *out) {
   char *end;
   errno = 0;
   long v = strtol(value, &end, 10);
@@ -233,10 +221,10 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
       v += used + 1;
     }
   } else if (strcmp(key, "nvlink") == 0) {
-    if (parse_int(value, 0, 5, &g->nvlink))
+    if (cb_topo_int(value, 0, 5, &g->nvlink))
       return bad(ps, key, "'%s' is not an NVLink generation (0: none, 1 to 5)", value);
   } else if (strcmp(key, "nvlink_peers") == 0) {
-    if (parse_int(value, 1, 1 << 20, &g->nvlink_peers))
+    if (cb_topo_int(value, 1, 1 << 20, &g->nvlink_peers))
       return bad(ps, key, "'%s' is not a count of NVLink peers per GPU (1: bridged pairs)", value);
   } else if (strcmp(key, "gpu_p2p") == 0) {
     if ((g->gpu_p2p = one_of(value, yesno)) < 0)
@@ -248,13 +236,13 @@ static int gpu_key(struct parse_state *ps, const char *key, const char *value) {
                  "off)",
                  value);
   } else if (strcmp(key, "nvlink_links") == 0) {
-    if (parse_int(value, 1, 64, &g->nvlink_links))
+    if (cb_topo_int(value, 1, 64, &g->nvlink_links))
       return bad(ps, key, "'%s' is not a count of NVLinks per GPU (1 to 64)", value);
   } else if (strcmp(key, "nvswitch") == 0) {
     if ((g->nvswitch = one_of(value, switches)) < 0)
       return bad(ps, key, "'%s': expected no, yes or nvls (NVSwitch with NVLink SHARP)", value);
   } else if (strcmp(key, "pcie_gen") == 0) {
-    if (parse_int(value, 3, 6, &g->pcie_gen))
+    if (cb_topo_int(value, 3, 6, &g->pcie_gen))
       return bad(ps, key, "'%s' is not a PCIe generation (3 to 6)", value);
   } else if (strcmp(key, "fabric_sharp") == 0) {
     if ((g->sharp = one_of(value, yesno)) < 0)
@@ -295,16 +283,16 @@ static int system_key(struct parse_state *ps, const char *key, const char *value
   else if (strcmp(key, "source") == 0)
     copy_text(t->source, sizeof t->source, value);
   else if (strcmp(key, "nodes") == 0) {
-    if (parse_int(value, 1, 1 << 24, &t->nodes))
+    if (cb_topo_int(value, 1, 1 << 24, &t->nodes))
       return bad(ps, key, "'%s' is not a node count (1 or more)", value);
   } else if (strcmp(key, "gpus_per_node") == 0) {
-    if (parse_int(value, 0, 1024, &t->gpus_per_node))
+    if (cb_topo_int(value, 0, 1024, &t->gpus_per_node))
       return bad(ps, key, "'%s' is not a GPU count (0 to 1024)", value);
   } else if (strcmp(key, "ranks_per_node") == 0) {
-    if (parse_int(value, 1, 4096, &t->ranks_per_node))
+    if (cb_topo_int(value, 1, 4096, &t->ranks_per_node))
       return bad(ps, key, "'%s' is not a rank count (1 to 4096)", value);
   } else if (strcmp(key, "scale") == 0) {
-    if (parse_int(value, 1, CB_TOPO_MAX_SCALE, &t->scale))
+    if (cb_topo_int(value, 1, CB_TOPO_MAX_SCALE, &t->scale))
       return bad(ps, key,
                  "'%s' is not a GPU count the planner reaches (1 to " CB_TOPO_MAX_SCALE_TEXT ")",
                  value);
@@ -315,7 +303,7 @@ static int system_key(struct parse_state *ps, const char *key, const char *value
 
 static int tier_key(struct parse_state *ps, const char *key, const char *value) {
   struct cb_tier *tier = &ps->t->tiers[ps->t->ntiers - 1];
-  struct cb_threshold q;
+  double q;
   if (strcmp(key, "kind") == 0)
     copy_text(tier->kind, sizeof tier->kind, value);
   else if (strcmp(key, "scope") == 0) {
@@ -326,265 +314,71 @@ static int tier_key(struct parse_state *ps, const char *key, const char *value) 
     else
       return bad(ps, key, "'%s': expected intra-node or inter-node", value);
   } else if (strcmp(key, "bandwidth") == 0) {
-    int got = parse_quantity(value, 1, &q);
-    if (got == -2 || (got == 0 && q.reference == CB_REF_NONE && q.value < CB_TOPO_MIN_BPS))
-      return bad(ps, key, range_text(1, 1), value);
-    if (got || q.reference != CB_REF_NONE)
+    int got = cb_topo_quantity(value, 1, &q);
+    if (got == -2 || (got == 0 && q < CB_TOPO_MIN_BPS))
+      return bad(ps, key, cb_topo_range_text(1, 1), value);
+    if (got)
       return bad(ps, key, "'%s': expected a bandwidth such as 450 GB/s or 400 Gb/s", value);
-    tier->bandwidth_Bps = q.value;
+    tier->bandwidth_Bps = q;
   } else if (strcmp(key, "latency") == 0) {
-    int got = parse_quantity(value, 0, &q);
+    int got = cb_topo_quantity(value, 0, &q);
     if (got == -2)
-      return bad(ps, key, range_text(0, 0), value);
-    if (got || q.reference != CB_REF_NONE)
+      return bad(ps, key, cb_topo_range_text(0, 0), value);
+    if (got)
       return bad(ps, key, "'%s': expected a time such as 2 us", value);
-    tier->latency_s = q.value;
+    tier->latency_s = q;
   } else if (strcmp(key, "nics_per_node") == 0) {
     /* an NVLink domain is one node to NCCL: GB200 NVL72 has a NIC per GPU, 72 */
-    if (parse_int(value, 1, 1024, &tier->nics_per_node))
+    if (cb_topo_int(value, 1, 1024, &tier->nics_per_node))
       return bad(ps, key, "'%s' is not a NIC count (1 to 1024)", value);
   } else
     return bad(ps, key, "unknown key '%s' (kind, scope, bandwidth, latency, nics_per_node)", key);
   return 1;
 }
 
-static int check_key(struct parse_state *ps, const char *key, const char *value) {
-  struct cb_check *c = &ps->t->checks[ps->t->nchecks - 1];
-  if (strcmp(key, "op") == 0) {
-    if ((c->op = cb_op_lookup(value)) < 0)
-      return bad(ps, key, "unknown op '%s'", value);
-  } else if (strcmp(key, "backend") == 0) {
-    c->backend_name = NULL;
-    for (size_t i = 0; i < sizeof known_backends / sizeof known_backends[0]; i++)
-      if (strcmp(value, known_backends[i]) == 0)
-        c->backend_name = known_backends[i];
-    if (!c->backend_name)
-      return bad(ps, key, "unknown backend '%s' (mpi, nccl, ucx, verbs)", value);
-  } else if (strcmp(key, "mem") == 0) {
-    if ((c->mem = cb_mem_lookup(value)) < 0)
-      return bad(ps, key, "unknown memory kind '%s' (host, pinned, device)", value);
-  } else if (strcmp(key, "dtype") == 0) {
-    if ((c->dtype = cb_dtype_lookup(value)) < 0)
-      return bad(ps, key, "unknown dtype '%s'", value);
-  } else if (strcmp(key, "transport") == 0) {
-    if (!*value || strlen(value) >= sizeof c->transport)
-      return bad(ps, key, "'%s' is not a transport name", value);
-    copy_text(c->transport, sizeof c->transport, value);
-  } else if (strcmp(key, "size") == 0) {
-    struct cb_error size_err = {0};
-    if (cb_parse_size(value, "size", &c->bytes, &size_err))
-      return bad(ps, key, "'%s' is not a size such as 8, 64K or 16G", value);
-  } else if (strcmp(key, "metric") == 0) {
-    c->metric = -1;
-    for (int i = 0; i <= CB_METRIC_TIME; i++)
-      if (strcmp(value, cb_metric_names[i]) == 0)
-        c->metric = i;
-    if (c->metric < 0)
-      return bad(ps, key, "unknown metric '%s' (busbw, algbw, time)", value);
-  } else if (strcmp(key, "variant") == 0) {
-    if (strcmp(value, "in-place") == 0)
-      c->inplace = 1;
-    else if (strcmp(value, "out-of-place") == 0)
-      c->inplace = 0;
-    else
-      return bad(ps, key, "'%s': expected out-of-place or in-place", value);
-  } else if (strcmp(key, "warn") == 0 || strcmp(key, "fail") == 0) {
-    /* The unit family follows the metric, so the metric must come first. */
-    struct cb_threshold *th = key[0] == 'w' ? &c->warn : &c->fail;
-    int bandwidth = c->metric != CB_METRIC_TIME, got = parse_quantity(value, bandwidth, th);
-    th->line = ps->line;
-    if (got == -2)
-      return bad(ps, key, range_text(bandwidth, 0), value);
-    if (got)
-      return bad(ps, key,
-                 bandwidth
-                     ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s), a fraction of "
-                       "the measured memory or pair bandwidth (5%% membw, 40%% pairbw) or of the "
-                       "model's figure (80%% model); metric comes first"
-                     : "'%s': expected a time such as 4.2 us, or a multiple of the model's (150%% "
-                       "model)",
-                 value);
-  } else if (strcmp(key, "ceiling") == 0) {
-    if (!*value || strlen(value) >= sizeof c->ceiling)
-      return bad(ps, key, "'%s' is not a tier name", value);
-    copy_text(c->ceiling, sizeof c->ceiling, value);
-  } else if (strcmp(key, "ceiling_fraction") == 0) {
-    if (parse_real(value, &c->ceiling_fraction) ||
-        !(c->ceiling_fraction > 0 && c->ceiling_fraction <= 1))
-      return bad(ps, key, "'%s' is not a fraction over 0, at most 1", value);
-  } else
-    return bad(ps, key,
-               "unknown key '%s' (op, backend, mem, dtype, transport, size, metric, variant, "
-               "warn, fail, ceiling, ceiling_fraction)",
-               key);
-  return 1;
-}
-
-static int matrix_key(struct parse_state *ps, const char *key, const char *value) {
-  struct cb_matrix_rules *m = &ps->t->matrix;
-  if (strcmp(key, "size") == 0) {
-    struct cb_error size_err = {0};
-    if (cb_parse_size(value, "size", &m->bytes, &size_err))
-      return bad(ps, key, "'%s' is not a size such as 1M", value);
-  } else if (strcmp(key, "bw_fraction") == 0) {
-    if (parse_real(value, &m->bw_fraction) || !(m->bw_fraction > 0 && m->bw_fraction < 1))
-      return bad(ps, key, "'%s': expected a fraction between 0 and 1, e.g. 0.9", value);
-  } else if (strcmp(key, "lat_factor") == 0) {
-    if (parse_real(value, &m->lat_factor) || !(m->lat_factor > 1 && m->lat_factor < 1000))
-      return bad(ps, key, "'%s': expected a factor over 1, e.g. 2.1", value);
-  } else
-    return bad(ps, key, "unknown key '%s' (size, bw_fraction, lat_factor)", key);
-  return 1;
-}
-
-static int step_key(struct parse_state *ps, const char *key, const char *value) {
-  struct cb_step_check *c = &ps->t->steps[ps->t->nsteps - 1];
-  struct cb_error e = {0};
-  if (strcmp(key, "workload") == 0) {
-    if (cb_model_preset(value, &c->model, &e))
-      return bad(ps, key, "unknown workload '%s' (tiny, gpt2-124m, gpt-1.3b, llama-7b)", value);
-    c->model_set = 1;
-  } else if (strcmp(key, "workload_config") == 0) {
-    if (!c->model_set)
-      return bad(ps, key, "'%s': workload comes first", value);
-    if (cb_model_config_parse(value, &c->model, &e))
-      return bad(ps, key, "'%s': expected hidden=,layers=,heads=,seq=,batch=,dtype= values", value);
-  } else if (strcmp(key, "bucket") == 0) {
-    if (cb_parse_size(value, "bucket", &c->bucket_bytes, &e))
-      return bad(ps, key, "'%s' is not a size such as 25M", value);
-  } else if (strcmp(key, "ranks") == 0) {
-    if (parse_int(value, 1, 1 << 24, &c->ranks))
-      return bad(ps, key, "'%s' is not a rank count (1 or more)", value);
-  } else if (strcmp(key, "reps") == 0) {
-    if (parse_int(value, 2, 10000, &c->reps))
-      return bad(ps, key, "'%s' is not a repetition count (2 to 10000)", value);
-  } else if (strcmp(key, "limit") == 0) {
-    if (cb_overhead_parse(value, "limit", &c->limit, &e))
-      return bad(ps, key, "'%s': expected a share of the step such as 20%% or 0.2", value);
-  } else if (strcmp(key, "compute_time") == 0) {
-    struct cb_threshold q;
-    int got = parse_quantity(value, 0, &q);
-    if (got == -2)
-      return bad(ps, key, range_text(0, 0), value);
-    if (got || q.reference != CB_REF_NONE)
-      return bad(ps, key, "'%s': expected the step's compute time on one GPU, such as 250 ms",
-                 value);
-    c->compute_s = q.value;
-  } else
-    return bad(ps, key,
-               "unknown key '%s' (workload, workload_config, bucket, ranks, reps, limit, "
-               "compute_time)",
-               key);
-  return 1;
-}
-
-static int baseline_key(struct parse_state *ps, const char *key, const char *value) {
-  struct cb_baseline_rules *b = &ps->t->baseline;
-  struct cb_error e = {0};
-  if (strcmp(key, "file") == 0) {
-    if (!*value || strlen(value) >= sizeof b->file)
-      return bad(ps, key, "'%s': expected a file name", value);
-    copy_text(b->file, sizeof b->file, value);
-  } else if (strcmp(key, "k") == 0) {
-    if (parse_real(value, &b->k) || !(b->k >= 1 && b->k <= 100))
-      return bad(ps, key, "'%s': expected a z-score limit between 1 and 100, e.g. 5", value);
-  } else if (strcmp(key, "min_runs") == 0) {
-    if (cb_parse_long(value, "min_runs", 2, 1000000, &b->min_runs, &e))
-      return bad(ps, key, "'%s': expected a count of 2 or more", value);
-  } else if (strcmp(key, "repeat") == 0) {
-    if (cb_parse_long(value, "repeat", 0, 100, &b->repeat, &e))
-      return bad(ps, key, "'%s': expected 0 to 100 re-measures", value);
-  } else
-    return bad(ps, key, "unknown key '%s' (file, k, min_runs, repeat)", key);
-  return 1;
-}
-
-/* A new [check NAME] or [step NAME] (kind) in its table of *n entries of
- * `size` bytes: the name not taken, room left; the entry zeroed, with its
- * name (which each kind's struct begins with). NULL after saying why. */
-_Static_assert(offsetof(struct cb_check, name) == 0 && offsetof(struct cb_step_check, name) == 0,
-               "new_named writes the name at the entry's start");
-static void *new_named(struct parse_state *ps, const char *kind, const char *name, void *table,
-                       size_t size, int *n, int max) {
-  char fmt[64];
-  for (int i = 0; i < *n; i++)
-    if (strcmp((const char *)table + i * size, name) == 0) {
-      snprintf(fmt, sizeof fmt, "%s '%%s' is defined twice", kind);
-      bad(ps, "section", fmt, name);
-      return NULL;
-    }
-  if (*n == max) {
-    snprintf(fmt, sizeof fmt, "'%%s': too many %ss", kind);
-    bad(ps, "section", fmt, name);
-    return NULL;
-  }
-  char *e = (char *)table + (size_t)(*n)++ * size;
-  memset(e, 0, size);
-  copy_text(e, CB_TOPO_NAME_MAX, name);
-  return e;
-}
-
-/* A new section: [system], [tier NAME], [check NAME], [step NAME], [matrix] or
- * [baseline]. */
-static int begin_section(struct parse_state *ps, const char *section) {
-  struct cb_topology *t = ps->t;
-  const char *name = strchr(section, ' ');
-  name = name ? name + 1 : "";
-  ps->nseen = 0;
-  static const char *const singles[] = {"system", "matrix", "baseline", NULL};
-  int single = one_of(section, singles);
-  if (single >= 0 && ps->singles & 1 << single)
-    return bad(ps, "section", "[%s] is given twice; write its keys in one section", section);
-  if (single >= 0) {
-    ps->singles |= 1 << single;
-    t->matrix.set |= strcmp(section, "matrix") == 0;
-    t->baseline.set |= strcmp(section, "baseline") == 0;
-    return 1;
-  }
-  if (strcmp(section, "step") == 0)
-    name = "step";
-  int is_tier = strncmp(section, "tier ", 5) == 0, is_check = strncmp(section, "check ", 6) == 0;
-  int is_step = strcmp(section, "step") == 0 || strncmp(section, "step ", 5) == 0;
-  if (!is_tier && !is_check && !is_step)
-    return bad(ps, "section",
-               "'%s': expected [system], [tier NAME], [check NAME], [step NAME], [matrix] "
-               "or [baseline]",
-               section);
+int cb_topo_section_name(const struct cb_topo_at *at, const char *name) {
   if (!*name || strlen(name) >= CB_TOPO_NAME_MAX ||
       strspn(name, "abcdefghijklmnopqrstuvwxyz"
                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                    "0123456789-_.") != strlen(name))
-    return bad(ps, "section", "'%s': the name must be letters, digits, '-', '_' or '.'", name);
-  if (is_step) {
-    struct cb_step_check *c =
-        new_named(ps, "step", name, t->steps, sizeof *t->steps, &t->nsteps, CB_TOPO_MAX_STEPS);
-    if (!c)
-      return 0;
-    c->line = ps->line;
-    c->bucket_bytes = 25u << 20; /* PyTorch DDP's bucket_cap_mb default */
-    c->reps = 10;
-  } else if (is_tier) {
-    for (int i = 0; i < t->ntiers; i++)
-      if (strcmp(t->tiers[i].name, name) == 0)
-        return bad(ps, "section", "tier '%s' is defined twice", name);
-    if (t->ntiers == CB_TOPO_MAX_TIERS)
-      return bad(ps, "section", "'%s': too many tiers", name);
-    struct cb_tier *tier = &t->tiers[t->ntiers++];
-    memset(tier, 0, sizeof *tier);
-    copy_text(tier->name, sizeof tier->name, name);
-    tier->scope = -1;
-    tier->nics_per_node = 1;
-  } else {
-    struct cb_check *c =
-        new_named(ps, "check", name, t->checks, sizeof *t->checks, &t->nchecks, CB_TOPO_MAX_CHECKS);
-    if (!c)
-      return 0;
-    c->line = ps->line;
-    c->op = c->metric = -1;
-    c->mem = cb_mem_lookup("host");
-    c->dtype = cb_dtype_lookup("float");
-    copy_text(c->transport, sizeof c->transport, "auto");
+    return cb_topo_bad(at, "section", "'%s': the name must be letters, digits, '-', '_' or '.'",
+                       name);
+  return 1;
+}
+
+/* A new section: [system], [tier NAME], or one of the part's. */
+static int begin_section(struct parse_state *ps, const char *section) {
+  struct cb_topology *t = ps->t;
+  struct cb_topo_at at = at_of(ps);
+  ps->nseen = 0;
+  if (strcmp(section, "system") == 0) {
+    if (ps->system_seen)
+      return bad(ps, "section", "[%s] is given twice; write its keys in one section", section);
+    ps->system_seen = 1;
+    return 1;
   }
+  if (strncmp(section, "tier ", 5) != 0) {
+    int taken = ps->part ? ps->part->begin(ps->part->user, &at, section) : -1;
+    if (taken >= 0)
+      return taken;
+    char fmt[160];
+    snprintf(fmt, sizeof fmt, "'%%s': expected [system]%s%s",
+             ps->part ? ", [tier NAME], " : " or [tier NAME]", ps->part ? ps->part->sections : "");
+    return bad(ps, "section", fmt, section);
+  }
+  const char *name = section + 5;
+  if (!cb_topo_section_name(&at, name))
+    return 0;
+  for (int i = 0; i < t->ntiers; i++)
+    if (strcmp(t->tiers[i].name, name) == 0)
+      return bad(ps, "section", "tier '%s' is defined twice", name);
+  if (t->ntiers == CB_TOPO_MAX_TIERS)
+    return bad(ps, "section", "'%s': too many tiers", name);
+  struct cb_tier *tier = &t->tiers[t->ntiers++];
+  memset(tier, 0, sizeof *tier);
+  copy_text(tier->name, sizeof tier->name, name);
+  tier->scope = -1;
+  tier->nics_per_node = 1;
   return 1;
 }
 
@@ -605,18 +399,10 @@ static int on_key(void *user, const char *section, const char *key, const char *
       snprintf(why, sizeof why, "holds the control byte 0x%02x: values are printable text", *c);
       return bad(ps, key, "%s", why);
     }
-  /* [step]'s old keys (issue 44: "model" is the performance model's word):
-   * read as the new ones, and said once (cb_topology.renamed) */
-  static const char *const step_renames[][2] = {{"model", "workload"},
-                                                {"model_config", "workload_config"}};
-  for (size_t i = 0; strncmp(section, "step", 4) == 0 && i < 2; i++)
-    if (strcmp(key, step_renames[i][0]) == 0) {
-      if (!ps->t->renamed[0])
-        snprintf(ps->t->renamed, sizeof ps->t->renamed,
-                 "%s:%d: [%s] %s is now %s (the old name works for this release)", ps->file,
-                 ps->line, section, key, step_renames[i][1]);
-      key = step_renames[i][1];
-    }
+  int own = strcmp(section, "system") == 0 || strncmp(section, "tier ", 5) == 0;
+  struct cb_topo_at at = at_of(ps);
+  if (!own && *section && ps->part && ps->part->key_name)
+    key = ps->part->key_name(ps->part->user, &at, key);
   for (int i = 0; i < ps->nseen; i++)
     if (strcmp(ps->seen[i].key, key) == 0) {
       char why[96];
@@ -630,22 +416,16 @@ static int on_key(void *user, const char *section, const char *key, const char *
   }
   if (strcmp(section, "system") == 0)
     return system_key(ps, key, value);
-  if (strcmp(section, "matrix") == 0)
-    return matrix_key(ps, key, value);
-  if (strcmp(section, "baseline") == 0)
-    return baseline_key(ps, key, value);
   if (strncmp(section, "tier ", 5) == 0)
     return tier_key(ps, key, value);
-  if (strcmp(section, "step") == 0 || strncmp(section, "step ", 5) == 0)
-    return step_key(ps, key, value);
-  if (strncmp(section, "check ", 6) != 0) { /* a key above every section */
+  if (!*section || !ps->part) { /* a key above every section */
     cb_fail(ps->err, CB_USAGE,
             "%s:%d: key '%s' comes before the first section; put it under [system], "
             "[tier NAME] or [check NAME]",
             ps->file, ps->line, key);
     return 0;
   }
-  return check_key(ps, key, value);
+  return ps->part->key(ps->part->user, &at, key, value);
 }
 
 /* inih reads through this reader, which counts lines (Debian's libinih
@@ -688,7 +468,7 @@ static char *read_line(char *buf, int size, void *stream) {
   return buf;
 }
 
-static int find_tier(const struct cb_topology *t, const char *name) {
+int cb_topology_find_tier(const struct cb_topology *t, const char *name) {
   for (int i = 0; i < t->ntiers; i++)
     if (strcmp(t->tiers[i].name, name) == 0)
       return i;
@@ -765,61 +545,12 @@ static int validate(struct parse_state *ps) {
       return cb_fail(ps->err, CB_USAGE, "%s: [tier %s]: key '%s' is missing", ps->file, tier->name,
                      missing);
   }
-  for (int i = 0; i < t->nchecks; i++) {
-    struct cb_check *c = &t->checks[i];
-    const char *missing = c->op < 0          ? "op"
-                          : !c->backend_name ? "backend"
-                          : !c->bytes        ? "size"
-                          : c->metric < 0    ? "metric"
-                          : !c->fail.set     ? "fail"
-                                             : NULL;
-    if (missing)
-      return cb_fail(ps->err, CB_USAGE, "%s:%d: [check %s]: key '%s' is missing", ps->file, c->line,
-                     c->name, missing);
-    if (c->ceiling[0] && (c->ceiling_tier = find_tier(t, c->ceiling)) < 0)
-      return cb_fail(ps->err, CB_USAGE,
-                     "%s:%d: [check %s]: ceiling '%s' names no [tier] of the file", ps->file,
-                     c->line, c->name, c->ceiling);
-    if (c->ceiling[0] && c->metric == CB_METRIC_TIME)
-      return cb_fail(ps->err, CB_USAGE,
-                     "%s:%d: [check %s]: a ceiling is a bandwidth, and the metric is time",
-                     ps->file, c->line, c->name);
-    if (!c->ceiling[0] && c->ceiling_fraction > 0)
-      return cb_fail(ps->err, CB_USAGE, "%s:%d: [check %s]: ceiling_fraction without a ceiling",
-                     ps->file, c->line, c->name);
-    if (!(c->ceiling_fraction > 0))
-      c->ceiling_fraction = CB_CEILING_FRACTION;
-    /* A warn level must be the stricter one, or it could never fire. */
-    if (c->warn.set && c->warn.reference == c->fail.reference &&
-        (c->metric == CB_METRIC_TIME ? c->warn.value > c->fail.value
-                                     : c->warn.value < c->fail.value))
-      return cb_fail(ps->err, CB_USAGE,
-                     "%s:%d: [check %s]: warn is beyond fail (warn must be the stricter level)",
-                     ps->file, c->line, c->name);
-  }
-  for (int i = 0; i < t->nsteps; i++) {
-    const struct cb_step_check *c = &t->steps[i];
-    const char *missing = !c->model_set ? "workload" : !(c->limit > 0) ? "limit" : NULL;
-    if (missing)
-      return cb_fail(ps->err, CB_USAGE, "%s:%d: [step %s]: key '%s' is missing", ps->file, c->line,
-                     c->name, missing);
-  }
-  cb_matrix_rules_defaults(&t->matrix);
-  if (t->baseline.set && !t->baseline.file[0])
-    return cb_fail(ps->err, CB_USAGE, "%s: [baseline] needs file = BASELINE.json", ps->file);
-  cb_baseline_rules_defaults(&t->baseline);
-  if (cb_topology_uses(t, CB_REF_PAIRBW) && !t->matrix.set)
-    return cb_fail(ps->err, CB_USAGE,
-                   "%s: a threshold is relative to pairbw, the matrix's median pair bandwidth, "
-                   "but there is no [matrix] section",
-                   ps->file);
-  return CB_OK;
+  return ps->part ? ps->part->finish(ps->part->user, t, ps->err) : CB_OK;
 }
 
 int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
-                      struct cb_error *err) {
+                      const struct cb_topo_part *part, struct cb_error *err) {
   memset(t, 0, sizeof *t);
-  t->baseline.repeat = -1; /* not given */
   /* every [system] GPU key unset until the file gives it */
   t->gpu = (struct cb_topo_gpu){.arch = -1,
                                 .nvlink = -1,
@@ -837,7 +568,7 @@ int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
                                 .cc_max = -1,
                                 .p2p_level = -1};
   copy_text(t->path, sizeof t->path, name);
-  struct parse_state ps = {.t = t, .err = err, .file = name, .text = text};
+  struct parse_state ps = {.t = t, .err = err, .file = name, .text = text, .part = part};
   int rc = ini_parse_stream(read_line, &ps, on_key, &ps);
   if (err->status)
     return err->status;
@@ -901,7 +632,8 @@ static const char *nearest_preset(const char *path, char *buf, size_t len) {
   return cb_suggest_text(cb_suggest_in(word, list), buf, (int)len);
 }
 
-int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err) {
+int cb_topology_load(const char *path, struct cb_topology *t, const struct cb_topo_part *part,
+                     struct cb_error *err) {
   FILE *f = open_topology(path);
   char hint[96];
   if (!f && errno == ENOENT && !strchr(path, '/'))
@@ -927,27 +659,9 @@ int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *e
                   : cb_fail(err, CB_USAGE, "topology file '%s' is over 1 MiB", path);
   }
   text[len] = '\0';
-  int rc = cb_topology_parse(text, path, t, err);
+  int rc = cb_topology_parse(text, path, t, part, err);
   free(text);
   return rc;
-}
-
-void cb_baseline_rules_defaults(struct cb_baseline_rules *b) {
-  if (!(b->k > 0))
-    b->k = CB_BASELINE_K;
-  if (!b->min_runs)
-    b->min_runs = CB_BASELINE_MIN_N;
-  if (b->repeat < 0)
-    b->repeat = CB_BASELINE_REPEAT;
-}
-
-void cb_matrix_rules_defaults(struct cb_matrix_rules *m) {
-  if (!m->bytes)
-    m->bytes = 1 << 20;
-  if (!m->bw_fraction)
-    m->bw_fraction = 0.9; /* mpiGraph/ClusterKit practice: 0.9-0.93 of the typical pair */
-  if (!m->lat_factor)
-    m->lat_factor = 2.1; /* ClusterKit: over 2.1x the best latency */
 }
 
 const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope) {
@@ -955,15 +669,4 @@ const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope) {
     if (t->tiers[i].scope == scope)
       return &t->tiers[i];
   return NULL;
-}
-
-double cb_threshold_value(const struct cb_threshold *th, const double *reference_Bps) {
-  return th->reference == CB_REF_NONE ? th->value : th->value * reference_Bps[th->reference];
-}
-
-int cb_topology_uses(const struct cb_topology *t, int reference) {
-  for (int i = 0; i < t->nchecks; i++)
-    if (t->checks[i].fail.reference == reference || t->checks[i].warn.reference == reference)
-      return 1;
-  return 0;
 }

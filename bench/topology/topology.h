@@ -1,7 +1,8 @@
 /* Topology files (topologies/NAME.conf): a human-edited INI description of a
- * system — nodes, GPUs per node, link tiers with nominal figures — and the
- * acceptance checks it should pass. Acceptance (--accept) runs the checks;
- * the performance model (--predict) reads the tiers. Format: topologies/README.md. */
+ * system — nodes, GPUs per node, link tiers with nominal figures — read by
+ * the performance model (--predict), the report, the tuner and acceptance.
+ * The acceptance checks the same file holds are acceptance's own sections
+ * (accept/spec.c), read through a cb_topo_part. Format: topologies/README.md. */
 #ifndef CB_TOPOLOGY_H
 #define CB_TOPOLOGY_H
 
@@ -9,10 +10,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "kernels/transformer.h"
 
 #define CB_TOPO_MAX_TIERS 8
-#define CB_TOPO_MAX_CHECKS 32
 #define CB_TOPO_NAME_MAX 64
 #define CB_TOPO_TEXT_MAX 256
 /* The range of a bandwidth and a time a topology file may state (topology.c
@@ -39,87 +38,6 @@ struct cb_tier {
   double latency_s;            /* nominal one-way small-message latency */
   int nics_per_node;           /* inter-node tiers: rails per node (default 1) */
 };
-
-/* What a check compares: bandwidths are better high, times better low. */
-enum cb_metric { CB_METRIC_BUSBW, CB_METRIC_ALGBW, CB_METRIC_TIME };
-extern const char *const cb_metric_names[];
-
-/* A threshold is absolute, or a fraction of a reference measured at run
- * time on this machine: its memory copy bandwidth ("5% membw"), or the
- * median bandwidth of all pairs in the [matrix] ("40% pairbw"); or a
- * fraction of what the performance model expects of the check on the
- * file's [system] and [tier]s ("80% model", bench/accept/expected.c). */
-enum cb_reference { CB_REF_NONE, CB_REF_MEMBW, CB_REF_PAIRBW, CB_REF_MODEL, CB_NREFS };
-extern const char *const cb_reference_names[CB_NREFS];
-struct cb_threshold {
-  int set;       /* 0: no such level */
-  double value;  /* base units (bytes/s or seconds), or a fraction of the reference */
-  int reference; /* enum cb_reference */
-  int line;      /* where the file gives it, for messages */
-};
-
-struct cb_check {
-  char name[CB_TOPO_NAME_MAX]; /* [check NAME] */
-  int line;                    /* where the section starts, for messages */
-  int op, mem, dtype;          /* indexes into the op, memory and dtype tables */
-  const char *backend_name;    /* mpi, nccl, ucx or verbs, built here or not */
-  char transport[32];          /* "auto" unless given */
-  uint64_t bytes;
-  int metric;  /* enum cb_metric */
-  int inplace; /* which variant is judged (default out of place) */
-  struct cb_threshold warn, fail;
-  /* `ceiling = TIER`: the physical limit the figure is judged against too,
-   * that tier's bandwidth; under ceiling_fraction of it fails (a whole fleet
-   * degraded alike looks normal to a fleet baseline), over it warns. */
-  char ceiling[CB_TOPO_NAME_MAX]; /* "" when none */
-  int ceiling_tier;               /* its index in tiers[], when ceiling is set */
-  double ceiling_fraction;
-};
-
-/* ceiling_fraction when the file gives none: a healthy link measures well
- * over 0.6 of its nominal rate (nccl-tests: 0.82 of NVLink 4 with Ring, 0.92-0.98
- * of NDR 400 per NIC; topologies/h100-ndr.conf cites the sources), a PCIe link trained a generation
- * down measures 0.5. */
-#define CB_CEILING_FRACTION 0.6
-
-/* Outlier rules for the all-pairs matrix (section [matrix]; ClusterKit's
- * defaults when absent: 0.9 of the median bandwidth, 2.1x the best latency). */
-struct cb_matrix_rules {
-  int set; /* the file has a [matrix] section: --accept runs the matrix */
-  uint64_t bytes;
-  double bw_fraction, lat_factor;
-};
-
-void cb_matrix_rules_defaults(struct cb_matrix_rules *m);
-
-/* A [step NAME] check (or [step]): the reference training step of --tune
- * run on the cluster under test, judged on its communication overhead,
- * (T_step - T_compute) / T_step, against `limit`. */
-#define CB_TOPO_MAX_STEPS 8
-struct cb_step_check {
-  char name[CB_TOPO_NAME_MAX];
-  int line;
-  int model_set;
-  struct cb_model model; /* model = preset, then model_config = hidden=,... */
-  uint64_t bucket_bytes; /* default DDP's 25 MiB, capped at the gradients */
-  int ranks;             /* the rank count the check is for; 0: any */
-  int reps;              /* rounds of the three phases (default 10) */
-  double limit;          /* a share of the step, 0 < limit < 1 */
-  /* seconds of compute a step takes on one GPU (or rank), for pricing
-   * defects at `scale`; 0: the step's T_compute as measured in the run */
-  double compute_s;
-};
-
-/* [baseline]: judge the checks (and the matrix's pairs and nodes) against a
- * fleet baseline too (--baseline FILE and --repeat N override). */
-struct cb_baseline_rules {
-  int set;
-  char file[CB_TOPO_TEXT_MAX]; /* relative to the topology file's folder */
-  double k;                    /* robust z under -k FAILs (default CB_BASELINE_K) */
-  long min_runs;               /* fewer figures than this: cannot judge */
-  long repeat;                 /* re-measures of a suspect check before it FAILs (-1: default) */
-};
-void cb_baseline_rules_defaults(struct cb_baseline_rules *b);
 
 /* What NCCL's cost model (bench/model/nccl_cost.h) needs of a GPU node,
  * [system] keys; -1: not given (nccl_predict.c fills defaults from the
@@ -154,32 +72,70 @@ struct cb_topology {
   struct cb_topo_gpu gpu; /* for NCCL's cost model */
   struct cb_tier tiers[CB_TOPO_MAX_TIERS];
   int ntiers;
-  struct cb_check checks[CB_TOPO_MAX_CHECKS];
-  int nchecks;
-  struct cb_matrix_rules matrix;
-  struct cb_step_check steps[CB_TOPO_MAX_STEPS];
-  int nsteps;
-  struct cb_baseline_rules baseline;
-  char renamed[CB_TOPO_TEXT_MAX + 96]; /* an old key's notice ("" none): the caller says it */
+};
+
+/* Where a key is read, for messages laid out as every topology message
+ * is: "FILE:LINE: [SECTION] KEY: why". */
+struct cb_topo_at {
+  const char *file;
+  const char *section; /* the section's header, without brackets */
+  int line;
+  struct cb_error *err;
+};
+
+/* Says a bad key (fmt takes the value once) into at->err; returns 0, the
+ * INI reader's "stop". */
+int cb_topo_bad(const struct cb_topo_at *at, const char *key, const char *fmt, const char *value);
+
+/* The sections of a file that are not the system's, read by their owner
+ * (acceptance's [check], [step], [matrix] and [baseline]: accept/spec.c).
+ * Every reader of a file is handed the same part by its mode, so a file is
+ * refused whole wherever it is read; NULL reads the system's sections
+ * alone, any other section refused. */
+struct cb_topo_part {
+  void *user;
+  const char *sections; /* its sections, for a refusal: "[check NAME] or [matrix]" */
+  /* [section] begins: 1 it is the part's, begun; 0 refused (said); -1
+   * not the part's */
+  int (*begin)(void *user, const struct cb_topo_at *at, const char *section);
+  /* the key a key stands for (an old spelling's new name, said once) */
+  const char *(*key_name)(void *user, const struct cb_topo_at *at, const char *key);
+  /* a key of one of its sections: 1 read, 0 refused (said) */
+  int (*key)(void *user, const struct cb_topo_at *at, const char *key, const char *value);
+  /* after the whole file, its system read and checked: CB_OK or the error */
+  int (*finish)(void *user, const struct cb_topology *t, struct cb_error *err);
 };
 
 /* Reads and validates a file; a bad file is CB_USAGE with a message naming
- * file, line and key. */
-int cb_topology_load(const char *path, struct cb_topology *t, struct cb_error *err);
+ * file, line and key. `part` reads the sections that are not the system's. */
+int cb_topology_load(const char *path, struct cb_topology *t, const struct cb_topo_part *part,
+                     struct cb_error *err);
 
 /* The same from text in memory (tests); `name` stands for the file in messages. */
 int cb_topology_parse(const char *text, const char *name, struct cb_topology *t,
-                      struct cb_error *err);
+                      const struct cb_topo_part *part, struct cb_error *err);
+
+/* The values a file's keys take, for the parts' keys alike: a number and
+ * a unit of bandwidth ("460 GB/s", "400 Gb/s") or of time ("4.2 us") in
+ * base units (0; -1 when it is not one; -2 out of range, which
+ * cb_topo_range_text says as cb_topo_bad's format); a whole number in
+ * [min, max] (0 or -1); a real number (0 or -1); a section's name, letters,
+ * digits, '-', '_' or '.' (1, or 0 after saying why). */
+int cb_topo_quantity(const char *text, int bandwidth, double *value);
+/* A positive, finite number at text's start: what follows it past spaces
+ * (its unit), or NULL when there is none. */
+const char *cb_topo_number(const char *text, double *v);
+const char *cb_topo_range_text(int bandwidth, int tier);
+int cb_topo_int(const char *value, int min, int max, int *out);
+int cb_topo_real(const char *value, double *out);
+int cb_topo_section_name(const struct cb_topo_at *at, const char *name);
 
 /* The tier of a scope, or NULL (the first one when there are several). */
 const struct cb_tier *cb_topology_tier(const struct cb_topology *t, int scope);
 
-/* A threshold in base units, given the measured references (bytes/s,
- * indexed by enum cb_reference). */
-double cb_threshold_value(const struct cb_threshold *th, const double *reference_Bps);
+/* A tier's index by name, or -1. */
+int cb_topology_find_tier(const struct cb_topology *t, const char *name);
 
-/* Whether any check's threshold is relative to this reference. */
-int cb_topology_uses(const struct cb_topology *t, int reference);
 /* NCCL_P2P_LEVEL's name for a p2p_level (NCCL's PATH_*: "SYS" for 9) in
  * buf; "" for none. Returns buf. */
 const char *cb_topo_p2p_level_name(int level, char *buf, size_t len);

@@ -14,12 +14,12 @@
 
 #include "accept/cost.h"
 #include "accept/expected.h"
+#include "accept/spec.h"
 #include "accept/verdicts.h"
 #include "base/dtype.h"
 #include "model/defect.h"
 #include "model/model.h"
 #include "tap.h"
-#include "topology/topology.h"
 
 static const char host[] = "[system]\n"
                            "name = hosts\n"
@@ -59,15 +59,16 @@ static const char host[] = "[system]\n"
                            "compute_time = 20 ms\n";
 
 static void test_host(void) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_topology_parse(host, "h.conf", &t, &err);
-  ok(rc == CB_OK && t.scale == 64 && fabs(t.steps[0].compute_s - 0.02) < 1e-12,
+  int rc = cb_accept_spec_parse(host, "h.conf", &t, &err);
+  ok(rc == CB_OK && t.system.scale == 64 && fabs(t.steps[0].compute_s - 0.02) < 1e-12,
      "scale = 64 and compute_time = 20 ms parse (%s)", err.msg);
   double grads = (double)cb_model_grad_bytes(&t.steps[0].model), bucket = fmin(25 << 20, grads);
   struct cb_defect_step d;
   char why[200] = "";
-  rc = cb_defect_price(&t, 1, 1, 0.5, 64, CB_FLOAT, 0.02, grads, bucket, &d, why, sizeof why);
+  rc =
+      cb_defect_price(&t.system, 1, 1, 0.5, 64, CB_FLOAT, 0.02, grads, bucket, &d, why, sizeof why);
   /* the same step by hand: the inter-node tier's beta doubled */
   struct cb_system sys = {.ranks_per_node = 1};
   sys.tier[CB_TIER_INTRA] = (struct cb_link){.set = 1, .alpha = 1e-6, .beta = 1 / 5e9};
@@ -82,7 +83,8 @@ static void test_host(void) {
   is_double(d.step_s[1], 0.02 + r1.exposed_s, 1e-12,
             "and with the NIC at half speed, the inter tier's beta doubled (%g s)", d.step_s[1]);
   ok(d.step_s[1] > d.step_s[0], "a slower link costs time");
-  rc = cb_defect_price(&t, 1, 1, 1.2, 64, CB_FLOAT, 0.02, grads, bucket, &d, why, sizeof why);
+  rc =
+      cb_defect_price(&t.system, 1, 1, 1.2, 64, CB_FLOAT, 0.02, grads, bucket, &d, why, sizeof why);
   ok(rc == 0 && d.step_s[1] == d.step_s[0], "a link faster than the model costs nothing");
 
   /* a FAIL of the busbw check priced; a PASS, a time check not */
@@ -114,15 +116,15 @@ static void test_host(void) {
   ok(cb_pricing_of(&t, &measured, 4, &p) == 0 && p.compute_s == 0.03 &&
          strstr(p.compute_from, "measured"),
      "else the step's T_compute measured in the run (%s)", p.compute_from);
-  t.scale = 0;
+  t.system.scale = 0;
   ok(cb_pricing_scale(&t, 4) == 4, "no scale: nodes x ranks_per_node (4)");
 }
 
 /* 1024 H100s, 128 nodes over NDR: the ring is bounded by the NICs */
 static void test_nccl(void) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  if (cb_topology_load("topologies/h100-ndr.conf", &t, &err)) {
+  if (cb_accept_spec_load("topologies/h100-ndr.conf", &t, &err)) {
     ok(0, "h100-ndr.conf loads (%s)", err.msg);
     return;
   }
@@ -131,10 +133,12 @@ static void test_nccl(void) {
   double grads = (double)cb_model_grad_bytes(&m), bucket = 25 << 20;
   struct cb_defect_step nic, nvl, same;
   char why[200] = "";
-  int a = cb_defect_price(&t, 8, 1, 0.5, 1024, CB_FLOAT, 0.1, grads, bucket, &nic, why, sizeof why);
-  int b = cb_defect_price(&t, 8, 0, 0.9, 1024, CB_FLOAT, 0.1, grads, bucket, &nvl, why, sizeof why);
-  int c =
-      cb_defect_price(&t, 8, 1, 1.0, 1024, CB_FLOAT, 0.1, grads, bucket, &same, why, sizeof why);
+  int a = cb_defect_price(&t.system, 8, 1, 0.5, 1024, CB_FLOAT, 0.1, grads, bucket, &nic, why,
+                          sizeof why);
+  int b = cb_defect_price(&t.system, 8, 0, 0.9, 1024, CB_FLOAT, 0.1, grads, bucket, &nvl, why,
+                          sizeof why);
+  int c = cb_defect_price(&t.system, 8, 1, 1.0, 1024, CB_FLOAT, 0.1, grads, bucket, &same, why,
+                          sizeof why);
   ok(a == 0 && b == 0 && c == 0, "the H100 step is priced at 1024 GPUs (%s)", why);
   ok(nic.step_s[1] > nic.step_s[0] * 1.0001,
      "a NIC at half speed costs the step (%.4f -> %.4f s, overhead %.1f%% -> %.1f%%)",
@@ -162,9 +166,9 @@ static void test_bad(void) {
        6, "latency"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    int rc = cb_topology_parse(bad[i].keys, "b.conf", &t, &err);
+    int rc = cb_accept_spec_parse(bad[i].keys, "b.conf", &t, &err);
     char where[32];
     snprintf(where, sizeof where, "b.conf:%d:", bad[i].line);
     ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, bad[i].key),

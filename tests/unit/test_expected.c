@@ -13,9 +13,9 @@
 
 #include "accept/dry_run.h"
 #include "accept/expected.h"
+#include "accept/spec.h"
 #include "presets.h"
 #include "tap.h"
-#include "topology/topology.h"
 
 static const char host[] = "[system]\n"
                            "name = two hosts\n"
@@ -45,9 +45,9 @@ static const char host[] = "[system]\n"
                            "fail = 300% model\n";
 
 static void test_parse(void) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_topology_parse(host, "host.conf", &t, &err);
+  int rc = cb_accept_spec_parse(host, "host.conf", &t, &err);
   ok(rc == CB_OK, "a file of model levels parses (%s)", err.msg);
   const struct cb_check *bw = &t.checks[0], *lat = &t.checks[1];
   ok(bw->fail.reference == CB_REF_MODEL && fabs(bw->fail.value - 0.2) < 1e-12 &&
@@ -57,16 +57,16 @@ static void test_parse(void) {
   ok(lat->fail.reference == CB_REF_MODEL && fabs(lat->fail.value - 3) < 1e-12,
      "a time may be a multiple of the model's (300%% model: %g)", lat->fail.value);
   ok(cb_check_uses_model(bw) && cb_check_uses_model(lat), "both checks use the model");
-  ok(cb_topology_uses(&t, CB_REF_MODEL), "and the file does");
+  ok(cb_accept_spec_uses(&t, CB_REF_MODEL), "and the file does");
 }
 
 /* The alpha-beta model's ring all-reduce on p ranks, one a node, over the
  * inter-node tier: 2(p-1) steps of alpha and 2(p-1)/p of the buffer at beta
  * (bench/model/PLANNING.md); busbw is 2(p-1)/p of bytes over time. */
 static void test_host(void) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  cb_topology_parse(host, "host.conf", &t, &err);
+  cb_accept_spec_parse(host, "host.conf", &t, &err);
   struct cb_expected e;
   int rc = cb_expected_for(&t, &t.checks[0], 2, 2, &e, &err);
   double p = 2, bytes = 1 << 20, alpha = 20e-6, beta = 1 / 1e9;
@@ -97,9 +97,9 @@ static const char *edited(const char *text, const char *from, const char *to) {
 
 static void refused(const char *text, int ranks, int nodes, int line, const char *why,
                     const char *what) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_topology_parse(text, "r.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "r.conf", &t, &err);
   struct cb_expected e;
   if (rc == CB_OK)
     rc = cb_expected_for(&t, &t.checks[0], ranks, nodes, &e, &err);
@@ -145,13 +145,13 @@ static void test_refused(void) {
 /* gdr = no: NCCL's estimate across nodes is refused (no figure states the
  * shortfall); within one node the network is not used. */
 static void test_gdr(void) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  if (cb_topology_load("topologies/h100-ndr.conf", &t, &err)) {
+  if (cb_accept_spec_load("topologies/h100-ndr.conf", &t, &err)) {
     ok(0, "h100-ndr.conf loads (%s)", err.msg);
     return;
   }
-  t.gpu.gdr = 0;
+  t.system.gpu.gdr = 0;
   int model = -1;
   for (int c = 0; c < t.nchecks && model < 0; c++)
     model = cb_check_uses_model(&t.checks[c]) ? c : -1;
@@ -161,7 +161,7 @@ static void test_gdr(void) {
   int rc = cb_expected_for(&t, &t.checks[model], 16, 2, &e, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "gdr = no"), "gdr = no, two nodes: refused: %s", err.msg);
   memset(&err, 0, sizeof err);
-  rc = cb_topology_parse("[system]\nname = x\ngdr = maybe\n", "g.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\ngdr = maybe\n", "g.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "g.conf:3:") && strstr(err.msg, "gdr"),
      "gdr = maybe refused naming file, line and key: %s", err.msg);
 }
@@ -173,9 +173,9 @@ static void test_presets(void) {
   char paths[MAX_PRESETS][512];
   int n = preset_paths(paths), gpus = 0;
   for (int i = 0; i < n; i++) {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    if (cb_topology_load(paths[i], &t, &err) || t.gpus_per_node <= 0)
+    if (cb_accept_spec_load(paths[i], &t, &err) || t.system.gpus_per_node <= 0)
       continue;
     gpus++;
     int models = 0, answered = 0, ranks, nodes;
@@ -200,9 +200,9 @@ static void test_presets(void) {
 }
 
 static void test_dry_run(void) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  cb_topology_load("topologies/h100-ndr.conf", &t, &err);
+  cb_accept_spec_load("topologies/h100-ndr.conf", &t, &err);
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
@@ -213,7 +213,7 @@ static void test_dry_run(void) {
          strstr(text, "at 8 ranks on 1 node"),
      "--dry-run on h100-ndr prints the absolute levels and the model's with pick and band");
   free(text);
-  cb_topology_parse(gpu, "r.conf", &t, &err);
+  cb_accept_spec_parse(gpu, "r.conf", &t, &err);
   text = NULL;
   out = open_memstream(&text, &len);
   rc = cb_accept_dry_run(&t, 0, 0, out, &err);

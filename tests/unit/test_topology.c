@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "accept/ceiling.h"
+#include "accept/spec.h"
 #include "ops/op.h"
 #include "presets.h"
 #include "results/verdict.h"
 #include "tap.h"
-#include "topology/topology.h"
 
 static const char good[] = "# a comment\n"
                            "[system]\n"
@@ -56,21 +56,23 @@ static const char good[] = "# a comment\n"
                            "fail = 5% membw\n";
 
 static void test_good(void) {
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
   double refs[CB_NREFS] = {0};
-  int rc = cb_topology_parse(good, "good.conf", &t, &err);
+  int rc = cb_accept_spec_parse(good, "good.conf", &t, &err);
   ok(rc == CB_OK, "good file parses (%s)", err.msg);
-  is_str(t.name, "test box", "system name");
-  is_long(t.nodes, 4, "nodes");
-  is_long(t.gpus_per_node, 8, "gpus per node");
-  is_long(t.ranks_per_node, 8, "ranks per node defaults to GPUs per node");
-  is_long(t.ntiers, 2, "two tiers");
-  is_double(t.tiers[0].bandwidth_Bps, 450e9, 1, "450 GB/s in bytes/s (inline comment ignored)");
-  is_double(t.tiers[1].bandwidth_Bps, 50e9, 1, "400 Gb/s is 50 GB/s");
-  is_double(t.tiers[1].latency_s, 1.5e-6, 1e-12, "1500 ns");
-  is_long(t.tiers[1].nics_per_node, 8, "NICs per node");
-  ok(cb_topology_tier(&t, CB_SCOPE_INTER) == &t.tiers[1], "inter-node tier found by scope");
+  is_str(t.system.name, "test box", "system name");
+  is_long(t.system.nodes, 4, "nodes");
+  is_long(t.system.gpus_per_node, 8, "gpus per node");
+  is_long(t.system.ranks_per_node, 8, "ranks per node defaults to GPUs per node");
+  is_long(t.system.ntiers, 2, "two tiers");
+  is_double(t.system.tiers[0].bandwidth_Bps, 450e9, 1,
+            "450 GB/s in bytes/s (inline comment ignored)");
+  is_double(t.system.tiers[1].bandwidth_Bps, 50e9, 1, "400 Gb/s is 50 GB/s");
+  is_double(t.system.tiers[1].latency_s, 1.5e-6, 1e-12, "1500 ns");
+  is_long(t.system.tiers[1].nics_per_node, 8, "NICs per node");
+  ok(cb_topology_tier(&t.system, CB_SCOPE_INTER) == &t.system.tiers[1],
+     "inter-node tier found by scope");
   is_long(t.nchecks, 3, "three checks");
   const struct cb_check *c = &t.checks[0];
   ok(c->op == cb_op_lookup("allreduce") && strcmp(c->backend_name, "nccl") == 0,
@@ -95,9 +97,9 @@ static void bad(const char *line_text, int line, const char *key) {
            "[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\nsize = 1M\n"
            "metric = busbw\nfail = 1 GB/s\n%s\n",
            line_text);
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_topology_parse(text, "bad.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "bad.conf", &t, &err);
   char where[32];
   snprintf(where, sizeof where, "bad.conf:%d:", line);
   ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, key),
@@ -110,9 +112,9 @@ static void arch_alias(const char *arch, const char *use) {
   char text[512], want[96];
   snprintf(text, sizeof text, "[system]\nname = x\ngpu_arch = %s\n", arch);
   snprintf(want, sizeof want, "write gpu_arch = %s, or compute_capability = ", use);
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_topology_parse(text, "arch.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "arch.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "arch.conf:3:") && strstr(err.msg, want),
      "gpu_arch = %s: refused naming '%s' (%s)", arch, use, err.msg);
 }
@@ -121,9 +123,9 @@ static void arch_alias(const char *arch, const char *use) {
 static void contradiction(const char *keys, const char *want) {
   char text[512];
   snprintf(text, sizeof text, "[system]\nname = x\n%s\n", keys);
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_topology_parse(text, "c.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "c.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, want), "'%s' refused (%s)", keys, err.msg);
 }
 
@@ -132,43 +134,43 @@ static void test_bad(void) {
   contradiction("gpu_arch = ampere\nnvswitch = nvls",
                 "nvswitch = nvls contradicts gpu_arch = ampere");
   {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_topology_parse("[system]\nname = p100\ngpu_arch = volta\nnvlink = 1\n", "p.conf", &t,
-                         &err) == CB_OK,
+    ok(cb_accept_spec_parse("[system]\nname = p100\ngpu_arch = volta\nnvlink = 1\n", "p.conf", &t,
+                            &err) == CB_OK,
        "Pascal's NVLink 1 tuned as volta: accepted (%s)", err.msg);
   }
   {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_topology_parse("[system]\nname = x\nnic_path = phb\n", "n.conf", &t, &err) == CB_OK &&
-           t.gpu.nic_path == 8,
+    ok(cb_accept_spec_parse("[system]\nname = x\nnic_path = phb\n", "n.conf", &t, &err) == CB_OK &&
+           t.system.gpu.nic_path == 8,
        "nic_path = phb: NCCL's PATH_PHB, 8");
     contradiction("nic_path = nvl", "expected pix, pxb, p2c, pxn, phb or sys");
     /* the names the two keys share map alike; each refuses the other's own */
-    ok(cb_topology_parse("[system]\nname = x\nnic_path = pxn\ngpu_path = sys\n", "n.conf", &t,
-                         &err) == CB_OK &&
-           t.gpu.nic_path == 7 && t.gpu.gpu_path == 9,
+    ok(cb_accept_spec_parse("[system]\nname = x\nnic_path = pxn\ngpu_path = sys\n", "n.conf", &t,
+                            &err) == CB_OK &&
+           t.system.gpu.nic_path == 7 && t.system.gpu.gpu_path == 9,
        "nic_path = pxn: PATH_PXN, 7; gpu_path = sys: PATH_SYS, 9");
     contradiction("nic_path = node", "expected pix, pxb, p2c, pxn, phb or sys");
     contradiction("gpu_path = pxn", "expected pix, pxb (PCIe switches), phb or node");
   }
   {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_topology_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.gpu_path == -1,
+    ok(cb_accept_spec_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
+           t.system.gpu.gpu_path == -1,
        "gpu_path unset: -1 (peer-to-peer assumed, as behind an HGX board's switches)");
-    ok(cb_topology_parse("[system]\nname = x\ngpu_path = node\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.gpu_path == 8,
+    ok(cb_accept_spec_parse("[system]\nname = x\ngpu_path = node\n", "g.conf", &t, &err) == CB_OK &&
+           t.system.gpu.gpu_path == 8,
        "gpu_path = node (nvidia-smi's host bridges of one CPU): NCCL's PATH_PHB, 8");
-    ok(cb_topology_parse("[system]\nname = x\ngpu_path = pxb\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.gpu_path == 5,
+    ok(cb_accept_spec_parse("[system]\nname = x\ngpu_path = pxb\n", "g.conf", &t, &err) == CB_OK &&
+           t.system.gpu.gpu_path == 5,
        "gpu_path = pxb: NCCL's PATH_PXB, 5");
     contradiction("gpu_path = nvlink", "expected pix, pxb (PCIe switches), phb or node");
     /* NCCL_P2P_LEVEL's values, in either case (paths.cc ncclGetLevel) */
-    ok(cb_topology_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.p2p_level == -1,
+    ok(cb_accept_spec_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
+           t.system.gpu.p2p_level == -1,
        "p2p_level unset: -1 (NCCL's own level)");
     static const struct {
       const char *value, *name; /* as written; NCCL_P2P_LEVEL's spelling back */
@@ -177,10 +179,10 @@ static void test_bad(void) {
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
       char text[64], name[8];
       snprintf(text, sizeof text, "[system]\nname = x\np2p_level = %s\n", levels[i].value);
-      ok(cb_topology_parse(text, "g.conf", &t, &err) == CB_OK &&
-             t.gpu.p2p_level == levels[i].type &&
-             strcmp(cb_topo_p2p_level_name(t.gpu.p2p_level, name, sizeof name), levels[i].name) ==
-                 0,
+      ok(cb_accept_spec_parse(text, "g.conf", &t, &err) == CB_OK &&
+             t.system.gpu.p2p_level == levels[i].type &&
+             strcmp(cb_topo_p2p_level_name(t.system.gpu.p2p_level, name, sizeof name),
+                    levels[i].name) == 0,
          "p2p_level = %s: NCCL's PATH_%s, %d", levels[i].value, levels[i].name, levels[i].type);
     }
     char name[8];
@@ -193,30 +195,30 @@ static void test_bad(void) {
     contradiction("gpu_path = PIX", "expected pix, pxb (PCIe switches), phb or node");
   }
   {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_topology_parse("[system]\nname = x\ncompute_capability = 9.0,8.0\n", "m.conf", &t,
-                         &err) == CB_OK &&
-           t.gpu.cc == 80 && t.gpu.cc_max == 90 && t.gpu.arch == 1,
+    ok(cb_accept_spec_parse("[system]\nname = x\ncompute_capability = 9.0,8.0\n", "m.conf", &t,
+                            &err) == CB_OK &&
+           t.system.gpu.cc == 80 && t.system.gpu.cc_max == 90 && t.system.gpu.arch == 1,
        "compute_capability = 9.0,8.0: the least (NCCL's minCompCap) sets gpu_arch ampere, the "
        "greatest kept (%s)",
        err.msg);
-    ok(cb_topology_parse("[system]\nname = x\ncompute_capability = 9.0\n", "m.conf", &t, &err) ==
+    ok(cb_accept_spec_parse("[system]\nname = x\ncompute_capability = 9.0\n", "m.conf", &t, &err) ==
                CB_OK &&
-           t.gpu.cc == 90 && t.gpu.cc_max == 90,
+           t.system.gpu.cc == 90 && t.system.gpu.cc_max == 90,
        "one compute capability: least and greatest alike");
     contradiction("compute_capability = 9.0,", "or a list of them");
   }
   {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_topology_parse("[system]\nname = a40\ncompute_capability = 8.6\nnvlink = 3\n", "a.conf",
-                         &t, &err) == CB_OK &&
-           t.gpu.cc == 86 && t.gpu.arch == 1,
+    ok(cb_accept_spec_parse("[system]\nname = a40\ncompute_capability = 8.6\nnvlink = 3\n",
+                            "a.conf", &t, &err) == CB_OK &&
+           t.system.gpu.cc == 86 && t.system.gpu.arch == 1,
        "compute_capability = 8.6: cc 86, tuned as ampere (%s)", err.msg);
-    ok(cb_topology_parse("[system]\nname = l40s\ncompute_capability = 8.9\n", "l.conf", &t, &err) ==
-               CB_OK &&
-           t.gpu.cc == 89 && t.gpu.arch == 1,
+    ok(cb_accept_spec_parse("[system]\nname = l40s\ncompute_capability = 8.9\n", "l.conf", &t,
+                            &err) == CB_OK &&
+           t.system.gpu.cc == 89 && t.system.gpu.arch == 1,
        "compute_capability = 8.9 (Ada): tuned as ampere");
   }
   contradiction(
@@ -236,19 +238,19 @@ static void test_bad(void) {
   contradiction("gpus_per_node = 2\nnvlink = 0\nnvlink_peers = 1",
                 "nvlink_peers = 1 contradicts nvlink = 0");
   {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_topology_parse("[system]\nname = nvl\ngpus_per_node = 4\nnvlink = 4\nnvswitch = "
-                         "no\nnvlink_peers = 1\n",
-                         "p.conf", &t, &err) == CB_OK &&
-           t.gpu.nvlink_peers == 1,
+    ok(cb_accept_spec_parse("[system]\nname = nvl\ngpus_per_node = 4\nnvlink = 4\nnvswitch = "
+                            "no\nnvlink_peers = 1\n",
+                            "p.conf", &t, &err) == CB_OK &&
+           t.system.gpu.nvlink_peers == 1,
        "H100 NVL in bridged pairs: nvlink_peers = 1 (%s)", err.msg);
   }
   {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_topology_parse("[system]\nname = g\ngpu_p2p = no\n", "g.conf", &t, &err) == CB_OK &&
-           t.gpu.gpu_p2p == 0,
+    ok(cb_accept_spec_parse("[system]\nname = g\ngpu_p2p = no\n", "g.conf", &t, &err) == CB_OK &&
+           t.system.gpu.gpu_p2p == 0,
        "gpu_p2p = no (GeForce): parsed");
     contradiction("gpu_p2p = maybe", "'maybe': expected yes or no");
   }
@@ -280,22 +282,22 @@ static void test_bad(void) {
   bad("[matrix]\nbw_fraction = 1.5", 10, "bw_fraction");
   bad("warn = 40% matrix", 9, "warn");
 
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
-                             "metric = busbw\nfail = 1 GB/s\n",
-                             "missing.conf", &t, &err);
+  int rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                                "metric = busbw\nfail = 1 GB/s\n",
+                                "missing.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "missing.conf:3:") && strstr(err.msg, "'size'"),
      "a missing key names the check's line and the key: %s", err.msg);
   memset(&err, 0, sizeof err);
-  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
-                         "size = 1M\nmetric = busbw\nwarn = 1 GB/s\nfail = 2 GB/s\n",
-                         "order.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                            "size = 1M\nmetric = busbw\nwarn = 1 GB/s\nfail = 2 GB/s\n",
+                            "order.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "warn"), "warn laxer than fail is refused: %s", err.msg);
   memset(&err, 0, sizeof err);
-  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
-                         "size = 1M\nmetric = busbw\nfail = 40% pairbw\n",
-                         "pairbw.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                            "size = 1M\nmetric = busbw\nfail = 40% pairbw\n",
+                            "pairbw.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "[matrix]"), "pairbw needs a [matrix]: %s", err.msg);
   /* a key above every section once wrote into checks[-1] (issue 16) */
   const char *above[] = {"op = allreduce\n[system]\nname = x\n",
@@ -303,7 +305,7 @@ static void test_bad(void) {
   for (int i = 0; i < 2; i++) {
     memset(&err, 0, sizeof err);
     memset(&t, 0x55, sizeof t); /* a stale checks[] must not hide the write */
-    rc = cb_topology_parse(above[i], "above.conf", &t, &err);
+    rc = cb_accept_spec_parse(above[i], "above.conf", &t, &err);
     char where[32];
     snprintf(where, sizeof where, "above.conf:%d:", i ? 3 : 1);
     ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, "'op'") &&
@@ -317,18 +319,18 @@ static void test_bad(void) {
   for (int i = 0; i < 2; i++) {
     memset(&err, 0, sizeof err);
     memset(&t, 0x55, sizeof t);
-    rc = cb_topology_parse(odd[i], "odd.conf", &t, &err);
+    rc = cb_accept_spec_parse(odd[i], "odd.conf", &t, &err);
     ok(rc == CB_USAGE && strstr(err.msg, "odd.conf:") && strstr(err.msg, "section header"),
        "a malformed section header is refused by name: %s", err.msg);
   }
   memset(&err, 0, sizeof err);
-  rc = cb_topology_load("/nonexistent/x.conf", &t, &err);
+  rc = cb_accept_spec_load("/nonexistent/x.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "/nonexistent/x.conf"), "missing file named: %s", err.msg);
 }
 
 /* [system], a check named c, then n sections [KIND xI]: the tables' room
  * and a step named twice (the same name every time) are checked by name. */
-static int sections(const char *kind, int n, int same, struct cb_topology *t,
+static int sections(const char *kind, int n, int same, struct cb_accept_spec *t,
                     struct cb_error *err) {
   static char text[16384];
   int len = snprintf(text, sizeof text,
@@ -341,7 +343,7 @@ static int sections(const char *kind, int n, int same, struct cb_topology *t,
                                                 "size = 1K\nmetric = time\nfail = 1 s\n",
                     same ? 1 : i);
   memset(err, 0, sizeof *err);
-  return cb_topology_parse(text, "room.conf", t, err);
+  return cb_accept_spec_parse(text, "room.conf", t, err);
 }
 
 static void test_section_room(void) {
@@ -350,15 +352,15 @@ static void test_section_room(void) {
     int n, same;
     const char *want; /* NULL: parses */
   } cases[] = {
-      {"check", CB_TOPO_MAX_CHECKS - 1, 0, NULL},
-      {"check", CB_TOPO_MAX_CHECKS, 0, "[check x32] section: 'x32': too many checks"},
-      {"step", CB_TOPO_MAX_STEPS, 0, NULL},
-      {"step", CB_TOPO_MAX_STEPS + 1, 0, "[step x9] section: 'x9': too many steps"},
+      {"check", CB_ACCEPT_MAX_CHECKS - 1, 0, NULL},
+      {"check", CB_ACCEPT_MAX_CHECKS, 0, "[check x32] section: 'x32': too many checks"},
+      {"step", CB_ACCEPT_MAX_STEPS, 0, NULL},
+      {"step", CB_ACCEPT_MAX_STEPS + 1, 0, "[step x9] section: 'x9': too many steps"},
       {"step", 2, 1, "[step x1] section: step 'x1' is defined twice"},
       {"check", 2, 1, "[check x1] section: check 'x1' is defined twice"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err;
     int rc = sections(cases[i].kind, cases[i].n, cases[i].same, &t, &err);
     if (cases[i].want)
@@ -382,10 +384,10 @@ static void test_presets(void) {
     return;
   }
   for (int i = 0; i < n; i++) {
-    struct cb_topology t;
+    struct cb_accept_spec t;
     struct cb_error err = {0};
-    int rc = cb_topology_load(paths[i], &t, &err);
-    ok(rc == CB_OK && t.source[0] && t.ntiers > 0 && t.nchecks > 0,
+    int rc = cb_accept_spec_load(paths[i], &t, &err);
+    ok(rc == CB_OK && t.system.source[0] && t.system.ntiers > 0 && t.nchecks > 0,
        "%s parses, cites a source, has tiers and checks (%s)", paths[i], err.msg);
   }
   ok(n >= 6, "at least six presets (found %d)", n);
@@ -416,10 +418,10 @@ static void test_ceiling(void) {
                      "bandwidth = 400 GB/s\nlatency = 3 us\n[check c]\nop = allreduce\n"
                      "backend = mpi\nsize = 1M\nmetric = busbw\nfail = 1 GB/s\n%s";
   char text[1024];
-  struct cb_topology t;
+  struct cb_accept_spec t;
   struct cb_error err = {0};
   snprintf(text, sizeof text, file, "ceiling = nv\n");
-  int rc = cb_topology_parse(text, "c.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "c.conf", &t, &err);
   ok(rc == CB_OK && t.checks[0].ceiling_tier == 0 && t.checks[0].ceiling_fraction == 0.6,
      "ceiling: resolved to its tier, fraction 0.6 by default (%s)", err.msg);
   struct cb_record rec = {.busbw_GBps = 320, .algbw_GBps = 1};
@@ -449,26 +451,62 @@ static void test_ceiling(void) {
   for (int i = 0; i < 3; i++) {
     memset(&err, 0, sizeof err);
     snprintf(text, sizeof text, file, wrong[i][0]);
-    rc = cb_topology_parse(text, "c.conf", &t, &err);
+    rc = cb_accept_spec_parse(text, "c.conf", &t, &err);
     ok(rc == CB_USAGE && strstr(err.msg, wrong[i][1]), "ceiling: refused: %s", err.msg);
   }
   memset(&err, 0, sizeof err);
-  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
-                         "size = 1M\nmetric = busbw\nfail = 1 GB/s\nceiling_fraction = 0.5\n",
-                         "c.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                            "size = 1M\nmetric = busbw\nfail = 1 GB/s\nceiling_fraction = 0.5\n",
+                            "c.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "ceiling_fraction without a ceiling"), "%s", err.msg);
   /* messages with a literal % once went through printf as the format */
   memset(&err, 0, sizeof err);
-  rc = cb_topology_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
-                         "size = 1M\nmetric = busbw\nfail = 1 s\n",
-                         "c.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
+                            "size = 1M\nmetric = busbw\nfail = 1 s\n",
+                            "c.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "(5% membw, 40% pairbw)"), "%% in a message: %s", err.msg);
   memset(&err, 0, sizeof err);
-  rc = cb_topology_parse("[system]\nname = x\n[step s]\nlimit = lots\n", "c.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\n[step s]\nlimit = lots\n", "c.conf", &t, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "such as 20% or 0.2"), "%% in a message: %s", err.msg);
 }
 
+/* The system's reader alone (part NULL) holds no acceptance: a [check]
+ * is refused by it; with acceptance's part, the model's and the report's
+ * way of reading, a bad [check] is refused as --accept refuses it. */
+static void test_parts(void) {
+  struct cb_topology sys;
+  struct cb_error err = {0};
+  const char *text = "[system]\nname = x\n[tier nv]\nscope = intra-node\nbandwidth = 450 GB/s\n"
+                     "latency = 2 us\n[check c]\nop = allreduce\nbackend = mpi\nsize = 1M\n"
+                     "metric = busbw\nfail = 10 GB/s\n";
+  int rc = cb_topology_parse(text, "p.conf", &sys, NULL, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "p.conf:7: [check c] section: 'check c': expected [system] "
+                                       "or [tier NAME]"),
+     "the system's reader alone refuses a [check]: %s", err.msg);
+  err = (struct cb_error){0};
+  ok(cb_topology_parse("[system]\nname = x\n[tier nv]\nscope = intra-node\nbandwidth = 450 GB/s\n"
+                       "latency = 2 us\n",
+                       "s.conf", &sys, NULL, &err) == CB_OK &&
+         sys.ntiers == 1 && sys.tiers[0].bandwidth_Bps == 450e9,
+     "and reads the system alone");
+  static struct cb_accept_spec spec;
+  struct cb_topo_part part;
+  err = (struct cb_error){0};
+  rc = cb_topology_parse(text, "p.conf", &sys, cb_accept_spec_part(&spec, &part), &err);
+  ok(rc == CB_OK && spec.nchecks == 1 && sys.ntiers == 1, "acceptance's part reads the [check]");
+  char bad_text[512];
+  snprintf(bad_text, sizeof bad_text, "%sredop = sum\n", text);
+  err = (struct cb_error){0};
+  rc = cb_topology_parse(bad_text, "p.conf", &sys, cb_accept_spec_part(&spec, &part), &err);
+  struct cb_error direct = {0};
+  int rc2 = cb_accept_spec_parse(bad_text, "p.conf", &spec, &direct);
+  ok(rc == CB_USAGE && rc2 == CB_USAGE && strcmp(err.msg, direct.msg) == 0 &&
+         strstr(err.msg, "p.conf:13: [check c] redop: unknown key 'redop'"),
+     "a bad [check] key: the same refusal through the part as --accept's: %s", err.msg);
+}
+
 int main(void) {
+  test_parts();
   test_good();
   test_ceiling();
   test_bad();
