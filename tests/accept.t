@@ -3,7 +3,7 @@
 # all pass and 1 when one fails, exit 2 (and nothing written) for bad files.
 # The simulated-cluster cases (throttled node and link) are in cluster4.t.
 . tests/lib.sh
-plan 31
+plan 34
 
 # localhost.conf on a healthy host: every check and the matrix pass.
 mpi 2 --accept topologies/localhost.conf --max-time 0.2 --json "$TMP/a.jsonl" \
@@ -181,5 +181,21 @@ grep -q -- '--share-gpu: keeping what you set: NCCL_HOSTID=mine' "$TMP/err"
 ok $? "--accept --share-gpu applies the shared-GPU environment (exit $STATUS)"
 grep -q -- "--share-gpu: warning: no MPS control daemon (its pipe is not in $TMP/nomps)" "$TMP/err"
 ok $? "--share-gpu without MPS warns that the ranks take turns"
+
+# a [check] takes measuring options as keys, read by the command line's own
+# parser (issue 61): over the command line's for that check alone
+printf '[system]\nname = x\n[check a]\nop = allreduce\nbackend = mpi\nsize = 64K\nmetric = busbw\nfail = 1 MB/s\niters = 7\ntiming = latency\n[check b]\nop = allreduce\nbackend = mpi\nsize = 64K\nmetric = busbw\nfail = 1 MB/s\n' >"$TMP/opts.conf"
+mpi 2 --accept "$TMP/opts.conf" --iters 11 --json "$TMP/opts.jsonl"
+[ $STATUS -le 1 ] &&
+  jq -e -s '[.[] | select(.type == "result") | .iters] | sort == [7, 11]' "$TMP/opts.jsonl" >/dev/null
+ok $? "a check's iters = 7 is its record's; the other check keeps --iters 11 (exit $STATUS)"
+printf '[system]\nname = x\n[check a]\nop = allreduce\nbackend = mpi\nsize = 64K\nmetric = busbw\nfail = 1 MB/s\niters = 0\n' >"$TMP/opts0.conf"
+mpi 2 --accept "$TMP/opts0.conf" --json "$TMP/opts0.jsonl"
+[ $STATUS -eq 2 ] && [ ! -e "$TMP/opts0.jsonl" ] &&
+  grep -q "opts0.conf:9: \[check a\] iters: --iters: '0' is out of range" "$TMP/err"
+ok $? "a check's bad option value: exit 2 naming file, line, key and the option's own refusal"
+./collbench --predict --topology "$TMP/opts0.conf" --gpus 8 >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "opts0.conf:9: \[check a\] iters:" "$TMP/err"
+ok $? "--predict refuses the same file alike"
 
 finish

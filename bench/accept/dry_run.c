@@ -101,6 +101,9 @@ int cb_accept_dry_run(const struct cb_accept_spec *t, int ranks, int nodes, FILE
             cb_ops[c->op]->name, c->backend_name, cb_mem_names[c->mem],
             cb_format_size(c->bytes, size, sizeof size), cb_metric_names[c->metric],
             c->inplace ? "in-place" : "out-of-place");
+    for (int k = 0; k < c->noptions; k++) /* over the command line's */
+      fprintf(out, "%s%s = %s%s", k ? ", " : "    options: ", c->options[k].key,
+              c->options[k].value, k + 1 == c->noptions ? "\n" : "");
     put_level(out, "fail", c, &c->fail, ep, unit);
     put_level(out, "warn", c, &c->warn, ep, unit);
     if (ep)

@@ -13,6 +13,7 @@
 #include "ops/op.h"
 #include "results/overhead.h"
 #include "runtime/memory.h"
+#include "runtime/settings.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
 const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw", "model"};
@@ -50,6 +51,38 @@ static int threshold(const char *text, int bandwidth, struct cb_threshold *th) {
       return 0;
     }
   return -1;
+}
+
+/* A [check] key that is not the check's own: a command-line option the
+ * check takes (struct cb_check_reader), read by the option parser now, so
+ * a bad value is refused with the file, and applied again per run. */
+static int option_key(struct cb_accept_spec *s, const struct cb_topo_at *at, struct cb_check *c,
+                      const char *key, const char *value) {
+  static const char own[] = "op, backend, mem, dtype, transport, size, metric, variant, warn, "
+                            "fail, ceiling, ceiling_fraction";
+  int code = s->reader ? s->reader->find(key) : -1;
+  if (code < 0) {
+    char fmt[768];
+    snprintf(fmt, sizeof fmt, "unknown key '%%s' (%s%s%s)", own, s->reader ? "; options: " : "",
+             s->reader ? s->reader->names() : "");
+    return cb_topo_bad(at, key, fmt, key);
+  }
+  struct cb_check_option *o = &c->options[c->noptions];
+  if (c->noptions == CB_CHECK_MAX_OPTIONS)
+    return cb_topo_bad(at, key, "'%s': a check takes at most " CB_CHECK_MAX_OPTIONS_TEXT " options",
+                       value);
+  if (strlen(value) >= sizeof o->value)
+    return cb_topo_bad(at, key, "'%s' is too long", value);
+  struct cb_settings scratch = {0};
+  struct cb_error e = {0};
+  if (s->reader->apply(code, value, &scratch, &e))
+    return cb_topo_bad(at, key, "%s", e.msg);
+  o->code = code;
+  copy_text(o->key, sizeof o->key, key);
+  copy_text(o->value, sizeof o->value, value);
+  c->noptions++;
+  c->reader = s->reader;
+  return 1;
 }
 
 static int check_key(struct cb_accept_spec *s, const struct cb_topo_at *at, const char *key,
@@ -118,11 +151,7 @@ static int check_key(struct cb_accept_spec *s, const struct cb_topo_at *at, cons
         !(c->ceiling_fraction > 0 && c->ceiling_fraction <= 1))
       return cb_topo_bad(at, key, "'%s' is not a fraction over 0, at most 1", value);
   } else
-    return cb_topo_bad(
-        at, key,
-        "unknown key '%s' (op, backend, mem, dtype, transport, size, metric, variant, "
-        "warn, fail, ceiling, ceiling_fraction)",
-        key);
+    return option_key(s, at, c, key, value);
   return 1;
 }
 
@@ -396,9 +425,10 @@ static int finish(void *user, const struct cb_topology *t, struct cb_error *err)
   return CB_OK;
 }
 
-const struct cb_topo_part *cb_accept_spec_part(struct cb_accept_spec *s,
-                                               struct cb_topo_part *part) {
+const struct cb_topo_part *cb_accept_spec_part(struct cb_accept_spec *s, struct cb_topo_part *part,
+                                               const struct cb_check_reader *reader) {
   memset(s, 0, sizeof *s);
+  s->reader = reader;
   s->baseline.repeat = -1; /* not given */
   *part = (struct cb_topo_part){.user = s,
                                 .sections = "[check NAME], [step NAME], [matrix] or [baseline]",
@@ -410,14 +440,15 @@ const struct cb_topo_part *cb_accept_spec_part(struct cb_accept_spec *s,
 }
 
 int cb_accept_spec_parse(const char *text, const char *name, struct cb_accept_spec *s,
-                         struct cb_error *err) {
+                         const struct cb_check_reader *reader, struct cb_error *err) {
   struct cb_topo_part part;
-  return cb_topology_parse(text, name, &s->system, cb_accept_spec_part(s, &part), err);
+  return cb_topology_parse(text, name, &s->system, cb_accept_spec_part(s, &part, reader), err);
 }
 
-int cb_accept_spec_load(const char *path, struct cb_accept_spec *s, struct cb_error *err) {
+int cb_accept_spec_load(const char *path, struct cb_accept_spec *s,
+                        const struct cb_check_reader *reader, struct cb_error *err) {
   struct cb_topo_part part;
-  return cb_topology_load(path, &s->system, cb_accept_spec_part(s, &part), err);
+  return cb_topology_load(path, &s->system, cb_accept_spec_part(s, &part, reader), err);
 }
 
 int cb_accept_spec_baseline(struct cb_accept_spec *s, const char *given, long repeat,

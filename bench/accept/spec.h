@@ -33,6 +33,26 @@ struct cb_threshold {
   int line;      /* where the file gives it, for messages */
 };
 
+/* How a [check] reads its keys that are command-line options (`iters =
+ * 20`, `timing = latency`): by the measuring modes' own parser, through
+ * the option table's rows that a check takes (modes/cli.c's
+ * cb_cli_check_reader), so an option is usable in a check with no parser
+ * of its own here. NULL: a check's own keys alone. */
+struct cb_settings;
+struct cb_check_reader {
+  int (*find)(const char *key); /* the option's code for a key ('_' for '-'), or -1 */
+  /* the option's value over s, as the command line would set it */
+  int (*apply)(int code, const char *value, struct cb_settings *s, struct cb_error *err);
+  const char *(*names)(void); /* the keys it takes, for a refusal: "iters, warmup" */
+};
+#define CB_CHECK_MAX_OPTIONS 8
+#define CB_CHECK_MAX_OPTIONS_TEXT "8"
+struct cb_check_option {
+  int code;
+  char key[32]; /* as the file gives it */
+  char value[64];
+};
+
 struct cb_check {
   char name[CB_TOPO_NAME_MAX]; /* [check NAME] */
   int line;                    /* where the section starts, for messages */
@@ -49,6 +69,10 @@ struct cb_check {
   char ceiling[CB_TOPO_NAME_MAX]; /* "" when none */
   int ceiling_tier;               /* its index in tiers[], when ceiling is set */
   double ceiling_fraction;
+  /* options the check gives, applied over the run's (cb_check_settings) */
+  struct cb_check_option options[CB_CHECK_MAX_OPTIONS];
+  int noptions;
+  const struct cb_check_reader *reader;
 };
 
 /* ceiling_fraction when the file gives none: a healthy link measures well
@@ -86,20 +110,23 @@ struct cb_accept_spec {
   struct cb_baseline_rules baseline;
   char renamed[CB_TOPO_TEXT_MAX + 96]; /* an old key's notice ("" none): the caller says it */
   int singles; /* the reader's own: a bit per [matrix] and [baseline] seen */
+  const struct cb_check_reader *reader;
 };
 
 /* Reads a topology file whole (cb_topology_load's messages and status). */
-int cb_accept_spec_load(const char *path, struct cb_accept_spec *s, struct cb_error *err);
+int cb_accept_spec_load(const char *path, struct cb_accept_spec *s,
+                        const struct cb_check_reader *reader, struct cb_error *err);
 
 /* The same from text in memory (tests); `name` stands for the file in messages. */
 int cb_accept_spec_parse(const char *text, const char *name, struct cb_accept_spec *s,
-                         struct cb_error *err);
+                         const struct cb_check_reader *reader, struct cb_error *err);
 
 /* The part that reads acceptance's sections into s, for a reader of the
  * system alone (--predict, --report) that must refuse a bad file as
  * --accept would: cb_topology_load(path, &topo, cb_accept_spec_part(&s,
- * &part), err). s is cleared when the part begins. */
-const struct cb_topo_part *cb_accept_spec_part(struct cb_accept_spec *s, struct cb_topo_part *part);
+ * &part, reader), err). s is cleared when the part begins. */
+const struct cb_topo_part *cb_accept_spec_part(struct cb_accept_spec *s, struct cb_topo_part *part,
+                                               const struct cb_check_reader *reader);
 
 void cb_matrix_rules_defaults(struct cb_matrix_rules *m);
 void cb_baseline_rules_defaults(struct cb_baseline_rules *b);

@@ -244,11 +244,17 @@ int cb_accept_finish(const struct cb_cluster *cl, const struct cb_settings *s,
   return CB_OK;
 }
 
-/* The check's settings: the command line's timing options, the check's
- * op, backend, memory, transport, type, size and variant. */
+/* The check's settings: the command line's timing options, and over
+ * them the options the check gives (read when the file was, so they
+ * apply), the check's op, backend, memory, transport, type, size and
+ * variant. */
 void cb_check_settings(const struct cb_check *c, const struct cb_settings *base,
                        struct cb_settings *s) {
   *s = *base;
+  for (int i = 0; i < c->noptions; i++) {
+    struct cb_error ignored = {0};
+    c->reader->apply(c->options[i].code, c->options[i].value, s, &ignored);
+  }
   s->ops[0] = c->op;
   s->nops = 1;
   s->backends[0] = cb_backend_lookup(c->backend_name);

@@ -353,6 +353,55 @@ static int parse_option(int c, const char *arg, struct cb_cli *cli, struct seen 
   return cb_cli_tune_option(c, arg, &cli->tune, err);
 }
 
+/* A [check] key's row: the option of that name ('_' for '-') that a check
+ * takes, or NULL. */
+static const struct cb_option *check_row(const char *key) {
+  char name[32];
+  size_t n = strlen(key);
+  if (n >= sizeof name)
+    return NULL;
+  for (size_t i = 0; i <= n; i++)
+    name[i] = key[i] == '_' ? '-' : key[i];
+  for (int k = 0; k < cb_noptions; k++)
+    if ((cb_options[k].modes & CB_IN_CHECK) && strcmp(cb_options[k].name, name) == 0)
+      return &cb_options[k];
+  return NULL;
+}
+
+static int check_find(const char *key) {
+  const struct cb_option *o = check_row(key);
+  return o ? o->code : -1;
+}
+
+/* The option's value over s, by the group parsers the command line's goes
+ * through (a check's options are settings alone). */
+static int check_apply(int code, const char *value, struct cb_settings *s, struct cb_error *err) {
+  static struct cb_cli scratch;
+  struct seen seen = {0};
+  scratch.settings = *s;
+  int rc = parse_option(code, value, &scratch, &seen, err);
+  if (rc == CB_OK)
+    *s = scratch.settings;
+  return rc;
+}
+
+static const char *check_names(void) {
+  static char names[512];
+  if (names[0])
+    return names;
+  size_t len = 0;
+  for (int k = 0; k < cb_noptions && len < sizeof names; k++)
+    if (cb_options[k].modes & CB_IN_CHECK) {
+      len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                              cb_options[k].name);
+      for (char *p = names; *p; p++)
+        *p = *p == '-' ? '_' : *p;
+    }
+  return names;
+}
+
+const struct cb_check_reader cb_cli_check_reader = {check_find, check_apply, check_names};
+
 /* The modes that choose their own work (--probe, --op copy, --accept,
  * --matrix) and the options they refuse beside them, in the order a
  * refusal names them; gpu_matrix_takes: the GPU matrix (--matrix
@@ -691,7 +740,7 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
 
 int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err) {
   struct cb_settings *s = &cli->settings;
-  if (cli->accept_path && cb_cli_accept_file(cli, err))
+  if (cli->accept_path && cb_cli_accept_file(cli, &cb_cli_check_reader, err))
     return err->status;
   /* a sweep: every backend that works here (the engine notes the rest) */
   if (cli->sweep && !cli->backend_given) {

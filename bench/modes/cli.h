@@ -17,4 +17,9 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
  * and the rules that need them; a usage error (2) before MPI otherwise. */
 int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err);
 
+/* An acceptance file's [check] keys that are options (the option table's
+ * CB_IN_CHECK rows), read by this parser: every reader of a topology file
+ * hands it to accept/spec.c. */
+extern const struct cb_check_reader cb_cli_check_reader;
+
 #endif

@@ -8,9 +8,11 @@
 #include "run_options.h"
 
 /* cli_validate.c: the rules between the run's options once all are read,
- * and --accept's file loaded (with its baseline) before MPI starts. */
+ * and --accept's file loaded (with its baseline) before MPI starts, its
+ * checks' options read by `reader` (cli.c's own parser). */
 int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err);
-int cb_cli_accept_file(struct cb_cli *cli, struct cb_error *err);
+int cb_cli_accept_file(struct cb_cli *cli, const struct cb_check_reader *reader,
+                       struct cb_error *err);
 
 /* cli_tune.c: one --tune option (a CB_IN_TUNE row's code), and their rules
  * once all are read (tune_only: the first one seen). */

@@ -146,9 +146,10 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
 
 /* Loads the acceptance file now, before MPI starts, so a bad file costs
  * nothing; every check's transport must be settable in one process. */
-int cb_cli_accept_file(struct cb_cli *cli, struct cb_error *err) {
+int cb_cli_accept_file(struct cb_cli *cli, const struct cb_check_reader *reader,
+                       struct cb_error *err) {
   struct cb_accept_spec *t = &cli->spec;
-  if (cb_accept_spec_load(cli->accept_path, t, err))
+  if (cb_accept_spec_load(cli->accept_path, t, reader, err))
     return err->status;
   if (!cli->matrix_bytes)
     cli->matrix_bytes = t->matrix.bytes;

@@ -7,6 +7,7 @@
 #include "args.h"
 #include "base/dtype.h"
 #include "base/units.h"
+#include "cli.h"
 #include "mode.h"
 #include "model/model.h"
 #include "results/overhead.h"
@@ -46,7 +47,7 @@ static int model_option(int code, const char *v, struct cb_model_cli *m, uint64_
     static struct cb_accept_spec spec;
     static struct cb_topo_part part;
     m->topology = v;
-    m->topology_part = cb_accept_spec_part(&spec, &part);
+    m->topology_part = cb_accept_spec_part(&spec, &part, &cb_cli_check_reader);
     return CB_OK;
   }
   case OPT_TRIALS: m->trials = v; return CB_OK;

@@ -4,6 +4,7 @@
 
 #include "accept/spec.h"
 #include "args.h"
+#include "cli.h"
 #include "mode.h"
 
 /* Its own small parser, like --report's: no measuring option applies. */
@@ -104,7 +105,7 @@ static int parse_report(int argc, char **argv, union cb_mode_options *o, struct 
       static struct cb_accept_spec spec;
       static struct cb_topo_part part;
       rep->topology = v;
-      rep->topology_part = cb_accept_spec_part(&spec, &part);
+      rep->topology_part = cb_accept_spec_part(&spec, &part, &cb_cli_check_reader);
     } else
       *(row->code == OPT_OUT ? &rep->out : &rep->baseline) = v;
     if (file && rep->ninputs == CB_MAX_REPORT_INPUTS)

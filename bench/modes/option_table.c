@@ -79,7 +79,7 @@ const struct cb_option cb_options[] = {
     {.name = "redop", .short_name = 'o', .arg = CB_ARG_ONE, .code = 'o', .modes = CB_IN_RUN,
      .section = CB_SEC_WHAT, .metavar = "LIST",
      .help = "sum prod min max (default sum)"},
-    {.name = "root", .short_name = 'r', .arg = CB_ARG_ONE, .code = 'r', .modes = CB_IN_RUN,
+    {.name = "root", .short_name = 'r', .arg = CB_ARG_ONE, .code = 'r', .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_WHAT, .metavar = "N",
      .help = "broadcast root (default 0)"},
     /* Sizes (bytes; K, M, G, T and KiB...TiB binary as in nccl-tes */
@@ -96,11 +96,11 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_SIZES, .metavar = "SIZE",
      .help = "add SIZE between sizes instead"},
     /* Timing: */
-    {.name = "timing", .arg = CB_ARG_ONE, .code = OPT_TIMING, .modes = CB_IN_RUN,
+    {.name = "timing", .arg = CB_ARG_ONE, .code = OPT_TIMING, .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "MODE",
      .help = "throughput (batches timed whole, default) or latency\n"
              "(each iteration between barriers, slowest rank)"},
-    {.name = "stat", .arg = CB_ARG_ONE, .code = OPT_STAT, .modes = CB_IN_RUN,
+    {.name = "stat", .arg = CB_ARG_ONE, .code = OPT_STAT, .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "STAT",
      .help = "what the time column, algbw and busbw show: median\n"
              "(default), mean (total time / iterations, as in\n"
@@ -111,25 +111,25 @@ const struct cb_option cb_options[] = {
      .help = "out-of-place, in-place or both (default): which of\n"
              "an op's buffer layouts each size measures (OSU and\n"
              "IMB measure out of place only)"},
-    {.name = "iters", .short_name = 'n', .arg = CB_ARG_ONE, .code = 'n', .modes = CB_IN_RUN,
+    {.name = "iters", .short_name = 'n', .arg = CB_ARG_ONE, .code = 'n', .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "N|auto",
      .help = "timed iterations per size (default auto: until the\n"
              "median's 95% CI is within --precision, or --max-time)"},
-    {.name = "precision", .arg = CB_ARG_ONE, .code = OPT_PRECISION, .modes = CB_IN_RUN,
+    {.name = "precision", .arg = CB_ARG_ONE, .code = OPT_PRECISION, .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "P",
      .help = "relative CI half-width, e.g. 5% or 0.05 (default 5%)"},
-    {.name = "max-time", .arg = CB_ARG_ONE, .code = OPT_MAX_TIME, .modes = CB_IN_RUN,
+    {.name = "max-time", .arg = CB_ARG_ONE, .code = OPT_MAX_TIME, .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "SEC",
      .help = "wall-clock budget per size (both variants, checks\n"
              "included) in auto mode (default 1; 0.15 with --sweep)"},
-    {.name = "warmup", .short_name = 'w', .arg = CB_ARG_ONE, .code = 'w', .modes = CB_IN_RUN,
+    {.name = "warmup", .short_name = 'w', .arg = CB_ARG_ONE, .code = 'w', .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "N|auto",
      .help = "untimed iterations per size (default auto: at least\n"
              "one, more while they take under 2 ms)"},
-    {.name = "window", .arg = CB_ARG_ONE, .code = OPT_WINDOW, .modes = CB_IN_RUN,
+    {.name = "window", .arg = CB_ARG_ONE, .code = OPT_WINDOW, .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "N",
      .help = "messages per p2p_bw/p2p_bibw window (default 64)"},
-    {.name = "window-bytes", .arg = CB_ARG_ONE, .code = OPT_WINDOW_BYTES, .modes = CB_IN_RUN,
+    {.name = "window-bytes", .arg = CB_ARG_ONE, .code = OPT_WINDOW_BYTES, .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "SIZE",
      .help = "fewer messages when a window would carry more than\n"
              "SIZE (default 64M: the pipe is full long before)"},
@@ -143,7 +143,7 @@ const struct cb_option cb_options[] = {
      .help = "nccl: none (default), local (ncclMemAlloc +\n"
              "ncclCommRegister, NCCL 2.19+) or symmetric (windows\n"
              "for NCCL's symmetric kernels, 2.27+), as nccl-tests -R"},
-    {.name = "timeout", .short_name = 'T', .arg = CB_ARG_ONE, .code = 'T', .modes = CB_IN_RUN,
+    {.name = "timeout", .short_name = 'T', .arg = CB_ARG_ONE, .code = 'T', .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "SEC",
      .help = "give up (exit 3) naming the stuck rank after SEC\n"
              "in one measurement; 0 disables (default 300)"},
@@ -188,7 +188,7 @@ const struct cb_option cb_options[] = {
      .help = "all ranks on one GPU, each its own NCCL_HOSTID: the\n"
              "figures are of NCCL's network transport (testing)"},
     /* Checking and output: */
-    {.name = "check", .short_name = 'c', .arg = CB_ARG_ONE, .code = 'c', .modes = CB_IN_RUN,
+    {.name = "check", .short_name = 'c', .arg = CB_ARG_ONE, .code = 'c', .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_CHECKING, .metavar = "N",
      .help = "checked iterations per size; 0 disables (default 1)"},
     {.name = "json", .short_name = 'J', .arg = CB_ARG_ONE, .code = 'J',

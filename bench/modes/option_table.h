@@ -26,6 +26,9 @@ enum {
   CB_IN_COMPARE = 1 << 5,
   CB_IN_MODEL = 1 << 6,
   CB_IN_INSPECTOR = 1 << 7,
+  /* a [check] of an acceptance file takes it as a key (`iters = 20`), read
+   * by the measuring modes' parser (cb_cli_check_reader) */
+  CB_IN_CHECK = 1 << 8,
 };
 
 /* --help's sections; a mode lists the ones it prints (mode.h). */

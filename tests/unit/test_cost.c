@@ -61,7 +61,7 @@ static const char host[] = "[system]\n"
 static void test_host(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_accept_spec_parse(host, "h.conf", &t, &err);
+  int rc = cb_accept_spec_parse(host, "h.conf", &t, NULL, &err);
   ok(rc == CB_OK && t.system.scale == 64 && fabs(t.steps[0].compute_s - 0.02) < 1e-12,
      "scale = 64 and compute_time = 20 ms parse (%s)", err.msg);
   double grads = (double)cb_model_grad_bytes(&t.steps[0].model), bucket = fmin(25 << 20, grads);
@@ -124,7 +124,7 @@ static void test_host(void) {
 static void test_nccl(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  if (cb_accept_spec_load("topologies/h100-ndr.conf", &t, &err)) {
+  if (cb_accept_spec_load("topologies/h100-ndr.conf", &t, NULL, &err)) {
     ok(0, "h100-ndr.conf loads (%s)", err.msg);
     return;
   }
@@ -168,7 +168,7 @@ static void test_bad(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     struct cb_accept_spec t;
     struct cb_error err = {0};
-    int rc = cb_accept_spec_parse(bad[i].keys, "b.conf", &t, &err);
+    int rc = cb_accept_spec_parse(bad[i].keys, "b.conf", &t, NULL, &err);
     char where[32];
     snprintf(where, sizeof where, "b.conf:%d:", bad[i].line);
     ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, bad[i].key),

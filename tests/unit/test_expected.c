@@ -47,7 +47,7 @@ static const char host[] = "[system]\n"
 static void test_parse(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_accept_spec_parse(host, "host.conf", &t, &err);
+  int rc = cb_accept_spec_parse(host, "host.conf", &t, NULL, &err);
   ok(rc == CB_OK, "a file of model levels parses (%s)", err.msg);
   const struct cb_check *bw = &t.checks[0], *lat = &t.checks[1];
   ok(bw->fail.reference == CB_REF_MODEL && fabs(bw->fail.value - 0.2) < 1e-12 &&
@@ -66,7 +66,7 @@ static void test_parse(void) {
 static void test_host(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  cb_accept_spec_parse(host, "host.conf", &t, &err);
+  cb_accept_spec_parse(host, "host.conf", &t, NULL, &err);
   struct cb_expected e;
   int rc = cb_expected_for(&t, &t.checks[0], 2, 2, &e, &err);
   double p = 2, bytes = 1 << 20, alpha = 20e-6, beta = 1 / 1e9;
@@ -99,7 +99,7 @@ static void refused(const char *text, int ranks, int nodes, int line, const char
                     const char *what) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_accept_spec_parse(text, "r.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "r.conf", &t, NULL, &err);
   struct cb_expected e;
   if (rc == CB_OK)
     rc = cb_expected_for(&t, &t.checks[0], ranks, nodes, &e, &err);
@@ -147,7 +147,7 @@ static void test_refused(void) {
 static void test_gdr(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  if (cb_accept_spec_load("topologies/h100-ndr.conf", &t, &err)) {
+  if (cb_accept_spec_load("topologies/h100-ndr.conf", &t, NULL, &err)) {
     ok(0, "h100-ndr.conf loads (%s)", err.msg);
     return;
   }
@@ -161,7 +161,7 @@ static void test_gdr(void) {
   int rc = cb_expected_for(&t, &t.checks[model], 16, 2, &e, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "gdr = no"), "gdr = no, two nodes: refused: %s", err.msg);
   memset(&err, 0, sizeof err);
-  rc = cb_accept_spec_parse("[system]\nname = x\ngdr = maybe\n", "g.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\ngdr = maybe\n", "g.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "g.conf:3:") && strstr(err.msg, "gdr"),
      "gdr = maybe refused naming file, line and key: %s", err.msg);
 }
@@ -175,7 +175,7 @@ static void test_presets(void) {
   for (int i = 0; i < n; i++) {
     struct cb_accept_spec t;
     struct cb_error err = {0};
-    if (cb_accept_spec_load(paths[i], &t, &err) || t.system.gpus_per_node <= 0)
+    if (cb_accept_spec_load(paths[i], &t, NULL, &err) || t.system.gpus_per_node <= 0)
       continue;
     gpus++;
     int models = 0, answered = 0, ranks, nodes;
@@ -202,7 +202,7 @@ static void test_presets(void) {
 static void test_dry_run(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  cb_accept_spec_load("topologies/h100-ndr.conf", &t, &err);
+  cb_accept_spec_load("topologies/h100-ndr.conf", &t, NULL, &err);
   char *text = NULL;
   size_t len = 0;
   FILE *out = open_memstream(&text, &len);
@@ -213,7 +213,7 @@ static void test_dry_run(void) {
          strstr(text, "at 8 ranks on 1 node"),
      "--dry-run on h100-ndr prints the absolute levels and the model's with pick and band");
   free(text);
-  cb_accept_spec_parse(gpu, "r.conf", &t, &err);
+  cb_accept_spec_parse(gpu, "r.conf", &t, NULL, &err);
   text = NULL;
   out = open_memstream(&text, &len);
   rc = cb_accept_dry_run(&t, 0, 0, out, &err);

@@ -7,6 +7,8 @@
 
 #include "accept/ceiling.h"
 #include "accept/spec.h"
+#include "accept/verdicts.h"
+#include "modes/cli.h"
 #include "ops/op.h"
 #include "presets.h"
 #include "results/verdict.h"
@@ -59,7 +61,7 @@ static void test_good(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
   double refs[CB_NREFS] = {0};
-  int rc = cb_accept_spec_parse(good, "good.conf", &t, &err);
+  int rc = cb_accept_spec_parse(good, "good.conf", &t, NULL, &err);
   ok(rc == CB_OK, "good file parses (%s)", err.msg);
   is_str(t.system.name, "test box", "system name");
   is_long(t.system.nodes, 4, "nodes");
@@ -99,7 +101,7 @@ static void bad(const char *line_text, int line, const char *key) {
            line_text);
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_accept_spec_parse(text, "bad.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "bad.conf", &t, NULL, &err);
   char where[32];
   snprintf(where, sizeof where, "bad.conf:%d:", line);
   ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, key),
@@ -114,7 +116,7 @@ static void arch_alias(const char *arch, const char *use) {
   snprintf(want, sizeof want, "write gpu_arch = %s, or compute_capability = ", use);
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_accept_spec_parse(text, "arch.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "arch.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "arch.conf:3:") && strstr(err.msg, want),
      "gpu_arch = %s: refused naming '%s' (%s)", arch, use, err.msg);
 }
@@ -125,7 +127,7 @@ static void contradiction(const char *keys, const char *want) {
   snprintf(text, sizeof text, "[system]\nname = x\n%s\n", keys);
   struct cb_accept_spec t;
   struct cb_error err = {0};
-  int rc = cb_accept_spec_parse(text, "c.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "c.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, want), "'%s' refused (%s)", keys, err.msg);
 }
 
@@ -137,19 +139,20 @@ static void test_bad(void) {
     struct cb_accept_spec t;
     struct cb_error err = {0};
     ok(cb_accept_spec_parse("[system]\nname = p100\ngpu_arch = volta\nnvlink = 1\n", "p.conf", &t,
-                            &err) == CB_OK,
+                            NULL, &err) == CB_OK,
        "Pascal's NVLink 1 tuned as volta: accepted (%s)", err.msg);
   }
   {
     struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_accept_spec_parse("[system]\nname = x\nnic_path = phb\n", "n.conf", &t, &err) == CB_OK &&
+    ok(cb_accept_spec_parse("[system]\nname = x\nnic_path = phb\n", "n.conf", &t, NULL, &err) ==
+               CB_OK &&
            t.system.gpu.nic_path == 8,
        "nic_path = phb: NCCL's PATH_PHB, 8");
     contradiction("nic_path = nvl", "expected pix, pxb, p2c, pxn, phb or sys");
     /* the names the two keys share map alike; each refuses the other's own */
     ok(cb_accept_spec_parse("[system]\nname = x\nnic_path = pxn\ngpu_path = sys\n", "n.conf", &t,
-                            &err) == CB_OK &&
+                            NULL, &err) == CB_OK &&
            t.system.gpu.nic_path == 7 && t.system.gpu.gpu_path == 9,
        "nic_path = pxn: PATH_PXN, 7; gpu_path = sys: PATH_SYS, 9");
     contradiction("nic_path = node", "expected pix, pxb, p2c, pxn, phb or sys");
@@ -158,18 +161,20 @@ static void test_bad(void) {
   {
     struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_accept_spec_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
+    ok(cb_accept_spec_parse("[system]\nname = x\n", "g.conf", &t, NULL, &err) == CB_OK &&
            t.system.gpu.gpu_path == -1,
        "gpu_path unset: -1 (peer-to-peer assumed, as behind an HGX board's switches)");
-    ok(cb_accept_spec_parse("[system]\nname = x\ngpu_path = node\n", "g.conf", &t, &err) == CB_OK &&
+    ok(cb_accept_spec_parse("[system]\nname = x\ngpu_path = node\n", "g.conf", &t, NULL, &err) ==
+               CB_OK &&
            t.system.gpu.gpu_path == 8,
        "gpu_path = node (nvidia-smi's host bridges of one CPU): NCCL's PATH_PHB, 8");
-    ok(cb_accept_spec_parse("[system]\nname = x\ngpu_path = pxb\n", "g.conf", &t, &err) == CB_OK &&
+    ok(cb_accept_spec_parse("[system]\nname = x\ngpu_path = pxb\n", "g.conf", &t, NULL, &err) ==
+               CB_OK &&
            t.system.gpu.gpu_path == 5,
        "gpu_path = pxb: NCCL's PATH_PXB, 5");
     contradiction("gpu_path = nvlink", "expected pix, pxb (PCIe switches), phb or node");
     /* NCCL_P2P_LEVEL's values, in either case (paths.cc ncclGetLevel) */
-    ok(cb_accept_spec_parse("[system]\nname = x\n", "g.conf", &t, &err) == CB_OK &&
+    ok(cb_accept_spec_parse("[system]\nname = x\n", "g.conf", &t, NULL, &err) == CB_OK &&
            t.system.gpu.p2p_level == -1,
        "p2p_level unset: -1 (NCCL's own level)");
     static const struct {
@@ -179,7 +184,7 @@ static void test_bad(void) {
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
       char text[64], name[8];
       snprintf(text, sizeof text, "[system]\nname = x\np2p_level = %s\n", levels[i].value);
-      ok(cb_accept_spec_parse(text, "g.conf", &t, &err) == CB_OK &&
+      ok(cb_accept_spec_parse(text, "g.conf", &t, NULL, &err) == CB_OK &&
              t.system.gpu.p2p_level == levels[i].type &&
              strcmp(cb_topo_p2p_level_name(t.system.gpu.p2p_level, name, sizeof name),
                     levels[i].name) == 0,
@@ -198,13 +203,13 @@ static void test_bad(void) {
     struct cb_accept_spec t;
     struct cb_error err = {0};
     ok(cb_accept_spec_parse("[system]\nname = x\ncompute_capability = 9.0,8.0\n", "m.conf", &t,
-                            &err) == CB_OK &&
+                            NULL, &err) == CB_OK &&
            t.system.gpu.cc == 80 && t.system.gpu.cc_max == 90 && t.system.gpu.arch == 1,
        "compute_capability = 9.0,8.0: the least (NCCL's minCompCap) sets gpu_arch ampere, the "
        "greatest kept (%s)",
        err.msg);
-    ok(cb_accept_spec_parse("[system]\nname = x\ncompute_capability = 9.0\n", "m.conf", &t, &err) ==
-               CB_OK &&
+    ok(cb_accept_spec_parse("[system]\nname = x\ncompute_capability = 9.0\n", "m.conf", &t, NULL,
+                            &err) == CB_OK &&
            t.system.gpu.cc == 90 && t.system.gpu.cc_max == 90,
        "one compute capability: least and greatest alike");
     contradiction("compute_capability = 9.0,", "or a list of them");
@@ -213,10 +218,10 @@ static void test_bad(void) {
     struct cb_accept_spec t;
     struct cb_error err = {0};
     ok(cb_accept_spec_parse("[system]\nname = a40\ncompute_capability = 8.6\nnvlink = 3\n",
-                            "a.conf", &t, &err) == CB_OK &&
+                            "a.conf", &t, NULL, &err) == CB_OK &&
            t.system.gpu.cc == 86 && t.system.gpu.arch == 1,
        "compute_capability = 8.6: cc 86, tuned as ampere (%s)", err.msg);
-    ok(cb_accept_spec_parse("[system]\nname = l40s\ncompute_capability = 8.9\n", "l.conf", &t,
+    ok(cb_accept_spec_parse("[system]\nname = l40s\ncompute_capability = 8.9\n", "l.conf", &t, NULL,
                             &err) == CB_OK &&
            t.system.gpu.cc == 89 && t.system.gpu.arch == 1,
        "compute_capability = 8.9 (Ada): tuned as ampere");
@@ -242,14 +247,15 @@ static void test_bad(void) {
     struct cb_error err = {0};
     ok(cb_accept_spec_parse("[system]\nname = nvl\ngpus_per_node = 4\nnvlink = 4\nnvswitch = "
                             "no\nnvlink_peers = 1\n",
-                            "p.conf", &t, &err) == CB_OK &&
+                            "p.conf", &t, NULL, &err) == CB_OK &&
            t.system.gpu.nvlink_peers == 1,
        "H100 NVL in bridged pairs: nvlink_peers = 1 (%s)", err.msg);
   }
   {
     struct cb_accept_spec t;
     struct cb_error err = {0};
-    ok(cb_accept_spec_parse("[system]\nname = g\ngpu_p2p = no\n", "g.conf", &t, &err) == CB_OK &&
+    ok(cb_accept_spec_parse("[system]\nname = g\ngpu_p2p = no\n", "g.conf", &t, NULL, &err) ==
+               CB_OK &&
            t.system.gpu.gpu_p2p == 0,
        "gpu_p2p = no (GeForce): parsed");
     contradiction("gpu_p2p = maybe", "'maybe': expected yes or no");
@@ -286,18 +292,18 @@ static void test_bad(void) {
   struct cb_error err = {0};
   int rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
                                 "metric = busbw\nfail = 1 GB/s\n",
-                                "missing.conf", &t, &err);
+                                "missing.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "missing.conf:3:") && strstr(err.msg, "'size'"),
      "a missing key names the check's line and the key: %s", err.msg);
   memset(&err, 0, sizeof err);
   rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
                             "size = 1M\nmetric = busbw\nwarn = 1 GB/s\nfail = 2 GB/s\n",
-                            "order.conf", &t, &err);
+                            "order.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "warn"), "warn laxer than fail is refused: %s", err.msg);
   memset(&err, 0, sizeof err);
   rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
                             "size = 1M\nmetric = busbw\nfail = 40% pairbw\n",
-                            "pairbw.conf", &t, &err);
+                            "pairbw.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "[matrix]"), "pairbw needs a [matrix]: %s", err.msg);
   /* a key above every section once wrote into checks[-1] (issue 16) */
   const char *above[] = {"op = allreduce\n[system]\nname = x\n",
@@ -305,7 +311,7 @@ static void test_bad(void) {
   for (int i = 0; i < 2; i++) {
     memset(&err, 0, sizeof err);
     memset(&t, 0x55, sizeof t); /* a stale checks[] must not hide the write */
-    rc = cb_accept_spec_parse(above[i], "above.conf", &t, &err);
+    rc = cb_accept_spec_parse(above[i], "above.conf", &t, NULL, &err);
     char where[32];
     snprintf(where, sizeof where, "above.conf:%d:", i ? 3 : 1);
     ok(rc == CB_USAGE && strstr(err.msg, where) && strstr(err.msg, "'op'") &&
@@ -319,12 +325,12 @@ static void test_bad(void) {
   for (int i = 0; i < 2; i++) {
     memset(&err, 0, sizeof err);
     memset(&t, 0x55, sizeof t);
-    rc = cb_accept_spec_parse(odd[i], "odd.conf", &t, &err);
+    rc = cb_accept_spec_parse(odd[i], "odd.conf", &t, NULL, &err);
     ok(rc == CB_USAGE && strstr(err.msg, "odd.conf:") && strstr(err.msg, "section header"),
        "a malformed section header is refused by name: %s", err.msg);
   }
   memset(&err, 0, sizeof err);
-  rc = cb_accept_spec_load("/nonexistent/x.conf", &t, &err);
+  rc = cb_accept_spec_load("/nonexistent/x.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "/nonexistent/x.conf"), "missing file named: %s", err.msg);
 }
 
@@ -343,7 +349,7 @@ static int sections(const char *kind, int n, int same, struct cb_accept_spec *t,
                                                 "size = 1K\nmetric = time\nfail = 1 s\n",
                     same ? 1 : i);
   memset(err, 0, sizeof *err);
-  return cb_accept_spec_parse(text, "room.conf", t, err);
+  return cb_accept_spec_parse(text, "room.conf", t, NULL, err);
 }
 
 static void test_section_room(void) {
@@ -386,7 +392,7 @@ static void test_presets(void) {
   for (int i = 0; i < n; i++) {
     struct cb_accept_spec t;
     struct cb_error err = {0};
-    int rc = cb_accept_spec_load(paths[i], &t, &err);
+    int rc = cb_accept_spec_load(paths[i], &t, NULL, &err);
     ok(rc == CB_OK && t.system.source[0] && t.system.ntiers > 0 && t.nchecks > 0,
        "%s parses, cites a source, has tiers and checks (%s)", paths[i], err.msg);
   }
@@ -421,7 +427,7 @@ static void test_ceiling(void) {
   struct cb_accept_spec t;
   struct cb_error err = {0};
   snprintf(text, sizeof text, file, "ceiling = nv\n");
-  int rc = cb_accept_spec_parse(text, "c.conf", &t, &err);
+  int rc = cb_accept_spec_parse(text, "c.conf", &t, NULL, &err);
   ok(rc == CB_OK && t.checks[0].ceiling_tier == 0 && t.checks[0].ceiling_fraction == 0.6,
      "ceiling: resolved to its tier, fraction 0.6 by default (%s)", err.msg);
   struct cb_record rec = {.busbw_GBps = 320, .algbw_GBps = 1};
@@ -451,22 +457,23 @@ static void test_ceiling(void) {
   for (int i = 0; i < 3; i++) {
     memset(&err, 0, sizeof err);
     snprintf(text, sizeof text, file, wrong[i][0]);
-    rc = cb_accept_spec_parse(text, "c.conf", &t, &err);
+    rc = cb_accept_spec_parse(text, "c.conf", &t, NULL, &err);
     ok(rc == CB_USAGE && strstr(err.msg, wrong[i][1]), "ceiling: refused: %s", err.msg);
   }
   memset(&err, 0, sizeof err);
   rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
                             "size = 1M\nmetric = busbw\nfail = 1 GB/s\nceiling_fraction = 0.5\n",
-                            "c.conf", &t, &err);
+                            "c.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "ceiling_fraction without a ceiling"), "%s", err.msg);
   /* messages with a literal % once went through printf as the format */
   memset(&err, 0, sizeof err);
   rc = cb_accept_spec_parse("[system]\nname = x\n[check c]\nop = allreduce\nbackend = mpi\n"
                             "size = 1M\nmetric = busbw\nfail = 1 s\n",
-                            "c.conf", &t, &err);
+                            "c.conf", &t, NULL, &err);
   ok(rc == CB_USAGE && strstr(err.msg, "(5% membw, 40% pairbw)"), "%% in a message: %s", err.msg);
   memset(&err, 0, sizeof err);
-  rc = cb_accept_spec_parse("[system]\nname = x\n[step s]\nlimit = lots\n", "c.conf", &t, &err);
+  rc = cb_accept_spec_parse("[system]\nname = x\n[step s]\nlimit = lots\n", "c.conf", &t, NULL,
+                            &err);
   ok(rc == CB_USAGE && strstr(err.msg, "such as 20% or 0.2"), "%% in a message: %s", err.msg);
 }
 
@@ -492,21 +499,70 @@ static void test_parts(void) {
   static struct cb_accept_spec spec;
   struct cb_topo_part part;
   err = (struct cb_error){0};
-  rc = cb_topology_parse(text, "p.conf", &sys, cb_accept_spec_part(&spec, &part), &err);
+  rc = cb_topology_parse(text, "p.conf", &sys, cb_accept_spec_part(&spec, &part, NULL), &err);
   ok(rc == CB_OK && spec.nchecks == 1 && sys.ntiers == 1, "acceptance's part reads the [check]");
   char bad_text[512];
   snprintf(bad_text, sizeof bad_text, "%sredop = sum\n", text);
   err = (struct cb_error){0};
-  rc = cb_topology_parse(bad_text, "p.conf", &sys, cb_accept_spec_part(&spec, &part), &err);
+  rc = cb_topology_parse(bad_text, "p.conf", &sys, cb_accept_spec_part(&spec, &part, NULL), &err);
   struct cb_error direct = {0};
-  int rc2 = cb_accept_spec_parse(bad_text, "p.conf", &spec, &direct);
+  int rc2 = cb_accept_spec_parse(bad_text, "p.conf", &spec, NULL, &direct);
   ok(rc == CB_USAGE && rc2 == CB_USAGE && strcmp(err.msg, direct.msg) == 0 &&
          strstr(err.msg, "p.conf:13: [check c] redop: unknown key 'redop'"),
      "a bad [check] key: the same refusal through the part as --accept's: %s", err.msg);
 }
 
+/* A [check]'s keys that are options: read by the command line's parser,
+ * applied over the run's settings for that check alone. */
+static void test_check_options(void) {
+  static struct cb_accept_spec spec;
+  struct cb_error err = {0};
+  const char *head = "[system]\nname = x\n[check c]\nop = allgather\nbackend = mpi\nsize = 1M\n"
+                     "metric = busbw\nfail = 1 GB/s\n";
+  char text[1024];
+  snprintf(text, sizeof text, "%siters = 7\nmax_time = 2\ntiming = latency\n", head);
+  int rc = cb_accept_spec_parse(text, "o.conf", &spec, &cb_cli_check_reader, &err);
+  ok(rc == CB_OK && spec.checks[0].noptions == 3,
+     "iters, max_time (as --max-time) and timing read");
+  struct cb_settings base = {0}, s;
+  base.iters = 11;
+  base.max_time = 0.5;
+  base.ops[0] = cb_op_lookup("allreduce");
+  base.nops = 1;
+  cb_check_settings(&spec.checks[0], &base, &s);
+  ok(s.iters == 7 && s.max_time == 2 && s.timing == CB_TIMING_LATENCY &&
+         s.ops[0] == cb_op_lookup("allgather") && s.min_bytes == 1 << 20,
+     "over the run's settings: iters %ld, max_time %g, the check's op and size", s.iters,
+     s.max_time);
+  snprintf(text, sizeof text, "%swarmup = -1\n", head);
+  rc = cb_accept_spec_parse(text, "o.conf", &spec, &cb_cli_check_reader, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "o.conf:9: [check c] warmup: --warmup: '-1'"),
+     "a bad value: the option's own refusal, with file, line and key: %s", err.msg);
+  snprintf(text, sizeof text, "%sjson = x.jsonl\n", head);
+  err = (struct cb_error){0};
+  rc = cb_accept_spec_parse(text, "o.conf", &spec, &cb_cli_check_reader, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "unknown key 'json'") &&
+         strstr(err.msg, "; options: root, timing, stat, iters"),
+     "an option a check does not take (--json) is an unknown key, the options named: %s", err.msg);
+  snprintf(text, sizeof text, "%siters = 7\n", head);
+  err = (struct cb_error){0};
+  rc = cb_accept_spec_parse(text, "o.conf", &spec, NULL, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "unknown key 'iters'") && !strstr(err.msg, "options:"),
+     "without a reader a check takes its own keys alone");
+  size_t n = (size_t)snprintf(text, sizeof text, "%s", head);
+  for (int i = 0; i <= CB_CHECK_MAX_OPTIONS; i++)
+    n += (size_t)snprintf(text + n, sizeof text - n, "%s = %s\n",
+                          (const char *[]){"root", "iters", "warmup", "window", "timeout", "check",
+                                           "stat", "max_time", "window_bytes"}[i],
+                          i == 6 ? "median" : "1");
+  err = (struct cb_error){0};
+  rc = cb_accept_spec_parse(text, "o.conf", &spec, &cb_cli_check_reader, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "at most 8 options"), "at most 8 options: %s", err.msg);
+}
+
 int main(void) {
   test_parts();
+  test_check_options();
   test_good();
   test_ceiling();
   test_bad();
