@@ -239,6 +239,11 @@ static int host_finish(void *t, double wait[CB_NSC], struct cb_error *err) {
 const struct cb_layout_transport cb_layout_mpi = {
     .name = "mpi",
     .what = "MPI non-blocking collectives on a communicator per dimension, OpenBLAS GEMMs",
+    .where = "the host",
+    .no_algos = "this MPI has no coll_libnbc algorithm variable for the collectives this layout "
+                "issues",
+    .env_note = "Open MPI's coll_libnbc_*_algorithm is one value a process; collbench sets it per "
+                "communicator through MPI_T before each call",
     .open = host_open,
     .nalgs = nalgs,
     .algo_name = algo_name,

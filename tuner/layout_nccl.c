@@ -355,6 +355,9 @@ static int dev_finish(void *t, double wait[CB_NSC], struct cb_error *err) {
 const struct cb_layout_transport cb_layout_nccl = {
     .name = "nccl",
     .what = "NCCL on a communicator and CUDA stream per dimension, cuBLAS GEMMs",
+    .gpu = 1,
+    .where = "the GPU",
+    .no_algos = "NCCL's per communicator is not built",
     .open = dev_open,
     .nalgs = nalgs,
     .algo_name = algo_name,

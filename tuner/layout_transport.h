@@ -30,8 +30,12 @@ struct cb_layout_need {
 };
 
 struct cb_layout_transport {
-  const char *name; /* "mpi", "nccl": --backend's value */
-  const char *what; /* the header line's words */
+  const char *name;     /* "mpi", "nccl": --backend's value */
+  const char *what;     /* the header line's words */
+  int gpu;              /* the step on a GPU: bound first, its memory holds the states */
+  const char *where;    /* "the GPU", "the host": the header line's */
+  const char *no_algos; /* why nothing is turned when nalgs is 0 everywhere */
+  const char *env_note; /* what the env file says of the algorithms, or NULL */
   int (*open)(const struct cb_cluster *cl, const struct cb_layout_need *need, void **t,
               struct cb_error *err);
   /* The algorithms this transport can choose for op on every

@@ -28,7 +28,7 @@ static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
   char layout[64];
   cb_parallel_format(&l->par, layout, sizeof layout);
   if (cb_layout_transport_choose(opt->backend, tr, err) ||
-      (strcmp((*tr)->name, "mpi") && cb_gpu_bind(cl, s, &(int){0}, err)) ||
+      ((*tr)->gpu && cb_gpu_bind(cl, s, &(int){0}, err)) ||
       cb_parallel_fit(&l->par, cl->nranks, cl->node_of_rank, err) ||
       cb_layout_check(&opt->model, l, err))
     return err->status;
@@ -37,7 +37,7 @@ static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
     return err->status;
   /* the job's states: in the node's memory on the host, in the GPU's on
    * one (shared by every rank on it under --share-gpu) */
-  int gpu = strcmp((*tr)->name, "mpi") != 0, sharing = gpu && !s->share_gpu ? 1 : cl->local_size;
+  int gpu = (*tr)->gpu, sharing = gpu && !s->share_gpu ? 1 : cl->local_size;
   double need = (double)cb_layout_state_bytes(&opt->model, l);
   double avail = (double)(gpu ? cb_gpu_mem_total() : cb_mem_available_bytes()) / sharing;
   if (avail > 0 && need > 0.9 * avail) {
@@ -314,10 +314,7 @@ static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt
   struct cb_layout_knob k[CB_NSC * CB_NEV_OPS];
   int nk = cb_layout_knobs(x, k, CB_NSC * CB_NEV_OPS);
   if (cl->rank == 0 && !nk)
-    printf("# search: no algorithm to turn (%s)\n",
-           strcmp(tr->name, "mpi") ? "NCCL's per communicator is not built"
-                                   : "this MPI has no coll_libnbc algorithm variable for the "
-                                     "collectives this layout issues");
+    printf("# search: no algorithm to turn (%s)\n", tr->no_algos);
   for (int j = 0; j < nk; j++) {
     int n = k[j].nalgs + 1, c = k[j].comm, o = k[j].op;
     char knob[64];
@@ -355,9 +352,8 @@ static int write_env(void *state, FILE *f) {
            cb_shard_names[e->opt->layout.shard], e->opt->model.name,
            config_text(e->tr, e->v, e->tuned, algos, sizeof algos));
   comments[nc++] = line;
-  if (!strcmp(e->tr->name, "mpi"))
-    comments[nc++] = "Open MPI's coll_libnbc_*_algorithm is one value a process; collbench sets "
-                     "it per communicator through MPI_T before each call";
+  if (e->tr->env_note)
+    comments[nc++] = e->tr->env_note;
   if (e->v->knob && l->shard == CB_SHARD_FULL) { /* the framework's setting, not an env var */
     snprintf(knob, sizeof knob,
              "FSDP prefetch depth %d: PyTorch FSDP2's set_modules_to_forward_prefetch and "
@@ -429,8 +425,7 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
            "seq %ld, batch %ld; microbatches %ld, experts %ld, topk %ld, sequence_parallel "
            "%ld), float on %s\n",
            layout, cb_shard_names[opt->layout.shard], m->name, m->hidden, m->layers, m->heads,
-           m->seq, m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel,
-           strcmp(tr->name, "mpi") ? "the GPU" : "the host");
+           m->seq, m->batch, m->microbatches, m->experts, m->topk, m->sequence_parallel, tr->where);
     const struct cb_layout *l = &v.l[v.base];
     if (l->shard == CB_SHARD_FULL)
       snprintf(bucket, sizeof bucket, "FSDP prefetch depth %d", l->prefetch);
