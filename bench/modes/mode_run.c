@@ -11,17 +11,17 @@
 
 #include "accept/accept.h"
 #include "accept/dry_run.h"
+#include "accept/excluded.h"
+#include "accept/hang.h"
 #include "accept/matrix.h"
 #include "backends/nccl_env.h"
 #include "base/phase.h"
 #include "burnin/burnin.h"
-#include "burnin/judged.h"
+#include "burnin/judged_accept.h"
 #include "cli.h"
 #include "copy/copy.h"
 #include "engine/engine.h"
 #include "engine/plan_check.h"
-#include "excluded.h"
-#include "hang.h"
 #include "import/calls.h"
 #include "mode.h"
 #include "output/replace.h"
@@ -99,58 +99,18 @@ struct frame {
   int nsinks;
 };
 
-/* --duration with --accept or --matrix: one pass of the mode, and the
- * hosts any pass laid a FAIL to (for --exclude-out at the end). */
-struct judged_pass {
-  const struct cb_cluster *cl;
-  struct cb_cli *cli;
-  const struct cb_matrix_rules *rules; /* NULL: --accept */
-  const struct cb_run_info *ri;
-  struct cb_fleet fleet;
-  struct cb_excluded excluded; /* names: the probe's, which outlive the passes */
-};
-
-static int judged_pass(void *state, const struct cb_settings *pass, struct cb_sink *sinks,
-                       int nsinks, struct cb_error *err) {
-  struct judged_pass *p = state;
-  struct cb_accept_result res;
-  cb_hang_watch(p->cl, p->cli, sinks, nsinks, &res, &p->excluded);
-  int rc = p->rules ? cb_matrix_run(p->cl, pass, p->rules, p->ri, sinks, nsinks, &res, err)
-                    : cb_accept_run(p->cl, &p->cli->spec, &p->fleet, pass, p->ri, sinks, nsinks,
-                                    &res, err);
-  cb_hang_unwatch();
-  if (rc == CB_OK && p->cl->rank == 0 && cb_excluded_from(&p->excluded, &res))
-    rc = cb_fail(err, CB_RUNTIME, "--exclude-out: out of memory");
-  cb_accept_result_free(&res);
-  return rc;
-}
-
+/* --duration with --accept or --matrix: the mode's passes (burnin/judged_accept.c). */
 static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
                      struct cb_error *err) {
-  const struct cb_cluster *cl = f->cl;
-  struct cb_cli *cli = f->cli;
-  struct judged_pass p = {cl,
-                          cli,
-                          rules,
-                          f->ri,
-                          {cli->baseline.nentries ? &cli->baseline : NULL, cli->spec.baseline.k,
-                           cli->spec.baseline.min_runs, cli->spec.baseline.repeat},
-                          {0}};
-  struct cb_burnin_answer a;
-  int rc = cb_burnin_judged_run(cl, &cli->settings, f->sinks, f->nsinks, judged_pass, &p, &a, err);
-  if (cl->rank == 0 && (rc == CB_OK || rc == CB_FAILED)) { /* one answer, over the whole run */
-    char list[1024], over[64];
-    if (p.excluded.n)
-      printf("# exclude (Slurm hostlist), a FAIL laid to them in any interval: %s\n",
-             cb_excluded_hostlist(&p.excluded, list, sizeof list));
-    snprintf(over, sizeof over, " over %d intervals", a.intervals);
-    cb_accept_print_answer(a.total, a.not_passed, a.warn, a.unjudged, a.names, over);
-  }
-  if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED) &&
-      cb_excluded_write(&p.excluded, cli->exclude_path, err))
-    rc = err->status;
-  cb_excluded_free(&p.excluded);
-  return rc;
+  const struct cb_cli *cli = f->cli;
+  struct cb_judged_accept j = {rules ? NULL : &cli->spec,
+                               rules,
+                               {cli->baseline.nentries ? &cli->baseline : NULL,
+                                cli->spec.baseline.k, cli->spec.baseline.min_runs,
+                                cli->spec.baseline.repeat},
+                               f->ri,
+                               cli->exclude_path};
+  return cb_burnin_accept(f->cl, &cli->settings, &j, f->sinks, f->nsinks, err);
 }
 
 /* Opens the outputs on rank 0 only, after everything was validated; every
@@ -327,7 +287,7 @@ static int accept_go(const struct frame *f, struct cb_error *err) {
   struct cb_accept_result res;
   struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->spec.baseline.k,
                            cli->spec.baseline.min_runs, cli->spec.baseline.repeat};
-  cb_hang_watch(f->cl, cli, f->sinks, f->nsinks, &res, NULL);
+  cb_hang_watch(f->cl, cli->exclude_path, f->sinks, f->nsinks, &res, NULL);
   int rc = cb_accept_run(f->cl, &cli->spec, &fleet, &cli->settings, f->ri, f->sinks, f->nsinks,
                          &res, err);
   return exclude_out(cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
@@ -343,7 +303,7 @@ static int matrix_go(const struct frame *f, struct cb_error *err) {
   if (f->cli->settings.duration > 0) /* a burn-in: the matrix again and again */
     return judged_go(f, f->rules, err);
   struct cb_accept_result res;
-  cb_hang_watch(f->cl, f->cli, f->sinks, f->nsinks, &res, NULL);
+  cb_hang_watch(f->cl, f->cli->exclude_path, f->sinks, f->nsinks, &res, NULL);
   int rc = cb_matrix_run(f->cl, &f->cli->settings, f->rules, f->ri, f->sinks, f->nsinks, &res, err);
   return exclude_out(f->cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
 }

@@ -2,10 +2,10 @@
  * each with why after a tab ("node3<TAB>hung in allreduce 64 MiB"), so a
  * scheduler takes the first column (`sbatch --exclude=$(cut -f1 FILE |
  * paste -sd, -)`) and scripts/isolate.sh the reasons too. */
-#ifndef CB_MODES_EXCLUDED_H
-#define CB_MODES_EXCLUDED_H
+#ifndef CB_ACCEPT_EXCLUDED_H
+#define CB_ACCEPT_EXCLUDED_H
 
-#include "accept/verdicts.h"
+#include "verdicts.h"
 
 struct cb_excluded {
   struct cb_excluded_host {

@@ -11,7 +11,7 @@
 
 static struct {
   const struct cb_cluster *cl;
-  const struct cb_cli *cli;
+  const char *exclude_path;
   struct cb_sink *sinks;
   int nsinks;
   struct cb_accept_result *res;
@@ -56,18 +56,18 @@ static void on_hang(void) {
   struct cb_summary none = {0};
   cb_accept_conclude(ctx.sinks, ctx.nsinks, res->measured ? res->measured : &none, res,
                      " before the hang", &err);
-  if (ctx.cli->exclude_path && cb_excluded_write(&x, ctx.cli->exclude_path, &err) == CB_OK)
+  if (ctx.exclude_path && cb_excluded_write(&x, ctx.exclude_path, &err) == CB_OK)
     fprintf(stderr, "collbench: --exclude-out %s: %d host%s, the hung one%s first\n",
-            ctx.cli->exclude_path, x.n, x.n == 1 ? "" : "s", h->hung.n == 1 ? "" : "s");
+            ctx.exclude_path, x.n, x.n == 1 ? "" : "s", h->hung.n == 1 ? "" : "s");
   cb_excluded_free(&x);
   struct cb_error ignored = {0};
   cb_sinks_close(ctx.sinks, ctx.nsinks, &ignored);
   fflush(stdout);
 }
 
-void cb_hang_watch(const struct cb_cluster *cl, const struct cb_cli *cli, struct cb_sink *sinks,
+void cb_hang_watch(const struct cb_cluster *cl, const char *exclude_path, struct cb_sink *sinks,
                    int nsinks, struct cb_accept_result *res, const struct cb_excluded *earlier) {
-  ctx.cl = cl, ctx.cli = cli, ctx.sinks = sinks, ctx.nsinks = nsinks;
+  ctx.cl = cl, ctx.exclude_path = exclude_path, ctx.sinks = sinks, ctx.nsinks = nsinks;
   ctx.res = res, ctx.earlier = earlier;
   memset(res, 0, sizeof *res); /* the run fills it; a hang before then finds nothing */
   cb_watchdog_at_exit(on_hang);

@@ -5,17 +5,17 @@
  * the host goes to --exclude-out with why ("hung in allreduce 64 MiB"),
  * and the outputs are closed whole. A hung rank 0 can keep nothing: the
  * streamed records are all there is. */
-#ifndef CB_MODES_HANG_H
-#define CB_MODES_HANG_H
+#ifndef CB_ACCEPT_HANG_H
+#define CB_ACCEPT_HANG_H
 
-#include "accept/verdicts.h"
-#include "cli.h"
 #include "excluded.h"
+#include "verdicts.h"
 
 /* From here until cb_hang_unwatch, a timeout keeps res's finished verdicts
  * (cb_accept_result's pending) and writes --exclude-out from res and
- * `earlier` (a burn-in's earlier passes; may be NULL). */
-void cb_hang_watch(const struct cb_cluster *cl, const struct cb_cli *cli, struct cb_sink *sinks,
+ * `earlier` (a burn-in's earlier passes; may be NULL) to exclude_path
+ * (--exclude-out; NULL: none). */
+void cb_hang_watch(const struct cb_cluster *cl, const char *exclude_path, struct cb_sink *sinks,
                    int nsinks, struct cb_accept_result *res, const struct cb_excluded *earlier);
 void cb_hang_unwatch(void);
 
