@@ -67,10 +67,10 @@ static int option_key(struct cb_accept_spec *s, const struct cb_topo_at *at, str
              s->reader ? s->reader->names() : "");
     return cb_topo_bad(at, key, fmt, key);
   }
-  struct cb_check_option *o = &c->options[c->noptions];
   if (c->noptions == CB_CHECK_MAX_OPTIONS)
     return cb_topo_bad(at, key, "'%s': a check takes at most " CB_CHECK_MAX_OPTIONS_TEXT " options",
                        value);
+  struct cb_check_option *o = &c->options[c->noptions];
   if (strlen(value) >= sizeof o->value)
     return cb_topo_bad(at, key, "'%s' is too long", value);
   struct cb_settings scratch = {0};

@@ -35,7 +35,7 @@ struct parse_state {
 };
 
 int cb_topo_bad(const struct cb_topo_at *at, const char *key, const char *fmt, const char *value) {
-  char why[256];
+  char why[640]; /* a part's list of keys and options fits */
   snprintf(why, sizeof why, fmt, value);
   cb_fail(at->err, CB_USAGE, "%s:%d: [%s] %s: %s", at->file, at->line, at->section, key, why);
   return 0; /* inih: stop, this line is wrong */
