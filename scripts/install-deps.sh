@@ -23,8 +23,9 @@
 # (tests/k8s.t), NetPIPE (scripts/compare-anchors.sh), jq (the shell tests
 # read JSON with it), iproute2 and util-linux (the simulated clusters), procps,
 # hwloc-nox, ucx-utils, rdma-core and ibverbs-utils (the tests' views of the
-# same devices), strace (tests/threads.t). Tests whose tool is missing skip,
-# visibly.
+# same devices), strace (tests/threads.t), autoconf, automake and libtool
+# (tests/build_ucx.t makes configure from a git tree as
+# scripts/build-cuda-ucx.sh does). Tests whose tool is missing skip, visibly.
 set -eu
 
 run_packages="
@@ -51,6 +52,7 @@ test_packages="
   jq iproute2 util-linux procps
   hwloc-nox ucx-utils rdma-core ibverbs-utils
   strace
+  autoconf automake libtool
 "
 
 list=0 with_tests=0
