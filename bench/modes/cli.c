@@ -394,13 +394,19 @@ static const char *check_names(void) {
     if (cb_options[k].modes & CB_IN_CHECK) {
       len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
                               cb_options[k].name);
-      for (char *p = names; *p; p++)
-        *p = *p == '-' ? '_' : *p;
     }
+  for (char *p = names; *p; p++) /* a file's spelling */
+    *p = *p == '-' ? '_' : *p;
   return names;
 }
 
 const struct cb_check_reader cb_cli_check_reader = {check_find, check_apply, check_names};
+
+const struct cb_topo_part *cb_cli_topology_part(void) {
+  static struct cb_accept_spec spec;
+  static struct cb_topo_part part;
+  return cb_accept_spec_part(&spec, &part, &cb_cli_check_reader);
+}
 
 /* The modes that choose their own work (--probe, --op copy, --accept,
  * --matrix) and the options they refuse beside them, in the order a

@@ -22,4 +22,9 @@ int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err);
  * hands it to accept/spec.c. */
 extern const struct cb_check_reader cb_cli_check_reader;
 
+/* The part a mode reading a topology file's system alone (--predict,
+ * --report --topology) hands the reader, so a bad [check] is refused as
+ * --accept refuses it; what it reads is dropped. */
+const struct cb_topo_part *cb_cli_topology_part(void);
+
 #endif

@@ -3,7 +3,6 @@
  * its --help section. */
 #include <string.h>
 
-#include "accept/spec.h"
 #include "args.h"
 #include "base/dtype.h"
 #include "base/units.h"
@@ -43,13 +42,10 @@ static int model_option(int code, const char *v, struct cb_model_cli *m, uint64_
                         struct cb_error *err) {
   switch (code) {
   case 'J': m->json_path = v; return CB_OK;
-  case OPT_TOPOLOGY: { /* a bad [check] is refused here as --accept would */
-    static struct cb_accept_spec spec;
-    static struct cb_topo_part part;
+  case OPT_TOPOLOGY:
     m->topology = v;
-    m->topology_part = cb_accept_spec_part(&spec, &part, &cb_cli_check_reader);
+    m->topology_part = cb_cli_topology_part();
     return CB_OK;
-  }
   case OPT_TRIALS: m->trials = v; return CB_OK;
   case OPT_GPUS:
     return cb_parse_long_list(v, "--gpus", 1, 1L << 30, m->gpus, CB_MAX_MODEL_LIST, &m->ngpus, err);

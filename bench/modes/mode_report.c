@@ -2,7 +2,6 @@
  * charts and records, without MPI, each with its own few options. */
 #include <string.h>
 
-#include "accept/spec.h"
 #include "args.h"
 #include "cli.h"
 #include "mode.h"
@@ -100,12 +99,10 @@ static int parse_report(int argc, char **argv, union cb_mode_options *o, struct 
     else if (next == CB_NEXT_MISSING)
       return cb_fail(err, CB_USAGE, "option '--%s' needs a value", row->name);
     else if (row->code == OPT_REPORT)
-      file = v;                           /* --report=FILE; NULL: the files follow */
-    else if (row->code == OPT_TOPOLOGY) { /* a bad [check] is refused as --accept would */
-      static struct cb_accept_spec spec;
-      static struct cb_topo_part part;
+      file = v; /* --report=FILE; NULL: the files follow */
+    else if (row->code == OPT_TOPOLOGY) {
       rep->topology = v;
-      rep->topology_part = cb_accept_spec_part(&spec, &part, &cb_cli_check_reader);
+      rep->topology_part = cb_cli_topology_part();
     } else
       *(row->code == OPT_OUT ? &rep->out : &rep->baseline) = v;
     if (file && rep->ninputs == CB_MAX_REPORT_INPUTS)
