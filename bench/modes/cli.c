@@ -10,6 +10,7 @@
 #include "backends/backend.h"
 #include "base/suggest.h"
 #include "base/units.h"
+#include "cli.h"
 #include "cli_internal.h"
 #include "engine/defaults.h"
 #include "ops/op.h"
@@ -130,7 +131,7 @@ static int parse_concurrent(const char *arg, struct cb_settings *s, struct cb_er
 
 /* What the options' loop saw, for the rules between them (cb_cli_parse). */
 struct seen {
-  int op, backend, factor, mem, max_time;
+  int op, backend, factor, mem, max_time, parallel;
   const char *tune_only;    /* the first option of --tune's alone */
   const char *model_config; /* --workload-config's value */
 };
@@ -247,12 +248,9 @@ static int parse_what(int c, const char *arg, struct cb_cli *cli, struct seen *s
         return cb_fail(err, CB_USAGE, "--op %s: copy is a mode of its own, give it alone", arg);
     return cb_cli_parse_list(arg, "--op", cb_op_lookup, op_name, CB_NSWEPT_OPS, s->ops, &s->nops,
                              CB_NOPS, err);
-  case OPT_PARALLEL: cli->parallel_given = 1; return cb_parallel_parse(arg, &s->parallel, err);
+  case OPT_PARALLEL: seen->parallel = 1; return cb_parallel_parse(arg, &s->parallel, err);
   case OPT_CONCURRENT: return parse_concurrent(arg, s, err);
-  case OPT_CALLS: /* read now: a bad file is said before MPI starts */
-    cb_calls_free(&cli->calls);
-    cli->calls_path = arg;
-    return cb_calls_read(arg, &cli->calls, err);
+  case OPT_CALLS: cli->calls_path = arg; return CB_OK; /* read into the plan, before MPI */
   case OPT_SKEW: {
     struct cb_skew *k = calloc(1, sizeof *k);
     if (!k)
@@ -627,8 +625,8 @@ static int check_tune(struct cb_cli *cli, const struct seen *seen, struct cb_err
   struct cb_settings *s = &cli->settings;
   if (cb_cli_tune_check(&cli->tune, seen->tune_only, seen->model_config, &cli->tune, err))
     return err->status;
-  if (cli->tune.enabled && cb_cli_tune_layout(&cli->tune, &s->parallel, cli->parallel_given,
-                                              s->skew, s->nconcurrent, err))
+  if (cli->tune.enabled &&
+      cb_cli_tune_layout(&cli->tune, &s->parallel, seen->parallel, s->skew, s->nconcurrent, err))
     return err->status;
   if (cli->tune.enabled && cli->sweep) /* it would be accepted and ignored */
     return cb_fail(err, CB_USAGE,
@@ -644,7 +642,9 @@ static int check_tune(struct cb_cli *cli, const struct seen *seen, struct cb_err
   return CB_OK;
 }
 
-/* A sweep's ops and its time a row, where not given. */
+/* A sweep's ops and its time a row, where not given; its backends and
+ * memory kinds, where not given, are every one that works here (none now:
+ * cb_run_plan_build finds them). */
 static void sweep_defaults(struct cb_cli *cli, const struct seen *seen) {
   struct cb_settings *s = &cli->settings;
   if (cli->sweep) {
@@ -655,6 +655,10 @@ static void sweep_defaults(struct cb_cli *cli, const struct seen *seen) {
     if (!seen->op)
       for (s->nops = 0; s->nops < CB_NSWEPT_OPS; s->nops++)
         s->ops[s->nops] = s->nops;
+    if (!seen->backend)
+      s->nbackends = 0;
+    if (!seen->mem)
+      s->nmems = 0;
   }
 }
 
@@ -664,7 +668,7 @@ static int check_own_ops(struct cb_cli *cli, const struct seen *seen, struct cb_
   if (cli->calls_path) { /* --calls: the job's ops at the job's sizes */
     const char *other = s->nconcurrent ? "concurrent" : ops_chosen_by(cli, seen->op);
     if (other && strcmp(other, "tune") == 0) { /* --tune --calls: tune exactly those */
-      if (cb_cli_tune_calls(&cli->tune, &cli->calls, cli->calls_path, cli->parallel_given, err))
+      if (cb_cli_tune_calls(&cli->tune, cli->calls_path, seen->parallel, err))
         return err->status;
       other = NULL;
     }
@@ -673,7 +677,7 @@ static int check_own_ops(struct cb_cli *cli, const struct seen *seen, struct cb_
                      "--calls %s names the ops and sizes it measures: --%s does not go with it",
                      cli->calls_path, other);
   }
-  if (!cli->tune.enabled && (s->nconcurrent || cli->parallel_given)) { /* its own ops */
+  if (!cli->tune.enabled && (s->nconcurrent || seen->parallel)) { /* its own ops */
     char layout[48];
     cb_parallel_format(&s->parallel, layout, sizeof layout);
     if (!s->nconcurrent)
@@ -681,7 +685,7 @@ static int check_own_ops(struct cb_cli *cli, const struct seen *seen, struct cb_
                      "--parallel %s lays out --concurrent's communicators: give --concurrent "
                      "OP@DIM,... (e.g. allreduce@tp)",
                      layout);
-    if (!cli->parallel_given)
+    if (!seen->parallel)
       return cb_fail(err, CB_USAGE,
                      "--concurrent needs --parallel, the layout whose communicators it runs on "
                      "(e.g. --parallel tp=2,dp=2)");
@@ -732,6 +736,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   struct seen seen = {0};
   if (read_options(argc, argv, cli, &seen, err))
     return err->status;
+  if (seen.factor && cli->settings.step_bytes)
+    return cb_fail(err, CB_USAGE, "give either --step-factor or --step-bytes, not both");
   unsigned given = given_of(cli, &seen);
   if (check_self_choosing(cli, given, err) || check_verdicts(cli, &seen, given, err) ||
       check_burnin(cli, &seen, err) || check_tune(cli, &seen, err))
@@ -740,32 +746,5 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   if (check_own_ops(cli, &seen, err))
     return err->status;
   nccl_memory(cli, &seen);
-  cli->factor_given = seen.factor, cli->backend_given = seen.backend, cli->mem_given = seen.mem;
   return CB_OK;
-}
-
-int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err) {
-  struct cb_settings *s = &cli->settings;
-  if (cli->accept_path && cb_cli_accept_file(cli, &cb_cli_check_reader, err))
-    return err->status;
-  /* a sweep: every backend that works here (the engine notes the rest) */
-  if (cli->sweep && !cli->backend_given) {
-    s->nbackends = s->nskipped_backends = 0;
-    for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
-      char why[160];
-      if (cb_backends[b]->probe(why, sizeof why))
-        s->backends[s->nbackends++] = b;
-      else
-        s->skipped_backends[s->nskipped_backends++] = b;
-    }
-  }
-  if (cli->sweep && !cli->mem_given) {
-    s->nmems = 0;
-    for (int m = 0; m < CB_NMEMS; m++) {
-      char why[160];
-      if (cb_gpu_mem_usable(m, why, sizeof why))
-        s->mems[s->nmems++] = m;
-    }
-  }
-  return cb_cli_validate(cli, cli->factor_given, err);
 }

@@ -1,22 +1,20 @@
-/* The measuring modes' parser (cli.c): options into settings, then their
- * step before MPI_Init. Both without MPI, so unit-tested. */
+/* The measuring modes' parser (cli.c): argv into what it says, every rule
+ * of argv alone checked; and the reader of a [check]'s options, the same
+ * parser's. Without MPI, so unit-tested. */
 #ifndef CB_CLI_H
 #define CB_CLI_H
 
 #include <stdint.h>
 #include <stdio.h>
 
+#include "accept/spec.h"
 #include "base/error.h"
 #include "run_options.h"
 
-/* argv into *cli, and the rules between options: no file is read and no
- * hardware asked. */
+/* argv into *cli, and every rule between options: the one parse. No file
+ * is read and no hardware asked: the run plan is built from *cli
+ * (run_plan.h). */
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err);
-/* The measuring modes' step before MPI starts, on what parsed: --accept's
- * file and its baseline loaded, a sweep's backends and memory kinds probed,
- * and the rules that need them; a usage error (2) before MPI otherwise. */
-int cb_cli_prepare(struct cb_cli *cli, struct cb_error *err);
-
 /* An acceptance file's [check] keys that are options (the option table's
  * CB_IN_CHECK rows), read by this parser: every reader of a topology file
  * hands it to accept/spec.c. */

@@ -1,5 +1,5 @@
-/* What the measuring modes' parser (cli.c) and its parts (cli_tune.c,
- * cli_validate.c) share, and no other part of the program needs. */
+/* What the measuring modes' parser (cli.c) and its part for --tune
+ * (cli_tune.c) share, and no other part of the program needs. */
 #ifndef CB_CLI_INTERNAL_H
 #define CB_CLI_INTERNAL_H
 
@@ -7,21 +7,15 @@
 #include "option_table.h"
 #include "run_options.h"
 
-/* cli_validate.c: the rules between the run's options once all are read,
- * and --accept's file loaded (with its baseline) before MPI starts, its
- * checks' options read by `reader` (cli.c's own parser). */
-int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err);
-int cb_cli_accept_file(struct cb_cli *cli, const struct cb_check_reader *reader,
-                       struct cb_error *err);
-
 /* cli_tune.c: one --tune option (a CB_IN_TUNE row's code), and their rules
  * once all are read (tune_only: the first one seen). */
 int cb_cli_tune_option(int c, const char *arg, struct cb_tune_options *t, struct cb_error *err);
 int cb_cli_tune_check(const struct cb_tune_options *t, const char *tune_only,
                       const char *model_config, struct cb_tune_options *out, struct cb_error *err);
-/* --tune --calls: the calls kept in t; the options it does not take refused. */
-int cb_cli_tune_calls(struct cb_tune_options *t, const struct cb_calls *calls, const char *path,
-                      int parallel_given, struct cb_error *err);
+/* --tune --calls: the path kept in t (the plan reads the file); the
+ * options it does not take refused. */
+int cb_cli_tune_calls(struct cb_tune_options *t, const char *path, int parallel_given,
+                      struct cb_error *err);
 /* --tune's layout options (--parallel, --shard, --skew): checked and kept in t. */
 int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par, int parallel_given,
                        struct cb_skew *skew, int concurrent, struct cb_error *err);

@@ -124,8 +124,8 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
   return CB_OK;
 }
 
-int cb_cli_tune_calls(struct cb_tune_options *t, const struct cb_calls *calls, const char *path,
-                      int parallel_given, struct cb_error *err) {
+int cb_cli_tune_calls(struct cb_tune_options *t, const char *path, int parallel_given,
+                      struct cb_error *err) {
   const char *other = parallel_given      ? "--parallel"
                       : t->exhaustive     ? "--exhaustive"
                       : t->resume         ? "--resume"
@@ -143,6 +143,6 @@ int cb_cli_tune_calls(struct cb_tune_options *t, const struct cb_calls *calls, c
                    "%s with --tune --calls %s: tuning a job's calls searches each call's "
                    "coll/tuned algorithms at its size, with no other options (not built)",
                    other, path);
-  t->calls = calls, t->calls_path = path;
+  t->calls_path = path; /* t->calls: the plan's, once read (cb_run_plan_build) */
   return CB_OK;
 }

@@ -12,10 +12,18 @@
 #include "model/commands.h"
 #include "option_table.h"
 #include "report/report.h"
+#include "run_plan.h"
 
-/* What a mode parsed; the measuring modes share struct cb_cli. */
+/* The measuring modes: what argv said (cb_cli_parse), and the plan built
+ * from it before MPI starts (their pre_mpi: cb_run_plan_build). */
+struct cb_run_mode {
+  struct cb_cli cli;
+  struct cb_run_plan plan;
+};
+
+/* What a mode parsed; the measuring modes share struct cb_run_mode. */
 union cb_mode_options {
-  struct cb_cli run;
+  struct cb_run_mode run;
   struct cb_report_cli report;
   struct cb_model_cli model;
   struct cb_import_cli import;

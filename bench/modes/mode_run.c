@@ -1,8 +1,8 @@
 /* The measuring modes: a sweep (the default), --probe, --op copy,
  * --accept FILE and --matrix. They share the measuring options (cli.c)
- * and one frame (outputs checked, then opened, the run record, the
- * work, the outputs closed); each brings its checks and its work. Their
- * --help sections are here too. */
+ * and one frame over the run plan (run_plan.h: outputs checked, then
+ * opened, the run record, the work, the outputs closed); each brings its
+ * checks and its work. Their --help sections are here too. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,21 +29,22 @@
 #include "run_modes.h"
 #include "runtime/cluster.h"
 
-/* --junit FILE on an --accept or --matrix run that ends in an error: the
- * file says so (one error case), so CI sees the error, not a missing file. */
-static void junit_error(const struct cb_cli *cli, const struct cb_error *err) {
-  if (cli->junit_path && (cli->accept_path || cli->matrix) &&
-      (err->status == CB_USAGE || err->status == CB_RUNTIME))
-    cb_junit_write_error(cli->junit_path, err);
+/* --junit FILE on an --accept or --matrix run (judged) that ends in an
+ * error: the file says so (one error case), so CI sees the error, not a
+ * missing file. */
+static void junit_error(const char *junit, int judged, const struct cb_error *err) {
+  if (junit && judged && (err->status == CB_USAGE || err->status == CB_RUNTIME))
+    cb_junit_write_error(junit, err);
 }
 
-/* The outputs the command line names (rank 0 writes them). */
-static int cli_outputs(const struct cb_cli *cli, struct cb_output outs[4]) {
+/* The outputs the plan names (rank 0 writes them). */
+static int plan_outputs(const struct cb_run_plan *plan, struct cb_output outs[4]) {
+  const struct cb_run_outputs *o = &plan->out;
   const struct cb_output all[] = {
-      {cli->json_path, "--json", 0, cli->resume ? cb_sink_jsonl_append : cb_sink_jsonl},
-      {cli->csv_path, "--csv", 0, cb_sink_csv},
-      {cli->prom_path, "--prom", 1, cb_sink_prom},
-      {cli->junit_path, "--junit", 1, cb_sink_junit},
+      {o->json, "--json", 0, plan->resume ? cb_sink_jsonl_append : cb_sink_jsonl},
+      {o->csv, "--csv", 0, cb_sink_csv},
+      {o->prom, "--prom", 1, cb_sink_prom},
+      {o->junit, "--junit", 1, cb_sink_junit},
   };
   int nouts = 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -55,30 +56,30 @@ static int cli_outputs(const struct cb_cli *cli, struct cb_output outs[4]) {
 /* Rank 0: whether every output path can be written, said before the run's
  * other checks (a path is the first thing a user fixes) and before any
  * file is opened. */
-static int check_outputs(const struct cb_cli *cli, int rank, struct cb_error *err) {
+static int check_outputs(const struct cb_run_plan *plan, int rank, struct cb_error *err) {
   struct cb_output outs[4];
-  int nouts = rank == 0 ? cli_outputs(cli, outs) : 0;
+  int nouts = rank == 0 ? plan_outputs(plan, outs) : 0;
   for (int i = 0; i < nouts; i++)
     if (cb_output_check(outs[i].path, outs[i].option,
                         outs[i].replace ? CB_OUT_REPLACE : CB_OUT_STREAM, err))
       return err->status;
-  if (rank == 0 && cli->exclude_path &&
-      cb_output_check(cli->exclude_path, "--exclude-out", CB_OUT_REPLACE, err))
+  if (rank == 0 && plan->out.exclude &&
+      cb_output_check(plan->out.exclude, "--exclude-out", CB_OUT_REPLACE, err))
     return err->status;
   return CB_OK;
 }
 
 /* --exclude-out FILE: the hosts a FAIL was laid to, each with why (none:
  * an empty file), replaced whole at the end as --prom is (issue 41). */
-static int exclude_out(const struct cb_cli *cli, const struct cb_cluster *cl,
-                       struct cb_accept_result *res, int rc, struct cb_error *err) {
+static int exclude_out(const char *path, const struct cb_cluster *cl, struct cb_accept_result *res,
+                       int rc, struct cb_error *err) {
   cb_hang_unwatch();
-  if (cl->rank == 0 && cli->exclude_path && (rc == CB_OK || rc == CB_FAILED) && res->probe) {
+  if (cl->rank == 0 && path && (rc == CB_OK || rc == CB_FAILED) && res->probe) {
     /* a failed write replaces acceptance's own outcome: it is a runtime error */
     struct cb_excluded x = {0};
     if (cb_excluded_from(&x, res))
       rc = cb_fail(err, CB_RUNTIME, "--exclude-out: out of memory");
-    else if (cb_excluded_write(&x, cli->exclude_path, err))
+    else if (cb_excluded_write(&x, path, err))
       rc = err->status;
     cb_excluded_free(&x);
   }
@@ -86,43 +87,43 @@ static int exclude_out(const struct cb_cli *cli, const struct cb_cluster *cl,
   return rc;
 }
 
-/* What the frame (run_frame, below) hands a measuring mode: the cluster and options,
- * the matrix's rules, and, once the outputs are open, the probe, the run
- * record and the sinks (sinks[0] is the table). */
+/* What the frame (run_frame, below) hands a measuring mode: the cluster
+ * and the plan, and, once the outputs are open, the probe, the run record
+ * and the sinks (sinks[0] is the table). */
 struct frame {
   const struct cb_cluster *cl;
-  struct cb_cli *cli;
-  const struct cb_matrix_rules *rules;
+  const struct cb_run_plan *plan;
   const struct cb_probe *probe; /* NULL until go */
   const struct cb_run_info *ri; /* NULL until go */
   struct cb_sink *sinks;
   int nsinks;
 };
 
+/* The fleet baseline acceptance judges against, as the plan holds it. */
+static struct cb_fleet plan_fleet(const struct cb_run_plan *p) {
+  return (struct cb_fleet){p->baseline.nentries ? &p->baseline : NULL, p->spec.baseline.k,
+                           p->spec.baseline.min_runs, p->spec.baseline.repeat};
+}
+
 /* --duration with --accept or --matrix: the mode's passes (burnin/judged_accept.c). */
 static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
                      struct cb_error *err) {
-  const struct cb_cli *cli = f->cli;
-  struct cb_judged_accept j = {rules ? NULL : &cli->spec,
-                               rules,
-                               {cli->baseline.nentries ? &cli->baseline : NULL,
-                                cli->spec.baseline.k, cli->spec.baseline.min_runs,
-                                cli->spec.baseline.repeat},
-                               f->ri,
-                               cli->exclude_path};
-  return cb_burnin_accept(f->cl, &cli->settings, &j, f->sinks, f->nsinks, err);
+  const struct cb_run_plan *p = f->plan;
+  struct cb_judged_accept j = {rules ? NULL : &p->spec, rules, plan_fleet(p), f->ri,
+                               p->out.exclude};
+  return cb_burnin_accept(f->cl, &p->settings, &j, f->sinks, f->nsinks, err);
 }
 
 /* Opens the outputs on rank 0 only, after everything was validated; every
  * path is checked before any file is opened and none is emptied before all
  * opened, so a bad command line never truncates an earlier result file. */
-static int open_sinks(const struct cb_cli *cli, int rank, struct cb_sink *sinks, int *n,
+static int open_sinks(const struct cb_run_plan *plan, int rank, struct cb_sink *sinks, int *n,
                       struct cb_error *err) {
   *n = 0;
   if (rank != 0)
     return CB_OK;
   struct cb_output outs[4];
-  int nouts = cli_outputs(cli, outs);
+  int nouts = plan_outputs(plan, outs);
   if (cb_sink_table(stdout, &sinks[*n], err))
     return err->status;
   (*n)++;
@@ -158,27 +159,25 @@ struct measuring {
 /* Every measuring mode's run: the cluster, the output paths checked, the
  * mode's own checks, the outputs opened, the run record and probe, the
  * mode's work, the outputs closed. Errors of one rank stop every rank. */
-static int run_frame(const struct measuring *m, int argc, char **argv, struct cb_cli *cli,
+static int run_frame(const struct measuring *m, int argc, char **argv, struct cb_run_plan *plan,
                      struct cb_error *err) {
   struct cb_cluster cl;
   if (cb_cluster_init(&cl, err))
     return err->status;
   cb_phase("cluster known (hosts, ranks)");
-  struct cb_settings *s = &cli->settings;
-  s->progress = cl.rank == 0 && (cli->progress < 0 ? isatty(STDERR_FILENO) : cli->progress);
+  struct cb_settings *s = &plan->settings;
+  s->progress = cl.rank == 0 && (plan->progress < 0 ? isatty(STDERR_FILENO) : plan->progress);
   if (s->root >= cl.nranks) {
     cb_fail(err, CB_USAGE, "--root %d: there are only %d ranks", s->root, cl.nranks);
     cb_cluster_free(&cl);
     return err->status;
   }
-  if (cb_cluster_agree(&cl, check_outputs(cli, cl.rank, err)) != CB_OK) {
+  if (cb_cluster_agree(&cl, check_outputs(plan, cl.rank, err)) != CB_OK) {
     cb_cluster_free(&cl);
     return err->status ? err->status
                        : cb_fail(err, CB_USAGE, "cannot open the output files (rank 0 says why)");
   }
-  struct cb_matrix_rules rules = {.bytes = cli->matrix_bytes};
-  cb_matrix_rules_defaults(&rules);
-  struct frame f = {&cl, cli, &rules, NULL, NULL, NULL, 0};
+  struct frame f = {&cl, plan, NULL, NULL, NULL, 0};
   /* every check that can refuse the run, before any output is opened */
   if (m->validate(&f, err)) {
     cb_cluster_free(&cl);
@@ -186,7 +185,7 @@ static int run_frame(const struct measuring *m, int argc, char **argv, struct cb
   }
   cb_phase("checked (outputs, the mode's own checks)");
   struct cb_sink sinks[6];
-  int nsinks = 0, rc = open_sinks(cli, cl.rank, sinks, &nsinks, err);
+  int nsinks = 0, rc = open_sinks(plan, cl.rank, sinks, &nsinks, err);
   if (cb_cluster_agree(&cl, rc) != CB_OK) {
     close_sinks(sinks, nsinks);
     cb_cluster_free(&cl);
@@ -211,7 +210,7 @@ static int run_frame(const struct measuring *m, int argc, char **argv, struct cb
   cb_run_info_free(&ri);
   cb_probe_free(&probe);
   if ((rc == CB_RUNTIME || rc == CB_USAGE) && cl.rank == 0)
-    junit_error(cli, err);
+    junit_error(plan->out.junit, plan->judged, err);
   if ((rc == CB_RUNTIME || rc == CB_USAGE) && !err->agreed) { /* others may be blocked in a call */
     cb_error_print(err);
     MPI_Abort(MPI_COMM_WORLD, rc);
@@ -225,28 +224,29 @@ static struct cb_burnin_prior prior;
 
 /* --sweep, or what --op/--backend/--mem name: the engine over its plan. */
 static int sweep_validate(const struct frame *f, struct cb_error *err) {
-  struct cb_cli *cli = f->cli;
-  if (cli->calls_path) /* its calls' sizes, not -b/-e */
-    return cb_calls_fit(f->cl, &cli->calls, cli->calls_path, err);
-  return cb_engine_validate(f->cl, &cli->settings, err) ||
-         cb_engine_plan_check(f->cl, &cli->settings, err) ||
-         (cli->resume && cb_burnin_resume_read(f->cl, &cli->settings, cli->json_path, &prior, err));
+  const struct cb_run_plan *p = f->plan;
+  if (p->calls_path) /* its calls' sizes, not -b/-e */
+    return cb_calls_fit(f->cl, &p->calls, p->calls_path, err);
+  return cb_engine_validate(f->cl, &p->settings, err) ||
+         cb_engine_plan_check(f->cl, &p->settings, err) ||
+         (p->resume && cb_burnin_resume_read(f->cl, &p->settings, p->out.json, &prior, err));
 }
 
 static int sweep_go(const struct frame *f, struct cb_error *err) {
+  const struct cb_run_plan *p = f->plan;
   struct cb_summary sum;
-  if (f->cli->settings.duration > 0) { /* --duration: a burn-in, judged over its passes */
-    int rc = cb_burnin_run(f->cl, &f->cli->settings, f->ri, f->cli->resume ? &prior : NULL,
-                           f->sinks, f->nsinks, &sum, err);
+  if (p->settings.duration > 0) { /* --duration: a burn-in, judged over its passes */
+    int rc = cb_burnin_run(f->cl, &p->settings, f->ri, p->resume ? &prior : NULL, f->sinks,
+                           f->nsinks, &sum, err);
     cb_burnin_resume_free(&prior);
     return rc;
   }
   int rc;
-  if (f->cli->calls_path) {
-    rc = cb_calls_measure(f->cl, &f->cli->settings, &f->cli->calls, f->ri, f->sinks, f->nsinks,
-                          &sum.wrong, err);
-  } else
-    rc = cb_engine_run(f->cl, &f->cli->settings, f->ri, f->sinks, f->nsinks, &sum, err);
+  if (p->calls_path)
+    rc = cb_calls_measure(f->cl, &p->settings, &p->calls, f->ri, f->sinks, f->nsinks, &sum.wrong,
+                          err);
+  else
+    rc = cb_engine_run(f->cl, &p->settings, f->ri, f->sinks, f->nsinks, &sum, err);
   if (rc == CB_OK && sum.wrong > 0)
     rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong values", sum.wrong);
   return rc;
@@ -254,12 +254,12 @@ static int sweep_go(const struct frame *f, struct cb_error *err) {
 
 /* --op copy: the GPU copy matrix of each node. */
 static int copy_validate(const struct frame *f, struct cb_error *err) {
-  return cb_copy_validate(f->cl, &f->cli->settings, err);
+  return cb_copy_validate(f->cl, &f->plan->settings, err);
 }
 
 static int copy_go(const struct frame *f, struct cb_error *err) {
   struct cb_summary sum;
-  int rc = cb_copy_run(f->cl, &f->cli->settings, f->ri, f->sinks, f->nsinks, &sum, err);
+  int rc = cb_copy_run(f->cl, &f->plan->settings, f->ri, f->sinks, f->nsinks, &sum, err);
   if (rc == CB_OK && sum.wrong > 0)
     rc = cb_fail(err, CB_FAILED, "FAILED: %ld wrong bytes in the copy matrix", sum.wrong);
   return rc;
@@ -277,43 +277,47 @@ static int probe_go(const struct frame *f, struct cb_error *err) {
 
 /* --accept FILE: the file's checks, verdicts, exit 1 on FAIL or INCONCLUSIVE. */
 static int accept_validate(const struct frame *f, struct cb_error *err) {
-  return cb_accept_validate(f->cl, &f->cli->spec, &f->cli->settings, err);
+  return cb_accept_validate(f->cl, &f->plan->spec, &f->plan->settings, err);
 }
 
 static int accept_go(const struct frame *f, struct cb_error *err) {
-  struct cb_cli *cli = f->cli;
-  if (cli->settings.duration > 0) /* a burn-in: the checks again and again */
+  const struct cb_run_plan *p = f->plan;
+  if (p->settings.duration > 0) /* a burn-in: the checks again and again */
     return judged_go(f, NULL, err);
   struct cb_accept_result res;
-  struct cb_fleet fleet = {cli->baseline.nentries ? &cli->baseline : NULL, cli->spec.baseline.k,
-                           cli->spec.baseline.min_runs, cli->spec.baseline.repeat};
-  cb_hang_watch(f->cl, cli->exclude_path, f->sinks, f->nsinks, &res, NULL);
-  int rc = cb_accept_run(f->cl, &cli->spec, &fleet, &cli->settings, f->ri, f->sinks, f->nsinks,
-                         &res, err);
-  return exclude_out(cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
+  struct cb_fleet fleet = plan_fleet(p);
+  cb_hang_watch(f->cl, p->out.exclude, f->sinks, f->nsinks, &res, NULL);
+  int rc =
+      cb_accept_run(f->cl, &p->spec, &fleet, &p->settings, f->ri, f->sinks, f->nsinks, &res, err);
+  return exclude_out(p->out.exclude, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc,
+                     err);
 }
 
 /* --matrix: all pairs, verdicts per node and link. */
 static int matrix_validate(const struct frame *f, struct cb_error *err) {
-  return cb_matrix_validate(f->cl, f->rules, err) ||
-         cb_engine_validate(f->cl, &f->cli->settings, err);
+  return cb_matrix_validate(f->cl, &f->plan->rules, err) ||
+         cb_engine_validate(f->cl, &f->plan->settings, err);
 }
 
 static int matrix_go(const struct frame *f, struct cb_error *err) {
-  if (f->cli->settings.duration > 0) /* a burn-in: the matrix again and again */
-    return judged_go(f, f->rules, err);
+  const struct cb_run_plan *p = f->plan;
+  if (p->settings.duration > 0) /* a burn-in: the matrix again and again */
+    return judged_go(f, &p->rules, err);
   struct cb_accept_result res;
-  cb_hang_watch(f->cl, f->cli->exclude_path, f->sinks, f->nsinks, &res, NULL);
-  int rc = cb_matrix_run(f->cl, &f->cli->settings, f->rules, f->ri, f->sinks, f->nsinks, &res, err);
-  return exclude_out(f->cli, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc, err);
+  cb_hang_watch(f->cl, p->out.exclude, f->sinks, f->nsinks, &res, NULL);
+  int rc = cb_matrix_run(f->cl, &p->settings, &p->rules, f->ri, f->sinks, f->nsinks, &res, err);
+  return exclude_out(p->out.exclude, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc,
+                     err);
 }
 
 /* Backends that fix their path at MPI_Init (MPI's shm or tcp) set it now:
  * from the command line, or from the acceptance file's checks (the CLI
  * made sure those agree). */
-int cb_run_pre_mpi(struct cb_cli *cli, int rank, struct cb_error *err) {
-  const struct cb_accept_spec *t = &cli->spec;
-  if (cb_cli_prepare(cli, err))
+int cb_run_pre_mpi(struct cb_run_mode *r, int rank, struct cb_error *err) {
+  const struct cb_cli *cli = &r->cli;
+  const struct cb_run_plan *plan = &r->plan;
+  const struct cb_accept_spec *t = &plan->spec;
+  if (cb_run_plan_build(cli, &r->plan, err))
     return err->status;
   for (int i = 0; i < cli->nrenamed && rank == 0; i++) /* the old spelling still works */
     fprintf(stderr, "collbench: --%s is now --%s (the old name works for this release)\n",
@@ -322,7 +326,7 @@ int cb_run_pre_mpi(struct cb_cli *cli, int rank, struct cb_error *err) {
     fprintf(stderr, "collbench: %s\n", t->renamed);
   /* every mode, --accept included: NCCL refuses two ranks on one GPU
    * ("Duplicate GPU detected") unless each has its own host id */
-  if (cli->settings.share_gpu) {
+  if (plan->settings.share_gpu) {
     char kept[512] = "";
     cb_nccl_share_gpu_env(rank, kept, sizeof kept);
     if (kept[0] && rank == 0)
@@ -344,9 +348,9 @@ int cb_run_pre_mpi(struct cb_cli *cli, int rank, struct cb_error *err) {
     }
     return CB_OK;
   }
-  for (int b = 0; b < cli->settings.nbackends; b++) {
-    const struct cb_backend *be = cb_backends[cli->settings.backends[b]];
-    if (be->pre_mpi_init && be->pre_mpi_init(cli->settings.transports[0], err))
+  for (int b = 0; b < plan->settings.nbackends; b++) {
+    const struct cb_backend *be = cb_backends[plan->settings.backends[b]];
+    if (be->pre_mpi_init && be->pre_mpi_init(plan->settings.transports[0], err))
       return err->status;
   }
   return CB_OK;
@@ -365,20 +369,22 @@ static enum cb_mode_mpi single(const union cb_mode_options *o) {
 }
 
 static enum cb_mode_mpi accept_mpi(const union cb_mode_options *o) {
-  if (o->run.dry_run) /* the checks' levels from the file alone */
+  if (o->run.plan.dry_run) /* the checks' levels from the file alone */
     return CB_MPI_NONE;
   /* [step] checks run the tuner's step, whose all-reduces use a thread */
-  return o->run.spec.nsteps > 0 ? CB_MPI_SERIALIZED : CB_MPI_SINGLE;
+  return o->run.plan.spec.nsteps > 0 ? CB_MPI_SERIALIZED : CB_MPI_SINGLE;
 }
 
+/* Also where argv or the plan was refused: what argv said, then. */
 void cb_run_on_error(const union cb_mode_options *o, const struct cb_error *err) {
-  junit_error(&o->run, err);
+  const struct cb_cli *cli = &o->run.cli;
+  junit_error(cli->junit_path, cli->accept_path || cli->matrix, err);
 }
 
 #define MEASURING_RUN(NAME)                                                                        \
   static int NAME##_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {   \
     static const struct measuring m = {NAME##_validate, NAME##_go};                                \
-    return run_frame(&m, argc, argv, &o->run, err);                                                \
+    return run_frame(&m, argc, argv, &o->run.plan, err);                                           \
   }
 MEASURING_RUN(sweep)
 MEASURING_RUN(copy)
@@ -387,9 +393,9 @@ MEASURING_RUN(matrix)
 
 static int accept_run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
   static const struct measuring m = {accept_validate, accept_go};
-  if (o->run.dry_run) /* the checks' levels from the file alone, without MPI */
-    return cb_accept_dry_run(&o->run.spec, 0, 0, stdout, err);
-  return run_frame(&m, argc, argv, &o->run, err);
+  if (o->run.plan.dry_run) /* the checks' levels from the file alone, without MPI */
+    return cb_accept_dry_run(&o->run.plan.spec, 0, 0, stdout, err);
+  return run_frame(&m, argc, argv, &o->run.plan, err);
 }
 
 static int is_copy(const struct cb_cli *cli) {

@@ -11,13 +11,13 @@
 
 /* --tune: its own mode on the same cluster and error conventions. */
 static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
-  const struct cb_cli *cli = &o->run;
+  const struct cb_run_plan *plan = &o->run.plan;
   struct cb_cluster cl;
   if (cb_cluster_init(&cl, err))
     return err->status;
-  struct cb_tune_options opt = cli->tune;
-  opt.timeout = cli->settings.timeout; /* -T applies to each timed phase */
-  int rc = cb_tune_run(&cl, &opt, &cli->settings, argc, argv, err);
+  struct cb_tune_options opt = plan->tune;
+  opt.timeout = plan->settings.timeout; /* -T applies to each timed phase */
+  int rc = cb_tune_run(&cl, &opt, &plan->settings, argc, argv, err);
   if (rc == CB_RUNTIME) { /* other ranks may be blocked in a call */
     cb_error_print(err);
     MPI_Abort(MPI_COMM_WORLD, rc);

@@ -164,19 +164,20 @@ const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_opti
     }
     return m;
   }
-  if (cb_cli_parse(argc, argv, &o->run, err)) {
+  if (cb_cli_parse(argc, argv, &o->run.cli, err)) {
     *failed = &cb_mode_sweep; /* the measuring modes' parser: their --junit */
-    const char *with =
-        o->run.unknown[0] ? cb_option_goes_with(o->run.unknown, CB_IN_RUN | CB_IN_TUNE) : NULL;
+    const char *with = o->run.cli.unknown[0]
+                           ? cb_option_goes_with(o->run.cli.unknown, CB_IN_RUN | CB_IN_TUNE)
+                           : NULL;
     if (with) { /* another mode's option: say which, not that it does not exist */
       err->status = CB_OK;
-      cb_fail(err, CB_USAGE, "%s goes with %s", o->run.unknown, with);
+      cb_fail(err, CB_USAGE, "%s goes with %s", o->run.cli.unknown, with);
     }
     return NULL;
   }
   n = 0;
   for (int k = 0; cb_modes[k]; k++) /* the measuring modes, by what the parser read */
-    if (cb_modes[k]->chosen && cb_modes[k]->chosen(&o->run))
+    if (cb_modes[k]->chosen && cb_modes[k]->chosen(&o->run.cli))
       asked[n++] = cb_modes[k];
   return (m = winner(asked, n)) ? m : &cb_mode_sweep;
 }
@@ -234,11 +235,11 @@ static int help_run(union cb_mode_options *o, int argc, char **argv, struct cb_e
     cb_mode_usage(stdout, help_of);
     return CB_OK;
   }
-  if (o->run.help)
+  if (o->run.cli.help)
     cb_mode_usage(stdout, NULL);
-  if (o->run.version)
+  if (o->run.cli.version)
     printf("collbench %s (git %s)\nconfigured: %s\n", CB_VERSION, CB_GIT_COMMIT, CB_CONFIG_SUMMARY);
-  if (o->run.list)
+  if (o->run.cli.list)
     list(stdout);
   return CB_OK;
 }

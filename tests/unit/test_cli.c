@@ -5,6 +5,7 @@
 #include "backends/backend.h"
 #include "modes/cli.h"
 #include "modes/option_table.h"
+#include "modes/run_plan.h"
 #include "ops/op.h"
 #include "presets.h"
 #include "runtime/gpu.h"
@@ -17,13 +18,17 @@ struct args {
   char *argv[MAXARGS + 1];
 };
 
+/* The plan of the last case parsed (large: a topology and a baseline). */
+static struct cb_run_plan built;
+
 static int parse(struct cb_cli *cli, struct cb_error *err, const char *const *words) {
   struct args a = {.argc = 1, .argv = {"collbench"}};
   for (; *words && a.argc < MAXARGS; words++)
     a.argv[a.argc++] = (char *)*words;
   a.argv[a.argc] = NULL;
   memset(err, 0, sizeof *err);
-  return cb_cli_parse(a.argc, a.argv, cli, err) || cb_cli_prepare(cli, err) ? err->status : CB_OK;
+  return cb_cli_parse(a.argc, a.argv, cli, err) || cb_run_plan_build(cli, &built, err) ? err->status
+                                                                                       : CB_OK;
 }
 #define PARSE(cli, err, ...) parse(cli, err, (const char *const[]){__VA_ARGS__, NULL})
 
@@ -94,6 +99,12 @@ static void test_sweep(void) {
     all = cli.settings.ops[i] == i;
   ok(all, "--sweep selects the %d swept ops, alltoallv not (got %d)", CB_NSWEPT_OPS,
      cli.settings.nops);
+  ok(cli.settings.nbackends == 0 && cli.settings.nmems == 0,
+     "--sweep: argv leaves the backends and memory kinds to the plan");
+  ok(built.settings.nbackends >= 1 && built.settings.nmems >= 1 &&
+         built.settings.mems[0] == CB_MEM_HOST &&
+         built.settings.nbackends + built.settings.nskipped_backends == cb_nbackends,
+     "--sweep: the plan has the usable backends (the others skipped), host memory at least");
   rc = PARSE(&cli, &err, "--op", "all");
   ok(rc == CB_OK && cli.settings.nops == CB_NSWEPT_OPS, "--op all: the swept ops (got %d)",
      cli.settings.nops);
@@ -101,8 +112,6 @@ static void test_sweep(void) {
   ok(rc == CB_OK && cli.settings.nops == CB_NOPS &&
          cli.settings.ops[CB_NOPS - 1] == CB_OP_ALLTOALLV,
      "--op all,alltoallv: every op");
-  ok(cli.settings.nbackends >= 1 && cli.settings.nmems >= 1 && cli.settings.mems[0] == CB_MEM_HOST,
-     "--sweep: usable backends, host memory at least");
   rc = PARSE(&cli, &err, "--sweep", "--op", "broadcast");
   ok(rc == CB_OK && cli.settings.nops == 1 && cli.settings.ops[0] == CB_OP_BROADCAST,
      "--sweep keeps an explicit --op");
@@ -204,8 +213,9 @@ static void test_renamed(void) {
   struct cb_error err;
   ok(PARSE(&cli, &err, "--mode", "latency", "--tune", "--model", "tiny", "--model-config",
            "seq=32") == CB_OK &&
-         cli.settings.timing == CB_TIMING_LATENCY && cli.tune.model.seq == 32 && cli.nrenamed == 3 &&
-         strcmp(cli.renamed[0], "mode") == 0 && strcmp(cli.renamed[1], "model") == 0 &&
+         cli.settings.timing == CB_TIMING_LATENCY && cli.tune.model.seq == 32 &&
+         cli.nrenamed == 3 && strcmp(cli.renamed[0], "mode") == 0 &&
+         strcmp(cli.renamed[1], "model") == 0 &&
          strcmp(cb_option_new_name(cli.renamed[2]), "workload-config") == 0,
      "--mode, --model, --model-config: parsed as --timing, --workload, --workload-config, "
      "and remembered");
@@ -264,6 +274,36 @@ static void test_presets_accept(void) {
   }
 }
 
+/* The plan (run_plan.h): what argv said, with the files it names read and
+ * the defaults only the files or the machine give; the rules of argv alone
+ * are the parser's. */
+static void test_plan(void) {
+  struct cb_cli cli;
+  struct cb_error err;
+  int rc = PARSE(&cli, &err, "--accept", "topologies/h100-ndr.conf", "--json", "/tmp/a.jsonl",
+                 "--junit", "/tmp/a.xml", "--no-progress");
+  ok(rc == CB_OK && built.judged && built.spec.nchecks > 0 && built.rules.bytes == 8u << 20 &&
+         built.out.json && strcmp(built.out.json, "/tmp/a.jsonl") == 0 && built.out.junit &&
+         !built.out.csv && built.progress == 0 && !built.dry_run,
+     "--accept: the file's checks and [matrix] size, the outputs, judged (%s)", err.msg);
+  rc = PARSE(&cli, &err, "--matrix=64K");
+  ok(rc == CB_OK && built.judged && built.spec.nchecks == 0 && built.rules.bytes == 64u << 10 &&
+         built.rules.bw_fraction > 0 && built.rules.lat_factor > 1,
+     "--matrix=64K: the plan's rules, the size given and the verdicts' defaults");
+  rc = PARSE(&cli, &err, "--matrix");
+  ok(rc == CB_OK && built.rules.bytes == 1u << 20, "--matrix: 1 MiB pairs by default (got %llu)",
+     (unsigned long long)built.rules.bytes);
+  rc = PARSE(&cli, &err, "-b", "1K", "-e", "4K", "--op", "broadcast");
+  ok(rc == CB_OK && !built.judged && built.settings.min_bytes == 1024 &&
+         built.settings.max_bytes == 4096 && built.settings.nops == 1 &&
+         built.settings.ops[0] == CB_OP_BROADCAST && built.settings.nbackends == 1,
+     "a run's settings are the plan's");
+  const char *words[] = {"collbench", "--step-factor", "4", "--step-bytes", "1K", NULL};
+  memset(&err, 0, sizeof err);
+  ok(cb_cli_parse(5, (char **)words, &cli, &err) == CB_USAGE && strstr(err.msg, "--step-bytes"),
+     "a rule of argv alone is the parser's: --step-factor with --step-bytes (%s)", err.msg);
+}
+
 int main(void) {
   test_defaults();
   test_presets_accept();
@@ -274,6 +314,7 @@ int main(void) {
   test_reparse();
   test_tune();
   test_renamed();
+  test_plan();
   done_testing();
   return exit_status();
 }

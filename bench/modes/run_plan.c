@@ -1,14 +1,17 @@
-/* The run's rules between options, once every option is read, and the
- * --accept file (with its fleet baseline) loaded before MPI starts. */
+/* The run plan (run_plan.h) built from what argv said, before MPI starts:
+ * the files argv names read (--accept's with its fleet baseline, --calls'),
+ * a sweep's backends and memory kinds found, and the rules that need the
+ * files or the hardware. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/units.h"
-#include "cli_internal.h"
+#include "cli.h"
 #include "engine/measure.h"
 #include "ops/op.h"
 #include "ops/skew.h"
+#include "run_plan.h"
 #include "runtime/gpu.h"
 
 static int backend_has_transport(const struct cb_backend *b, const char *t) {
@@ -43,9 +46,11 @@ static int backend_asked(const struct cb_settings *s, const char *name) {
   return 0;
 }
 
-/* Cross-option rules, once every option is known. */
-int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) {
-  struct cb_settings *s = &cli->settings;
+/* The rules that need the plan: a backend or memory kind this host lacks,
+ * a transport a backend has not, and options that go only with some. */
+static int validate(const struct cb_cli *cli, const struct cb_run_plan *plan,
+                    struct cb_error *err) {
+  const struct cb_settings *s = &plan->settings;
   char a[32], b[32];
   if (s->min_bytes > s->max_bytes)
     return cb_fail(err, CB_USAGE, "--min-bytes %s is larger than --max-bytes %s",
@@ -57,8 +62,6 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   if (s->ib_dev && !cli->accept_path && !backend_asked(s, "verbs"))
     return cb_fail(err, CB_USAGE,
                    "--ib-dev %s goes with --backend verbs (no other backend reads it)", s->ib_dev);
-  if (factor_given && s->step_bytes)
-    return cb_fail(err, CB_USAGE, "give either --step-factor or --step-bytes, not both");
   if (s->timing == CB_TIMING_LATENCY && s->iters > CB_MAX_SAMPLES)
     return cb_fail(err, CB_USAGE, "--iters %ld: latency mode keeps every sample, at most %d",
                    s->iters, CB_MAX_SAMPLES);
@@ -69,7 +72,7 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
   int skewed = 0;
   for (int i = 0; i < s->nops; i++)
     skewed |= cb_ops[s->ops[i]]->skewed;
-  if (s->skew && !skewed && !cli->tune.enabled) /* --tune --parallel: ep's dispatch */
+  if (s->skew && !skewed && !plan->tune.enabled) /* --tune --parallel: ep's dispatch */
     return cb_fail(err, CB_USAGE,
                    "--skew %s shapes alltoallv's traffic, and --op has no alltoallv; add "
                    "--op alltoallv",
@@ -146,14 +149,14 @@ int cb_cli_validate(struct cb_cli *cli, int factor_given, struct cb_error *err) 
 
 /* Loads the acceptance file now, before MPI starts, so a bad file costs
  * nothing; every check's transport must be settable in one process. */
-int cb_cli_accept_file(struct cb_cli *cli, const struct cb_check_reader *reader,
-                       struct cb_error *err) {
-  struct cb_accept_spec *t = &cli->spec;
+static int accept_file(const struct cb_cli *cli, struct cb_run_plan *plan,
+                       const struct cb_check_reader *reader, struct cb_error *err) {
+  struct cb_accept_spec *t = &plan->spec;
   if (cb_accept_spec_load(cli->accept_path, t, reader, err))
     return err->status;
-  if (!cli->matrix_bytes)
-    cli->matrix_bytes = t->matrix.bytes;
-  if (cb_accept_spec_baseline(t, cli->baseline_path, cli->repeat, &cli->baseline, err))
+  if (!plan->rules.bytes)
+    plan->rules.bytes = t->matrix.bytes;
+  if (cb_accept_spec_baseline(t, cli->baseline_path, cli->repeat, &plan->baseline, err))
     return err->status;
   for (int i = 0; i < t->nchecks; i++) {
     const struct cb_check *c = &t->checks[i];
@@ -174,4 +177,47 @@ int cb_cli_accept_file(struct cb_cli *cli, const struct cb_check_reader *reader,
                        t->checks[j].transport);
   }
   return CB_OK;
+}
+
+/* A sweep's backends and memory kinds where argv left them to it: every one
+ * that works here (the engine notes the backends left out). */
+static void sweep_finds(struct cb_settings *s) {
+  if (s->nbackends == 0)
+    for (int b = 0; b < cb_nbackends && s->nbackends < CB_MAX_LIST; b++) {
+      char why[160];
+      if (cb_backends[b]->probe(why, sizeof why))
+        s->backends[s->nbackends++] = b;
+      else
+        s->skipped_backends[s->nskipped_backends++] = b;
+    }
+  if (s->nmems == 0)
+    for (int m = 0; m < CB_NMEMS; m++) {
+      char why[160];
+      if (cb_gpu_mem_usable(m, why, sizeof why))
+        s->mems[s->nmems++] = m;
+    }
+}
+
+int cb_run_plan_build(const struct cb_cli *cli, struct cb_run_plan *plan, struct cb_error *err) {
+  cb_calls_free(&plan->calls); /* a plan built again (the unit tests) */
+  memset(plan, 0, sizeof *plan);
+  plan->settings = cli->settings;
+  plan->tune = cli->tune;
+  plan->out = (struct cb_run_outputs){cli->json_path, cli->csv_path, cli->prom_path,
+                                      cli->junit_path, cli->exclude_path};
+  plan->judged = cli->accept_path || cli->matrix;
+  plan->resume = cli->resume, plan->progress = cli->progress, plan->dry_run = cli->dry_run;
+  plan->rules.bytes = cli->matrix_bytes;
+  if (cli->calls_path) { /* read now: a bad file is said before MPI starts */
+    if (cb_calls_read(cli->calls_path, &plan->calls, err))
+      return err->status;
+    plan->calls_path = cli->calls_path;
+    if (plan->tune.calls_path)
+      plan->tune.calls = &plan->calls;
+  }
+  if (cli->accept_path && accept_file(cli, plan, &cb_cli_check_reader, err))
+    return err->status;
+  cb_matrix_rules_defaults(&plan->rules);
+  sweep_finds(&plan->settings);
+  return validate(cli, plan, err);
 }
