@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_internal.h"
 #include "engine/defaults.h"
+#include "engine/measure.h"
 #include "ops/op.h"
 #include "ops/skew.h"
 #include "runtime/gpu.h"
@@ -727,6 +728,54 @@ static void nccl_memory(struct cb_cli *cli, const struct seen *seen) {
       }
 }
 
+/* --ib-dev DEVICE[:PORT] (a port 1..255), as the verbs backend reads it;
+ * checked here so that a typo is refused before anything runs. */
+static int ib_dev_ok(const char *spec) {
+  const char *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+  if (n == 0 || n >= 64)
+    return 0;
+  if (!colon)
+    return 1;
+  char *end;
+  long p = strtol(colon + 1, &end, 10);
+  return end != colon + 1 && !*end && p >= 1 && p <= 255;
+}
+
+/* The values that do not go together, whatever the mode. */
+static int check_values(const struct cb_cli *cli, struct cb_error *err) {
+  const struct cb_settings *s = &cli->settings;
+  char a[32], b[32];
+  if (s->min_bytes > s->max_bytes)
+    return cb_fail(err, CB_USAGE, "--min-bytes %s is larger than --max-bytes %s",
+                   cb_format_size(s->min_bytes, a, sizeof a),
+                   cb_format_size(s->max_bytes, b, sizeof b));
+  if (s->ib_dev && !ib_dev_ok(s->ib_dev))
+    return cb_fail(err, CB_USAGE, "--ib-dev '%s' is not DEVICE[:PORT] (a port from 1 to 255)",
+                   s->ib_dev);
+  if (s->timing == CB_TIMING_LATENCY && s->iters > CB_MAX_SAMPLES)
+    return cb_fail(err, CB_USAGE, "--iters %ld: latency mode keeps every sample, at most %d",
+                   s->iters, CB_MAX_SAMPLES);
+  uint64_t sizes[CB_MAX_SIZES + 1];
+  if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
+    return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
+                   cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
+  int skewed = 0;
+  for (int i = 0; i < s->nops; i++)
+    skewed |= cb_ops[s->ops[i]]->skewed;
+  if (s->skew && !skewed && !cli->tune.enabled) /* --tune --parallel: ep's dispatch */
+    return cb_fail(err, CB_USAGE,
+                   "--skew %s shapes alltoallv's traffic, and --op has no alltoallv; add "
+                   "--op alltoallv",
+                   s->skew->label);
+  if (s->rotate && s->graph > 0)
+    return cb_fail(err, CB_USAGE,
+                   "--rotate does not go with --graph %ld: a captured graph replays one "
+                   "buffer's addresses",
+                   s->graph);
+  return CB_OK;
+}
+
 int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err) {
   memset(cli, 0, sizeof *cli);
   cli->progress = -1;
@@ -746,5 +795,5 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
   if (check_own_ops(cli, &seen, err))
     return err->status;
   nccl_memory(cli, &seen);
-  return CB_OK;
+  return check_values(cli, err);
 }

@@ -6,11 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/units.h"
+#include "backends/backend.h"
 #include "cli.h"
-#include "engine/measure.h"
 #include "ops/op.h"
-#include "ops/skew.h"
 #include "run_plan.h"
 #include "runtime/gpu.h"
 
@@ -19,20 +17,6 @@ static int backend_has_transport(const struct cb_backend *b, const char *t) {
     if (strcmp(*p, t) == 0)
       return 1;
   return 0;
-}
-
-/* --ib-dev DEVICE[:PORT] (a port 1..255), as the verbs backend reads it;
- * checked here so that a typo is refused before anything runs. */
-static int ib_dev_ok(const char *spec) {
-  const char *colon = strchr(spec, ':');
-  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-  if (n == 0 || n >= 64)
-    return 0;
-  if (!colon)
-    return 1;
-  char *end;
-  long p = strtol(colon + 1, &end, 10);
-  return end != colon + 1 && !*end && p >= 1 && p <= 255;
 }
 
 /* Whether the run uses (or a sweep left out) the backend called name. */
@@ -46,37 +30,15 @@ static int backend_asked(const struct cb_settings *s, const char *name) {
   return 0;
 }
 
-/* The rules that need the plan: a backend or memory kind this host lacks,
- * a transport a backend has not, and options that go only with some. */
+/* The rules that need the plan (a sweep's backends are known only here):
+ * a backend or memory kind this host lacks, a transport a backend has not,
+ * and options that go with some backends only. */
 static int validate(const struct cb_cli *cli, const struct cb_run_plan *plan,
                     struct cb_error *err) {
   const struct cb_settings *s = &plan->settings;
-  char a[32], b[32];
-  if (s->min_bytes > s->max_bytes)
-    return cb_fail(err, CB_USAGE, "--min-bytes %s is larger than --max-bytes %s",
-                   cb_format_size(s->min_bytes, a, sizeof a),
-                   cb_format_size(s->max_bytes, b, sizeof b));
-  if (s->ib_dev && !ib_dev_ok(s->ib_dev))
-    return cb_fail(err, CB_USAGE, "--ib-dev '%s' is not DEVICE[:PORT] (a port from 1 to 255)",
-                   s->ib_dev);
   if (s->ib_dev && !cli->accept_path && !backend_asked(s, "verbs"))
     return cb_fail(err, CB_USAGE,
                    "--ib-dev %s goes with --backend verbs (no other backend reads it)", s->ib_dev);
-  if (s->timing == CB_TIMING_LATENCY && s->iters > CB_MAX_SAMPLES)
-    return cb_fail(err, CB_USAGE, "--iters %ld: latency mode keeps every sample, at most %d",
-                   s->iters, CB_MAX_SAMPLES);
-  uint64_t sizes[CB_MAX_SIZES + 1];
-  if (cb_settings_sizes(s, sizes, CB_MAX_SIZES + 1) > CB_MAX_SIZES)
-    return cb_fail(err, CB_USAGE, "--step-bytes %s gives more than %d sizes",
-                   cb_format_size(s->step_bytes, a, sizeof a), CB_MAX_SIZES);
-  int skewed = 0;
-  for (int i = 0; i < s->nops; i++)
-    skewed |= cb_ops[s->ops[i]]->skewed;
-  if (s->skew && !skewed && !plan->tune.enabled) /* --tune --parallel: ep's dispatch */
-    return cb_fail(err, CB_USAGE,
-                   "--skew %s shapes alltoallv's traffic, and --op has no alltoallv; add "
-                   "--op alltoallv",
-                   s->skew->label);
   for (int i = 0; i < s->nbackends && s->reg; i++)
     if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
       return cb_fail(err, CB_USAGE,
@@ -87,11 +49,6 @@ static int validate(const struct cb_cli *cli, const struct cb_run_plan *plan,
     if (s->mems[i] != CB_MEM_DEVICE)
       return cb_fail(err, CB_USAGE, "--register %s: device memory only, not --mem %s",
                      cb_register_names[s->reg], cb_mem_names[s->mems[i]]);
-  if (s->rotate && s->graph > 0)
-    return cb_fail(err, CB_USAGE,
-                   "--rotate does not go with --graph %ld: a captured graph replays one "
-                   "buffer's addresses",
-                   s->graph);
   if (s->graph > 0)
     for (int i = 0; i < s->nbackends; i++)
       if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
