@@ -105,13 +105,23 @@ static struct cb_fleet plan_fleet(const struct cb_run_plan *p) {
                            p->spec.baseline.min_runs, p->spec.baseline.repeat};
 }
 
-/* --duration with --accept or --matrix: the mode's passes (burnin/judged_accept.c). */
-static int judged_go(const struct frame *f, const struct cb_matrix_rules *rules,
-                     struct cb_error *err) {
+/* --accept (rules NULL: the plan's checks) or --matrix (its rules): one
+ * run watched for a hang, or with --duration the mode's passes
+ * (burnin/judged_accept.c). */
+static int judged_run(const struct frame *f, const struct cb_matrix_rules *rules,
+                      struct cb_error *err) {
   const struct cb_run_plan *p = f->plan;
   struct cb_judged_accept j = {rules ? NULL : &p->spec, rules, plan_fleet(p), f->ri,
                                p->out.exclude};
-  return cb_burnin_accept(f->cl, &p->settings, &j, f->sinks, f->nsinks, err);
+  if (p->settings.duration > 0) /* a burn-in: the checks or the matrix again and again */
+    return cb_burnin_accept(f->cl, &p->settings, &j, f->sinks, f->nsinks, err);
+  struct cb_accept_result res;
+  cb_hang_watch(f->cl, p->out.exclude, f->sinks, f->nsinks, &res, NULL);
+  int rc = rules ? cb_matrix_run(f->cl, &p->settings, rules, f->ri, f->sinks, f->nsinks, &res, err)
+                 : cb_accept_run(f->cl, &p->spec, &j.fleet, &p->settings, f->ri, f->sinks,
+                                 f->nsinks, &res, err);
+  return exclude_out(p->out.exclude, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc,
+                     err);
 }
 
 /* Opens the outputs on rank 0 only, after everything was validated; every
@@ -281,16 +291,7 @@ static int accept_validate(const struct frame *f, struct cb_error *err) {
 }
 
 static int accept_go(const struct frame *f, struct cb_error *err) {
-  const struct cb_run_plan *p = f->plan;
-  if (p->settings.duration > 0) /* a burn-in: the checks again and again */
-    return judged_go(f, NULL, err);
-  struct cb_accept_result res;
-  struct cb_fleet fleet = plan_fleet(p);
-  cb_hang_watch(f->cl, p->out.exclude, f->sinks, f->nsinks, &res, NULL);
-  int rc =
-      cb_accept_run(f->cl, &p->spec, &fleet, &p->settings, f->ri, f->sinks, f->nsinks, &res, err);
-  return exclude_out(p->out.exclude, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc,
-                     err);
+  return judged_run(f, NULL, err);
 }
 
 /* --matrix: all pairs, verdicts per node and link. */
@@ -300,14 +301,7 @@ static int matrix_validate(const struct frame *f, struct cb_error *err) {
 }
 
 static int matrix_go(const struct frame *f, struct cb_error *err) {
-  const struct cb_run_plan *p = f->plan;
-  if (p->settings.duration > 0) /* a burn-in: the matrix again and again */
-    return judged_go(f, &p->rules, err);
-  struct cb_accept_result res;
-  cb_hang_watch(f->cl, p->out.exclude, f->sinks, f->nsinks, &res, NULL);
-  int rc = cb_matrix_run(f->cl, &p->settings, &p->rules, f->ri, f->sinks, f->nsinks, &res, err);
-  return exclude_out(p->out.exclude, f->cl, &res, rc == CB_OK ? cb_accept_status(&res, err) : rc,
-                     err);
+  return judged_run(f, &f->plan->rules, err);
 }
 
 /* Backends that fix their path at MPI_Init (MPI's shm or tcp) set it now:

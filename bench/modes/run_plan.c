@@ -2,8 +2,6 @@
  * the files argv names read (--accept's with its fleet baseline, --calls'),
  * a sweep's backends and memory kinds found, and the rules that need the
  * files or the hardware. */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
