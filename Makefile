@@ -20,7 +20,7 @@ LIB_SRC := $(wildcard bench/base/*.c bench/runtime/*.c bench/results/*.c bench/e
            bench/backends/registry.c bench/backends/mpi.c bench/backends/ompi_algo.c \
            bench/backends/nccl_env.c \
            bench/backends/nccl_log.c bench/backends/nccl_logfile.c bench/backends/nccl_ran.c \
-           $(filter-out tuner/comm_nccl.c tuner/layout_nccl.c,$(wildcard tuner/*.c)) kernels/transformer.c kernels/compute_table.c kernels/launch.c
+           $(filter-out tuner/comm_nccl.c tuner/layout_nccl.c tuner/nccl_world.c,$(wildcard tuner/*.c)) kernels/transformer.c kernels/compute_table.c kernels/launch.c
 # Optional backends: configure says which libraries exist.
 ifeq ($(HAVE_UCX),1)
 LIB_SRC += bench/backends/ucx.c bench/backends/ucx_logic.c
@@ -41,7 +41,8 @@ CFLAGS += -I$(CUDA_DIR)/include
 LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -ldl -lstdc++
 endif
 ifeq ($(HAVE_NCCL),1)
-LIB_SRC += bench/backends/nccl.c bench/backends/nccl_end.c $(wildcard tuner/comm_nccl.c)
+LIB_SRC += bench/backends/nccl.c bench/backends/nccl_end.c $(wildcard tuner/comm_nccl.c) \
+           tuner/nccl_world.c
 CFLAGS += $(NCCL_CFLAGS)
 LIBS += $(NCCL_LIBS)
 endif

@@ -30,9 +30,13 @@
 #             "TUNER/Plugin: Using collbench")
 #   layouts   the layouts' step on NCCL and cuBLAS (issue 59), 2 ranks
 #             sharing the GPU: tiny as dp=2 --shard full, tp=2, pp=2 and
-#             ep=2 with zipf:1.2 skew, each with its exposed line and
-#             --trials; then gpt2-124m cut to 4 layers and seq 256 as FSDP
-#             (dp=2 --shard full) and tp=2, for tests/measured-2026.md
+#             ep=2 with zipf:1.2 skew, each with its exposed line, its
+#             search over each communicator's NCCL (algorithm, protocol)
+#             pairs and --trials; tp=2 and dp=2 also write --env-out and
+#             --plugin-out, and tp=2's rules are then loaded by NCCL through
+#             collbench's tuner plugin on a tp-sized all-reduce; then
+#             gpt2-124m cut to 4 layers and seq 256 as FSDP (dp=2 --shard
+#             full) and tp=2, for tests/measured-2026.md
 #   ran       what NCCL really ran (issue 60): every nccl row of a 1-rank
 #             sweep and of allreduce on 2 and 4 ranks sharing the GPU must
 #             carry nccl_ran (collbench's profiler plugin loaded by NCCL);
@@ -107,7 +111,7 @@ steps_of() {
   watchdog) echo watchdog ;;
   anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
-  layouts) echo layout-full layout-tp layout-pp layout-ep layout-gpt2-full layout-gpt2-tp ;;
+  layouts) echo layout-full layout-tp layout-rules layout-pp layout-ep layout-gpt2-full layout-gpt2-tp ;;
   ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree reg-local reg-symmetric ;;
   ucx) echo ucx-build ucx-info ucx-device mpi-ucx-device ;;
   tests) echo tests-build tests ;;
@@ -124,7 +128,8 @@ planned() {
   ran-1 | ran-2 | ran-4 | ran-nvls | ran-tree | reg-local | reg-symmetric) echo 60 ;;
   copy | mpi-device | watchdog | tune-sourced | tune-plugin) echo 60 ;;
   tune-tiny) echo 120 ;;
-  layout-full | layout-tp | layout-pp | layout-ep) echo 60 ;;
+  layout-full | layout-tp | layout-pp | layout-ep) echo 90 ;; # a communicator per pair
+  layout-rules) echo 60 ;;
   layout-gpt2-full | layout-gpt2-tp) echo 120 ;;
   ucx-build) echo 240 ;;
   ucx-info) echo 20 ;;
@@ -400,18 +405,29 @@ part_tuner() {
     tee -a "$REPORT"
   step tune-sourced 0 sh -c ". '$OUT/tiny.env' && exec mpirun -np 2 ./collbench --backend nccl \
     --mem device --share-gpu --op allreduce,broadcast,allgather -b 1M -e 4M"
-  step tune-plugin 0 env NCCL_TUNER_PLUGIN="$PWD/build/libnccl-tuner-collbench.so" \
-    COLLBENCH_TUNER_RULES="$OUT/rules.csv" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
-    mpirun -np 2 ./collbench --backend nccl --mem device --share-gpu --op allreduce -b 1M -e 4M &&
-    if ! grep -q 'TUNER/Plugin: Using collbench' "$OUT/tune-plugin.out"; then
-      say "FAIL tune-plugin: NCCL's log does not say it used collbench's tuner plugin"
-      FAILED=$((FAILED + 1))
-    elif ! applied=$(sh scripts/plugin-applied.sh "$OUT/rules.csv" "$OUT/tune-plugin.out"); then
-      say "FAIL tune-plugin: $applied"
-      FAILED=$((FAILED + 1))
-    else
-      say "  $applied"
-    fi
+  plugin_run tune-plugin "$OUT/rules.csv" --op allreduce -b 1M -e 4M
+}
+
+# NAME: a run with collbench's tuner plugin reading RULES, NCCL logging each
+# decision (tuner/plugin/RULES.md): NCCL must say it loaded the plugin, and
+# every decision must be its rule's line
+plugin_run() {
+  name=$1 rules=$2
+  shift 2
+  step "$name" 0 env NCCL_TUNER_PLUGIN="$PWD/build/libnccl-tuner-collbench.so" \
+    COLLBENCH_TUNER_RULES="$rules" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
+    mpirun -np 2 ./collbench --backend nccl --mem device --share-gpu "$@" || return
+  if ! grep -q 'TUNER/Plugin: Using collbench' "$OUT/$name.out"; then
+    say "FAIL $name: NCCL's log does not say it used collbench's tuner plugin"
+    FAILED=$((FAILED + 1))
+  elif ! grep -qv '^#' "$rules"; then
+    say "  $name: no rule in $rules (NCCL's own choices held): the plugin loaded, nothing to apply"
+  elif ! applied=$(sh scripts/plugin-applied.sh "$rules" "$OUT/$name.out"); then
+    say "FAIL $name: $applied"
+    FAILED=$((FAILED + 1))
+  else
+    say "  $applied"
+  fi
 }
 
 # the layouts' step on the GPU: each run's calls, exposed line and verdict
@@ -421,14 +437,25 @@ layout() {
   # --tune last: mpirun would read a --tune followed by an argument itself
   step "$name" 0 mpirun -np 2 ./collbench --backend nccl --share-gpu --tune-reps "$reps" \
     --trials "$OUT/$name.jsonl" "$@" --tune || return
-  grep -E '^# each step|^# dp (bucket|prefetch)|^(default|tuned|T_compute|overhead|exposed|gain)' \
+  grep -E '^# each step|^# dp (bucket|prefetch)|^# (tp|ep|dp|edp) (allreduce|allgather|reducescatter):|^(default|tuned|T_compute|overhead|exposed|gain)' \
     "$OUT/$name.out" | sed 's/^/    /' | tee -a "$REPORT"
+  for f in "$OUT/$name.env" "$OUT/$name.rules"; do
+    [ -f "$f" ] && grep -v '^# format\|^# use\|^# NCCL.s example\|^# margin\|^# chunk\|^# channels' "$f" |
+      sed 's/^/    /' | tee -a "$REPORT"
+  done
+  return 0
 }
 
 part_layouts() {
   mps_start >/dev/null
-  layout layout-full 10 --workload tiny --parallel dp=2 --shard full
-  layout layout-tp 10 --workload tiny --parallel tp=2
+  layout layout-full 10 --workload tiny --parallel dp=2 --shard full \
+    --env-out "$OUT/layout-full.env" --plugin-out "$OUT/layout-full.rules"
+  layout layout-tp 10 --workload tiny --parallel tp=2 \
+    --env-out "$OUT/layout-tp.env" --plugin-out "$OUT/layout-tp.rules"
+  # the rules NCCL reads: tp's all-reduce sizes through the plugin, which
+  # logs each decision (tuner/plugin/RULES.md)
+  [ -f "$OUT/layout-tp.rules" ] &&
+    plugin_run layout-rules "$OUT/layout-tp.rules" --op allreduce -b 4K -e 64M
   layout layout-pp 10 --workload tiny --parallel pp=2
   layout layout-ep 10 --workload tiny --parallel ep=2 --skew zipf:1.2
   layout layout-gpt2-full 20 --workload gpt2-124m --workload-config layers=4,seq=256 \

@@ -19,8 +19,8 @@
 #include "comm.h"
 #include "kernels/transformer.h"
 #include "nccl_choice.h"
+#include "nccl_world.h"
 #include "plugin.h"
-#include "runtime/watchdog.h"
 
 struct nccl_comm {
   const struct cb_cluster *cl;
@@ -111,62 +111,37 @@ static void nccl_version(void *ctx, char *buf, size_t len) {
   snprintf(buf, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
 }
 
-/* Sets (or removes) one variable for the next communicator and returns
- * the value it had, to put back. */
-static char *swap_env(const char *name, const char *value) {
-  const char *old = getenv(name);
-  char *saved = old ? strdup(old) : NULL;
-  if (value)
-    setenv(name, value, 1);
-  else
-    unsetenv(name);
-  return saved;
-}
-
-static void restore_env(const char *name, char *saved) {
-  if (saved)
-    setenv(name, saved, 1);
-  else
-    unsetenv(name);
-  free(saved);
-}
-
 static int nccl_open(void *ctx, const struct cb_tune_config *cfg, void **setting,
                      struct cb_error *err) {
   struct nccl_comm *c = ctx;
-  const struct cb_cluster *cl = c->cl;
-  ncclUniqueId id;
-  memset(&id, 0, sizeof id);
-  ncclResult_t r = cl->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
-  int status = r == ncclSuccess ? CB_OK : nccl_failed(c, "ncclGetUniqueId", r, err);
-  if (cb_cluster_agree(cl, status))
-    return status ? status : cb_fail(err, CB_RUNTIME, "--tune nccl: rank 0 has no unique id");
-  MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, cl->comm);
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 1;
   if (cfg->ctas > 0)
     config.minCTAs = config.maxCTAs = cfg->ctas;
-  char *algo = swap_env("NCCL_ALGO", cb_nccl_measure_value(c->launch_algo, c->algo_index,
-                                                           cfg->algorithm, cb_nccl_algo_env));
-  char *proto = swap_env("NCCL_PROTO", cb_nccl_measure_value(c->launch_proto, c->proto_index,
-                                                             cfg->protocol, cb_nccl_proto_env));
-  ncclComm_t *comm = malloc(sizeof *comm);
-  if (comm)
-    *comm = NULL;
-  cb_watchdog_arm("--tune nccl communicator setup (ncclCommInitRankConfig)");
-  r = comm ? ncclCommInitRankConfig(comm, cl->nranks, id, cl->rank, &config) : ncclSystemError;
-  cb_watchdog_disarm();
-  restore_env("NCCL_ALGO", algo);
-  restore_env("NCCL_PROTO", proto);
-  if (r != ncclSuccess) {
-    /* NCCL's text first, then what NCCL left in the handle aborted (a
-     * failed init is freed with ncclCommAbort; NULL: nothing to call) */
-    int status = nccl_failed(c, "ncclCommInitRankConfig", r, err);
-    if (comm)
-      cb_nccl_comm_end(*comm, 1);
-    free(comm);
-    return status;
+  ncclComm_t made = NULL, *comm;
+  char *algo =
+      cb_nccl_env_swap("NCCL_ALGO", cb_nccl_measure_value(c->launch_algo, c->algo_index,
+                                                          cfg->algorithm, cb_nccl_algo_env));
+  char *proto =
+      cb_nccl_env_swap("NCCL_PROTO", cb_nccl_measure_value(c->launch_proto, c->proto_index,
+                                                           cfg->protocol, cb_nccl_proto_env));
+  int rc =
+      cb_nccl_world_init(c->cl, c->where, "--tune nccl communicator setup (ncclCommInitRankConfig)",
+                         &config, &made, err);
+  cb_nccl_env_restore("NCCL_ALGO", algo);
+  cb_nccl_env_restore("NCCL_PROTO", proto);
+  if (rc != CB_OK) {
+    /* what NCCL left in the handle is aborted (a failed init is freed with
+     * ncclCommAbort; NULL: nothing to call) */
+    c->failed = 1;
+    cb_nccl_comm_end(made, 1);
+    return rc;
   }
+  if (!(comm = malloc(sizeof *comm))) {
+    cb_nccl_comm_end(made, 0);
+    return cb_fail(err, CB_RUNTIME, "%s: --tune nccl: out of memory", c->where);
+  }
+  *comm = made;
   *setting = comm;
   return CB_OK;
 }

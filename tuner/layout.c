@@ -93,6 +93,14 @@ int cb_layout_color(const struct cb_layout *l, int rank, int sc) {
   }
 }
 
+int cb_layout_members(const struct cb_layout *l, int nranks, int rank, int sc, int *members) {
+  int color = cb_layout_color(l, rank, sc), n = 0;
+  for (int r = 0; r < nranks; r++)
+    if (cb_layout_color(l, r, sc) == color)
+      members[n++] = r;
+  return n;
+}
+
 /* The rank's parameters: its stage's layers, dense weights and its experts. */
 static double rank_params(const struct cb_model *m, const struct cb_layout *l) {
   uint64_t dense, mlp;

@@ -115,6 +115,9 @@ void cb_layout_plan_free(struct cb_step_plan *p);
  * color every member of rank's shares (to split it from the world). */
 int cb_layout_group_size(const struct cb_layout *l, int sc);
 int cb_layout_color(const struct cb_layout *l, int rank, int sc);
+/* The world ranks of rank's group in communicator sc, ascending, into
+ * members[nranks]; returns how many. */
+int cb_layout_members(const struct cb_layout *l, int nranks, int rank, int sc, int *members);
 
 /* Elements of one layer's weights on a rank: dense part and one expert's
  * (the MLP) part, after tp's split. */

@@ -46,9 +46,13 @@ static const char *algo_name(int op, int alg) {
   return op >= 0 && op < CB_NEV_OPS && alg >= 0 && alg <= nbc[op].n ? nbc[op].names[alg] : NULL;
 }
 
-static int nalgs(void *t, int op) {
+static int algs(void *t, int comm, int op, int *alg) {
   struct host *h = t;
-  return op >= 0 && op < CB_NEV_OPS && h->have[op] ? nbc[op].n : 0;
+  (void)comm; /* libnbc's variable is read at each call: any communicator */
+  int n = op >= 0 && op < CB_NEV_OPS && h->have[op] ? nbc[op].n : 0;
+  for (int a = 0; a < n; a++)
+    alg[a] = a + 1;
+  return n;
 }
 
 static void open_knobs(struct host *h) {
@@ -245,7 +249,7 @@ const struct cb_layout_transport cb_layout_mpi = {
     .env_note = "Open MPI's coll_libnbc_*_algorithm is one value a process; collbench sets it per "
                 "communicator through MPI_T before each call",
     .open = host_open,
-    .nalgs = nalgs,
+    .algs = algs,
     .algo_name = algo_name,
     .start = host_start,
     .wait = host_wait,

@@ -12,7 +12,12 @@
  * the link between stages s and s + 1 it crosses. A stream then carries
  * one kind of op to one peer: a stage's send never queues behind a receive
  * that waits on its peer, which could wait on this stage in turn.
- * NCCL's algorithm per communicator is not chosen here yet. */
+ * NCCL's algorithm and protocol per communicator and op: NCCL reads
+ * NCCL_ALGO and NCCL_PROTO when a communicator starts, so each pair the
+ * search may try is a communicator of its own, split at open with the two
+ * variables set and used by that op alone, on its dimension's stream (the
+ * dimension's ops stay in issue order). The pairs are those NCCL runs on
+ * a communicator of that size and node count (space.c's pruning). */
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <sched.h>
@@ -23,9 +28,13 @@
 #include "backends/nccl_end.h"
 #include "backends/nccl_logfile.h"
 #include "kernels/gpu_blas.h"
+#include "layout_rules.h"
 #include "layout_transport.h"
 #include "nccl_choice.h"
+#include "nccl_world.h"
+#include "plugin.h"
 #include "runtime/watchdog.h"
+#include "space.h"
 
 /* the pipeline's: CB_SC_PP carries activations over even links */
 enum { PP_FWD_ODD = CB_NSC, PP_BACK_EVEN, PP_BACK_ODD, NCOMMS };
@@ -33,6 +42,13 @@ enum { PP_FWD_ODD = CB_NSC, PP_BACK_EVEN, PP_BACK_ODD, NCOMMS };
 struct mark {
   cudaEvent_t before, after;
   int comm;
+};
+
+/* An (algorithm, protocol) pair's communicator for one op of one
+ * dimension: the copy of the dimension's one with the pair forced. */
+struct pair_comm {
+  int code; /* space.h's cb_nccl_pair_code */
+  ncclComm_t comm;
 };
 
 struct dev {
@@ -49,7 +65,9 @@ struct dev {
   void *a, *b, *c;   /* the GEMM's operands: t x h times h x 4h */
   size_t gm, gk, gn;
   cudaEvent_t issued, *done; /* a point of the compute stream; each slot's end */
-  struct mark *marks;        /* the round's waits */
+  struct pair_comm pairs[CB_NSC][CB_NEV_OPS][CB_NCCL_NPAIRS];
+  int npairs[CB_NSC][CB_NEV_OPS];
+  struct mark *marks; /* the round's waits */
   int nmarks, capmarks;
   int failed;
 };
@@ -69,14 +87,17 @@ static int nccl_failed(struct dev *d, const char *call, ncclResult_t r, struct c
   return cb_nccl_fail(err, d->where, call, (int)r, ncclGetErrorString(r), ncclGetLastError(NULL));
 }
 
-static int nalgs(void *t, int op) {
-  (void)t, (void)op;
-  return 0;
+static int algs(void *t, int comm, int op, int *alg) {
+  struct dev *d = t;
+  int n = comm >= 0 && comm < CB_NSC && op >= 0 && op < CB_NEV_OPS ? d->npairs[comm][op] : 0;
+  for (int a = 0; a < n; a++)
+    alg[a] = d->pairs[comm][op][a].code;
+  return n;
 }
 
 static const char *algo_name(int op, int alg) {
   (void)op;
-  return alg == 0 ? "library" : NULL;
+  return cb_nccl_pair_name(alg);
 }
 
 /* The stream and communicator of an event's op: a pipeline's by its
@@ -102,6 +123,10 @@ static void dev_close(void *t) {
   struct dev *d = t;
   if (!d)
     return;
+  for (int c = 0; c < CB_NSC; c++)
+    for (int o = 0; o < CB_NEV_OPS; o++)
+      for (int a = 0; a < d->npairs[c][o]; a++)
+        cb_nccl_comm_end(d->pairs[c][o][a].comm, d->failed);
   for (int c = 0; c < NCOMMS; c++) {
     cb_nccl_comm_end(d->comm[c], d->failed);
     if (d->stream[c])
@@ -124,29 +149,98 @@ static void dev_close(void *t) {
   free(d);
 }
 
+/* The pairs NCCL runs for collective op on dimension c, as this rank's
+ * group of it sees NCCL's rules; agreed over the world (a bit each), so
+ * every rank makes the same splits. */
+static int pair_codes(struct dev *d, int c, int op, int *codes) {
+  const struct cb_cluster *cl = d->cl;
+  int mine[2] = {0, 0}, all[2], n = 0, *members = malloc((size_t)cl->nranks * sizeof *members);
+  unsigned mask = ~0u, agreed;
+  if (cb_layout_nccl_colls[op] && d->need->uses[c][op] && members) {
+    int k = cb_layout_members(d->need->l, cl->nranks, cl->rank, c, members);
+    struct cb_nccl_view w = cb_tune_nccl_view(cl, d->need->share_gpu);
+    struct cb_nccl_view v =
+        cb_nccl_group_view(&w, d->need->share_gpu ? NULL : cl->node_of_rank, members, k);
+    int got[CB_NCCL_NPAIRS], ng = cb_nccl_pair_codes(cb_layout_nccl_colls[op], &v, got);
+    mask = 0;
+    for (int a = 0; a < ng; a++)
+      mask |= 1u << got[a];
+    mine[0] = 1;
+  }
+  mine[1] = !members;
+  free(members);
+  /* whether any rank issues the op there, any ran out of memory; the pairs
+   * every issuing rank's group runs (ranks that do not issue it: all ones) */
+  MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, cl->comm);
+  MPI_Allreduce(&mask, &agreed, 1, MPI_UNSIGNED, MPI_BAND, cl->comm);
+  if (!all[0] || all[1])
+    return all[1] ? -1 : 0;
+  for (int code = 1; code <= CB_NCCL_NPAIRS; code++)
+    if (agreed & 1u << code)
+      codes[n++] = code;
+  return n;
+}
+
+/* One communicator per pair NCCL runs, for each collective op a dimension
+ * issues: split from the world with the pair in NCCL_ALGO and NCCL_PROTO
+ * (bare names: the communicator runs that op alone), by every rank, those
+ * whose group does not issue the op with NCCL_SPLIT_NOCOLOR. */
+static int open_pairs(struct dev *d, struct cb_error *err) {
+  const struct cb_cluster *cl = d->cl;
+  for (int c = 0; c < CB_NSC; c++) {
+    if (!needed(d, c))
+      continue;
+    for (int o = 0; o < CB_NEV_OPS; o++) {
+      int codes[CB_NCCL_NPAIRS], n = cb_layout_nccl_colls[o] ? pair_codes(d, c, o, codes) : 0;
+      if (n < 0)
+        return cb_fail(err, CB_RUNTIME, "%s: out of memory for the layout's NCCL pairs", d->where);
+      for (int a = 0; a < n; a++) {
+        int algo, proto;
+        cb_nccl_pair_of(codes[a], &algo, &proto);
+        char *sa = cb_nccl_env_swap("NCCL_ALGO", cb_nccl_algo_env[algo - 1]);
+        char *sp = cb_nccl_env_swap("NCCL_PROTO", cb_nccl_proto_env[proto - 1]);
+        ncclComm_t comm = NULL;
+        int color =
+            d->need->uses[c][o] ? cb_layout_color(d->need->l, cl->rank, c) : NCCL_SPLIT_NOCOLOR;
+        cb_watchdog_arm("--tune --parallel nccl: ncclCommSplit (a pair's communicator)");
+        ncclResult_t r = ncclCommSplit(d->world, color, cl->rank, &comm, NULL);
+        cb_watchdog_disarm();
+        cb_nccl_env_restore("NCCL_ALGO", sa);
+        cb_nccl_env_restore("NCCL_PROTO", sp);
+        if (r != ncclSuccess) {
+          char call[160];
+          snprintf(call, sizeof call, "ncclCommSplit (the %s %s communicator with %s)",
+                   cb_step_comm_names[c], cb_ev_op_names[o], cb_nccl_pair_name(codes[a]));
+          cb_nccl_comm_end(comm, 1);
+          return nccl_failed(d, call, r, err);
+        }
+        if (comm)
+          d->pairs[c][o][d->npairs[c][o]++] = (struct pair_comm){codes[a], comm};
+      }
+    }
+  }
+  return CB_OK;
+}
+
 /* The world communicator, then one split per dimension of 2+ ranks
- * (every rank calls each split: ncclCommSplit is collective over world). */
+ * (every rank calls each split: ncclCommSplit is collective over world),
+ * then the pairs' communicators. */
 static int open_comms(struct dev *d, struct cb_error *err) {
   const struct cb_cluster *cl = d->cl;
-  ncclUniqueId id;
-  memset(&id, 0, sizeof id);
-  ncclResult_t r = cl->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
-  int status = r == ncclSuccess ? CB_OK : nccl_failed(d, "ncclGetUniqueId", r, err);
-  if (cb_cluster_agree(cl, status))
-    return status ? status : cb_fail(err, CB_RUNTIME, "--tune nccl: rank 0 has no unique id");
-  MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, cl->comm);
-  cb_watchdog_arm("--tune --parallel nccl: communicator setup (ncclCommInitRank)");
-  r = ncclCommInitRank(&d->world, cl->nranks, id, cl->rank);
-  cb_watchdog_disarm();
-  if (r != ncclSuccess)
-    return nccl_failed(d, "ncclCommInitRank", r, err);
+  if (cb_nccl_world_init(cl, d->where,
+                         "--tune --parallel nccl: communicator setup "
+                         "(ncclCommInitRank)",
+                         NULL, &d->world, err)) {
+    d->failed = 1;
+    return err->status;
+  }
   for (int c = 0; c < NCOMMS; c++) {
     int sc = c < CB_NSC ? c : CB_SC_PP;
     if (!needed(d, c))
       continue;
     cb_watchdog_arm("--tune --parallel nccl: ncclCommSplit");
-    r = ncclCommSplit(d->world, cb_layout_color(d->need->l, cl->rank, sc), cl->rank, &d->comm[c],
-                      NULL);
+    ncclResult_t r = ncclCommSplit(d->world, cb_layout_color(d->need->l, cl->rank, sc), cl->rank,
+                                   &d->comm[c], NULL);
     cb_watchdog_disarm();
     if (r != ncclSuccess)
       return nccl_failed(d, "ncclCommSplit", r, err);
@@ -154,7 +248,7 @@ static int open_comms(struct dev *d, struct cb_error *err) {
     if (e != cudaSuccess)
       return cuda_failed(d, "cudaStreamCreate", e, err);
   }
-  return CB_OK;
+  return open_pairs(d, err);
 }
 
 static int dev_open(const struct cb_cluster *cl, const struct cb_layout_need *need, void **t,
@@ -208,11 +302,24 @@ static int dev_open(const struct cb_cluster *cl, const struct cb_layout_need *ne
   return open_comms(d, err);
 }
 
+/* The communicator of the op with the configuration's pair (alg: its
+ * code), else the dimension's own; NULL for a pair never split here. */
+static ncclComm_t comm_for(const struct dev *d, const struct cb_step_event *e, int c, int alg) {
+  if (alg <= 0)
+    return d->comm[c];
+  for (int a = 0; e->comm < CB_NSC && e->op < CB_NEV_OPS && a < d->npairs[e->comm][e->op]; a++)
+    if (d->pairs[e->comm][e->op][a].code == alg)
+      return d->pairs[e->comm][e->op][a].comm;
+  return NULL;
+}
+
 static int dev_start(void *t, const struct cb_step_event *e, int alg, struct cb_error *err) {
   struct dev *d = t;
-  (void)alg;
   int c = comm_of(d, e), n = 1;
-  ncclComm_t comm = d->comm[c];
+  ncclComm_t comm = comm_for(d, e, c, alg);
+  if (!comm) /* the search offers only the pairs algs() listed */
+    return cb_fail(err, CB_RUNTIME, "%s: the %s %s has no communicator with %s", d->where,
+                   cb_step_comm_names[e->comm], cb_ev_op_names[e->op], cb_nccl_pair_name(alg));
   cudaStream_t st = d->stream[c];
   cudaError_t ce = cudaEventRecord(d->issued, d->compute);
   if (ce == cudaSuccess)
@@ -258,8 +365,12 @@ static int dev_start(void *t, const struct cb_step_event *e, int alg, struct cb_
     break;
   default: call = "ncclRecv"; r = ncclRecv(rb, count, d->ntype, e->peer, comm, st);
   }
-  if (r != ncclSuccess)
-    return nccl_failed(d, call, r, err);
+  if (r != ncclSuccess) {
+    char what[160];
+    snprintf(what, sizeof what, "%s (the %s communicator, %s)", call, cb_step_comm_names[e->comm],
+             cb_nccl_pair_name(comm == d->comm[c] ? 0 : alg));
+    return nccl_failed(d, what, r, err);
+  }
   ce = cudaEventRecord(d->done[e->slot], st);
   return ce == cudaSuccess ? CB_OK : cuda_failed(d, "cudaEventRecord", ce, err);
 }
@@ -313,6 +424,14 @@ static int dev_compute(void *t, double flops, int comm, struct cb_error *err) {
   return CB_OK;
 }
 
+static int async_failed(struct dev *d, ncclComm_t comm, struct cb_error *err) {
+  ncclResult_t async = ncclSuccess;
+  if (comm && ncclCommGetAsyncError(comm, &async) == ncclSuccess && async != ncclSuccess &&
+      async != ncclInProgress)
+    return nccl_failed(d, "an NCCL op of the step (asynchronous error)", async, err);
+  return CB_OK;
+}
+
 /* Polls rather than blocking in cudaStreamSynchronize, so an asynchronous
  * NCCL error (a peer gone) ends the wait with a message; a true hang is
  * the watchdog's (--timeout). */
@@ -324,12 +443,14 @@ static int drain(struct dev *d, cudaStream_t st, struct cb_error *err) {
     if (e != cudaErrorNotReady)
       return cuda_failed(d, "cudaStreamQuery", e, err);
     sched_yield(); /* NCCL's proxy thread may share this core */
-    for (int c = 0; c < NCOMMS; c++) {
-      ncclResult_t async = ncclSuccess;
-      if (d->comm[c] && ncclCommGetAsyncError(d->comm[c], &async) == ncclSuccess &&
-          async != ncclSuccess && async != ncclInProgress)
-        return nccl_failed(d, "an NCCL op of the step (asynchronous error)", async, err);
-    }
+    for (int c = 0; c < NCOMMS; c++)
+      if (async_failed(d, d->comm[c], err))
+        return err->status;
+    for (int c = 0; c < CB_NSC; c++)
+      for (int o = 0; o < CB_NEV_OPS; o++)
+        for (int a = 0; a < d->npairs[c][o]; a++)
+          if (async_failed(d, d->pairs[c][o][a].comm, err))
+            return err->status;
   }
 }
 
@@ -352,18 +473,28 @@ static int dev_finish(void *t, double wait[CB_NSC], struct cb_error *err) {
   return CB_OK;
 }
 
+static int nccl_version(void) {
+  int v = 0;
+  return ncclGetVersion(&v) == ncclSuccess ? v : 0;
+}
+
 const struct cb_layout_transport cb_layout_nccl = {
     .name = "nccl",
     .what = "NCCL on a communicator and CUDA stream per dimension, cuBLAS GEMMs",
     .gpu = 1,
     .where = "the GPU",
-    .no_algos = "NCCL's per communicator is not built",
+    .env_note = "NCCL reads NCCL_ALGO and NCCL_PROTO when a communicator starts, one pair a "
+                "collective a process; collbench made a communicator per pair; --plugin-out's "
+                "rules choose per communicator size and node count",
+    .no_algos = "NCCL runs one (algorithm, protocol) pair here for each collective this layout "
+                "issues, or none can be forced",
     .open = dev_open,
-    .nalgs = nalgs,
+    .algs = algs,
     .algo_name = algo_name,
     .start = dev_start,
     .wait = dev_wait,
     .compute = dev_compute,
     .finish = dev_finish,
     .close = dev_close,
+    .version = nccl_version,
 };

@@ -130,9 +130,9 @@ static int skew_counts(struct cb_layout_exec *x, const struct cb_model *m, struc
 }
 
 static int setup(struct cb_layout_exec *x, const struct cb_model *m, struct cb_skew *skew,
-                 int threads, struct cb_error *err) {
+                 int threads, int share_gpu, struct cb_error *err) {
   struct cb_layout_need *n = &x->need;
-  n->l = x->l, n->m = m, n->threads = threads;
+  n->l = x->l, n->m = m, n->threads = threads, n->share_gpu = share_gpu;
   n->stage = cb_parallel_index(&x->l->par, x->cl->rank, CB_DIM_PP);
   x->timer_overhead = cb_timer_overhead();
   double recv_tokens;
@@ -153,6 +153,9 @@ static int setup(struct cb_layout_exec *x, const struct cb_model *m, struct cb_s
       n->slot_elems = p->slot_elems;
     if (p->nslots > n->nslots)
       n->nslots = p->nslots;
+    for (int c = 0; c < CB_NSC; c++)
+      for (int o = 0; o < CB_NEV_OPS; o++)
+        n->uses[c][o] |= p->calls[c][o] > 0;
   }
   x->cur = &x->plan[0];
   return x->tr->open(x->cl, n, &x->t, err);
@@ -206,14 +209,14 @@ static void summarize(struct cb_layout_exec *x, const struct cb_step_plan *plan,
 
 int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_layout_transport *tr,
                         const struct cb_model *m, const struct cb_layout *l, int nl,
-                        struct cb_skew *skew, int threads, struct cb_layout_exec **out,
-                        struct cb_error *err) {
+                        struct cb_skew *skew, int threads, int share_gpu,
+                        struct cb_layout_exec **out, struct cb_error *err) {
   struct cb_layout_exec *x = calloc(1, sizeof *x);
   int rc = x ? CB_OK : cb_fail(err, CB_RUNTIME, "out of memory for the layout's step");
   if (x) {
     x->cl = cl, x->l = l, x->tr = tr;
     x->nplans = nl < 1 ? 1 : nl > CB_LAYOUT_MAX_VARIANTS ? CB_LAYOUT_MAX_VARIANTS : nl;
-    rc = setup(x, m, skew, threads, err);
+    rc = setup(x, m, skew, threads, share_gpu, err);
   }
   rc = cb_cluster_agree(cl, rc);
   if (rc != CB_OK) {
@@ -227,19 +230,42 @@ int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_layout_tran
 }
 
 int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, int max) {
-  int mine[CB_NSC * CB_NEV_OPS] = {0}, all[CB_NSC * CB_NEV_OPS], n = 0, nalgs[CB_NEV_OPS];
-  for (int o = 0; o < CB_NEV_OPS; o++)
-    nalgs[o] = x->tr->nalgs(x->t, o);
+  int mine[CB_NSC * CB_NEV_OPS] = {0}, all[CB_NSC * CB_NEV_OPS], n = 0;
+  struct cb_layout_knob own[CB_NSC][CB_NEV_OPS];
   for (int c = 0; c < CB_NSC; c++)
-    for (int o = 0; o < CB_NEV_OPS; o++)
-      for (int v = 0; v < x->nplans; v++)
-        mine[c * CB_NEV_OPS + o] |= nalgs[o] > 0 && x->plan[v].calls[c][o] > 0;
-  /* the same list on every rank, or their configurations would differ */
+    for (int o = 0; o < CB_NEV_OPS; o++) {
+      int alg[CB_LAYOUT_MAX_ALGS], na = 0;
+      if (cb_layout_group_size(x->l, c) > 1 && x->need.uses[c][o])
+        na = x->tr->algs(x->t, c, o, alg);
+      own[c][o] = (struct cb_layout_knob){c, o, na, {0}};
+      for (int a = 0; a < na && a < CB_LAYOUT_MAX_ALGS; a++)
+        own[c][o].alg[a + 1] = (signed char)alg[a];
+      mine[c * CB_NEV_OPS + o] = na;
+    }
+  /* the same list on every rank, or their configurations would differ: a
+   * transport offers the same algorithms on every rank (layout_transport.h) */
   MPI_Allreduce(mine, all, CB_NSC * CB_NEV_OPS, MPI_INT, MPI_MIN, x->cl->comm);
   for (int c = 0; c < CB_NSC; c++)
     for (int o = 0; o < CB_NEV_OPS; o++)
-      if (all[c * CB_NEV_OPS + o] && n < max)
-        k[n++] = (struct cb_layout_knob){c, o, nalgs[o]};
+      if (all[c * CB_NEV_OPS + o] && n < max) {
+        k[n] = own[c][o];
+        k[n++].nalgs = all[c * CB_NEV_OPS + o];
+      }
+  return n;
+}
+
+int cb_layout_op_elems(const struct cb_layout_exec *x, int variant, int comm, int op, uint64_t *min,
+                       uint64_t *max) {
+  int n = 0;
+  const struct cb_step_plan *p = &x->plan[variant > 0 && variant < x->nplans ? variant : 0];
+  for (int i = 0; i < p->n; i++) {
+    const struct cb_step_event *e = &p->ev[i];
+    if (e->kind != CB_EV_START || e->comm != comm || e->op != op)
+      continue;
+    *min = n && *min < e->elems ? *min : e->elems;
+    *max = n && *max > e->elems ? *max : e->elems;
+    n++;
+  }
   return n;
 }
 

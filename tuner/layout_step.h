@@ -30,7 +30,8 @@ struct cb_layout_config {
 /* A knob the search may turn: an op this rank's plans issue on a
  * communicator of 2+ ranks, whose algorithm the transport can choose. */
 struct cb_layout_knob {
-  int comm, op, nalgs; /* algorithms 0 .. nalgs */
+  int comm, op, nalgs;                     /* values alg[0] .. alg[nalgs] */
+  signed char alg[CB_LAYOUT_MAX_ALGS + 1]; /* alg[0] = 0: the library's own */
 };
 struct cb_layout_result {
   struct cb_stats step, compute, rho; /* seconds; rho paired per round */
@@ -47,11 +48,11 @@ struct cb_layout_exec;
 /* Splits the communicators and lays out the step of each of the nl
  * variants l[] (the same par and shard; each its own bucket or prefetch
  * depth; CB_LAYOUT_MAX_VARIANTS at most). skew: the ep dispatch's (NULL:
- * uniform). threads: BLAS threads a rank. Every rank returns the same
- * status. */
+ * uniform). threads: BLAS threads a rank; share_gpu: --share-gpu's.
+ * Every rank returns the same status. */
 int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_layout_transport *tr,
                         const struct cb_model *m, const struct cb_layout *l, int nl,
-                        struct cb_skew *skew, int threads, struct cb_layout_exec **x,
+                        struct cb_skew *skew, int threads, int share_gpu, struct cb_layout_exec **x,
                         struct cb_error *err);
 /* The knobs of this rank's plans (the same on every rank: the search
  * agrees on them), at most max; returns how many. */
@@ -61,6 +62,11 @@ int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, in
  * each paired with that round's compute. res[n]. */
 int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_config *cfg, int n, int reps,
                       struct cb_layout_result *res, struct cb_error *err);
+/* The smallest and largest buffer (elements: layout.h's event's elems) of
+ * op on communicator comm in variant's plan on this rank; returns how many
+ * starts there are (0: none, min and max untouched). */
+int cb_layout_op_elems(const struct cb_layout_exec *x, int variant, int comm, int op, uint64_t *min,
+                       uint64_t *max);
 void cb_layout_exec_close(struct cb_layout_exec *x);
 
 #endif

@@ -26,8 +26,14 @@ struct cb_layout_need {
   /* ep's dispatch [0] and combine [1]: counts and displacements in
    * floats per ep peer; NULL without ep */
   int *a2a[2][CB_A2A_N];
-  int threads; /* BLAS threads a rank (host) */
+  int threads;   /* BLAS threads a rank (host) */
+  int share_gpu; /* --share-gpu: each rank is a node of its own to NCCL */
+  /* ops any variant's plan issues on each communicator (CB_SC_*) */
+  unsigned char uses[CB_NSC][CB_NEV_OPS];
 };
+
+/* The most algorithms a transport offers for one op on one communicator. */
+#define CB_LAYOUT_MAX_ALGS 24
 
 struct cb_layout_transport {
   const char *name;     /* "mpi", "nccl": --backend's value */
@@ -38,9 +44,12 @@ struct cb_layout_transport {
   const char *env_note; /* what the env file says of the algorithms, or NULL */
   int (*open)(const struct cb_cluster *cl, const struct cb_layout_need *need, void **t,
               struct cb_error *err);
-  /* The algorithms this transport can choose for op on every
-   * communicator (0: none), and the name of each (0: "library"). */
-  int (*nalgs)(void *t, int op);
+  /* The algorithms this transport can choose for op on communicator comm
+   * (CB_SC_*): their numbers (never 0, the library's own) into alg[], at
+   * most CB_LAYOUT_MAX_ALGS; returns how many (0: none). The same on every
+   * rank of the communicator. */
+  int (*algs)(void *t, int comm, int op, int *alg);
+  /* a number's name (0: "library"), the same without an open transport */
   const char *(*algo_name)(int op, int alg);
   /* alg: the configuration's choice for the op's communicator, 0 the
    * library's own */
@@ -53,6 +62,8 @@ struct cb_layout_transport {
    * waited on each communicator's ops in the round. */
   int (*finish)(void *t, double wait[CB_NSC], struct cb_error *err);
   void (*close)(void *t);
+  /* the library's version as its own call says it (NCCL: 22809), or NULL */
+  int (*version)(void);
 };
 
 extern const struct cb_layout_transport cb_layout_mpi;

@@ -128,7 +128,8 @@ int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_r
        * count for small sizes (topoGetAlgoInfo, enqueue.cc) while measuring; a
        * plugin's count would replace that at every size of the rule. */
       out[nrules++] = (struct cb_plugin_rule){
-          colls[c], prev_algo >= 0 ? sizes[s] : 0, UINT64_MAX, best->algo, best->proto, 0, NAN};
+          colls[c], prev_algo >= 0 ? sizes[s] : 0, UINT64_MAX, best->algo, best->proto, 0, NAN, 0,
+          0};
       prev_algo = best->algo, prev_proto = best->proto;
     }
   }
@@ -161,14 +162,11 @@ static void comment(FILE *f, const char *text) {
   }
 }
 
-int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
-                    const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
-                    struct cb_error *err) {
+static void write_file(FILE *f, const char *const *comments, int ncomments,
+                       const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks) {
   int unknown = 0;
   for (int i = 0; i < nrules; i++)
     unknown += rules[i].channels <= 0;
-  if (nrules <= 0)
-    return cb_fail(err, CB_USAGE, "--plugin-out: no collective measured to derive rules from");
   /* the version line first: collbench's plugin refuses a file without it */
   fputs(CB_PLUGIN_RULES_HEADER "\n", f);
   for (int i = 0; i < ncomments; i++)
@@ -204,9 +202,26 @@ int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
     fprintf(f, "%s,%llu,%llu,%s,%s,%d,%d,%d,-1,-1,%s\n", rules[i].coll,
             (unsigned long long)rules[i].min_bytes, (unsigned long long)rules[i].max_bytes,
             cb_nccl_algo_csv[rules[i].algo], cb_nccl_proto_csv[rules[i].proto],
-            rules[i].channels > 0 ? rules[i].channels : -1, nnodes, nranks, margin);
+            rules[i].channels > 0 ? rules[i].channels : -1,
+            rules[i].nranks > 0 ? rules[i].nnodes : nnodes,
+            rules[i].nranks > 0 ? rules[i].nranks : nranks, margin);
   }
+}
+
+int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
+                    const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
+                    struct cb_error *err) {
+  if (nrules <= 0)
+    return cb_fail(err, CB_USAGE, "--plugin-out: no collective measured to derive rules from");
+  write_file(f, comments, ncomments, rules, nrules, nnodes, nranks);
   return CB_OK;
+}
+
+void cb_plugin_write_each(FILE *f, const char *const *comments, int ncomments,
+                          const struct cb_plugin_rule *rules, int nrules) {
+  write_file(f, comments, ncomments, rules, nrules, -1, -1);
+  if (nrules == 0)
+    comment(f, "no rules: NCCL's own choice held everywhere it was measured");
 }
 
 void cb_plugin_scope(char *buf, size_t len, int nccl_nodes, int nranks, int machine_nodes,

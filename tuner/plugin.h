@@ -53,6 +53,7 @@ struct cb_plugin_rule {
    * fastest other pair took, in % of the rule's pair's time (negative where
    * the rule's pair was kept within the noise); NaN: no other pair measured */
   double margin_pct;
+  int nnodes, nranks; /* the communicators it holds for; 0: cb_plugin_write's */
 };
 
 /* The first line of a rules file; tuner/plugin/rules.h's CBT_RULES_HEADER. */
@@ -90,6 +91,11 @@ int cb_plugin_rules(const struct cb_plugin_point *pts, int n, struct cb_plugin_r
 int cb_plugin_write(FILE *f, const char *const *comments, int ncomments,
                     const struct cb_plugin_rule *rules, int nrules, int nnodes, int nranks,
                     struct cb_error *err);
+
+/* The same for rules that each carry their node and rank counts (a
+ * parallel layout's communicators); none is a file NCCL's choices hold in. */
+void cb_plugin_write_each(FILE *f, const char *const *comments, int ncomments,
+                          const struct cb_plugin_rule *rules, int nrules);
 
 /* The rules file's scope comment: which communicators its rules match
  * (NCCL's node and rank counts, the ones its tuner init is given and the

@@ -137,7 +137,7 @@ int cb_plugin_sweep(const struct cb_cluster *cl, const struct cb_settings *s, co
                     int argc, char **argv, unsigned char ll128_proven[CB_NCCL_ALGOS],
                     struct cb_error *err) {
   static const char *const colls[] = {"allreduce", "allgather", "reducescatter", "broadcast"};
-  struct cb_nccl_view v = cb_tune_nccl_view(cl, s);
+  struct cb_nccl_view v = cb_tune_nccl_view(cl, s->share_gpu);
   struct cb_run_info ri;
   cb_run_info_collect(&ri, argc, argv, cl, s);
   struct cb_plugin_point *all = NULL;

@@ -10,7 +10,6 @@
 #include "plugin.h"
 #include "runtime/cluster.h"
 #include "runtime/gpu.h"
-#include "runtime/settings.h"
 
 const char *const cb_algorithm_names[CB_NALGORITHMS] = {
     "default decision", "basic linear", "nonoverlapping", "recursive doubling", "ring",
@@ -269,7 +268,7 @@ void cb_space_defaults_nccl(struct cb_space *s) {
   s->pair_ok[0][0] = 1;
 }
 
-struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s) {
+struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, int share_gpu) {
   int per_node = 0;
   for (int i = 0; i < cl->nnodes; i++)
     per_node = cl->ranks_on_node[i] > per_node ? cl->ranks_on_node[i] : per_node;
@@ -277,8 +276,8 @@ struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct 
   struct cb_nccl_view v = {
       .nranks = cl->nranks,
       /* --share-gpu: NCCL_HOSTID makes each rank a node of its own */
-      .nnodes = s->share_gpu ? cl->nranks : cl->nnodes,
-      .ranks_per_node = s->share_gpu ? 1 : per_node,
+      .nnodes = share_gpu ? cl->nranks : cl->nnodes,
+      .ranks_per_node = share_gpu ? 1 : per_node,
       .cc = cb_gpu_compute_capability(),
       .collnet = collnet && !strcmp(collnet, "1"),
   };
@@ -286,4 +285,70 @@ struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct 
    * only when the user says it is there */
   v.nvls = nvls && !strcmp(nvls, "1") && v.ranks_per_node > 1 && v.cc >= 90;
   return v;
+}
+
+struct cb_nccl_view cb_nccl_group_view(const struct cb_nccl_view *w, const int *node_of_rank,
+                                       const int *members, int n) {
+  struct cb_nccl_view v = *w;
+  v.nranks = n, v.nnodes = 0, v.ranks_per_node = 0;
+  for (int i = 0; i < n; i++) {
+    int first = 1, here = 0; /* a node counts at its first member */
+    for (int j = 0; j < n; j++) {
+      int same = !node_of_rank ? i == j : node_of_rank[members[i]] == node_of_rank[members[j]];
+      first &= !(same && j < i);
+      here += same;
+    }
+    v.nnodes += first;
+    v.ranks_per_node = here > v.ranks_per_node ? here : v.ranks_per_node;
+  }
+  /* NVLink SHARP: the world's evidence, and GPUs of this group sharing a node */
+  v.nvls = w->nvls && v.ranks_per_node > 1;
+  return v;
+}
+
+static const char *const pair_names[1 + CB_NCCL_NPAIRS] = {"library",
+                                                           "Tree/LL",
+                                                           "Tree/LL128",
+                                                           "Tree/Simple",
+                                                           "Ring/LL",
+                                                           "Ring/LL128",
+                                                           "Ring/Simple",
+                                                           "CollnetDirect/LL",
+                                                           "CollnetDirect/LL128",
+                                                           "CollnetDirect/Simple",
+                                                           "CollnetChain/LL",
+                                                           "CollnetChain/LL128",
+                                                           "CollnetChain/Simple",
+                                                           "NVLS/LL",
+                                                           "NVLS/LL128",
+                                                           "NVLS/Simple",
+                                                           "NVLSTree/LL",
+                                                           "NVLSTree/LL128",
+                                                           "NVLSTree/Simple",
+                                                           "PAT/LL",
+                                                           "PAT/LL128",
+                                                           "PAT/Simple"};
+
+int cb_nccl_pair_code(int algorithm, int protocol) {
+  return 1 + (algorithm - 1) * (CB_NCCL_PROTOS - 1) + protocol - 1;
+}
+
+void cb_nccl_pair_of(int code, int *algorithm, int *protocol) {
+  *algorithm = 1 + (code - 1) / (CB_NCCL_PROTOS - 1);
+  *protocol = 1 + (code - 1) % (CB_NCCL_PROTOS - 1);
+}
+
+const char *cb_nccl_pair_name(int code) {
+  return code >= 0 && code <= CB_NCCL_NPAIRS ? pair_names[code] : NULL;
+}
+
+int cb_nccl_pair_codes(const char *coll, const struct cb_nccl_view *v, int *codes) {
+  unsigned char ok[CB_NCCL_ALGOS][CB_NCCL_PROTOS];
+  int n = 0;
+  cb_nccl_prune(coll, v, ok);
+  for (int a = 1; a < CB_NCCL_ALGOS; a++)
+    for (int p = 1; p < CB_NCCL_PROTOS; p++)
+      if (ok[a][p])
+        codes[n++] = cb_nccl_pair_code(a, p);
+  return n;
 }

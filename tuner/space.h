@@ -55,8 +55,25 @@ struct cb_nccl_view {
 /* How NCCL will see the communicator, for pruning (algorithm, protocol);
  * the --plugin-out sweep and the tuner's search share it. */
 struct cb_cluster;
-struct cb_settings;
-struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, const struct cb_settings *s);
+struct cb_nccl_view cb_tune_nccl_view(const struct cb_cluster *cl, int share_gpu);
+
+/* The view of one communicator split from that world w: its n members
+ * (world ranks), node_of_rank the world's (NULL: every rank a node of its
+ * own, as --share-gpu makes it). */
+struct cb_nccl_view cb_nccl_group_view(const struct cb_nccl_view *w, const int *node_of_rank,
+                                       const int *members, int n);
+
+/* A named (algorithm, protocol) pair as one number, 1 .. CB_NCCL_NPAIRS:
+ * 1 + (algorithm - 1) x 3 + protocol - 1, both 1-based as above. */
+#define CB_NCCL_NPAIRS ((CB_NCCL_ALGOS - 1) * (CB_NCCL_PROTOS - 1))
+int cb_nccl_pair_code(int algorithm, int protocol);
+void cb_nccl_pair_of(int code, int *algorithm, int *protocol);
+/* "Ring/LL128"; "library" for 0; NULL out of range */
+const char *cb_nccl_pair_name(int code);
+/* The pairs with both named that run for `coll` on view v (cb_nccl_prune),
+ * as codes in ascending order into codes[CB_NCCL_NPAIRS]; returns how
+ * many. */
+int cb_nccl_pair_codes(const char *coll, const struct cb_nccl_view *v, int *codes);
 
 /* Fills s->pair_ok for all-reduce of collective `coll` ("allreduce",
  * "allgather", "reducescatter", "broadcast") on that view; pair (0, 0),

@@ -513,7 +513,7 @@ static int make_space(const struct cb_cluster *cl, const struct cb_tune_options 
                    "--tune-ctas: %s='%s' is set, and NCCL lets it override or clamp "
                    "ncclConfig_t's CTA count in every communicator: unset it to tune CTAs",
                    cta_var, getenv(cta_var));
-  struct cb_nccl_view v = cb_tune_nccl_view(cl, s);
+  struct cb_nccl_view v = cb_tune_nccl_view(cl, s->share_gpu);
   cb_nccl_prune("allreduce", &v, space->pair_ok);
   return CB_OK;
 }

@@ -1,6 +1,6 @@
 /* --tune --parallel L [--shard S]: the reference step in a parallel layout,
  * each communicator's algorithms searched, with each dimension's exposed
- * communication (tune_layout.h says what is not built). */
+ * communication (tune_layout.h). */
 #include "tune_layout.h"
 
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "base/units.h"
 #include "envfile.h"
+#include "layout_rules.h"
 #include "layout_step.h"
 #include "output/lines.h"
 #include "output/replace.h"
@@ -32,8 +33,14 @@ static int check(const struct cb_cluster *cl, const struct cb_tune_options *opt,
       cb_parallel_fit(&l->par, cl->nranks, cl->node_of_rank, err) ||
       cb_layout_check(&opt->model, l, err))
     return err->status;
-  if (cl->rank == 0 && opt->env_out &&
-      cb_output_check(opt->env_out, "--env-out", CB_OUT_REPLACE, err))
+  if (opt->plugin_out && !(*tr)->gpu)
+    return cb_fail(err, CB_USAGE,
+                   "--plugin-out %s: rules for NCCL's tuner plugin, and this --tune --parallel "
+                   "%s runs %s on %s (give --backend nccl on a host with a GPU)",
+                   opt->plugin_out, layout, (*tr)->name, (*tr)->where);
+  if (cl->rank == 0 &&
+      ((opt->env_out && cb_output_check(opt->env_out, "--env-out", CB_OUT_REPLACE, err)) ||
+       (opt->plugin_out && cb_output_check(opt->plugin_out, "--plugin-out", CB_OUT_REPLACE, err))))
     return err->status;
   /* the job's states: in the node's memory on the host, in the GPU's on
    * one (shared by every rank on it under --share-gpu) */
@@ -316,18 +323,58 @@ static int search(const struct cb_cluster *cl, const struct cb_tune_options *opt
   if (cl->rank == 0 && !nk)
     printf("# search: no algorithm to turn (%s)\n", tr->no_algos);
   for (int j = 0; j < nk; j++) {
-    int n = k[j].nalgs + 1, c = k[j].comm, o = k[j].op;
+    int n = k[j].nalgs + 1, c = k[j].comm, o = k[j].op, cur = 0;
     char knob[64];
     snprintf(knob, sizeof knob, "%s %s", cb_step_comm_names[c], cb_ev_op_names[o]);
     for (int a = 0; a < n; a++) {
-      cfg[a] = *best, cfg[a].alg[c][o] = (signed char)a;
-      snprintf(label[a], sizeof label[a], "%s", tr->algo_name(o, a));
+      cfg[a] = *best, cfg[a].alg[c][o] = k[j].alg[a];
+      cur = k[j].alg[a] == best->alg[c][o] ? a : cur;
+      snprintf(label[a], sizeof label[a], "%s", tr->algo_name(o, k[j].alg[a]));
     }
-    if (turn(cl, x, knob, (const char(*)[32])label, cfg, n, best->alg[c][o], reps, &pick, err))
+    if (turn(cl, x, knob, (const char(*)[32])label, cfg, n, cur, reps, &pick, err))
       return err->status;
-    best->alg[c][o] = (signed char)pick;
+    best->alg[c][o] = k[j].alg[pick];
   }
   return CB_OK;
+}
+
+/* What the tuned step chose per (communicator, collective) on NCCL, for
+ * --env-out and --plugin-out: the sizes rank 0's groups call it with, and
+ * each communicator as NCCL sees it. */
+struct choices {
+  struct cb_layout_choice ch[CB_NSC * CB_NEV_OPS];
+  int n, version;
+};
+
+static void nccl_choices(const struct cb_cluster *cl, const struct cb_settings *s,
+                         const struct cb_layout_transport *tr, const struct cb_layout_exec *x,
+                         const struct variants *v, const struct cb_model *m,
+                         const struct cb_layout_config *tuned, struct choices *out) {
+  out->n = 0, out->version = tr->version ? tr->version() : 0;
+  int *members = tr->gpu ? malloc((size_t)cl->nranks * sizeof *members) : NULL;
+  if (!members)
+    return;
+  const struct cb_layout *l = &v->l[tuned->variant];
+  struct cb_nccl_view w = cb_tune_nccl_view(cl, s->share_gpu);
+  uint64_t esize = cb_model_dtype_bytes(m->dtype);
+  for (int c = 0; c < CB_NSC; c++)
+    for (int o = 0; o < CB_NEV_OPS; o++) {
+      uint64_t lo, hi;
+      if (!cb_layout_nccl_colls[o] || cb_layout_group_size(l, c) < 2 ||
+          !cb_layout_op_elems(x, tuned->variant, c, o, &lo, &hi))
+        continue;
+      int k = cb_layout_members(l, cl->nranks, cl->rank, c, members);
+      struct cb_nccl_view g =
+          cb_nccl_group_view(&w, s->share_gpu ? NULL : cl->node_of_rank, members, k);
+      out->ch[out->n++] = (struct cb_layout_choice){cb_step_comm_names[c],
+                                                    cb_layout_nccl_colls[o],
+                                                    tuned->alg[c][o],
+                                                    lo * esize,
+                                                    hi * esize,
+                                                    g.nnodes,
+                                                    g.nranks};
+    }
+  free(members);
 }
 
 /* --env-out: what a job can set process-wide; what it cannot, said. */
@@ -336,16 +383,33 @@ struct env_state {
   const struct cb_layout_transport *tr;
   const struct variants *v;
   const struct cb_layout_config *tuned;
+  const struct choices *nccl;
 };
+
+/* NCCL_ALGO and NCCL_PROTO for the collectives every communicator agrees
+ * on; the notes say the rest. */
+static void nccl_vars(const struct choices *ch, char (*values)[512], struct cb_env_var *vars,
+                      int *nv, struct cb_layout_notes *notes, const char **comments, int *nc) {
+  cb_layout_nccl_env(ch->ch, ch->n, ch->version, values[0], sizeof values[0], values[1],
+                     sizeof values[1], notes);
+  if (values[0][0])
+    vars[(*nv)++] = (struct cb_env_var){"NCCL_ALGO", values[0]};
+  if (values[1][0])
+    vars[(*nv)++] = (struct cb_env_var){"NCCL_PROTO", values[1]};
+  for (int i = 0; i < notes->n; i++)
+    comments[(*nc)++] = notes->text[i];
+}
 
 static int write_env(void *state, FILE *f) {
   const struct env_state *e = state;
   char layout[64], line[512], algos[512];
   cb_parallel_format(&e->opt->layout.par, layout, sizeof layout);
-  const char *comments[CB_NEV_OPS + 4];
+  const char *comments[CB_NEV_OPS + 4 + CB_LAYOUT_NOTES];
+  struct cb_layout_notes nn = {.n = 0};
+  char nccl[2][512];
   char notes[CB_NEV_OPS][1024], knob[256], bytes[32];
   int nc = 0, nv = 0;
-  struct cb_env_var vars[CB_NEV_OPS + 1];
+  struct cb_env_var vars[CB_NEV_OPS + 3];
   char names[CB_NEV_OPS][96], values[CB_NEV_OPS][8];
   const struct cb_layout *l = &e->v->l[e->tuned->variant];
   snprintf(line, sizeof line, "collbench --tune --parallel %s --shard %s, workload %s: %s", layout,
@@ -369,7 +433,9 @@ static int write_env(void *state, FILE *f) {
     snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)(l->bucket_elems * sizeof(float)));
     vars[nv++] = (struct cb_env_var){CB_BUCKET_VAR, bytes};
   }
-  for (int o = 0; o < CB_NEV_OPS; o++) {
+  if (e->tr->gpu)
+    nccl_vars(e->nccl, nccl, vars, &nv, &nn, comments, &nc);
+  for (int o = 0; o < CB_NEV_OPS && !e->tr->gpu; o++) {
     int want = 0, conflict = 0;
     for (int c = 0; c < CB_NSC; c++) {
       int a = e->tuned->alg[c][o];
@@ -394,6 +460,31 @@ static int write_env(void *state, FILE *f) {
   }
   struct cb_error err;
   return cb_env_write(f, comments, nc, vars, nv, &err);
+}
+
+/* --plugin-out: a rule per (communicator, collective) with its tuned pair,
+ * at that communicator's node and rank counts and the sizes it is called
+ * with; what no rule can say, said. */
+static int write_rules(void *state, FILE *f) {
+  const struct env_state *e = state;
+  char layout[64], line[768], algos[512];
+  const char *comments[2 + CB_LAYOUT_NOTES];
+  struct cb_layout_notes notes = {.n = 0};
+  struct cb_plugin_rule rules[CB_NSC * CB_NEV_OPS];
+  int nc = 0,
+      nr = cb_layout_plugin_rules(e->nccl->ch, e->nccl->n, rules, CB_NSC * CB_NEV_OPS, &notes);
+  cb_parallel_format(&e->opt->layout.par, layout, sizeof layout);
+  snprintf(line, sizeof line,
+           "collbench --tune --parallel %s --shard %s, workload %s: %s; each rule the tuned "
+           "pair of one communicator (its nNodes and nRanks as NCCL counts them) over the sizes "
+           "the step calls it with; margin none: the search compared whole steps, not calls",
+           layout, cb_shard_names[e->opt->layout.shard], e->opt->model.name,
+           config_text(e->tr, e->v, e->tuned, algos, sizeof algos));
+  comments[nc++] = line;
+  for (int i = 0; i < notes.n; i++)
+    comments[nc++] = notes.text[i];
+  cb_plugin_write_each(f, comments, nc, rules, nr);
+  return CB_OK;
 }
 
 int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *opt,
@@ -445,11 +536,12 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
   struct cb_layout_result res[2];
   struct cb_layout_config cfg[2] = {{.variant = v.base}, {.variant = v.base}};
   struct cb_layout_exec *x = NULL;
+  struct choices chosen = {.n = 0};
   int n = 1;
   if (cb_watchdog_start(cl, opt->timeout))
     rc = cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   else {
-    rc = cb_layout_exec_open(cl, tr, m, v.l, v.n, opt->skew, threads, &x, err);
+    rc = cb_layout_exec_open(cl, tr, m, v.l, v.n, opt->skew, threads, s->share_gpu, &x, err);
     if (rc == CB_OK && !opt->no_search) {
       if (cl->rank == 0)
         printf("# search (coordinate descent: %s%seach communicator's algorithms, %ld rounds "
@@ -460,6 +552,8 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
     }
     if (rc == CB_OK)
       rc = cb_layout_measure(x, cfg, n, (int)opt->reps, res, err);
+    if (rc == CB_OK)
+      nccl_choices(cl, s, tr, x, &v, m, &cfg[n - 1], &chosen);
     cb_layout_exec_close(x);
     cb_watchdog_stop();
   }
@@ -486,10 +580,16 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
       rc = cb_lines_put_text(&trials, result_json(opt, cl, tr, &v, res, n == 2 ? &cfg[1] : NULL),
                              err);
     if (rc == CB_OK && opt->env_out) {
-      struct env_state e = {opt, tr, &v, &cfg[n - 1]};
+      struct env_state e = {opt, tr, &v, &cfg[n - 1], &chosen};
       rc = cb_replace_write(opt->env_out, "--env-out", write_env, &e, err);
       if (rc == CB_OK)
         printf("wrote %s\n", opt->env_out);
+    }
+    if (rc == CB_OK && opt->plugin_out) {
+      struct env_state e = {opt, tr, &v, &cfg[n - 1], &chosen};
+      rc = cb_replace_write(opt->plugin_out, "--plugin-out", write_rules, &e, err);
+      if (rc == CB_OK)
+        printf("wrote %s\n", opt->plugin_out);
     }
   }
   if (opened && cb_lines_close(&trials, rc ? &(struct cb_error){0} : err) && rc == CB_OK)

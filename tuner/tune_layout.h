@@ -6,8 +6,11 @@
  * interleaved, with the exposed communication of each dimension and the
  * overhead's three-way verdict; --env-out says what one process-wide value
  * cannot. On a GPU (--backend nccl, or by default where one is usable)
- * the step runs NCCL and cuBLAS (layout_nccl.c); NCCL's algorithm per
- * communicator is not searched yet. */
+ * the step runs NCCL and cuBLAS (layout_nccl.c) and the search turns each
+ * communicator's NCCL (algorithm, protocol) pair per collective;
+ * --env-out writes the per-collective NCCL_ALGO/NCCL_PROTO the
+ * communicators agree on and --plugin-out a tuner-plugin rule per
+ * communicator (layout_rules.h). */
 #ifndef CB_TUNE_LAYOUT_H
 #define CB_TUNE_LAYOUT_H
 

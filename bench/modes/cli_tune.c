@@ -94,7 +94,6 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
                    layout);
   const char *search = t->exhaustive       ? "--exhaustive"
                        : t->resume         ? "--resume"
-                       : t->plugin_out     ? "--plugin-out"
                        : t->algorithms     ? "--tune-algorithms"
                        : t->protocols      ? "--tune-protocols"
                        : t->ctas           ? "--tune-ctas"
@@ -104,7 +103,8 @@ int cb_cli_tune_layout(struct cb_tune_options *t, const struct cb_parallel *par,
     return cb_fail(err, CB_USAGE,
                    "%s with --tune --parallel %s: the layout's search is coordinate descent over "
                    "the buckets (--tune-buckets) or FSDP's prefetch depth, then each "
-                   "communicator's libnbc algorithms, with no other options (not built)",
+                   "communicator's algorithms (libnbc's on the host, NCCL's algorithm and "
+                   "protocol pairs on a GPU), with no other options (not built)",
                    search, layout);
   if (t->buckets_given && t->layout.shard == CB_SHARD_FULL)
     return cb_fail(err, CB_USAGE,

@@ -302,7 +302,8 @@ const struct cb_option cb_options[] = {
      .section = CB_SEC_TUNE, .metavar = "FILE",
      .help = "GPU: per-size rules for collbench's NCCL tuner plugin\n"
              "(or NCCL's example), from a sweep of each collective\n"
-             "over algorithm x protocol (sizes from -b/-e/-f)"},
+             "over algorithm x protocol (sizes from -b/-e/-f);\n"
+             "with --parallel, a rule per communicator's tuned pair"},
     {.name = "trials", .arg = CB_ARG_ONE, .code = OPT_TRIALS, .modes = CB_IN_TUNE,
      .section = CB_SEC_TUNE, .metavar = "FILE",
      .help = "JSON Lines, one line per measured configuration"},

@@ -106,8 +106,8 @@ static void test_ll128(void) {
 }
 
 static void test_write(void) {
-  struct cb_plugin_rule r[] = {{"allreduce", 0, 65535, TREE, LL, 16, 12.34},
-                               {"allreduce", 65536, UINT64_MAX, RING, SIMPLE, 16, NAN}};
+  struct cb_plugin_rule r[] = {{"allreduce", 0, 65535, TREE, LL, 16, 12.34, 0, 0},
+                               {"allreduce", 65536, UINT64_MAX, RING, SIMPLE, 16, NAN, 0, 0}};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
