@@ -35,6 +35,8 @@
 #             pairs and --trials; tp=2 and dp=2 also write --env-out and
 #             --plugin-out, and tp=2's rules are then loaded by NCCL through
 #             collbench's tuner plugin on a tp-sized all-reduce; then
+#             --concurrent on NCCL (4 ranks, tp's all-reduce beside dp's
+#             all-gather, each checked, with its time alone); then
 #             gpt2-124m cut to 4 layers and seq 256 as FSDP (dp=2 --shard
 #             full) and tp=2, for tests/measured-2026.md
 #   ran       what NCCL really ran (issue 60): every nccl row of a 1-rank
@@ -111,7 +113,7 @@ steps_of() {
   watchdog) echo watchdog ;;
   anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
-  layouts) echo layout-full layout-tp layout-rules layout-pp layout-ep layout-gpt2-full layout-gpt2-tp ;;
+  layouts) echo layout-full layout-tp layout-rules layout-pp layout-ep concurrent-nccl layout-gpt2-full layout-gpt2-tp ;;
   ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree reg-local reg-symmetric ;;
   ucx) echo ucx-build ucx-info ucx-device mpi-ucx-device ;;
   tests) echo tests-build tests ;;
@@ -130,6 +132,7 @@ planned() {
   tune-tiny) echo 120 ;;
   layout-full | layout-tp | layout-pp | layout-ep) echo 90 ;; # a communicator per pair
   layout-rules) echo 60 ;;
+  concurrent-nccl) echo 90 ;;
   layout-gpt2-full | layout-gpt2-tp) echo 120 ;;
   ucx-build) echo 240 ;;
   ucx-info) echo 20 ;;
@@ -458,6 +461,11 @@ part_layouts() {
     plugin_run layout-rules "$OUT/layout-tp.rules" --op allreduce -b 4K -e 64M
   layout layout-pp 10 --workload tiny --parallel pp=2
   layout layout-ep 10 --workload tiny --parallel ep=2 --skew zipf:1.2
+  # --concurrent on NCCL: a split communicator and a stream for each op
+  step concurrent-nccl 0 mpirun -np 4 ./collbench --backend nccl --share-gpu --parallel tp=2,dp=2 \
+    --concurrent allreduce@tp,allgather@dp -b 1M -e 16M --json "$OUT/concurrent-nccl.jsonl" &&
+    grep -E '^#.*(concurrent|alone)|^ *[0-9]' "$OUT/concurrent-nccl.out" | head -n 14 |
+    sed 's/^/    /' | tee -a "$REPORT"
   layout layout-gpt2-full 20 --workload gpt2-124m --workload-config layers=4,seq=256 \
     --parallel dp=2 --shard full
   layout layout-gpt2-tp 20 --workload gpt2-124m --workload-config layers=4,seq=256 --parallel tp=2

@@ -47,6 +47,11 @@ struct nccl_ctx {
   cudaGraphExec_t graph;
   struct cb_op_args graph_args;
   struct cb_op_args last; /* the op last run, for error messages */
+  /* --concurrent: a stream per slot and the communicator started on it */
+  struct {
+    cudaStream_t stream;
+    ncclComm_t comm;
+  } side[CB_MAX_CONCURRENT];
   /* NCCL's log, read as it grows from where this communicator began: the
    * lines that tell the path, kept per op that made the connection (index
    * CB_NOPS: made at init), and NCCL's WARN messages. */
@@ -159,45 +164,54 @@ static size_t esize(const struct cb_op_args *a) {
   return cb_dtypes[a->dtype].size;
 }
 
+/* Where an op is enqueued: a communicator, its stream, this rank's place
+ * in it and its size. */
+struct lane {
+  ncclComm_t comm;
+  cudaStream_t stream;
+  int rank, nranks;
+};
+
 /* In place, each op reads its input where nccl-tests (and NCCL) expect it. */
-static const void *input(const struct nccl_ctx *c, const struct cb_op_args *a) {
+static const void *input(const struct lane *l, const struct cb_op_args *a) {
   if (a->send)
     return a->send;
   if (a->op->id == CB_OP_ALLGATHER)
-    return (const char *)a->recv + (size_t)c->cl->rank * a->count * esize(a);
+    return (const char *)a->recv + (size_t)l->rank * a->count * esize(a);
   return a->recv;
 }
 
-static int run_p2p(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+static int run_p2p(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
+                   struct cb_error *err) {
   ncclDataType_t t = nccl_type(a->dtype);
-  int peer = a->peer, even = c->cl->rank % 2 == 0;
+  int peer = a->peer, even = l->rank % 2 == 0;
   if (peer < 0)
     return CB_OK; /* the odd rank out */
   switch (a->op->id) {
   case CB_OP_P2P_LAT: /* a ping-pong: stream order makes the second wait for the first */
     if (even) {
-      TRY_NCCL(ncclSend(a->send, a->count, t, peer, c->comm, c->stream));
-      TRY_NCCL(ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
+      TRY_NCCL(ncclSend(a->send, a->count, t, peer, l->comm, l->stream));
+      TRY_NCCL(ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
     } else {
-      TRY_NCCL(ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
-      TRY_NCCL(ncclSend(a->send, a->count, t, peer, c->comm, c->stream));
+      TRY_NCCL(ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
+      TRY_NCCL(ncclSend(a->send, a->count, t, peer, l->comm, l->stream));
     }
     return CB_OK;
   case CB_OP_P2P_BW: /* a window one way, then a one-element acknowledgement */
     TRY_NCCL(ncclGroupStart());
     for (int i = 0; i < a->window; i++)
-      TRY_GROUP(even ? ncclSend(a->send, a->count, t, peer, c->comm, c->stream)
-                     : ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
+      TRY_GROUP(even ? ncclSend(a->send, a->count, t, peer, l->comm, l->stream)
+                     : ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
     TRY_NCCL(ncclGroupEnd());
     /* the receiver's buffer is only read; the sender's is never checked */
-    TRY_NCCL(even ? ncclRecv(a->recv, 1, t, peer, c->comm, c->stream)
-                  : ncclSend(a->recv, 1, t, peer, c->comm, c->stream));
+    TRY_NCCL(even ? ncclRecv(a->recv, 1, t, peer, l->comm, l->stream)
+                  : ncclSend(a->recv, 1, t, peer, l->comm, l->stream));
     return CB_OK;
   default: /* p2p_bibw: both directions in one group */
     TRY_NCCL(ncclGroupStart());
     for (int i = 0; i < a->window; i++) {
-      TRY_GROUP(ncclSend(a->send, a->count, t, peer, c->comm, c->stream));
-      TRY_GROUP(ncclRecv(a->recv, a->count, t, peer, c->comm, c->stream));
+      TRY_GROUP(ncclSend(a->send, a->count, t, peer, l->comm, l->stream));
+      TRY_GROUP(ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
     }
     TRY_NCCL(ncclGroupEnd());
     return CB_OK;
@@ -205,14 +219,15 @@ static int run_p2p(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_err
 }
 
 /* NCCL has no all-to-all: one group of a send and a receive per peer. */
-static int run_alltoall(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+static int run_alltoall(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
+                        struct cb_error *err) {
   ncclDataType_t t = nccl_type(a->dtype);
   size_t block = a->count * esize(a);
   TRY_NCCL(ncclGroupStart());
-  for (int p = 0; p < c->cl->nranks; p++) {
+  for (int p = 0; p < l->nranks; p++) {
     TRY_GROUP(
-        ncclSend((const char *)a->send + (size_t)p * block, a->count, t, p, c->comm, c->stream));
-    TRY_GROUP(ncclRecv((char *)a->recv + (size_t)p * block, a->count, t, p, c->comm, c->stream));
+        ncclSend((const char *)a->send + (size_t)p * block, a->count, t, p, l->comm, l->stream));
+    TRY_GROUP(ncclRecv((char *)a->recv + (size_t)p * block, a->count, t, p, l->comm, l->stream));
   }
   TRY_NCCL(ncclGroupEnd());
   return CB_OK;
@@ -220,47 +235,55 @@ static int run_alltoall(struct nccl_ctx *c, const struct cb_op_args *a, struct c
 
 /* alltoallv as nccl-tests runs it: a group of a send and a receive per
  * peer with anything to move. */
-static int run_alltoallv(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
-  const struct cb_skew_layout *l = a->layout;
+static int run_alltoallv(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
+                         struct cb_error *err) {
+  const struct cb_skew_layout *v = a->layout;
   ncclDataType_t t = nccl_type(a->dtype);
   size_t es = esize(a);
   TRY_NCCL(ncclGroupStart());
-  for (int p = 0; p < c->cl->nranks; p++) {
-    if (l->send_counts[p])
-      TRY_GROUP(ncclSend((const char *)a->send + l->send_displs[p] * es, l->send_counts[p], t, p,
-                         c->comm, c->stream));
-    if (l->recv_counts[p])
-      TRY_GROUP(ncclRecv((char *)a->recv + l->recv_displs[p] * es, l->recv_counts[p], t, p, c->comm,
-                         c->stream));
+  for (int p = 0; p < l->nranks; p++) {
+    if (v->send_counts[p])
+      TRY_GROUP(ncclSend((const char *)a->send + v->send_displs[p] * es, v->send_counts[p], t, p,
+                         l->comm, l->stream));
+    if (v->recv_counts[p])
+      TRY_GROUP(ncclRecv((char *)a->recv + v->recv_displs[p] * es, v->recv_counts[p], t, p, l->comm,
+                         l->stream));
   }
   TRY_NCCL(ncclGroupEnd());
   return CB_OK;
 }
 
-/* Enqueues one op on the stream. */
-static int launch(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+/* Enqueues one op on a lane: the run's communicator and stream, or one of
+ * --concurrent's. */
+static int launch_on(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
+                     struct cb_error *err) {
   ncclDataType_t t = nccl_type(a->dtype);
-  const void *in = input(c, a);
+  const void *in = input(l, a);
   switch (a->op->id) {
   case CB_OP_ALLREDUCE:
-    TRY_NCCL(ncclAllReduce(in, a->recv, a->count, t, nccl_op(a->redop), c->comm, c->stream));
+    TRY_NCCL(ncclAllReduce(in, a->recv, a->count, t, nccl_op(a->redop), l->comm, l->stream));
     return CB_OK;
   case CB_OP_ALLGATHER:
-    TRY_NCCL(ncclAllGather(in, a->recv, a->count, t, c->comm, c->stream));
+    TRY_NCCL(ncclAllGather(in, a->recv, a->count, t, l->comm, l->stream));
     return CB_OK;
   case CB_OP_REDUCESCATTER: {
     /* in place, the result lands in this rank's block (nccl-tests) */
-    void *out = a->send ? a->recv : (char *)a->recv + (size_t)c->cl->rank * a->count * esize(a);
-    TRY_NCCL(ncclReduceScatter(in, out, a->count, t, nccl_op(a->redop), c->comm, c->stream));
+    void *out = a->send ? a->recv : (char *)a->recv + (size_t)l->rank * a->count * esize(a);
+    TRY_NCCL(ncclReduceScatter(in, out, a->count, t, nccl_op(a->redop), l->comm, l->stream));
     return CB_OK;
   }
   case CB_OP_BROADCAST:
-    TRY_NCCL(ncclBroadcast(in, a->recv, a->count, t, a->root, c->comm, c->stream));
+    TRY_NCCL(ncclBroadcast(in, a->recv, a->count, t, a->root, l->comm, l->stream));
     return CB_OK;
-  case CB_OP_ALLTOALL: return run_alltoall(c, a, err);
-  case CB_OP_ALLTOALLV: return run_alltoallv(c, a, err);
-  default: return run_p2p(c, a, err);
+  case CB_OP_ALLTOALL: return run_alltoall(c, l, a, err);
+  case CB_OP_ALLTOALLV: return run_alltoallv(c, l, a, err);
+  default: return run_p2p(c, l, a, err);
   }
+}
+
+static int launch(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
+  struct lane l = {c->comm, c->stream, c->cl->rank, c->cl->nranks};
+  return launch_on(c, &l, a, err);
 }
 
 static int same_call(const struct cb_op_args *x, const struct cb_op_args *y) {
@@ -626,6 +649,9 @@ static void nccl_finalize(void *ctx) {
     cudaEventDestroy(c->stop);
   if (c->stream)
     cudaStreamDestroy(c->stream);
+  for (int i = 0; i < CB_MAX_CONCURRENT; i++)
+    if (c->side[i].stream)
+      cudaStreamDestroy(c->side[i].stream);
   for (int i = 0; i <= CB_NOPS; i++)
     free(c->paths[i]);
   free(c);
@@ -789,6 +815,70 @@ static void nccl_free(void *ctx, int mem, void *ptr) {
   cb_gpu_free(mem, ptr);
 }
 
+/* --concurrent: a communicator split from the run's for each op's group,
+ * and a stream per slot, so the ops run side by side as the layout's step
+ * runs them (tuner/layout_nccl.c); every rank starts them in the same
+ * order. test() polls the slot's stream as wait_stream does, with its
+ * communicator's asynchronous error. */
+static int nccl_split(void *ctx, int color, int key, void **comm, struct cb_error *err) {
+  struct nccl_ctx *c = ctx;
+  ncclComm_t *sub = malloc(sizeof *sub);
+  if (!sub)
+    return cb_fail(err, CB_RUNTIME, "rank %d (%s): nccl: out of memory for --concurrent",
+                   c->cl->rank, c->cl->hostname);
+  *sub = NULL;
+  cb_watchdog_arm("--concurrent: ncclCommSplit");
+  ncclResult_t rc = ncclCommSplit(c->comm, color, key, sub, NULL);
+  cb_watchdog_disarm();
+  if (rc != ncclSuccess) {
+    int st = nccl_failed(c, "ncclCommSplit (--concurrent)", rc, err);
+    cb_nccl_comm_end(*sub, 1);
+    free(sub);
+    return st;
+  }
+  *comm = sub;
+  return CB_OK;
+}
+
+static void nccl_free_comm(void *ctx, void *comm) {
+  struct nccl_ctx *c = ctx;
+  ncclComm_t *sub = comm;
+  for (int i = 0; i < CB_MAX_CONCURRENT; i++)
+    if (c->side[i].comm == *sub)
+      c->side[i].comm = NULL;
+  cb_nccl_comm_end(*sub, c->failed);
+  free(sub);
+}
+
+static int nccl_start(void *ctx, void *comm, const struct cb_op_args *a, int slot,
+                      struct cb_error *err) {
+  struct nccl_ctx *c = ctx;
+  if (!c->side[slot].stream)
+    TRY_CUDA(cudaStreamCreateWithFlags(&c->side[slot].stream, cudaStreamNonBlocking));
+  struct lane l = {*(ncclComm_t *)comm, c->side[slot].stream, 0, 1};
+  TRY_NCCL(ncclCommUserRank(l.comm, &l.rank));
+  TRY_NCCL(ncclCommCount(l.comm, &l.nranks));
+  c->side[slot].comm = l.comm;
+  c->last = *a;
+  return launch_on(c, &l, a, err);
+}
+
+static int nccl_test(void *ctx, int slot, int *done, struct cb_error *err) {
+  struct nccl_ctx *c = ctx;
+  cudaError_t q = cudaStreamQuery(c->side[slot].stream);
+  *done = q == cudaSuccess;
+  if (q == cudaSuccess)
+    return CB_OK;
+  if (q != cudaErrorNotReady)
+    return cuda_failed(c, "cudaStreamQuery (--concurrent)", q, err);
+  sched_yield(); /* NCCL's proxy thread may share this core (wait_stream) */
+  ncclResult_t async = ncclSuccess;
+  TRY_NCCL(ncclCommGetAsyncError(c->side[slot].comm, &async));
+  if (async != ncclSuccess && async != ncclInProgress)
+    return nccl_failed(c, "a --concurrent op (ncclCommGetAsyncError)", async, err);
+  return CB_OK;
+}
+
 static int nccl_copy(void *ctx, void *dst, const void *src, size_t bytes, struct cb_error *err) {
   struct nccl_ctx *c = ctx;
   return cb_gpu_copy(c->cl, "nccl", dst, src, bytes, err);
@@ -815,6 +905,10 @@ const struct cb_backend cb_backend_nccl = {
     .ran = nccl_ran,
     .shift = nccl_shift,
     .device_index = nccl_device_index,
+    .split = nccl_split,
+    .start = nccl_start,
+    .test = nccl_test,
+    .free_comm = nccl_free_comm,
     .inplace_result_offset = NULL,
     .finalize = nccl_finalize,
 };

@@ -79,6 +79,32 @@ static int run_together(struct run *r, unsigned mask, double *end, struct cb_err
   return CB_OK;
 }
 
+/* Device memory is filled and checked by the GPU kernels, once every
+ * rank's self-check passed (engine.c's choose_access; --concurrent has
+ * no staging copies). */
+static int choose_access(struct run *r, struct cb_error *err) {
+  char why[256] = "";
+  memset(&r->access, 0, sizeof r->access);
+  if (r->mem != CB_MEM_DEVICE)
+    return CB_OK;
+  r->access.io = cb_gpu_pattern_io(why, sizeof why);
+  if (!cb_cluster_agree(r->cl, r->access.io ? CB_OK : CB_RUNTIME))
+    return CB_OK;
+  return cb_fail(err, CB_RUNTIME,
+                 "rank %d (%s): --concurrent on device memory fills and checks with the GPU "
+                 "kernels, unusable %s: %s",
+                 r->cl->rank, r->cl->hostname, r->access.io ? "on another rank" : "here",
+                 r->access.io ? "see its message" : why);
+}
+
+/* A GPU kernel's failure while filling or checking, as the run's error. */
+static int access_failed(struct run *r, struct cb_error *err) {
+  if (!r->access.failed)
+    return CB_OK;
+  return cb_fail(err, CB_RUNTIME, "rank %d (%s): --concurrent %s: %s", r->cl->rank, r->cl->hostname,
+                 r->spec, r->access.why);
+}
+
 static struct cb_op_ctx op_ctx(struct run *r, struct item *it, const struct cb_pattern *p) {
   return (struct cb_op_ctx){p,           it->grank,  it->gsize, r->s->root, -1, it->sh.count,
                             it->inplace, &r->access, NULL};
@@ -104,7 +130,7 @@ static int check(struct run *r, long *wrong, struct cb_error *err) {
   double end[CB_MAX_CONCURRENT];
   for (long seed = 1; seed <= r->s->check; seed++) {
     prepare(r, (uint64_t)seed);
-    if (run_together(r, (1u << r->n) - 1, end, err))
+    if (access_failed(r, err) || run_together(r, (1u << r->n) - 1, end, err))
       return err->status;
     for (int i = 0; i < r->n; i++) {
       struct item *it = &r->items[i];
@@ -113,6 +139,8 @@ static int check(struct run *r, long *wrong, struct cb_error *err) {
       size_t at = it->inplace ? it->op->inplace_result_offset(it->sh.count, it->grank) : 0;
       local[i] += (long)it->op->check(&oc, (const char *)it->recv + at * es);
     }
+    if (access_failed(r, err))
+      return err->status;
   }
   MPI_Allreduce(local, wrong, r->n, MPI_LONG, MPI_SUM, r->cl->comm);
   return CB_OK;
@@ -125,6 +153,8 @@ static int time_size(struct run *r, int *rounds, struct cb_error *err) {
   double v[(CB_MAX_CONCURRENT + 1) * CB_MAX_CONCURRENT + 1], end[CB_MAX_CONCURRENT];
   double started = cb_now();
   prepare(r, 0);
+  if (access_failed(r, err))
+    return err->status;
   for (int p = 0; p < phases; p++) /* warm-up: connections made, caches filled */
     if (run_together(r, p ? 1u << (p - 1) : (1u << r->n) - 1, end, err))
       return err->status;
@@ -251,6 +281,8 @@ static int feed(struct run *r, struct cb_sink *sinks, int nsinks, struct cb_erro
 static int set_up(struct run *r, int nsizes, struct cb_error *err) {
   const struct cb_settings *s = r->s;
   int max = s->iters ? (int)s->iters : CB_CONCURRENT_MAX_ROUNDS;
+  if (choose_access(r, err))
+    return err->status;
   for (int i = 0; i < r->n; i++) {
     struct item *it = &r->items[i];
     it->op = cb_ops[s->concurrent_op[i]];

@@ -700,16 +700,27 @@ static int check_own_ops(struct cb_cli *cli, const struct seen *seen, struct cb_
                        "--concurrent %s@%s: --parallel %s has no %s groups of 2 or more ranks",
                        cb_ops[s->concurrent_op[i]]->name, cb_dim_names[s->concurrent_dim[i]],
                        layout, cb_dim_names[s->concurrent_dim[i]]);
-    for (int i = 0; i < s->nbackends; i++)
+    int nccl = 0;
+    for (int i = 0; i < s->nbackends; i++) {
+      nccl |= !strcmp(cb_backends[s->backends[i]]->name, "nccl");
       if (!cb_backends[s->backends[i]]->split)
         return cb_fail(err, CB_USAGE,
                        "--concurrent runs on the mpi backend (non-blocking collectives on split "
-                       "communicators); not yet on %s",
+                       "communicators) and the nccl one (split communicators, a stream each); "
+                       "not on %s",
                        cb_backends[s->backends[i]]->name);
+    }
+    if (nccl && s->nbackends > 1)
+      return cb_fail(err, CB_USAGE,
+                     "--concurrent runs one backend: --backend mpi (host memory) or nccl (device "
+                     "memory), not both");
+    /* MPI's host buffers, NCCL's device ones */
     for (int i = 0; i < s->nmems; i++)
-      if (s->mems[i] != CB_MEM_HOST)
-        return cb_fail(err, CB_USAGE, "--concurrent measures host memory only, not --mem %s",
-                       cb_mem_names[s->mems[i]]);
+      if (s->mems[i] != (nccl ? CB_MEM_DEVICE : CB_MEM_HOST))
+        return cb_fail(err, CB_USAGE,
+                       "--concurrent measures host memory on mpi and device memory on nccl, not "
+                       "--mem %s on %s",
+                       cb_mem_names[s->mems[i]], nccl ? "nccl" : "mpi");
   }
   return CB_OK;
 }
@@ -792,8 +803,8 @@ int cb_cli_parse(int argc, char **argv, struct cb_cli *cli, struct cb_error *err
       check_burnin(cli, &seen, err) || check_tune(cli, &seen, err))
     return err->status;
   sweep_defaults(cli, &seen);
+  nccl_memory(cli, &seen); /* before the rules that read the memory kinds */
   if (check_own_ops(cli, &seen, err))
     return err->status;
-  nccl_memory(cli, &seen);
   return check_values(cli, err);
 }

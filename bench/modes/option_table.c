@@ -55,7 +55,8 @@ const struct cb_option cb_options[] = {
      .help = "these collectives at once, each on its --parallel\n"
              "communicator (allreduce@tp,allgather@dp), and each\n"
              "alone in the same rounds: the slowdown from sharing\n"
-             "links (mpi, host memory; instead of --op)"},
+             "links (mpi on host memory, nccl on device memory;\n"
+             "instead of --op)"},
     {.name = "calls", .arg = CB_ARG_ONE, .code = OPT_CALLS, .modes = CB_IN_RUN,
      .section = CB_SEC_WHAT, .metavar = "FILE",
      .help = "the collectives a job made (--import-inspector's\n"
