@@ -41,7 +41,8 @@ CFLAGS += -I$(CUDA_DIR)/include
 LIBS += -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -ldl -lstdc++
 endif
 ifeq ($(HAVE_NCCL),1)
-LIB_SRC += bench/backends/nccl.c bench/backends/nccl_end.c $(wildcard tuner/comm_nccl.c) \
+LIB_SRC += bench/backends/nccl.c bench/backends/nccl_end.c bench/backends/nccl_launch.c \
+           $(wildcard tuner/comm_nccl.c) \
            tuner/nccl_world.c
 CFLAGS += $(NCCL_CFLAGS)
 LIBS += $(NCCL_LIBS)

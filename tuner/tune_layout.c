@@ -346,14 +346,17 @@ struct choices {
   int n, version;
 };
 
-static void nccl_choices(const struct cb_cluster *cl, const struct cb_settings *s,
-                         const struct cb_layout_transport *tr, const struct cb_layout_exec *x,
-                         const struct variants *v, const struct cb_model *m,
-                         const struct cb_layout_config *tuned, struct choices *out) {
+static int nccl_choices(const struct cb_cluster *cl, const struct cb_settings *s,
+                        const struct cb_layout_transport *tr, const struct cb_layout_exec *x,
+                        const struct variants *v, const struct cb_model *m,
+                        const struct cb_layout_config *tuned, struct choices *out,
+                        struct cb_error *err) {
   out->n = 0, out->version = tr->version ? tr->version() : 0;
-  int *members = tr->gpu ? malloc((size_t)cl->nranks * sizeof *members) : NULL;
+  if (!tr->gpu)
+    return CB_OK;
+  int *members = malloc((size_t)cl->nranks * sizeof *members);
   if (!members)
-    return;
+    return cb_fail(err, CB_RUNTIME, "rank %d: out of memory for the tuned choices", cl->rank);
   const struct cb_layout *l = &v->l[tuned->variant];
   struct cb_nccl_view w = cb_tune_nccl_view(cl, s->share_gpu);
   uint64_t esize = cb_model_dtype_bytes(m->dtype);
@@ -375,6 +378,7 @@ static void nccl_choices(const struct cb_cluster *cl, const struct cb_settings *
                                                     g.nranks};
     }
   free(members);
+  return CB_OK;
 }
 
 /* --env-out: what a job can set process-wide; what it cannot, said. */
@@ -553,7 +557,7 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
     if (rc == CB_OK)
       rc = cb_layout_measure(x, cfg, n, (int)opt->reps, res, err);
     if (rc == CB_OK)
-      nccl_choices(cl, s, tr, x, &v, m, &cfg[n - 1], &chosen);
+      rc = nccl_choices(cl, s, tr, x, &v, m, &cfg[n - 1], &chosen, err);
     cb_layout_exec_close(x);
     cb_watchdog_stop();
   }

@@ -1,5 +1,7 @@
 /* The NCCL backend: device memory, one communicator over all ranks (unique
- * id broadcast over MPI), every op on one CUDA stream. run() enqueues,
+ * id broadcast over MPI), every op on one CUDA stream (--concurrent's on
+ * communicators split from it, a stream each); nccl_launch.c enqueues
+ * them. run() enqueues,
  * sync() waits by polling the stream like nccl-tests does, checking
  * ncclCommGetAsyncError and --timeout on the way, so a hang ends in
  * ncclCommAbort and a message naming rank, host, op and size.
@@ -20,10 +22,10 @@
 #include "base/dtype.h"
 #include "nccl_end.h"
 #include "nccl_env.h"
+#include "nccl_launch.h"
 #include "nccl_log.h"
 #include "nccl_logfile.h"
 #include "nccl_ran.h"
-#include "ops/skew.h"
 #include "runtime/gpu.h"
 #include "runtime/settings.h"
 #include "runtime/watchdog.h"
@@ -137,152 +139,23 @@ static int cuda_failed(struct nccl_ctx *c, const char *call, cudaError_t rc, str
       return cuda_failed(c, #call, rc_, err);                                                      \
   } while (0)
 
-static ncclDataType_t nccl_type(int dtype) {
-  switch (dtype) {
-  case CB_INT8: return ncclInt8;
-  case CB_INT32: return ncclInt32;
-  case CB_INT64: return ncclInt64;
-  case CB_DOUBLE: return ncclFloat64;
-  case CB_HALF: return ncclFloat16;
-  case CB_BFLOAT16: return ncclBfloat16;
-  case CB_FP8_E4M3: return ncclFloat8e4m3; /* NCCL >= 2.24 */
-  case CB_FP8_E5M2: return ncclFloat8e5m2;
-  default: return ncclFloat32;
-  }
-}
-
-static ncclRedOp_t nccl_op(int redop) {
-  switch (redop) {
-  case CB_PROD: return ncclProd;
-  case CB_MIN: return ncclMin;
-  case CB_MAX: return ncclMax;
-  default: return ncclSum;
-  }
-}
-
-static size_t esize(const struct cb_op_args *a) {
-  return cb_dtypes[a->dtype].size;
-}
-
-/* Where an op is enqueued: a communicator, its stream, this rank's place
- * in it and its size. */
-struct lane {
-  ncclComm_t comm;
-  cudaStream_t stream;
-  int rank, nranks;
-};
-
-/* In place, each op reads its input where nccl-tests (and NCCL) expect it. */
-static const void *input(const struct lane *l, const struct cb_op_args *a) {
-  if (a->send)
-    return a->send;
-  if (a->op->id == CB_OP_ALLGATHER)
-    return (const char *)a->recv + (size_t)l->rank * a->count * esize(a);
-  return a->recv;
-}
-
-static int run_p2p(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
-                   struct cb_error *err) {
-  ncclDataType_t t = nccl_type(a->dtype);
-  int peer = a->peer, even = l->rank % 2 == 0;
-  if (peer < 0)
-    return CB_OK; /* the odd rank out */
-  switch (a->op->id) {
-  case CB_OP_P2P_LAT: /* a ping-pong: stream order makes the second wait for the first */
-    if (even) {
-      TRY_NCCL(ncclSend(a->send, a->count, t, peer, l->comm, l->stream));
-      TRY_NCCL(ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
-    } else {
-      TRY_NCCL(ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
-      TRY_NCCL(ncclSend(a->send, a->count, t, peer, l->comm, l->stream));
-    }
-    return CB_OK;
-  case CB_OP_P2P_BW: /* a window one way, then a one-element acknowledgement */
-    TRY_NCCL(ncclGroupStart());
-    for (int i = 0; i < a->window; i++)
-      TRY_GROUP(even ? ncclSend(a->send, a->count, t, peer, l->comm, l->stream)
-                     : ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
-    TRY_NCCL(ncclGroupEnd());
-    /* the receiver's buffer is only read; the sender's is never checked */
-    TRY_NCCL(even ? ncclRecv(a->recv, 1, t, peer, l->comm, l->stream)
-                  : ncclSend(a->recv, 1, t, peer, l->comm, l->stream));
-    return CB_OK;
-  default: /* p2p_bibw: both directions in one group */
-    TRY_NCCL(ncclGroupStart());
-    for (int i = 0; i < a->window; i++) {
-      TRY_GROUP(ncclSend(a->send, a->count, t, peer, l->comm, l->stream));
-      TRY_GROUP(ncclRecv(a->recv, a->count, t, peer, l->comm, l->stream));
-    }
-    TRY_NCCL(ncclGroupEnd());
-    return CB_OK;
-  }
-}
-
-/* NCCL has no all-to-all: one group of a send and a receive per peer. */
-static int run_alltoall(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
-                        struct cb_error *err) {
-  ncclDataType_t t = nccl_type(a->dtype);
-  size_t block = a->count * esize(a);
-  TRY_NCCL(ncclGroupStart());
-  for (int p = 0; p < l->nranks; p++) {
-    TRY_GROUP(
-        ncclSend((const char *)a->send + (size_t)p * block, a->count, t, p, l->comm, l->stream));
-    TRY_GROUP(ncclRecv((char *)a->recv + (size_t)p * block, a->count, t, p, l->comm, l->stream));
-  }
-  TRY_NCCL(ncclGroupEnd());
-  return CB_OK;
-}
-
-/* alltoallv as nccl-tests runs it: a group of a send and a receive per
- * peer with anything to move. */
-static int run_alltoallv(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
-                         struct cb_error *err) {
-  const struct cb_skew_layout *v = a->layout;
-  ncclDataType_t t = nccl_type(a->dtype);
-  size_t es = esize(a);
-  TRY_NCCL(ncclGroupStart());
-  for (int p = 0; p < l->nranks; p++) {
-    if (v->send_counts[p])
-      TRY_GROUP(ncclSend((const char *)a->send + v->send_displs[p] * es, v->send_counts[p], t, p,
-                         l->comm, l->stream));
-    if (v->recv_counts[p])
-      TRY_GROUP(ncclRecv((char *)a->recv + v->recv_displs[p] * es, v->recv_counts[p], t, p, l->comm,
-                         l->stream));
-  }
-  TRY_NCCL(ncclGroupEnd());
-  return CB_OK;
-}
-
 /* Enqueues one op on a lane: the run's communicator and stream, or one of
- * --concurrent's. */
-static int launch_on(struct nccl_ctx *c, const struct lane *l, const struct cb_op_args *a,
+ * --concurrent's (nccl_launch.c). */
+static int launch_on(struct nccl_ctx *c, const struct cb_nccl_lane *l, const struct cb_op_args *a,
                      struct cb_error *err) {
-  ncclDataType_t t = nccl_type(a->dtype);
-  const void *in = input(l, a);
-  switch (a->op->id) {
-  case CB_OP_ALLREDUCE:
-    TRY_NCCL(ncclAllReduce(in, a->recv, a->count, t, nccl_op(a->redop), l->comm, l->stream));
+  const char *call;
+  int group;
+  ncclResult_t rc = cb_nccl_launch(l, a, &call, &group);
+  if (rc == ncclSuccess)
     return CB_OK;
-  case CB_OP_ALLGATHER:
-    TRY_NCCL(ncclAllGather(in, a->recv, a->count, t, l->comm, l->stream));
-    return CB_OK;
-  case CB_OP_REDUCESCATTER: {
-    /* in place, the result lands in this rank's block (nccl-tests) */
-    void *out = a->send ? a->recv : (char *)a->recv + (size_t)l->rank * a->count * esize(a);
-    TRY_NCCL(ncclReduceScatter(in, out, a->count, t, nccl_op(a->redop), l->comm, l->stream));
-    return CB_OK;
-  }
-  case CB_OP_BROADCAST:
-    TRY_NCCL(ncclBroadcast(in, a->recv, a->count, t, a->root, l->comm, l->stream));
-    return CB_OK;
-  case CB_OP_ALLTOALL: return run_alltoall(c, l, a, err);
-  case CB_OP_ALLTOALLV: return run_alltoallv(c, l, a, err);
-  default: return run_p2p(c, l, a, err);
-  }
+  int st = nccl_failed(c, call, rc, err);
+  if (group)
+    ncclGroupEnd();
+  return st;
 }
 
 static int launch(struct nccl_ctx *c, const struct cb_op_args *a, struct cb_error *err) {
-  struct lane l = {c->comm, c->stream, c->cl->rank, c->cl->nranks};
+  struct cb_nccl_lane l = {c->comm, c->stream, c->cl->rank, c->cl->nranks};
   return launch_on(c, &l, a, err);
 }
 
@@ -420,8 +293,8 @@ static int learn_choice(struct nccl_ctx *c, const struct cb_op_args *a, struct c
   if (rc == CB_OK && c->cl->rank == 0) {
     char *text = read_new(c);
     cb_nccl_log_choice(text ? text : "", cb_nccl_func_name(a->op->name),
-                       (uint64_t)(a->count * esize(a)), c->algo, sizeof c->algo, c->proto,
-                       sizeof c->proto, &c->channels);
+                       (uint64_t)(a->count * cb_dtypes[a->dtype].size), c->algo, sizeof c->algo,
+                       c->proto, sizeof c->proto, &c->channels);
     free(text);
   }
   if (logging) {
@@ -855,7 +728,7 @@ static int nccl_start(void *ctx, void *comm, const struct cb_op_args *a, int slo
   struct nccl_ctx *c = ctx;
   if (!c->side[slot].stream)
     TRY_CUDA(cudaStreamCreateWithFlags(&c->side[slot].stream, cudaStreamNonBlocking));
-  struct lane l = {*(ncclComm_t *)comm, c->side[slot].stream, 0, 1};
+  struct cb_nccl_lane l = {*(ncclComm_t *)comm, c->side[slot].stream, 0, 1};
   TRY_NCCL(ncclCommUserRank(l.comm, &l.rank));
   TRY_NCCL(ncclCommCount(l.comm, &l.nranks));
   c->side[slot].comm = l.comm;
