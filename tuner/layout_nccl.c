@@ -184,7 +184,11 @@ static int pair_codes(struct dev *d, int c, int op, int *codes) {
 /* One communicator per pair NCCL runs, for each collective op a dimension
  * issues: split from the world with the pair in NCCL_ALGO and NCCL_PROTO
  * (bare names: the communicator runs that op alone), by every rank, those
- * whose group does not issue the op with NCCL_SPLIT_NOCOLOR. */
+ * whose group does not issue the op with NCCL_SPLIT_NOCOLOR. A split's
+ * init reads both variables as any communicator's does (NVIDIA/nccl
+ * v2.28.9-1: src/graph/tuning.cc, ncclTopoTuneModel; init.cc's
+ * ncclCommSplit copies the parent's config for a NULL one and makes no
+ * communicator, NULL, for NCCL_SPLIT_NOCOLOR). */
 static int open_pairs(struct dev *d, struct cb_error *err) {
   const struct cb_cluster *cl = d->cl;
   for (int c = 0; c < CB_NSC; c++) {
