@@ -62,6 +62,7 @@ struct dev {
   cudaDataType_t btype;
   size_t esize;
   char *send, *recv; /* device: a region of slot_elems per slot */
+  void *probe;       /* device: 2 x nranks elements, each pair's op once */
   void *a, *b, *c;   /* the GEMM's operands: t x h times h x 4h */
   size_t gm, gk, gn;
   cudaEvent_t issued, *done; /* a point of the compute stream; each slot's end */
@@ -145,6 +146,7 @@ static void dev_close(void *t) {
   if (d->compute)
     cudaStreamDestroy(d->compute);
   cudaFree(d->send), cudaFree(d->recv), cudaFree(d->a), cudaFree(d->b), cudaFree(d->c);
+  cudaFree(d->probe);
   free(d->done), free(d->marks);
   free(d);
 }
@@ -179,6 +181,68 @@ static int pair_codes(struct dev *d, int c, int op, int *codes) {
     if (agreed & 1u << code)
       codes[n++] = code;
   return n;
+}
+
+static int drain(struct dev *d, cudaStream_t st, struct cb_error *err);
+
+/* The op once on a communicator of this rank's group: small, from the
+ * probe buffer (2 x the world's ranks elements). */
+static ncclResult_t probe_op(struct dev *d, int op, ncclComm_t comm, cudaStream_t st) {
+  int n = 1;
+  ncclResult_t r = ncclCommCount(comm, &n);
+  char *half = (char *)d->probe + (size_t)d->cl->nranks * d->esize;
+  if (r != ncclSuccess)
+    return r;
+  if (op == CB_EV_ALLREDUCE)
+    return ncclAllReduce(d->probe, half, (size_t)n, d->ntype, ncclSum, comm, st);
+  if (op == CB_EV_ALLGATHER)
+    return ncclAllGather(d->probe, half, 1, d->ntype, comm, st);
+  return ncclReduceScatter(d->probe, half, 1, d->ntype, ncclSum, comm, st);
+}
+
+/* NCCL refuses a forced pair it cannot run when the op is enqueued, not
+ * at the split (NVIDIA/nccl v2.28.9-1 src/enqueue.cc, topoGetAlgoInfo:
+ * "No algorithm/protocol available", ncclInvalidUsage with NCCL_ALGO or
+ * NCCL_PROTO set; whether a pair is available does not depend on the
+ * size). So each pair's op runs once at open, on a stream of its own; a
+ * pair refused on any rank is aborted on every rank (which also ends a
+ * probe left waiting on a peer that was refused) and dropped from the
+ * search, rank 0 saying which and NCCL's words. */
+static int probe_pairs(struct dev *d, int c, int o, struct cb_error *err) {
+  int bad[1 + CB_NCCL_NPAIRS] = {0}, all[1 + CB_NCCL_NPAIRS];
+  char why[1 + CB_NCCL_NPAIRS][200];
+  cudaStream_t st = NULL;
+  cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+  if (e != cudaSuccess)
+    return cuda_failed(d, "cudaStreamCreate (the pairs' probe)", e, err);
+  cb_watchdog_arm("--tune --parallel nccl: each pair's op once (the pairs' probe)");
+  for (int a = 0; a < d->npairs[c][o]; a++) {
+    struct pair_comm *p = &d->pairs[c][o][a];
+    ncclResult_t r = probe_op(d, o, p->comm, st);
+    bad[p->code] = r != ncclSuccess;
+    if (r != ncclSuccess)
+      snprintf(why[p->code], sizeof why[0], "%s (%d): %s", ncclGetErrorString(r), (int)r,
+               ncclGetLastError(NULL));
+  }
+  MPI_Allreduce(bad, all, 1 + CB_NCCL_NPAIRS, MPI_INT, MPI_MAX, d->cl->comm);
+  int kept = 0;
+  for (int a = 0; a < d->npairs[c][o]; a++) {
+    struct pair_comm p = d->pairs[c][o][a];
+    if (!all[p.code]) {
+      d->pairs[c][o][kept++] = p;
+      continue;
+    }
+    cb_nccl_comm_end(p.comm, 1);
+    if (d->cl->rank == 0)
+      printf("# search: %s %s: %s dropped: NCCL does not run it on this communicator%s%s\n",
+             cb_step_comm_names[c], cb_ev_op_names[o], cb_nccl_pair_name(p.code),
+             bad[p.code] ? ": " : " (refused on another rank)", bad[p.code] ? why[p.code] : "");
+  }
+  d->npairs[c][o] = kept;
+  int rc = drain(d, st, err);
+  cb_watchdog_disarm();
+  cudaStreamDestroy(st);
+  return rc;
 }
 
 /* One communicator per pair NCCL runs, for each collective op a dimension
@@ -221,6 +285,8 @@ static int open_pairs(struct dev *d, struct cb_error *err) {
         if (comm)
           d->pairs[c][o][d->npairs[c][o]++] = (struct pair_comm){codes[a], comm};
       }
+      if (n > 0 && probe_pairs(d, c, o, err))
+        return err->status;
     }
   }
   return CB_OK;
@@ -252,7 +318,7 @@ static int open_comms(struct dev *d, struct cb_error *err) {
     if (e != cudaSuccess)
       return cuda_failed(d, "cudaStreamCreate", e, err);
   }
-  return open_pairs(d, err);
+  return d->need->search ? open_pairs(d, err) : CB_OK;
 }
 
 static int dev_open(const struct cb_cluster *cl, const struct cb_layout_need *need, void **t,
@@ -285,6 +351,8 @@ static int dev_open(const struct cb_cluster *cl, const struct cb_layout_need *ne
     e = cudaMalloc(&d->b, d->gk * d->gn * d->esize);
   if (e == cudaSuccess)
     e = cudaMalloc(&d->c, d->gm * d->gn * d->esize);
+  if (e == cudaSuccess)
+    e = cudaMalloc(&d->probe, 2 * (size_t)cl->nranks * d->esize);
   if (e == cudaSuccess) /* zeros: a GEMM of garbage may be slow (denormals) or NaN */
     e = cudaMemset(d->a, 0, d->gm * d->gk * d->esize);
   if (e == cudaSuccess)

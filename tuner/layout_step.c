@@ -130,9 +130,9 @@ static int skew_counts(struct cb_layout_exec *x, const struct cb_model *m, struc
 }
 
 static int setup(struct cb_layout_exec *x, const struct cb_model *m, struct cb_skew *skew,
-                 int threads, int share_gpu, struct cb_error *err) {
+                 int threads, int share_gpu, int search, struct cb_error *err) {
   struct cb_layout_need *n = &x->need;
-  n->l = x->l, n->m = m, n->threads = threads, n->share_gpu = share_gpu;
+  n->l = x->l, n->m = m, n->threads = threads, n->share_gpu = share_gpu, n->search = search;
   n->stage = cb_parallel_index(&x->l->par, x->cl->rank, CB_DIM_PP);
   x->timer_overhead = cb_timer_overhead();
   double recv_tokens;
@@ -209,14 +209,14 @@ static void summarize(struct cb_layout_exec *x, const struct cb_step_plan *plan,
 
 int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_layout_transport *tr,
                         const struct cb_model *m, const struct cb_layout *l, int nl,
-                        struct cb_skew *skew, int threads, int share_gpu,
+                        struct cb_skew *skew, int threads, int share_gpu, int search,
                         struct cb_layout_exec **out, struct cb_error *err) {
   struct cb_layout_exec *x = calloc(1, sizeof *x);
   int rc = x ? CB_OK : cb_fail(err, CB_RUNTIME, "out of memory for the layout's step");
   if (x) {
     x->cl = cl, x->l = l, x->tr = tr;
     x->nplans = nl < 1 ? 1 : nl > CB_LAYOUT_MAX_VARIANTS ? CB_LAYOUT_MAX_VARIANTS : nl;
-    rc = setup(x, m, skew, threads, share_gpu, err);
+    rc = setup(x, m, skew, threads, share_gpu, search, err);
   }
   rc = cb_cluster_agree(cl, rc);
   if (rc != CB_OK) {

@@ -48,12 +48,13 @@ struct cb_layout_exec;
 /* Splits the communicators and lays out the step of each of the nl
  * variants l[] (the same par and shard; each its own bucket or prefetch
  * depth; CB_LAYOUT_MAX_VARIANTS at most). skew: the ep dispatch's (NULL:
- * uniform). threads: BLAS threads a rank; share_gpu: --share-gpu's.
- * Every rank returns the same status. */
+ * uniform). threads: BLAS threads a rank; share_gpu: --share-gpu's;
+ * search: whether the algorithms will be searched (a transport then
+ * prepares them). Every rank returns the same status. */
 int cb_layout_exec_open(const struct cb_cluster *cl, const struct cb_layout_transport *tr,
                         const struct cb_model *m, const struct cb_layout *l, int nl,
-                        struct cb_skew *skew, int threads, int share_gpu, struct cb_layout_exec **x,
-                        struct cb_error *err);
+                        struct cb_skew *skew, int threads, int share_gpu, int search,
+                        struct cb_layout_exec **x, struct cb_error *err);
 /* The knobs of this rank's plans (the same on every rank: the search
  * agrees on them), at most max; returns how many. */
 int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, int max);

@@ -28,6 +28,7 @@ struct cb_layout_need {
   int *a2a[2][CB_A2A_N];
   int threads;   /* BLAS threads a rank (host) */
   int share_gpu; /* --share-gpu: each rank is a node of its own to NCCL */
+  int search;    /* the algorithms will be searched (not --no-search) */
   /* ops any variant's plan issues on each communicator (CB_SC_*) */
   unsigned char uses[CB_NSC][CB_NEV_OPS];
 };

@@ -545,7 +545,8 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
   if (cb_watchdog_start(cl, opt->timeout))
     rc = cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   else {
-    rc = cb_layout_exec_open(cl, tr, m, v.l, v.n, opt->skew, threads, s->share_gpu, &x, err);
+    rc = cb_layout_exec_open(cl, tr, m, v.l, v.n, opt->skew, threads, s->share_gpu, !opt->no_search,
+                             &x, err);
     if (rc == CB_OK && !opt->no_search) {
       if (cl->rank == 0)
         printf("# search (coordinate descent: %s%seach communicator's algorithms, %ld rounds "
