@@ -44,13 +44,6 @@ struct mark {
   int comm;
 };
 
-/* An (algorithm, protocol) pair's communicator for one op of one
- * dimension: the copy of the dimension's one with the pair forced. */
-struct pair_comm {
-  int code; /* space.h's cb_nccl_pair_code */
-  ncclComm_t comm;
-};
-
 struct dev {
   const struct cb_cluster *cl;
   const struct cb_layout_need *need;
@@ -66,8 +59,10 @@ struct dev {
   void *a, *b, *c;   /* the GEMM's operands: t x h times h x 4h */
   size_t gm, gk, gn;
   cudaEvent_t issued, *done; /* a point of the compute stream; each slot's end */
-  struct pair_comm pairs[CB_NSC][CB_NEV_OPS][CB_NCCL_NPAIRS];
-  int npairs[CB_NSC][CB_NEV_OPS];
+  /* each op's communicator with a pair forced, by the pair's code (space.h's
+   * cb_nccl_pair_code); NULL where it is not split or this rank's group
+   * does not issue the op */
+  ncclComm_t pair[CB_NSC][CB_NEV_OPS][1 + CB_NCCL_NPAIRS];
   struct mark *marks; /* the round's waits */
   int nmarks, capmarks;
   int failed;
@@ -90,9 +85,11 @@ static int nccl_failed(struct dev *d, const char *call, ncclResult_t r, struct c
 
 static int algs(void *t, int comm, int op, int *alg) {
   struct dev *d = t;
-  int n = comm >= 0 && comm < CB_NSC && op >= 0 && op < CB_NEV_OPS ? d->npairs[comm][op] : 0;
-  for (int a = 0; a < n; a++)
-    alg[a] = d->pairs[comm][op][a].code;
+  int n = 0;
+  for (int code = 1;
+       comm >= 0 && comm < CB_NSC && op >= 0 && op < CB_NEV_OPS && code <= CB_NCCL_NPAIRS; code++)
+    if (d->pair[comm][op][code])
+      alg[n++] = code;
   return n;
 }
 
@@ -126,8 +123,8 @@ static void dev_close(void *t) {
     return;
   for (int c = 0; c < CB_NSC; c++)
     for (int o = 0; o < CB_NEV_OPS; o++)
-      for (int a = 0; a < d->npairs[c][o]; a++)
-        cb_nccl_comm_end(d->pairs[c][o][a].comm, d->failed);
+      for (int code = 1; code <= CB_NCCL_NPAIRS; code++)
+        cb_nccl_comm_end(d->pair[c][o][code], d->failed);
   for (int c = 0; c < NCOMMS; c++) {
     cb_nccl_comm_end(d->comm[c], d->failed);
     if (d->stream[c])
@@ -156,21 +153,18 @@ static void dev_close(void *t) {
  * every rank makes the same splits. */
 static int pair_codes(struct dev *d, int c, int op, int *codes) {
   const struct cb_cluster *cl = d->cl;
-  int mine[2] = {0, 0}, all[2], n = 0, *members = malloc((size_t)cl->nranks * sizeof *members);
+  int mine[2] = {0, 0}, all[2], n = 0;
   unsigned mask = ~0u, agreed;
-  if (cb_layout_nccl_colls[op] && d->need->uses[c][op] && members) {
-    int k = cb_layout_members(d->need->l, cl->nranks, cl->rank, c, members);
-    struct cb_nccl_view w = cb_tune_nccl_view(cl, d->need->share_gpu);
-    struct cb_nccl_view v =
-        cb_nccl_group_view(&w, d->need->share_gpu ? NULL : cl->node_of_rank, members, k);
-    int got[CB_NCCL_NPAIRS], ng = cb_nccl_pair_codes(cb_layout_nccl_colls[op], &v, got);
+  struct cb_nccl_view v;
+  if (cb_layout_nccl_colls[op] && d->need->uses[c][op]) {
+    mine[1] = cb_layout_nccl_view(cl, d->need->share_gpu, d->need->l, c, &v) != 0;
+    int got[CB_NCCL_NPAIRS],
+        ng = mine[1] ? 0 : cb_nccl_pair_codes(cb_layout_nccl_colls[op], &v, got);
     mask = 0;
     for (int a = 0; a < ng; a++)
       mask |= 1u << got[a];
     mine[0] = 1;
   }
-  mine[1] = !members;
-  free(members);
   /* whether any rank issues the op there, any ran out of memory; the pairs
    * every issuing rank's group runs (ranks that do not issue it: all ones) */
   MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, cl->comm);
@@ -216,29 +210,24 @@ static int probe_pairs(struct dev *d, int c, int o, struct cb_error *err) {
   if (e != cudaSuccess)
     return cuda_failed(d, "cudaStreamCreate (the pairs' probe)", e, err);
   cb_watchdog_arm("--tune --parallel nccl: each pair's op once (the pairs' probe)");
-  for (int a = 0; a < d->npairs[c][o]; a++) {
-    struct pair_comm *p = &d->pairs[c][o][a];
-    ncclResult_t r = probe_op(d, o, p->comm, st);
-    bad[p->code] = r != ncclSuccess;
+  for (int code = 1; code <= CB_NCCL_NPAIRS; code++) {
+    ncclResult_t r = d->pair[c][o][code] ? probe_op(d, o, d->pair[c][o][code], st) : ncclSuccess;
+    bad[code] = r != ncclSuccess;
     if (r != ncclSuccess)
-      snprintf(why[p->code], sizeof why[0], "%s (%d): %s", ncclGetErrorString(r), (int)r,
+      snprintf(why[code], sizeof why[0], "%s (%d): %s", ncclGetErrorString(r), (int)r,
                ncclGetLastError(NULL));
   }
   MPI_Allreduce(bad, all, 1 + CB_NCCL_NPAIRS, MPI_INT, MPI_MAX, d->cl->comm);
-  int kept = 0;
-  for (int a = 0; a < d->npairs[c][o]; a++) {
-    struct pair_comm p = d->pairs[c][o][a];
-    if (!all[p.code]) {
-      d->pairs[c][o][kept++] = p;
+  for (int code = 1; code <= CB_NCCL_NPAIRS; code++) {
+    if (!all[code])
       continue;
-    }
-    cb_nccl_comm_end(p.comm, 1);
+    cb_nccl_comm_end(d->pair[c][o][code], 1); /* NULL: none on this rank */
+    d->pair[c][o][code] = NULL;
     if (d->cl->rank == 0)
       printf("# search: %s %s: %s dropped: NCCL does not run it on this communicator%s%s\n",
-             cb_step_comm_names[c], cb_ev_op_names[o], cb_nccl_pair_name(p.code),
-             bad[p.code] ? ": " : " (refused on another rank)", bad[p.code] ? why[p.code] : "");
+             cb_step_comm_names[c], cb_ev_op_names[o], cb_nccl_pair_name(code),
+             bad[code] ? ": " : " (refused on another rank)", bad[code] ? why[code] : "");
   }
-  d->npairs[c][o] = kept;
   int rc = drain(d, st, err);
   cb_watchdog_disarm();
   cudaStreamDestroy(st);
@@ -282,8 +271,7 @@ static int open_pairs(struct dev *d, struct cb_error *err) {
           cb_nccl_comm_end(comm, 1);
           return nccl_failed(d, call, r, err);
         }
-        if (comm)
-          d->pairs[c][o][d->npairs[c][o]++] = (struct pair_comm){codes[a], comm};
+        d->pair[c][o][codes[a]] = comm;
       }
       if (n > 0 && probe_pairs(d, c, o, err))
         return err->status;
@@ -379,10 +367,9 @@ static int dev_open(const struct cb_cluster *cl, const struct cb_layout_need *ne
 static ncclComm_t comm_for(const struct dev *d, const struct cb_step_event *e, int c, int alg) {
   if (alg <= 0)
     return d->comm[c];
-  for (int a = 0; e->comm < CB_NSC && e->op < CB_NEV_OPS && a < d->npairs[e->comm][e->op]; a++)
-    if (d->pairs[e->comm][e->op][a].code == alg)
-      return d->pairs[e->comm][e->op][a].comm;
-  return NULL;
+  return e->comm < CB_NSC && e->op < CB_NEV_OPS && alg <= CB_NCCL_NPAIRS
+             ? d->pair[e->comm][e->op][alg]
+             : NULL;
 }
 
 static int dev_start(void *t, const struct cb_step_event *e, int alg, struct cb_error *err) {
@@ -520,8 +507,8 @@ static int drain(struct dev *d, cudaStream_t st, struct cb_error *err) {
         return err->status;
     for (int c = 0; c < CB_NSC; c++)
       for (int o = 0; o < CB_NEV_OPS; o++)
-        for (int a = 0; a < d->npairs[c][o]; a++)
-          if (async_failed(d, d->pairs[c][o][a].comm, err))
+        for (int code = 1; code <= CB_NCCL_NPAIRS; code++)
+          if (async_failed(d, d->pair[c][o][code], err))
             return err->status;
   }
 }

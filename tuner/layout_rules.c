@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nccl_choice.h"
@@ -138,4 +139,17 @@ int cb_layout_plugin_rules(const struct cb_layout_choice *ch, int n, struct cb_p
                                         .nranks = ch[i].nranks};
   }
   return nr;
+}
+
+int cb_layout_nccl_view(const struct cb_cluster *cl, int share_gpu, const struct cb_layout *l,
+                        int sc, struct cb_nccl_view *v) {
+  int *members = malloc((size_t)cl->nranks * sizeof *members);
+  if (!members)
+    return -1;
+  struct cb_nccl_view w = cb_tune_nccl_view(cl, share_gpu);
+  int k = cb_layout_members(l, cl->nranks, cl->rank, sc, members);
+  /* --share-gpu: NCCL_HOSTID makes every rank a node of its own */
+  *v = cb_nccl_group_view(&w, share_gpu ? NULL : cl->node_of_rank, members, k);
+  free(members);
+  return 0;
 }

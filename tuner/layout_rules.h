@@ -2,7 +2,9 @@
  * --env-out's NCCL_ALGO and NCCL_PROTO (one value a process, one pair a
  * collective) and --plugin-out's rules (collbench's tuner plugin keys each
  * rule on the communicator's node and rank counts and the call's size, so
- * it can say more per communicator). Pure: unit-tested (test_layout_rules). */
+ * it can say more per communicator); and a layout's communicator as NCCL
+ * sees it. Pure but for that (the cluster and the GPU's capability):
+ * unit-tested (test_layout_rules). */
 #ifndef CB_LAYOUT_RULES_H
 #define CB_LAYOUT_RULES_H
 
@@ -11,10 +13,18 @@
 
 #include "layout.h"
 #include "plugin.h"
+#include "runtime/cluster.h"
+#include "space.h"
 
 /* NCCL's names of the step's collectives (NULL: not one NCCL_ALGO or a
  * rule can choose for: all-to-all-v, send, receive). */
 extern const char *const cb_layout_nccl_colls[CB_NEV_OPS];
+
+/* Communicator sc of this rank's group in layout l as NCCL sees it
+ * (space.h: the world's view, cb_tune_nccl_view, over the group's
+ * members, cb_nccl_group_view). -1 out of memory. */
+int cb_layout_nccl_view(const struct cb_cluster *cl, int share_gpu, const struct cb_layout *l,
+                        int sc, struct cb_nccl_view *v);
 
 /* One (communicator, op) the tuned step issues, and its choice. */
 struct cb_layout_choice {

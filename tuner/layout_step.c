@@ -254,10 +254,15 @@ int cb_layout_knobs(const struct cb_layout_exec *x, struct cb_layout_knob *k, in
   return n;
 }
 
+static const struct cb_step_plan *plan_of(const struct cb_layout_exec *x,
+                                          const struct cb_layout_config *c) {
+  return &x->plan[c->variant > 0 && c->variant < x->nplans ? c->variant : 0];
+}
+
 int cb_layout_op_elems(const struct cb_layout_exec *x, int variant, int comm, int op, uint64_t *min,
                        uint64_t *max) {
   int n = 0;
-  const struct cb_step_plan *p = &x->plan[variant > 0 && variant < x->nplans ? variant : 0];
+  const struct cb_step_plan *p = plan_of(x, &(struct cb_layout_config){.variant = variant});
   for (int i = 0; i < p->n; i++) {
     const struct cb_step_event *e = &p->ev[i];
     if (e->kind != CB_EV_START || e->comm != comm || e->op != op)
@@ -267,11 +272,6 @@ int cb_layout_op_elems(const struct cb_layout_exec *x, int variant, int comm, in
     n++;
   }
   return n;
-}
-
-static const struct cb_step_plan *plan_of(const struct cb_layout_exec *x,
-                                          const struct cb_layout_config *c) {
-  return &x->plan[c->variant > 0 && c->variant < x->nplans ? c->variant : 0];
 }
 
 int cb_layout_measure(struct cb_layout_exec *x, const struct cb_layout_config *cfg, int n, int reps,

@@ -306,29 +306,6 @@ struct cb_nccl_view cb_nccl_group_view(const struct cb_nccl_view *w, const int *
   return v;
 }
 
-static const char *const pair_names[1 + CB_NCCL_NPAIRS] = {"library",
-                                                           "Tree/LL",
-                                                           "Tree/LL128",
-                                                           "Tree/Simple",
-                                                           "Ring/LL",
-                                                           "Ring/LL128",
-                                                           "Ring/Simple",
-                                                           "CollnetDirect/LL",
-                                                           "CollnetDirect/LL128",
-                                                           "CollnetDirect/Simple",
-                                                           "CollnetChain/LL",
-                                                           "CollnetChain/LL128",
-                                                           "CollnetChain/Simple",
-                                                           "NVLS/LL",
-                                                           "NVLS/LL128",
-                                                           "NVLS/Simple",
-                                                           "NVLSTree/LL",
-                                                           "NVLSTree/LL128",
-                                                           "NVLSTree/Simple",
-                                                           "PAT/LL",
-                                                           "PAT/LL128",
-                                                           "PAT/Simple"};
-
 int cb_nccl_pair_code(int algorithm, int protocol) {
   return 1 + (algorithm - 1) * (CB_NCCL_PROTOS - 1) + protocol - 1;
 }
@@ -339,7 +316,20 @@ void cb_nccl_pair_of(int code, int *algorithm, int *protocol) {
 }
 
 const char *cb_nccl_pair_name(int code) {
-  return code >= 0 && code <= CB_NCCL_NPAIRS ? pair_names[code] : NULL;
+  static char names[1 + CB_NCCL_NPAIRS][32]; /* "Ring/Simple": from NCCL's two tables */
+  if (code < 0 || code > CB_NCCL_NPAIRS)
+    return NULL;
+  if (!names[0][0])
+    for (int c = 0; c <= CB_NCCL_NPAIRS; c++) {
+      int a, p;
+      cb_nccl_pair_of(c, &a, &p);
+      if (c)
+        snprintf(names[c], sizeof names[c], "%s/%s", cb_nccl_algo_env[a - 1],
+                 cb_nccl_proto_env[p - 1]);
+      else
+        snprintf(names[c], sizeof names[c], "library");
+    }
+  return names[code];
 }
 
 int cb_nccl_pair_codes(const char *coll, const struct cb_nccl_view *v, int *codes) {

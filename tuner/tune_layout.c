@@ -354,11 +354,7 @@ static int nccl_choices(const struct cb_cluster *cl, const struct cb_settings *s
   out->n = 0, out->version = tr->version ? tr->version() : 0;
   if (!tr->gpu)
     return CB_OK;
-  int *members = malloc((size_t)cl->nranks * sizeof *members);
-  if (!members)
-    return cb_fail(err, CB_RUNTIME, "rank %d: out of memory for the tuned choices", cl->rank);
   const struct cb_layout *l = &v->l[tuned->variant];
-  struct cb_nccl_view w = cb_tune_nccl_view(cl, s->share_gpu);
   uint64_t esize = cb_model_dtype_bytes(m->dtype);
   for (int c = 0; c < CB_NSC; c++)
     for (int o = 0; o < CB_NEV_OPS; o++) {
@@ -366,9 +362,9 @@ static int nccl_choices(const struct cb_cluster *cl, const struct cb_settings *s
       if (!cb_layout_nccl_colls[o] || cb_layout_group_size(l, c) < 2 ||
           !cb_layout_op_elems(x, tuned->variant, c, o, &lo, &hi))
         continue;
-      int k = cb_layout_members(l, cl->nranks, cl->rank, c, members);
-      struct cb_nccl_view g =
-          cb_nccl_group_view(&w, s->share_gpu ? NULL : cl->node_of_rank, members, k);
+      struct cb_nccl_view g;
+      if (cb_layout_nccl_view(cl, s->share_gpu, l, c, &g))
+        return cb_fail(err, CB_RUNTIME, "rank %d: out of memory for the tuned choices", cl->rank);
       out->ch[out->n++] = (struct cb_layout_choice){cb_step_comm_names[c],
                                                     cb_layout_nccl_colls[o],
                                                     tuned->alg[c][o],
@@ -377,7 +373,6 @@ static int nccl_choices(const struct cb_cluster *cl, const struct cb_settings *s
                                                     g.nnodes,
                                                     g.nranks};
     }
-  free(members);
   return CB_OK;
 }
 
