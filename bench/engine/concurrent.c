@@ -87,14 +87,13 @@ static int choose_access(struct run *r, struct cb_error *err) {
   memset(&r->access, 0, sizeof r->access);
   if (r->mem != CB_MEM_DEVICE)
     return CB_OK;
-  r->access.io = cb_gpu_pattern_io(why, sizeof why);
-  if (!cb_cluster_agree(r->cl, r->access.io ? CB_OK : CB_RUNTIME))
+  r->access.io = cb_gpu_pattern_io_all(r->cl, why, sizeof why);
+  if (r->access.io)
     return CB_OK;
   return cb_fail(err, CB_RUNTIME,
                  "rank %d (%s): --concurrent on device memory fills and checks with the GPU "
-                 "kernels, unusable %s: %s",
-                 r->cl->rank, r->cl->hostname, r->access.io ? "on another rank" : "here",
-                 r->access.io ? "see its message" : why);
+                 "kernels, which are unusable: %s",
+                 r->cl->rank, r->cl->hostname, why);
 }
 
 /* A GPU kernel's failure while filling or checking, as the run's error. */

@@ -120,15 +120,10 @@ static int choose_access(struct series_ctx *sc, struct cb_error *err) {
   if (sc->mem != CB_MEM_DEVICE || !sc->backend->copy)
     return CB_OK;
   if (gpu_kernels < 0) { /* every rank gets here at its first device buffer */
-    int bad = cb_gpu_pattern_io(why, sizeof why) == NULL;
-    if (bad && sc->cl->rank != 0)
-      fprintf(stderr, "collbench: rank %d (%s): GPU check kernels not used: %s\n", sc->cl->rank,
-              sc->cl->hostname, why);
-    gpu_kernels = !cb_cluster_agree(sc->cl, bad);
+    gpu_kernels = cb_gpu_pattern_io_all(sc->cl, why, sizeof why) != NULL;
     if (!gpu_kernels &&
         note(sc, err,
-             "device buffers are filled and checked through host copies, not on the GPU: %s",
-             why[0] ? why : "the GPU check kernels failed their self-check on another rank"))
+             "device buffers are filled and checked through host copies, not on the GPU: %s", why))
       return err->status;
   }
   sc->access.io = gpu_kernels ? cb_gpu_pattern_io(why, sizeof why) : NULL;

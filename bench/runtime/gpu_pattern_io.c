@@ -2,6 +2,7 @@
  * the self-check (pattern_io.c). Without CUDA there is none. */
 #include <stdio.h>
 
+#include "cluster.h"
 #include "config.h"
 #include "pattern_io.h"
 
@@ -62,3 +63,16 @@ const struct cb_pattern_io *cb_gpu_pattern_io(char *why, size_t len) {
 }
 
 #endif
+
+const struct cb_pattern_io *cb_gpu_pattern_io_all(const struct cb_cluster *cl, char *why,
+                                                  size_t len) {
+  const struct cb_pattern_io *io = cb_gpu_pattern_io(why, len);
+  if (!io && cl->rank != 0)
+    fprintf(stderr, "collbench: rank %d (%s): GPU check kernels not used: %s\n", cl->rank,
+            cl->hostname, why);
+  if (!cb_cluster_agree(cl, io ? CB_OK : CB_RUNTIME))
+    return io;
+  if (io)
+    snprintf(why, len, "the GPU check kernels failed their self-check on another rank");
+  return NULL;
+}

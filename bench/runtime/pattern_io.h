@@ -55,4 +55,11 @@ int cb_pattern_io_selfcheck(const struct cb_pattern_io *io, char *why, size_t le
  * or (with why) when there is no GPU or the self-check failed. */
 const struct cb_pattern_io *cb_gpu_pattern_io(char *why, size_t len);
 
+/* The same, agreed over cl's ranks: the kernels where every rank's
+ * passed, else NULL with why (this rank's reason, or that another rank's
+ * failed; a rank other than 0 says its own on stderr). Collective. */
+struct cb_cluster;
+const struct cb_pattern_io *cb_gpu_pattern_io_all(const struct cb_cluster *cl, char *why,
+                                                  size_t len);
+
 #endif
