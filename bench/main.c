@@ -12,6 +12,7 @@
 #include "base/exit_now.h"
 #include "base/interrupt.h"
 #include "base/phase.h"
+#include "base/text.h"
 #include "modes/modes.h"
 #include "runtime/cluster.h"
 
@@ -24,7 +25,9 @@
 static int refuse(const struct cb_mode_def *m, const union cb_mode_options *o, int printer,
                   struct cb_error *err) {
   if (printer) {
-    fprintf(stderr, "collbench: %s\n%s", err->msg, err->host ? "" : "Try 'collbench --help'.\n");
+    char shown[4 * sizeof err->msg]; /* a value from a file or argv: escaped */
+    cb_text_terminal(shown, sizeof shown, err->msg, 1);
+    fprintf(stderr, "collbench: %s\n%s", shown, err->host ? "" : "Try 'collbench --help'.\n");
     if (m && m->on_error)
       m->on_error(o, err);
   }

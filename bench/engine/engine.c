@@ -293,7 +293,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
                : (grow(sc, &sc->buf.send, &sc->buf.send_cap, spanned(sc, send_bytes), &alloc_err) ||
                   grow(sc, &sc->buf.recv, &sc->buf.recv_cap, spanned(sc, recv_bytes), &alloc_err));
   if (rc)
-    fprintf(stderr, "collbench: %s\n", alloc_err.msg);
+    cb_error_print(&alloc_err);
   if (cb_cluster_agree(cl, rc ? 1 : 0)) {
     cb_watchdog_disarm();
     *skipped = 1;

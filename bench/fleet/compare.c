@@ -76,7 +76,7 @@ int cb_compare_main(const struct cb_compare_cli *c) {
   struct cb_baseline o, n;
   struct cb_error err = {0};
   if (load_any(c->old_path, &o, &err) || load_any(c->new_path, &n, &err)) {
-    fprintf(stderr, "collbench: %s\n", err.msg);
+    cb_error_print(&err);
     cb_baseline_free(&o);
     return err.status;
   }
@@ -120,12 +120,12 @@ int cb_baseline_main(const struct cb_baseline_cli *c) {
   /* the output is checked before anything is read: a bad --baseline-out costs nothing */
   if (cb_output_check(c->out, "--baseline-out", CB_OUT_REPLACE, &err) ||
       cb_baseline_build("--baseline-out", c->inputs, c->ninputs, &b, &err)) {
-    fprintf(stderr, "collbench: %s\n", err.msg);
+    cb_error_print(&err);
     return err.status;
   }
   int rc = cb_baseline_write(&b, c->out, &err);
   if (rc)
-    fprintf(stderr, "collbench: %s\n", err.msg);
+    cb_error_print(&err);
   else {
     int results = 0, small = 0;
     for (int i = 0; i < b.nentries; i++) {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 #include "../output/sink.h"
-#include "nccl_tests.h"
 #include "import.h"
+#include "nccl_tests.h"
 
 static int write_all(const struct cb_import_cli *c, const struct cb_import *im,
                      struct cb_error *err) {
@@ -59,7 +59,7 @@ int cb_import_run(const struct cb_import_cli *c) {
       printf("collbench: %s: %d out-of-place or in-place figures were \"nan\": left out\n",
              c->input, im.nan);
   } else {
-    fprintf(stderr, "collbench: %s%s\n", rc == CB_USAGE ? "" : "error: ", err.msg);
+    cb_error_print(&err);
   }
   cb_import_free(&im);
   return rc;

@@ -799,7 +799,7 @@ int cb_model_run(const struct cb_model_cli *m) {
   if (!rc && m->json_path)
     rc = cb_replace_write(m->json_path, "--json", dump_json, doc, &err);
   if (rc)
-    fprintf(stderr, "collbench: %s\n", err.msg);
+    cb_error_print(&err);
   json_decref(doc);
   cb_fit_groups_free(&gs);
   cb_rep_free(&fd);

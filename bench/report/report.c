@@ -51,7 +51,7 @@ int cb_report(const struct cb_report_cli *rep) {
   if (!rc)
     rc = cb_rep_html(&d, dir, &err);
   if (rc)
-    fprintf(stderr, "collbench: %s\n", err.msg);
+    cb_error_print(&err);
   else { /* --out report/ is report/index.html, not report//index.html */
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/')
