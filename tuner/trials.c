@@ -84,6 +84,8 @@ static int load(struct cb_trials *t, FILE *f, json_t *setup, json_t *keep, struc
     }
     json_decref(j);
   }
+  if (rc == CB_OK && len == CB_READ_NOMEM)
+    rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", t->path);
   if (rc == CB_OK && len == CB_READ_LONG)
     rc = cb_fail(err, CB_USAGE, "--resume: %s:%d: a line longer than %d MiB: not a trials file",
                  t->path, lineno + 1, CB_MAX_LINE >> 20);

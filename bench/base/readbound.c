@@ -14,7 +14,7 @@ long cb_read_line(FILE *f, char **buf, size_t *cap) {
       size_t want = *cap ? 2 * *cap : 4096;
       char *grown = realloc(*buf, want);
       if (!grown)
-        return CB_READ_LONG;
+        return CB_READ_NOMEM;
       *buf = grown, *cap = want;
     }
     (*buf)[len++] = (char)c;

@@ -16,9 +16,11 @@
 
 /* One line into *buf (NUL-terminated, newline kept; NUL bytes in it are
  * kept and counted): its length, CB_READ_EOF at the end of the file (or a
- * read error: see ferror), CB_READ_LONG past CB_MAX_LINE bytes. */
+ * read error: see ferror), CB_READ_LONG past CB_MAX_LINE bytes,
+ * CB_READ_NOMEM when the line's buffer could not grow. */
 #define CB_READ_EOF (-1)
 #define CB_READ_LONG (-2)
+#define CB_READ_NOMEM (-3)
 long cb_read_line(FILE *f, char **buf, size_t *cap);
 
 /* Skips white space, at most CB_MAX_LINE bytes of it; returns the next

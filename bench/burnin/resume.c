@@ -158,6 +158,8 @@ int cb_burnin_resume_parse(const struct cb_cluster *cl, const struct cb_settings
     }
     rc = take_line(cl, s, path, lineno, line, p, err);
   }
+  if (rc == CB_OK && len == CB_READ_NOMEM)
+    rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", path);
   if (rc == CB_OK && len == CB_READ_LONG)
     rc =
         cb_fail(err, CB_USAGE, "--resume: %s:%d: a line longer than %d bytes: not a burn-in's file",

@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 
 #include "../output/replace.h"
+#include "base/readbound.h"
 #include "base/stats.h"
+#include "base/text.h"
 
 /* NCCL's collective names (inspector.cc's ncclFuncToString) as collbench's
  * ops; `per_rank`: NCCL's count is one rank's part, the row is the whole. */
@@ -29,7 +31,7 @@ static const struct {
 
 struct event {
   char id[48], coll[24];
-  long sn;
+  long long sn;
   int nranks, nnodes;
   uint64_t msg;
   double us, busbw;
@@ -38,7 +40,26 @@ struct event {
 struct events {
   struct event *v;
   size_t n, cap;
+  long long bytes; /* read over all the inputs, against CB_INSPECTOR_MAX_BYTES */
 };
+
+/* What one line may hold: out of these ranges it is not Inspector output
+ * (a cast of 2^31 ranks or a 1e19 coll_sn is undefined; a 0-byte or
+ * 1.5-byte call is none NCCL makes: enqueue.cc returns before a plan for a
+ * count of 0, so the profiler never sees one). */
+#define MAX_SN 9007199254740992.0     /* 2^53: a double's whole numbers */
+#define MAX_MSG 4611686018427387904.0 /* 2^62 bytes */
+#define MAX_US 1e12                   /* 11.6 days for one call */
+#define MAX_BUSBW 1e6                 /* GB/s: 1000x any link */
+
+static int whole(double v, double lo, double hi) {
+  return v >= lo && v <= hi && v == floor(v);
+}
+
+/* A figure from 0 to hi, or NaN (Inspector's "nan": not timed). */
+static int figure(double v, double hi) {
+  return isnan(v) || (v >= 0 && v <= hi);
+}
 
 static int number(json_t *o, const char *key, double *v) {
   json_t *x = json_object_get(o, key);
@@ -51,65 +72,105 @@ static int number(json_t *o, const char *key, double *v) {
   return 0;
 }
 
-/* One line: an event appended, a p2p line counted, or why it is not one. */
-static const char *take_line(const char *text, struct events *e, long *p2p) {
+/* One line: an event appended, a p2p line counted, or why it is not one
+ * (why[0] set); CB_RUNTIME when memory ran out. */
+static int take_line(const char *text, struct events *e, long *p2p, char *why, size_t n) {
   json_t *o = json_loads(text, 0, NULL), *h = json_object_get(o, "header");
   json_t *coll = json_object_get(o, "coll_perf");
-  const char *why = NULL;
-  double nranks, nnodes, sn, msg, us, busbw;
+  double nranks, nnodes, rank = NAN, sn, msg, us, busbw;
   const char *id = json_string_value(json_object_get(h, "id"));
   const char *name = json_string_value(json_object_get(coll, "coll"));
+  int rc = CB_OK;
+  why[0] = '\0';
   if (!json_is_object(o))
-    why = "not a JSON object";
+    snprintf(why, n, "not a JSON object");
   else if (!json_is_object(h) || !id || number(h, "n_ranks", &nranks) ||
-           number(h, "nnodes", &nnodes) || !(nranks >= 1) || !(nnodes >= 1))
-    why = "no header with id, n_ranks and nnodes";
+           number(h, "nnodes", &nnodes))
+    snprintf(why, n, "no header with id, n_ranks and nnodes");
+  else if (!whole(nranks, 1, CB_CALLS_MAX_RANKS) || !whole(nnodes, 1, nranks))
+    snprintf(why, n, "n_ranks %.17g and nnodes %.17g: whole numbers, 1 <= nnodes <= n_ranks <= %d",
+             nranks, nnodes, CB_CALLS_MAX_RANKS);
+  else if (json_object_get(h, "rank") && (number(h, "rank", &rank) || !whole(rank, 0, nranks - 1)))
+    snprintf(why, n, "rank %.17g: not a whole number from 0 to n_ranks - 1 (%.17g)", rank,
+             nranks - 1);
   else if (json_is_object(json_object_get(o, "p2p_perf")))
     ++*p2p;
   else if (!json_is_object(coll) || !name || number(coll, "coll_sn", &sn) ||
            number(coll, "coll_msg_size_bytes", &msg) || number(coll, "coll_exec_time_us", &us) ||
-           number(coll, "coll_busbw_gbs", &busbw) || !(msg >= 0))
-    why = "neither coll_perf (coll, coll_sn, coll_msg_size_bytes, coll_exec_time_us, "
-          "coll_busbw_gbs) nor p2p_perf";
+           number(coll, "coll_busbw_gbs", &busbw))
+    snprintf(why, n,
+             "neither coll_perf (coll, coll_sn, coll_msg_size_bytes, coll_exec_time_us, "
+             "coll_busbw_gbs) nor p2p_perf");
+  else if (!whole(sn, 0, MAX_SN) || !whole(msg, 1, MAX_MSG) || !figure(us, MAX_US) ||
+           !figure(busbw, MAX_BUSBW))
+    snprintf(why, n,
+             "coll_sn %.17g, coll_msg_size_bytes %.17g, coll_exec_time_us %.17g, coll_busbw_gbs "
+             "%.17g out of range (whole numbers from 0 and from 1 byte to 2^62; a time from 0 to "
+             "1e12 us and a busbw from 0 to 1e6 GB/s, or \"nan\")",
+             sn, msg, us, busbw);
   else {
     if (e->n == e->cap) {
       size_t cap = e->cap ? 2 * e->cap : 1024;
       struct event *v = realloc(e->v, cap * sizeof *v);
-      if (!v) {
-        json_decref(o);
-        return "out of memory";
-      }
-      e->v = v, e->cap = cap;
+      if (!v)
+        rc = CB_RUNTIME;
+      else
+        e->v = v, e->cap = cap;
     }
-    struct event *ev = &e->v[e->n++];
-    snprintf(ev->id, sizeof ev->id, "%s", id);
-    snprintf(ev->coll, sizeof ev->coll, "%s", name);
-    ev->sn = (long)sn, ev->nranks = (int)nranks, ev->nnodes = (int)nnodes;
-    ev->msg = (uint64_t)msg, ev->us = us, ev->busbw = busbw;
+    if (rc == CB_OK) {
+      struct event *ev = &e->v[e->n++];
+      snprintf(ev->id, sizeof ev->id, "%s", id);
+      /* a name from the file: shown in the table and written to the calls file */
+      cb_text_terminal(ev->coll, sizeof ev->coll, name, 0);
+      ev->sn = (long long)sn, ev->nranks = (int)nranks, ev->nnodes = (int)nnodes;
+      ev->msg = (uint64_t)msg, ev->us = us, ev->busbw = busbw;
+    }
   }
   json_decref(o);
-  return why;
+  return rc;
 }
 
 static int read_file(const char *path, struct events *e, struct cb_calls *c, struct cb_error *err) {
   FILE *f = fopen(path, "r");
   if (!f)
     return cb_fail(err, CB_USAGE, "--import-inspector %s: %s", path, strerror(errno));
-  char *line = NULL;
+  char *line = NULL, why[320];
   size_t cap = 0;
-  long at = 0, here = 0;
+  long at = 0, here = 0, len;
   int rc = CB_OK;
-  while (rc == CB_OK && getline(&line, &cap, f) >= 0) {
+  while (rc == CB_OK && (len = cb_read_line(f, &line, &cap)) > 0) {
     at++;
+    if ((e->bytes += len) > CB_INSPECTOR_MAX_BYTES) {
+      rc = cb_fail(err, CB_USAGE,
+                   "--import-inspector %s: line %ld: over %lld GiB of Inspector output in all: "
+                   "give fewer files (one node's, or a shorter run's)",
+                   path, at, (long long)CB_INSPECTOR_MAX_BYTES >> 30);
+      break;
+    }
+    if ((size_t)len != strlen(line)) {
+      rc = cb_fail(err, CB_USAGE,
+                   "--import-inspector %s: line %ld holds a NUL byte: not NCCL Inspector output",
+                   path, at);
+      break;
+    }
     if (line[strspn(line, " \t\r\n")] == '\0')
       continue;
-    const char *why = take_line(line, e, &c->p2p);
-    if (why)
+    if (take_line(line, e, &c->p2p, why, sizeof why))
+      rc = cb_fail(err, CB_RUNTIME, "--import-inspector %s: line %ld: out of memory", path, at);
+    else if (why[0])
       rc =
           cb_fail(err, CB_USAGE, "--import-inspector %s: line %ld is not NCCL Inspector output: %s",
                   path, at, why);
     here++;
   }
+  if (rc == CB_OK && len == CB_READ_LONG)
+    rc = cb_fail(err, CB_USAGE,
+                 "--import-inspector %s: line %ld: longer than %d MiB: not NCCL Inspector output",
+                 path, at + 1, CB_MAX_LINE >> 20);
+  else if (rc == CB_OK && len == CB_READ_NOMEM)
+    rc = cb_fail(err, CB_RUNTIME, "--import-inspector %s: line %ld: out of memory", path, at + 1);
+  else if (rc == CB_OK && ferror(f))
+    rc = cb_fail(err, CB_USAGE, "--import-inspector %s: %s", path, strerror(errno));
   free(line);
   fclose(f);
   if (rc == CB_OK && here == 0)
@@ -146,7 +207,8 @@ static int read_dir(const char *path, struct events *e, struct cb_calls *c, stru
       n++;
   }
   closedir(d);
-  qsort(files, n, sizeof *files, by_name);
+  if (n)
+    qsort(files, n, sizeof *files, by_name);
   if (rc == CB_OK && n == 0)
     rc = cb_fail(err, CB_USAGE, "--import-inspector %s: a folder with no files", path);
   for (size_t i = 0; i < n; i++) {
@@ -183,7 +245,8 @@ static double median_of(double *v, size_t n) {
 /* Events -> calls (a communicator's call once: its slowest rank's time and
  * the lowest busbw) -> rows. */
 static int group(struct events *e, struct cb_calls *c, struct cb_error *err) {
-  qsort(e->v, e->n, sizeof *e->v, by_call);
+  if (e->n) /* qsort's base must not be NULL, even for none */
+    qsort(e->v, e->n, sizeof *e->v, by_call);
   size_t ncalls = 0;
   for (size_t i = 0; i < e->n; i++) {
     struct event *last = ncalls ? &e->v[ncalls - 1] : NULL;
@@ -280,56 +343,87 @@ int cb_calls_write(const char *path, const char *option, const struct cb_calls *
   return cb_replace_write(path, option, write_lines, (void *)c, err);
 }
 
+/* A figure of a calls line: absent or null (not timed), or from 0 to hi. */
+static int calls_figure(json_t *o, const char *key, double hi, double *v) {
+  json_t *x = json_object_get(o, key);
+  *v = NAN;
+  if (!x || json_is_null(x))
+    return 0;
+  if (!json_is_number(x) || !figure(json_number_value(x), hi))
+    return -1;
+  *v = json_number_value(x);
+  return 0;
+}
+
+static int calls_line(const char *path, long at, json_t *o, struct cb_calls *c, size_t *cap,
+                      struct cb_error *err) {
+  struct cb_call r = {0};
+  json_int_t ranks = 0, nodes = 0, bytes = -1, calls = 0;
+  const char *op = NULL;
+  double t, bw, share = 0;
+  if (json_unpack(o, "{s:s, s:I, s:I, s:I, s:I, s?F}", "op", &op, "nranks", &ranks, "nnodes",
+                  &nodes, "bytes", &bytes, "calls", &calls, "share", &share) ||
+      ranks < 1 || ranks > CB_CALLS_MAX_RANKS || nodes < 1 || nodes > ranks || bytes < 1 ||
+      (double)bytes > MAX_MSG || calls < 1 || !(share >= 0 && share <= 1) ||
+      strlen(op) >= sizeof r.op || calls_figure(o, "time_us_nccl", MAX_US, &t) ||
+      calls_figure(o, "busbw_GBps_nccl", MAX_BUSBW, &bw))
+    return cb_fail(err, CB_USAGE,
+                   "--calls %s: line %ld: a call needs op (under %zu characters), 1 <= nnodes <= "
+                   "nranks <= %d, bytes from 1 to 2^62, calls >= 1, a share from 0 to 1, and "
+                   "time_us_nccl and busbw_GBps_nccl from 0 (up to 1e12 us and 1e6 GB/s) or null",
+                   path, at, sizeof r.op, CB_CALLS_MAX_RANKS);
+  cb_text_terminal(r.op, sizeof r.op, op, 0); /* shown in --calls' notes */
+  for (size_t n = 0; n < sizeof names / sizeof *names; n++)
+    r.known |= strcmp(op, names[n].op) == 0;
+  r.nranks = (int)ranks, r.nnodes = (int)nodes, r.bytes = (uint64_t)bytes;
+  r.calls = (long)calls, r.share = share, r.time_us = t, r.busbw_GBps = bw;
+  if ((size_t)c->n == *cap) {
+    size_t more = *cap ? 2 * *cap : 64;
+    struct cb_call *v = realloc(c->v, more * sizeof *v);
+    if (!v)
+      return cb_fail(err, CB_RUNTIME, "--calls %s: line %ld: out of memory", path, at);
+    c->v = v, *cap = more;
+  }
+  c->v[c->n++] = r, c->calls += r.calls;
+  return CB_OK;
+}
+
 int cb_calls_read(const char *path, struct cb_calls *c, struct cb_error *err) {
   memset(c, 0, sizeof *c);
   FILE *f = fopen(path, "r");
   if (!f)
     return cb_fail(err, CB_USAGE, "--calls %s: %s", path, strerror(errno));
   char *line = NULL;
-  size_t cap = 0;
-  long at = 0;
+  size_t cap = 0, ncap = 0;
+  long at = 0, len;
+  long long total = 0;
   int rc = CB_OK, header = 0;
-  while (rc == CB_OK && getline(&line, &cap, f) >= 0) {
+  while (rc == CB_OK && (len = cb_read_line(f, &line, &cap)) > 0) {
     at++;
-    json_t *o = json_loads(line, 0, NULL);
+    if ((total += len) > CB_CALLS_MAX_BYTES) {
+      rc = cb_fail(err, CB_USAGE, "--calls %s: line %ld: over %lld MiB: not a calls file", path, at,
+                   CB_CALLS_MAX_BYTES >> 20);
+      break;
+    }
+    /* a NUL byte would end the text jansson reads: a line cut short */
+    json_t *o = (size_t)len == strlen(line) ? json_loads(line, 0, NULL) : NULL;
     const char *type = json_string_value(json_object_get(o, "type"));
     if (at == 1 && type && strcmp(type, "calls") == 0)
       header = 1;
     else if (!header || !type || strcmp(type, "call") != 0)
       rc = cb_fail(err, CB_USAGE, "--calls %s: line %ld is not %s", path, at,
                    header ? "a call" : "the calls header (write one with --import-inspector)");
-    else {
-      struct cb_call r = {0};
-      json_int_t ranks = 0, nodes = 0, bytes = -1, calls = 0;
-      const char *op = NULL;
-      double t = NAN, bw = NAN, share = 0;
-      if (json_unpack(o, "{s:s, s:I, s:I, s:I, s:I, s?F}", "op", &op, "nranks", &ranks, "nnodes",
-                      &nodes, "bytes", &bytes, "calls", &calls, "share", &share) ||
-          ranks < 1 || nodes < 1 || bytes < 0 || calls < 1 || strlen(op) >= sizeof r.op)
-        rc = cb_fail(err, CB_USAGE,
-                     "--calls %s: line %ld: a call needs op, nranks and nnodes >= 1, bytes >= 0 "
-                     "and calls >= 1",
-                     path, at);
-      else {
-        json_t *x;
-        if ((x = json_object_get(o, "time_us_nccl")) && json_is_number(x))
-          t = json_number_value(x);
-        if ((x = json_object_get(o, "busbw_GBps_nccl")) && json_is_number(x))
-          bw = json_number_value(x);
-        snprintf(r.op, sizeof r.op, "%s", op);
-        for (size_t n = 0; n < sizeof names / sizeof *names; n++)
-          r.known |= strcmp(op, names[n].op) == 0;
-        r.nranks = (int)ranks, r.nnodes = (int)nodes, r.bytes = (uint64_t)bytes;
-        r.calls = (long)calls, r.share = share, r.time_us = t, r.busbw_GBps = bw;
-        struct cb_call *v = realloc(c->v, (size_t)(c->n + 1) * sizeof *v);
-        if (!v)
-          rc = cb_fail(err, CB_RUNTIME, "--calls %s: out of memory", path);
-        else
-          c->v = v, c->v[c->n++] = r, c->calls += r.calls;
-      }
-    }
+    else
+      rc = calls_line(path, at, o, c, &ncap, err);
     json_decref(o);
   }
+  if (rc == CB_OK && len == CB_READ_LONG)
+    rc = cb_fail(err, CB_USAGE, "--calls %s: line %ld: longer than %d MiB: not a calls file", path,
+                 at + 1, CB_MAX_LINE >> 20);
+  else if (rc == CB_OK && len == CB_READ_NOMEM)
+    rc = cb_fail(err, CB_RUNTIME, "--calls %s: line %ld: out of memory", path, at + 1);
+  else if (rc == CB_OK && ferror(f))
+    rc = cb_fail(err, CB_USAGE, "--calls %s: %s", path, strerror(errno));
   free(line);
   fclose(f);
   if (rc == CB_OK && c->n == 0)
@@ -351,7 +445,7 @@ int cb_inspector_run(const struct cb_inspector_cli *cli) {
   if (rc == CB_OK)
     rc = cb_inspector_read(cli->inputs, cli->ninputs, &c, &err);
   if (rc != CB_OK) {
-    fprintf(stderr, "collbench: %s%s\n", rc == CB_USAGE ? "" : "error: ", err.msg);
+    cb_error_print(&err);
     return rc;
   }
   printf("# what the job called: %ld collective calls in %ld lines of %d file%s (%ld p2p lines "
@@ -366,7 +460,7 @@ int cb_inspector_run(const struct cb_inspector_cli *cli) {
            r->busbw_GBps, r->known ? "" : "  (no collbench op: not measured)");
   }
   if (cli->out && (rc = cb_calls_write(cli->out, "--out", &c, &err)) != CB_OK)
-    fprintf(stderr, "collbench: %s%s\n", rc == CB_USAGE ? "" : "error: ", err.msg);
+    cb_error_print(&err);
   else if (cli->out)
     printf("wrote %s\n", cli->out);
   cb_calls_free(&c);

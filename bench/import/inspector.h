@@ -16,6 +16,14 @@
 
 #include "base/error.h"
 
+/* The most ranks a call's communicator may have (more than any job), and
+ * the most Inspector output read in all: an endless input (/dev/zero, a
+ * FIFO) stops at a bound with a refusal rather than growing memory. */
+#define CB_CALLS_MAX_RANKS (1 << 24)
+#define CB_INSPECTOR_MAX_BYTES (4LL << 30)
+/* A calls file is collbench's own, one line per (op, ranks, nodes, size). */
+#define CB_CALLS_MAX_BYTES (256LL << 20)
+
 struct cb_call {
   char op[24]; /* collbench's op ("allreduce"), or NCCL's name where it has none ("Reduce") */
   int known;   /* op is one of collbench's */

@@ -336,6 +336,8 @@ static int read_text(FILE *f, const char *path, struct cb_import *im, struct cb_
     rc = text_row(path, lineno, tok, n, &lay, im, err);
   }
   free(line);
+  if (rc == CB_OK && len == CB_READ_NOMEM)
+    rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", path);
   if (rc == CB_OK && len == CB_READ_LONG)
     rc = cb_fail(err, CB_USAGE, "%s:%ld: a line longer than %d MiB: not nccl-tests output", path,
                  lineno + 1, CB_MAX_LINE >> 20);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/readbound.h"
+
 #define MAX_DIM 65536 /* a file's rows: more ranks than any job here */
 
 static const char *base_name(const char *path) {
@@ -15,7 +17,8 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-/* Reads the whole file; NULL with err set. */
+/* Reads the whole file, at most CB_MAX_DOC bytes (a matrix of some 5,000
+ * ranks: an endless input stops there); NULL with err set. */
 static char *slurp(const char *path, struct cb_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -25,20 +28,33 @@ static char *slurp(const char *path, struct cb_error *err) {
   }
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap);
-  for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+  int nomem = !buf;
+  for (size_t got;
+       buf && len <= (size_t)CB_MAX_DOC && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
     len += got;
     if (cap - len < 2) {
       char *bigger = realloc(buf, cap * 2);
       if (!bigger)
-        free(buf);
+        free(buf), nomem = 1;
       buf = bigger, cap *= 2;
     }
   }
   int bad = ferror(f);
   fclose(f);
-  if (!buf || bad) {
+  if (nomem || bad || len > (size_t)CB_MAX_DOC) {
     free(buf);
-    cb_fail(err, CB_USAGE, "--skew '%s': cannot read the matrix file", path);
+    if (nomem)
+      cb_fail(err, CB_RUNTIME, "--skew '%s': out of memory reading the matrix file", path);
+    else if (bad)
+      cb_fail(err, CB_USAGE, "--skew '%s': cannot read the matrix file", path);
+    else
+      cb_fail(err, CB_USAGE, "--skew '%s': the matrix file is over %ld MiB", path,
+              CB_MAX_DOC >> 20);
+    return NULL;
+  }
+  if (memchr(buf, '\0', len)) { /* the text would end there, the rest unread */
+    free(buf);
+    cb_fail(err, CB_USAGE, "--skew '%s': the matrix file holds a NUL byte: not text", path);
     return NULL;
   }
   buf[len] = '\0';
@@ -84,7 +100,7 @@ static int parse_file(const char *path, struct cb_skew *k, struct cb_error *err)
         cap = cap ? 2 * cap : 256;
         uint64_t *more = realloc(cells, cap * sizeof *more);
         if (!more) {
-          rc = cb_fail(err, CB_USAGE, "--skew '%s': out of memory", path);
+          rc = cb_fail(err, CB_RUNTIME, "--skew '%s': out of memory", path);
           break;
         }
         cells = more;

@@ -578,6 +578,8 @@ int cb_rep_read_opt(const char *opt, const char *path, int file, struct cb_rep_d
     if (line[strspn(line, " \t\r\n")] != '\0') /* blank lines are harmless */
       add_line(path, lineno, line, (size_t)len, file, d);
   }
+  if (rc == CB_OK && len == CB_READ_NOMEM)
+    rc = cb_fail(err, CB_RUNTIME, "out of memory reading %s", path);
   if (rc == CB_OK && len == CB_READ_LONG)
     rc = cb_fail(err, CB_USAGE, "%s: %s:%ld: a line longer than %d MiB: not collbench JSON Lines",
                  opt, path, lineno + 1, CB_REP_MAX_LINE >> 20);
