@@ -30,6 +30,9 @@ static void copy_text(char *dst, size_t len, const char *src) {
  * reference measured at run time ("5% membw", "40% pairbw") or of the
  * model's figure ("80% model"; a time's only reference). `bandwidth` says
  * which family is expected. As cb_topo_quantity: 0, -1, -2. */
+#define CB_LEVEL_MIN_PCT 0.01
+#define CB_LEVEL_MAX_PCT 1000.0
+
 static int threshold(const char *text, int bandwidth, struct cb_threshold *th) {
   double v;
   const char *end = cb_topo_number(text, &v);
@@ -44,8 +47,10 @@ static int threshold(const char *text, int bandwidth, struct cb_threshold *th) {
     end++;
   for (int r = CB_REF_MEMBW; r < CB_NREFS; r++)
     if ((bandwidth || r == CB_REF_MODEL) && strcmp(end, cb_reference_names[r]) == 0) {
-      if (v > 1000) /* ten times the reference: a typo */
-        return -1;
+      /* a hundredth of a percent to ten times the reference: beyond, a
+       * typo (1e-300% model is a level nothing falls under) */
+      if (v < CB_LEVEL_MIN_PCT || v > CB_LEVEL_MAX_PCT)
+        return -3;
       th->value = v / 100;
       th->reference = r;
       return 0;
@@ -133,6 +138,9 @@ static int check_key(struct cb_accept_spec *s, const struct cb_topo_at *at, cons
     th->line = at->line;
     if (got == -2)
       return cb_topo_bad(at, key, cb_topo_range_text(bandwidth, 0), value);
+    if (got == -3)
+      return cb_topo_bad(at, key, "'%s' is out of range (0.01%% to 1000%% of what it refers to)",
+                         value);
     if (got)
       return cb_topo_bad(
           at, key,

@@ -62,9 +62,19 @@ static void copy_text(char *dst, size_t len, const char *src) {
   snprintf(dst, len, "%s", src);
 }
 
+/* Decimal only: strtod also reads hexadecimal ("0x10" is 16), which no
+ * datasheet figure is written in, so a level of 0x10 GB/s is a typo. */
+static int hexadecimal(const char *text) {
+  text += strspn(text, " \t");
+  text += *text == '+' || *text == '-';
+  return text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+}
+
 const char *cb_topo_number(const char *text, double *v) {
   char *end;
   errno = 0;
+  if (hexadecimal(text))
+    return NULL;
   *v = strtod(text, &end);
   if (end == text || errno || !isfinite(*v) || *v <= 0)
     return NULL;
@@ -106,6 +116,8 @@ int cb_topo_quantity(const char *text, int bandwidth, double *value) {
 /* A whole value that is a number; its range is the caller's to check. */
 int cb_topo_real(const char *value, double *out) {
   char *end;
+  if (hexadecimal(value))
+    return -1;
   *out = strtod(value, &end);
   return end == value || *end ? -1 : 0;
 }
@@ -657,6 +669,14 @@ int cb_topology_load(const char *path, struct cb_topology *t, const struct cb_to
     free(text);
     return failed ? cb_fail(err, CB_USAGE, "cannot read topology file '%s'", path)
                   : cb_fail(err, CB_USAGE, "topology file '%s' is over 1 MiB", path);
+  }
+  const char *nul = memchr(text, '\0', len);
+  if (nul) { /* the parser would stop there: a key cut short, the rest unread */
+    int line = 1;
+    for (const char *p = text; p < nul; p++)
+      line += *p == '\n';
+    free(text);
+    return cb_fail(err, CB_USAGE, "%s:%d: a NUL byte: not a text file", path, line);
   }
   text[len] = '\0';
   int rc = cb_topology_parse(text, path, t, part, err);
