@@ -12,7 +12,6 @@
 #include "envfile.h"
 #include "layout_rules.h"
 #include "layout_step.h"
-#include "output/lines.h"
 #include "output/replace.h"
 #include "results/verdict.h"
 #include "runtime/gpu.h"
@@ -486,27 +485,24 @@ static int write_rules(void *state, FILE *f) {
   return CB_OK;
 }
 
+static int write_line(void *line, FILE *f) {
+  return fputs(line, f) == EOF || fputc('\n', f) == EOF;
+}
+
 int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *opt,
                    const struct cb_settings *s, struct cb_error *err) {
-  struct cb_lines trials = {.fd = -1};
   struct variants v;
   const struct cb_layout_transport *tr = &cb_layout_mpi;
-  int rc = check(cl, opt, s, &tr, err), opened = 0;
+  int rc = check(cl, opt, s, &tr, err);
   if (rc == CB_OK)
     rc = make_variants(opt, &v, err);
-  if (rc == CB_OK && cl->rank == 0 && opt->trials) {
-    rc = cb_lines_open(&trials, opt->trials, "--trials", err);
-    opened = rc == CB_OK;
-  }
-  if (cb_cluster_agree(cl, rc) != CB_OK) {
-    if (opened)
-      cb_lines_close(&trials, &(struct cb_error){0});
+  /* --trials holds this search's one line, written at the end as --env-out
+   * is: checked now, replaced whole then, so a run killed on the way leaves
+   * the earlier file as it was */
+  if (rc == CB_OK && cl->rank == 0 && opt->trials)
+    rc = cb_output_check(opt->trials, "--trials", CB_OUT_REPLACE, err);
+  if (cb_cluster_agree(cl, rc) != CB_OK)
     return rc ? rc : cb_fail(err, CB_USAGE, "another rank could not set up --tune --parallel");
-  }
-  if (opened && (rc = cb_lines_start(&trials, err)) != CB_OK) {
-    cb_lines_close(&trials, &(struct cb_error){0});
-    return rc;
-  }
   const struct cb_model *m = &opt->model;
   char layout[64], bucket[64];
   cb_parallel_format(&opt->layout.par, layout, sizeof layout);
@@ -576,9 +572,12 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
     } else if (!opt->no_search)
       printf("tuned    = default: no %s beat the launch's by more than the noise\n",
              v.knob ? "setting" : "algorithm");
-    if (opened)
-      rc = cb_lines_put_text(&trials, result_json(opt, cl, tr, &v, res, n == 2 ? &cfg[1] : NULL),
-                             err);
+    if (opt->trials) {
+      char *line = result_json(opt, cl, tr, &v, res, n == 2 ? &cfg[1] : NULL);
+      rc = line ? cb_replace_write(opt->trials, "--trials", write_line, line, err)
+                : cb_fail(err, CB_RUNTIME, "--trials %s: out of memory", opt->trials);
+      free(line);
+    }
     if (rc == CB_OK && opt->env_out) {
       struct env_state e = {opt, tr, &v, &cfg[n - 1], &chosen};
       rc = cb_replace_write(opt->env_out, "--env-out", write_env, &e, err);
@@ -592,7 +591,5 @@ int cb_tune_layout(const struct cb_cluster *cl, const struct cb_tune_options *op
         printf("wrote %s\n", opt->plugin_out);
     }
   }
-  if (opened && cb_lines_close(&trials, rc ? &(struct cb_error){0} : err) && rc == CB_OK)
-    rc = err->status;
   return rc;
 }

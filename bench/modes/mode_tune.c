@@ -3,11 +3,34 @@
  * options and error conventions; its options are read by cli.c through
  * cli_tune.c. */
 #include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mode.h"
 #include "run_modes.h"
 #include "runtime/cluster.h"
 #include "tuner/tune.h"
+
+/* Open MPI 4's mpirun reads a --tune anywhere on its command line as its
+ * own --tune FILE (open-mpi/ompi#6372) and prints "Unable to locate the
+ * variable file" with the next argument once per process, which reads as
+ * if that option were lost: said here, where the user sees it. The run
+ * itself has every argument. */
+static void say_mpirun_tune(int argc, char **argv, int rank) {
+  if (rank != 0 || !getenv("OMPI_COMM_WORLD_SIZE") || argc < 2 ||
+      strcmp(argv[argc - 1], "--tune") == 0)
+    return;
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], "--tune") == 0) {
+      fprintf(stderr,
+              "collbench: note: any \"Unable to locate the variable file \"%s\"\" above is Open "
+              "MPI's mpirun reading --tune as its own option; collbench has %s and every other "
+              "argument. Put --tune last to avoid the message.\n",
+              argv[i + 1], argv[i + 1]);
+      return;
+    }
+}
 
 /* --tune: its own mode on the same cluster and error conventions. */
 static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error *err) {
@@ -15,6 +38,7 @@ static int run(union cb_mode_options *o, int argc, char **argv, struct cb_error 
   struct cb_cluster cl;
   if (cb_cluster_init(&cl, err))
     return err->status;
+  say_mpirun_tune(argc, argv, cl.rank);
   struct cb_tune_options opt = plan->tune;
   opt.timeout = plan->settings.timeout; /* -T applies to each timed phase */
   int rc = cb_tune_run(&cl, &opt, &plan->settings, argc, argv, err);
