@@ -27,7 +27,11 @@ set -u
 me=isolate.sh
 made= # a folder this run made: a refusal leaves nothing behind
 usage() { [ -n "$made" ] && rm -rf "$made"; echo "$me: $*" >&2; echo "usage: scripts/isolate.sh (--hostfile FILE | --slurm) [--floor N] [--rounds N] [--time-limit S] [--ranks-per-node K] [--out DIR] [--launcher-args ARGS] -- --accept FILE [options]" >&2; exit 2; }
-count() { case $2 in '' | *[!0-9]*) usage "$1 needs a whole number, got '$2'" ;; esac; }
+# a whole number of at most 9 digits: the shell's test would fail on 2^63
+count() {
+  case $2 in '' | *[!0-9]*) usage "$1 needs a whole number, got '$2'" ;; esac
+  [ ${#2} -le 9 ] || usage "$1 $2: at most 999999999"
+}
 
 hostfile= slurm=0 floor=1 rounds=4 limit=3600 per= out= largs=
 while [ $# -gt 0 ]; do
@@ -49,7 +53,7 @@ done
 [ "$rounds" -ge 1 ] && [ "$rounds" -le 64 ] || usage "--rounds $rounds: from 1 to 64"
 [ "$floor" -ge 1 ] || usage "--floor $floor: at least 1"
 [ "$limit" -ge 1 ] || usage "--time-limit $limit: at least 1 second"
-[ -z "$per" ] || [ "$per" -ge 1 ] || usage "--ranks-per-node $per: at least 1"
+[ -z "$per" ] || { [ "$per" -ge 1 ] && [ "$per" -le 4096 ]; } || usage "--ranks-per-node $per: from 1 to 4096"
 case " $* " in *" --accept "*) ;; *) usage "give collbench's --accept FILE after --" ;; esac
 case " $* " in *" --exclude-out "* | *" --json "* | *" --dry-run "*)
   usage "give no --exclude-out, --json or --dry-run: each round's are the script's (--out)" ;;
@@ -74,13 +78,16 @@ else
   [ -r "$hostfile" ] || usage "--hostfile $hostfile: cannot read it"
   # Open MPI's hostfile: refuse what it would read otherwise than we do
   awk -v k="$per" -v f="$hostfile" '
+    function shown(s) { gsub(/\r/, "\\r", s); gsub(/[^[:print:]]/, "?", s); return s }
+    /\r$/ { printf "%s:%d: the line ends in a carriage return (a Windows line end): convert the file with dos2unix or sed -i \"s/\\r$//\"\n", f, NR > "/dev/stderr"; bad = 1; exit }
     { sub(/#.*/, ""); if ($0 ~ /^[ \t]*$/) next
       slots = 1
       for (i = 2; i <= NF; i++) {
-        if ($i ~ /^(slots|max_slots|max-slots)=[0-9]+$/) { if ($i ~ /^slots=/) slots = substr($i, 7) + 0 }
-        else { printf "%s:%d: cannot read \"%s\" (HOST [slots=N] [max_slots=N])\n", f, NR, $i > "/dev/stderr"; bad = 1; exit }
+        # a count from 1 to 4096 ranks a host: slots=0 or 1e20 is no launch
+        if ($i ~ /^(slots|max_slots|max-slots)=[1-9][0-9]?[0-9]?[0-9]?$/ && substr($i, index($i, "=") + 1) + 0 <= 4096) { if ($i ~ /^slots=/) slots = substr($i, 7) + 0 }
+        else { printf "%s:%d: cannot read \"%s\" (HOST [slots=N] [max_slots=N], N from 1 to 4096)\n", f, NR, shown($i) > "/dev/stderr"; bad = 1; exit }
       }
-      if ($1 !~ /^[A-Za-z0-9._:-]+$/) { printf "%s:%d: \"%s\" is not a host name or address\n", f, NR, $1 > "/dev/stderr"; bad = 1; exit }
+      if ($1 !~ /^[A-Za-z0-9._:-]+$/) { printf "%s:%d: \"%s\" is not a host name or address\n", f, NR, shown($1) > "/dev/stderr"; bad = 1; exit }
       if (seen[$1]++) { printf "%s:%d: %s twice\n", f, NR, $1 > "/dev/stderr"; bad = 1; exit }
       print $1, (k != "" ? k : slots) }
     END { exit bad }' "$hostfile" >"$out/hosts" || usage "--hostfile $hostfile: not a hostfile it can read (above)"
