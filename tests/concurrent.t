@@ -46,6 +46,6 @@ ok $? "--concurrent without --parallel: exit 2"
 [ $? -eq 2 ] && grep -q "'p2p_lat' is not a collective that runs side by side" "$TMP/out"
 ok $? "--concurrent p2p_lat@tp: exit 2"
 ./collbench --parallel tp=2 --concurrent allreduce@dp -e 1K >"$TMP/out" 2>&1
-[ $? -eq 2 ] && grep -q -- '--parallel tp=2 has no dp groups of 2 or more ranks' "$TMP/out"
+[ $? -eq 2 ] && grep -q -- '--parallel gives dp=1, so there are no dp groups of 2 or more ranks' "$TMP/out"
 ok $? "--concurrent on a dimension the layout lacks: exit 2"
 finish

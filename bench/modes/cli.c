@@ -103,6 +103,9 @@ static int parse_concurrent(const char *arg, struct cb_settings *s, struct cb_er
   if (snprintf(copy, sizeof copy, "%s", arg) >= (int)sizeof copy)
     return cb_fail(err, CB_USAGE, "--concurrent: '%.40s...' is too long", arg);
   s->nconcurrent = 0;
+  if (copy[0] == ',' || strstr(copy, ",,") || (copy[0] && copy[strlen(copy) - 1] == ','))
+    return cb_fail(err, CB_USAGE,
+                   "--concurrent %s: an empty item; give e.g. allreduce@tp,allgather@dp", arg);
   for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
     char *at = strchr(item, '@');
     if (at)
@@ -697,9 +700,11 @@ static int check_own_ops(struct cb_cli *cli, const struct seen *seen, struct cb_
     for (int i = 0; i < s->nconcurrent; i++)
       if (s->parallel.size[s->concurrent_dim[i]] < 2)
         return cb_fail(err, CB_USAGE,
-                       "--concurrent %s@%s: --parallel %s has no %s groups of 2 or more ranks",
+                       "--concurrent %s@%s: --parallel gives %s=%d, so there are no %s groups "
+                       "of 2 or more ranks",
                        cb_ops[s->concurrent_op[i]]->name, cb_dim_names[s->concurrent_dim[i]],
-                       layout, cb_dim_names[s->concurrent_dim[i]]);
+                       cb_dim_names[s->concurrent_dim[i]], s->parallel.size[s->concurrent_dim[i]],
+                       cb_dim_names[s->concurrent_dim[i]]);
     int nccl = 0;
     for (int i = 0; i < s->nbackends; i++) {
       nccl |= !strcmp(cb_backends[s->backends[i]]->name, "nccl");

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CB_PARALLEL_MAX_GROUP (1 << 20) /* ranks: more than any job */
+
 const char *const cb_dim_names[CB_NDIMS] = {"tp", "ep", "dp", "pp"};
 
 int cb_dim_lookup(const char *name) {
@@ -24,6 +26,8 @@ int cb_parallel_parse(const char *text, struct cb_parallel *p, struct cb_error *
     return cb_fail(err, CB_USAGE, "--parallel: '%.40s...' is too long", text);
   if (!copy[0])
     return cb_fail(err, CB_USAGE, "--parallel: empty; give e.g. tp=2,dp=2");
+  if (copy[0] == ',' || strstr(copy, ",,") || copy[strlen(copy) - 1] == ',')
+    return cb_fail(err, CB_USAGE, "--parallel %s: an empty item; give e.g. tp=2,dp=2", text);
   char *save = NULL;
   for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(item, '=');
@@ -36,9 +40,9 @@ int cb_parallel_parse(const char *text, struct cb_parallel *p, struct cb_error *
     char *end;
     errno = 0;
     long n = strtol(eq + 1, &end, 10);
-    if (end == eq + 1 || *end || errno || n < 1 || n > 1 << 20)
-      return cb_fail(err, CB_USAGE, "--parallel %s: %s=%s is not a group size of 1 or more", text,
-                     item, eq + 1);
+    if (end == eq + 1 || *end || errno || n < 1 || n > CB_PARALLEL_MAX_GROUP)
+      return cb_fail(err, CB_USAGE, "--parallel %s: %s=%s is not a group size from 1 to %d", text,
+                     item, eq + 1, CB_PARALLEL_MAX_GROUP);
     if (seen[d]++)
       return cb_fail(err, CB_USAGE, "--parallel %s: %s is given twice", text, item);
     p->size[d] = (int)n;
