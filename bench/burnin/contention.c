@@ -7,29 +7,48 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* One line of /proc/stat into s; 0 when it was the aggregate cpu line. */
+static int stat_line(const char *p, long hz, struct cb_cpu_stat *s) {
+  unsigned long long v[10] = {0};
+  int n;
+  if (strncmp(p, "cpu ", 4) == 0) {
+    /* user nice system idle iowait irq softirq steal guest guest_nice;
+     * guest time is inside user already (proc(5)) */
+    n = sscanf(p + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5], &v[6], &v[7]);
+    if (n < 4 || hz <= 0)
+      return -1;
+    double busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]);
+    s->busy_s = busy / hz;
+    s->steal_s = (double)v[7] / hz;
+    s->total_s = (busy + (double)(v[3] + v[4] + v[7])) / hz;
+    return 0;
+  }
+  if (strncmp(p, "cpu", 3) == 0 && p[3] >= '0' && p[3] <= '9')
+    s->ncpu++;
+  else if (sscanf(p, "procs_running %d", &n) == 1)
+    s->running = n;
+  return -1;
+}
+
 int cb_cpu_stat_parse(const char *text, long hz, struct cb_cpu_stat *s) {
   memset(s, 0, sizeof *s);
   int found = -1;
-  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-    unsigned long long v[10] = {0};
-    int n;
-    if (strncmp(p, "cpu ", 4) == 0) {
-      /* user nice system idle iowait irq softirq steal guest guest_nice;
-       * guest time is inside user already (proc(5)) */
-      n = sscanf(p + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                 &v[4], &v[5], &v[6], &v[7]);
-      if (n < 4 || hz <= 0)
-        continue;
-      double busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]);
-      s->busy_s = busy / hz;
-      s->steal_s = (double)v[7] / hz;
-      s->total_s = (busy + (double)(v[3] + v[4] + v[7])) / hz;
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    if (stat_line(p, hz, s) == 0)
       found = 0;
-    } else if (strncmp(p, "cpu", 3) == 0 && p[3] >= '0' && p[3] <= '9') {
-      s->ncpu++;
-    } else if (sscanf(p, "procs_running %d", &n) == 1) {
-      s->running = n;
-    }
+  return found;
+}
+
+int cb_cpu_stat_read(FILE *f, long hz, struct cb_cpu_stat *s) {
+  memset(s, 0, sizeof *s);
+  int found = -1, rest = 0; /* rest: inside a line longer than the buffer */
+  char line[512];           /* the lines read are short; intr's, thousands of counts, is not one */
+  for (long n = 0; n < CB_CPU_STAT_MAX_LINES && fgets(line, sizeof line, f); n++) {
+    int whole = strchr(line, '\n') != NULL;
+    if (!rest && stat_line(line, hz, s) == 0)
+      found = 0;
+    rest = !whole;
   }
   return found;
 }
@@ -47,14 +66,11 @@ static void read_sample(struct sample *m) {
   if (getrusage(RUSAGE_SELF, &ru) == 0)
     m->own_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
                (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-  char text[16384];
   FILE *f = fopen("/proc/stat", "r");
   if (!f)
     return;
-  size_t n = fread(text, 1, sizeof text - 1, f);
+  m->ok = cb_cpu_stat_read(f, sysconf(_SC_CLK_TCK), &m->st) == 0;
   fclose(f);
-  text[n] = '\0';
-  m->ok = cb_cpu_stat_parse(text, sysconf(_SC_CLK_TCK), &m->st) == 0;
 }
 
 /* Every rank's sample, into per-node stat (the node's first rank's) and

@@ -10,6 +10,7 @@
 #define CB_BURNIN_CONTENTION_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/error.h"
 #include "results/verdict.h"
@@ -30,6 +31,11 @@ struct cb_cpu_stat {
 /* Parses /proc/stat's text (hz: clock ticks per second); 0 when its
  * aggregate cpu line is there, -1 when not. Pure. */
 int cb_cpu_stat_parse(const char *text, long hz, struct cb_cpu_stat *s);
+/* The same from a file, read whole line by line whatever its size (a
+ * 384-CPU host's /proc/stat is past 16 KiB before procs_running), at most
+ * CB_CPU_STAT_MAX_LINES pieces of 511 bytes: bounded on any input. */
+#define CB_CPU_STAT_MAX_LINES 1000000
+int cb_cpu_stat_read(FILE *f, long hz, struct cb_cpu_stat *s);
 
 /* One node over the run: the intervals where others or steal were at or
  * over the levels above, and the most of each. */

@@ -2,6 +2,8 @@
  * last-third step computed by hand, the three-way verdicts, wrong values
  * failing at once with their interval, the store keeping cases apart. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "burnin/burnin.h"
@@ -39,6 +41,28 @@ static void test_contention(void) {
   ok(cb_cpu_stat_parse("cpu0 1 2 3 4\nprocs_running 1\n", 100, &s) == -1,
      "no aggregate line: not read");
   ok(cb_cpu_stat_parse("cpu  1 2\n", 100, &s) == -1, "a cut aggregate line: not read");
+
+  /* issue 73 finding 10: a 384-CPU host's /proc/stat, laid out as the
+   * kernel's (fs/proc/stat.c: cpu, cpuN, then intr with a count per IRQ,
+   * thousands of them), is far past 16 KiB before procs_running */
+  char *big = NULL;
+  size_t big_len = 0;
+  FILE *w = open_memstream(&big, &big_len);
+  fprintf(w, "cpu  1000 20 300 5000 40 5 6 70 0 0\n");
+  for (int c = 0; c < 384; c++)
+    fprintf(w, "cpu%d 123456 789 234567 34567890 1234 0 5678 0 0 0\n", c);
+  fprintf(w, "intr 987654321");
+  for (int i = 0; i < 6000; i++)
+    fprintf(w, " %d", i % 7);
+  fprintf(w, "\nctxt 99\nbtime 1\nprocesses 5\nprocs_running 37\nprocs_blocked 0\n");
+  fclose(w);
+  FILE *r = fmemopen(big, big_len, "r");
+  int read = cb_cpu_stat_read(r, 100, &s);
+  ok(big_len > 16384 && read == 0 && s.ncpu == 384 && s.running == 37,
+     "a 384-CPU host's /proc/stat (%zu bytes): 384 CPUs and a run queue of 37 (%d, %d)", big_len,
+     s.ncpu, s.running);
+  fclose(r);
+  free(big);
 
   struct cb_node_load n = {.ncpu = 2, .ranks = 2};
   cb_node_load_add(&n, 1, 0.03, 0, 2);
