@@ -16,9 +16,11 @@
 #include "engine/engine.h"
 #include "expected.h"
 #include "fleet_verdict.h"
+#include "hang.h"
 #include "matrix.h"
 #include "membw.h"
 #include "runtime/gpu.h"
+#include "runtime/watchdog.h"
 #include "stragglers.h"
 #include "train_step.h"
 
@@ -436,6 +438,10 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
       }
       r->expected = &expected[i];
     }
+    char phase[CB_TOPO_NAME_MAX + 96];
+    snprintf(phase, sizeof phase, "check %s (between its measurements: retests, bisection)",
+             r->check->name);
+    cb_watchdog_phase(phase);
     if (i == 0) /* later windows start where the one before ended */
       cb_counters_gather(cl, before);
     if (measure_check(cl, base, ri, r, &total, err) ||
@@ -464,16 +470,17 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
       verdicts[nverdicts++] = found[i].v[k];
     for (int k = first; k < nverdicts; k++)
       verdicts[k].window = i + 1;
-    res->pending = verdicts, res->npending = nverdicts; /* what a hang keeps */
+    cb_hang_publish(res, verdicts, nverdicts); /* what a hang keeps */
   }
   free(before);
+  cb_watchdog_phase("acceptance after the checks ([step] checks, stragglers, the verdicts)");
   struct cb_verdict steps[CB_ACCEPT_MAX_STEPS];
   double compute_s[CB_ACCEPT_MAX_STEPS];
   if (cb_accept_steps_run(cl, t, base, steps, compute_s, err))
     return err->status;
   price(t, cl, compute_s, own, verdicts);
   /* Verdicts after all measurements, so the table prints them together. */
-  res->npending = 0;
+  cb_hang_publish(res, verdicts, 0);
   for (int i = 0; i < nverdicts; i++)
     if (cb_accept_emit(cl, sinks, nsinks, &verdicts[i], res, err))
       return err->status;

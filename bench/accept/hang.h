@@ -17,6 +17,19 @@
  * (--exclude-out; NULL: none). */
 void cb_hang_watch(const struct cb_cluster *cl, const char *exclude_path, struct cb_sink *sinks,
                    int nsinks, struct cb_accept_result *res, const struct cb_excluded *earlier);
+/* The run's end: its outputs are its own again; a later hang writes
+ * --exclude-out alone, as before the run (cb_hang_watch_hosts). */
 void cb_hang_unwatch(void);
+
+/* Outside a run (its set-up, the probe, the end: issue 73), a timeout
+ * writes --exclude-out with the hung hosts, and the finished run's
+ * (cb_hang_keep); cb_hang_end stops it, before the cluster is freed. */
+void cb_hang_watch_hosts(const struct cb_cluster *cl, const char *exclude_path);
+void cb_hang_keep(const struct cb_excluded *x);
+void cb_hang_end(void);
+
+/* The run's finished verdicts, v[0..n), for a hang to keep: published
+ * under the lock the watchdog thread reads them under. */
+void cb_hang_publish(struct cb_accept_result *res, const struct cb_verdict *v, int n);
 
 #endif

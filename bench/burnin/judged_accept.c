@@ -27,6 +27,8 @@ static int one_pass(void *state, const struct cb_settings *pass, struct cb_sink 
   cb_hang_unwatch();
   if (rc == CB_OK && p->cl->rank == 0 && cb_excluded_from(&p->excluded, &res))
     rc = cb_fail(err, CB_RUNTIME, "--exclude-out: out of memory");
+  if (rc == CB_OK && p->cl->rank == 0) /* a hang between passes keeps them too */
+    cb_hang_keep(&p->excluded);
   cb_accept_result_free(&res);
   return rc;
 }

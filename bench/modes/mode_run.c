@@ -28,6 +28,7 @@
 #include "probe/probe.h"
 #include "run_modes.h"
 #include "runtime/cluster.h"
+#include "runtime/watchdog.h"
 
 /* --junit FILE on an --accept or --matrix run (judged) that ends in an
  * error: the file says so (one error case), so CI sees the error, not a
@@ -81,6 +82,7 @@ static int exclude_out(const char *path, const struct cb_cluster *cl, struct cb_
       rc = cb_fail(err, CB_RUNTIME, "--exclude-out: out of memory");
     else if (cb_excluded_write(&x, path, err))
       rc = err->status;
+    cb_hang_keep(&x); /* a hang at the end writes them again, with the hung host */
     cb_excluded_free(&x);
   }
   cb_accept_result_free(res);
@@ -113,6 +115,7 @@ static int judged_run(const struct frame *f, const struct cb_matrix_rules *rules
   const struct cb_run_plan *p = f->plan;
   struct cb_judged_accept j = {rules ? NULL : &p->spec, rules, plan_fleet(p), f->ri,
                                p->out.exclude};
+  cb_watchdog_phase(rules ? "the matrix (between its pairs)" : "acceptance (before the checks)");
   if (p->settings.duration > 0) /* a burn-in: the checks or the matrix again and again */
     return cb_burnin_accept(f->cl, &p->settings, &j, f->sinks, f->nsinks, err);
   struct cb_accept_result res;
@@ -169,49 +172,50 @@ struct measuring {
 /* Every measuring mode's run: the cluster, the output paths checked, the
  * mode's own checks, the outputs opened, the run record and probe, the
  * mode's work, the outputs closed. Errors of one rank stop every rank. */
-static int run_frame(const struct measuring *m, int argc, char **argv, struct cb_run_plan *plan,
-                     struct cb_error *err) {
-  struct cb_cluster cl;
-  if (cb_cluster_init(&cl, err))
-    return err->status;
-  cb_phase("cluster known (hosts, ranks)");
+static int frame_body(const struct measuring *m, int argc, char **argv, struct cb_run_plan *plan,
+                      const struct cb_cluster *cl, struct cb_error *err) {
   struct cb_settings *s = &plan->settings;
-  s->progress = cl.rank == 0 && (plan->progress < 0 ? isatty(STDERR_FILENO) : plan->progress);
-  if (s->root >= cl.nranks) {
-    cb_fail(err, CB_USAGE, "--root %d: there are only %d ranks", s->root, cl.nranks);
-    cb_cluster_free(&cl);
+  s->progress = cl->rank == 0 && (plan->progress < 0 ? isatty(STDERR_FILENO) : plan->progress);
+  if (s->root >= cl->nranks) {
+    cb_fail(err, CB_USAGE, "--root %d: there are only %d ranks", s->root, cl->nranks);
     return err->status;
   }
-  if (cb_cluster_agree(&cl, check_outputs(plan, cl.rank, err)) != CB_OK) {
-    cb_cluster_free(&cl);
+  if (cb_cluster_agree(cl, check_outputs(plan, cl->rank, err)) != CB_OK) {
     return err->status ? err->status
                        : cb_fail(err, CB_USAGE, "cannot open the output files (rank 0 says why)");
   }
-  struct frame f = {&cl, plan, NULL, NULL, NULL, 0};
+  if (plan->judged) /* a hang from here on names its host in --exclude-out */
+    cb_hang_watch_hosts(cl, plan->out.exclude);
+  struct frame f = {cl, plan, NULL, NULL, NULL, 0};
   /* every check that can refuse the run, before any output is opened */
   if (m->validate(&f, err)) {
-    cb_cluster_free(&cl);
     return err->status;
   }
   cb_phase("checked (outputs, the mode's own checks)");
   struct cb_sink sinks[6];
-  int nsinks = 0, rc = open_sinks(plan, cl.rank, sinks, &nsinks, err);
-  if (cb_cluster_agree(&cl, rc) != CB_OK) {
+  int nsinks = 0, rc = open_sinks(plan, cl->rank, sinks, &nsinks, err);
+  if (cb_cluster_agree(cl, rc) != CB_OK) {
     close_sinks(sinks, nsinks);
-    cb_cluster_free(&cl);
     return cb_fail(err, CB_USAGE, "cannot open the output files (rank 0 says why)");
   }
   struct cb_run_info ri;
-  cb_run_info_collect(&ri, argc, argv, &cl, s);
+  cb_run_info_collect(&ri, argc, argv, cl, s);
   cb_phase("run record (backends probed)");
   struct cb_probe probe; /* every run says what it ran on */
-  rc = cb_probe_collect(&cl, &probe, err);
+  cb_watchdog_phase("the probe (each node's hardware, links and error counters)");
+  rc = cb_probe_collect(cl, &probe, err);
   cb_phase("node probed");
-  ri.probe = cl.rank == 0 ? &probe : NULL;
+  ri.probe = cl->rank == 0 ? &probe : NULL;
   f.probe = &probe, f.ri = &ri, f.sinks = sinks, f.nsinks = nsinks;
   if (rc == CB_OK)
     rc = m->go(&f, err);
   cb_phase("the mode's work done");
+  if (rc == CB_OK || rc == CB_FAILED) { /* every rank here before MPI_Finalize, still watched */
+    cb_watchdog_phase("the end (every rank finishing)");
+    MPI_Barrier(cl->comm);
+  }
+  cb_watchdog_phase(NULL);
+  cb_hang_end();              /* before the probe, whose host names it keeps, is freed */
   struct cb_error cerr = {0}; /* a failed close (NFS, disk full) fails the run */
   if (cb_sinks_close(sinks, nsinks, &cerr) && (rc == CB_OK || rc == CB_FAILED)) {
     *err = cerr;
@@ -219,12 +223,27 @@ static int run_frame(const struct measuring *m, int argc, char **argv, struct cb
   }
   cb_run_info_free(&ri);
   cb_probe_free(&probe);
-  if ((rc == CB_RUNTIME || rc == CB_USAGE) && cl.rank == 0)
+  if ((rc == CB_RUNTIME || rc == CB_USAGE) && cl->rank == 0)
     junit_error(plan->out.junit, plan->judged, err);
   if ((rc == CB_RUNTIME || rc == CB_USAGE) && !err->agreed) { /* others may be blocked in a call */
     cb_error_print(err);
     MPI_Abort(MPI_COMM_WORLD, rc);
   }
+  return rc;
+}
+
+static int run_frame(const struct measuring *m, int argc, char **argv, struct cb_run_plan *plan,
+                     struct cb_error *err) {
+  struct cb_cluster cl;
+  int rc = cb_cluster_init(&cl, err);
+  if (rc == CB_OK) {
+    cb_phase("cluster known (hosts, ranks)");
+    cb_watchdog_attach(&cl); /* a judged run's, started before MPI_Init */
+    cb_watchdog_phase("setting up (the outputs and the mode's checks agreed)");
+    rc = frame_body(m, argc, argv, plan, &cl, err);
+  }
+  cb_hang_end();
+  cb_watchdog_stop(); /* a judged run's (no other runs here): before cl is freed */
   cb_cluster_free(&cl);
   return rc;
 }
@@ -333,6 +352,12 @@ int cb_run_pre_mpi(struct cb_run_mode *r, int rank, struct cb_error *err) {
               getenv("CUDA_MPS_PIPE_DIRECTORY") ? getenv("CUDA_MPS_PIPE_DIRECTORY")
                                                 : CB_MPS_DEFAULT_PIPE_DIR);
   }
+  /* --accept and --matrix judge a cluster in which a node may hang at any
+   * moment: --timeout watches the whole run from here, MPI_Init included
+   * (run_frame names each phase) */
+  if (plan->judged && !plan->dry_run &&
+      cb_watchdog_start_early(plan->settings.timeout, "start-up (MPI_Init, the ranks meeting)"))
+    return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   if (cli->accept_path) {
     for (int i = 0; i < t->nchecks; i++) {
       int b = cb_backend_lookup(t->checks[i].backend_name);

@@ -147,7 +147,8 @@ const struct cb_option cb_options[] = {
     {.name = "timeout", .short_name = 'T', .arg = CB_ARG_ONE, .code = 'T', .modes = CB_IN_RUN | CB_IN_CHECK,
      .section = CB_SEC_TIMING, .metavar = "SEC",
      .help = "give up (exit 3) naming the stuck rank after SEC\n"
-             "in one measurement; 0 disables (default 300)"},
+             "in one measurement (--accept, --matrix: in any\n"
+             "phase, start-up included); 0 disables (default 300)"},
     {.name = "duration", .arg = CB_ARG_ONE, .code = OPT_DURATION, .modes = CB_IN_RUN,
      .section = CB_SEC_TIMING, .metavar = "TIME",
      .help = "burn-in: the sweep, --accept or --matrix again and\n"

@@ -22,9 +22,12 @@ static struct {
   double timeout, armed_at; /* armed_at 0: idle */
   long seq;                 /* measurements armed so far: where this rank is */
   char what[256];
-  const struct cb_cluster *cl;
-  struct cb_wd_peers *peers; /* asks the others who is stuck (watchdog_peers.h) */
-  int wake[2];               /* stop wakes the thread at once, not at its next tick */
+  const struct cb_cluster *cl; /* NULL before cb_watchdog_attach: start-up */
+  struct cb_wd_peers *peers;   /* asks the others who is stuck (watchdog_peers.h) */
+  int wake[2];                 /* stop wakes the thread at once, not at its next tick */
+  int depth;                   /* starts not yet stopped: an inner one shares the outer */
+  int measuring;               /* armed by cb_watchdog_arm, not by a phase */
+  char phase[256];             /* what the run does between measurements ("": nothing watched) */
 } wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = {-1, -1}};
 
 static struct cb_watchdog_hang hang;
@@ -58,8 +61,13 @@ static void *watch(void *unused) {
   /* Waking 10 times a second bounds the overshoot to 0.1 s; a peer
    * asking where this rank is wakes it at once. */
   double last = cb_now(), frozen = 0;
+  long last_seq = -1;
   for (;;) {
-    struct pollfd pf[2] = {{.fd = cb_wd_peers_fd(wd.peers), .events = POLLIN},
+    pthread_mutex_lock(&wd.lock); /* attach sets them while this thread runs */
+    struct cb_wd_peers *peers = wd.peers;
+    const struct cb_cluster *cl = wd.cl;
+    pthread_mutex_unlock(&wd.lock);
+    struct pollfd pf[2] = {{.fd = cb_wd_peers_fd(peers), .events = POLLIN},
                            {.fd = wd.wake[0], .events = POLLIN}};
     poll(pf, 2, 100);
     /* a tick seconds late: this process itself was not running (SIGSTOP,
@@ -80,31 +88,42 @@ static void *watch(void *unused) {
     pthread_mutex_unlock(&wd.lock);
     if (stop)
       return NULL;
-    if (armed_at == 0)
-      frozen = 0; /* only a stop within the current measurement counts */
+    if (armed_at == 0 || seq != last_seq)
+      frozen = 0; /* only a stop within the current measurement or phase counts */
+    last_seq = seq;
     if (pf[0].revents)
-      cb_wd_peers_serve(wd.peers, seq, armed_at > 0, what);
+      cb_wd_peers_serve(peers, seq, armed_at > 0, what);
     if (armed_at > 0 && cb_now() - armed_at > limit) {
       /* this rank waits; the one to name is the one that did not come */
       char who[1024];
       snprintf(hang.what, sizeof hang.what, "%s", what);
       hang.timeout = wd.timeout;
-      if (frozen > 0) {
+      if (!cl) /* start-up: nobody known to ask */
+        snprintf(who, sizeof who,
+                 "another rank did not arrive (stopped, its host down, or MPI could not start "
+                 "it); which one cannot be said before the ranks have met");
+      else if (frozen > 0) {
         snprintf(who, sizeof who,
                  "this rank itself did not run for %.0f s (stopped, or its machine paused); "
                  "the others gave up waiting for it",
                  frozen);
-        hang.hung = (struct cb_wd_hung){.ranks = {wd.cl->rank}, .n = 1, .rank0_alive = 1};
+        hang.hung = (struct cb_wd_hung){.ranks = {cl->rank}, .n = 1, .rank0_alive = 1};
       } else
-        cb_wd_peers_blame(wd.peers, seq, what, who, sizeof who, &hang.hung);
+        cb_wd_peers_blame(peers, seq, what, who, sizeof who, &hang.hung);
+      char host[256] = "?";
+      if (cl)
+        snprintf(host, sizeof host, "%s", cl->hostname);
+      else if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+      host[sizeof host - 1] = '\0';
       fprintf(stderr,
               "collbench: timeout: rank %d on %s spent more than %g s in %s (--timeout): %s; "
               "giving up, exit 3\n",
-              wd.cl->rank, wd.cl->hostname, wd.timeout, what, who);
+              cl ? cl->rank : cb_launcher_rank(), host, wd.timeout, what, who);
       fflush(stderr);
       hanging = 1;
       cb_watchdog_exit_hooks();
-      if (wd.cl->rank != 0 && hang.hung.rank0_alive) { /* rank 0 writes what was finished */
+      if (cl && cl->rank != 0 && hang.hung.rank0_alive) { /* rank 0 writes what was finished */
         struct timespec ts = {(time_t)CB_WATCHDOG_PRINTER_WAIT, 0};
         nanosleep(&ts, NULL);
       }
@@ -113,16 +132,22 @@ static void *watch(void *unused) {
   }
 }
 
-int cb_watchdog_start(const struct cb_cluster *cl, double timeout) {
-  if (timeout <= 0)
-    return 0;
+/* The thread, watching `phase` (NULL: nothing) until the first arm. */
+static int launch(const struct cb_cluster *cl, double timeout, const char *phase) {
   wd.cl = cl;
   wd.timeout = timeout;
   wd.stop = 0;
   wd.armed_at = 0;
   wd.polled = 0;
   wd.seq = 0;
-  wd.peers = cb_wd_peers_open(cl); /* collective: every rank has the same timeout */
+  wd.measuring = 0;
+  wd.depth = 1;
+  snprintf(wd.phase, sizeof wd.phase, "%s", phase ? phase : "");
+  if (phase) {
+    snprintf(wd.what, sizeof wd.what, "%s", phase);
+    wd.armed_at = cb_now();
+  }
+  wd.peers = cl ? cb_wd_peers_open(cl) : NULL; /* collective: every rank has the same timeout */
   if (pipe2(wd.wake, O_CLOEXEC | O_NONBLOCK) != 0)
     wd.wake[0] = wd.wake[1] = -1; /* poll ignores -1: stop then waits a tick */
   if (pthread_create(&wd.thread, NULL, watch, NULL) != 0)
@@ -131,11 +156,58 @@ int cb_watchdog_start(const struct cb_cluster *cl, double timeout) {
   return 0;
 }
 
-void cb_watchdog_arm(const char *what) {
+int cb_watchdog_start(const struct cb_cluster *cl, double timeout) {
+  if (timeout <= 0)
+    return 0;
+  if (wd.running) { /* inside a watched run: its watchdog serves */
+    pthread_mutex_lock(&wd.lock);
+    wd.depth++;
+    pthread_mutex_unlock(&wd.lock);
+    return 0;
+  }
+  return launch(cl, timeout, NULL);
+}
+
+int cb_watchdog_start_early(double timeout, const char *phase) {
+  if (timeout <= 0 || wd.running)
+    return 0;
+  return launch(NULL, timeout, phase);
+}
+
+void cb_watchdog_attach(const struct cb_cluster *cl) {
+  if (!wd.running || wd.cl)
+    return;
+  struct cb_wd_peers *peers = cb_wd_peers_open(cl); /* collective, watched as start-up */
   pthread_mutex_lock(&wd.lock);
+  wd.cl = cl, wd.peers = peers;
+  pthread_mutex_unlock(&wd.lock);
+}
+
+/* Under the lock: watching what (a measurement or a phase) from now. */
+static void arm_locked(const char *what) {
   snprintf(wd.what, sizeof wd.what, "%s", what);
   wd.armed_at = cb_now();
   wd.seq++;
+}
+
+void cb_watchdog_arm(const char *what) {
+  pthread_mutex_lock(&wd.lock);
+  arm_locked(what);
+  wd.measuring = 1;
+  pthread_mutex_unlock(&wd.lock);
+}
+
+void cb_watchdog_phase(const char *what) {
+  if (!wd.running)
+    return;
+  pthread_mutex_lock(&wd.lock);
+  snprintf(wd.phase, sizeof wd.phase, "%s", what ? what : "");
+  if (!wd.measuring) {
+    if (wd.phase[0])
+      arm_locked(wd.phase);
+    else
+      wd.armed_at = 0;
+  }
   pthread_mutex_unlock(&wd.lock);
 }
 
@@ -155,7 +227,11 @@ double cb_watchdog_timeout(void) {
 
 void cb_watchdog_disarm(void) {
   pthread_mutex_lock(&wd.lock);
-  wd.armed_at = 0;
+  wd.measuring = 0;
+  if (wd.phase[0]) /* back to the phase the measurement ran in */
+    arm_locked(wd.phase);
+  else
+    wd.armed_at = 0;
   pthread_mutex_unlock(&wd.lock);
 }
 
@@ -163,8 +239,12 @@ void cb_watchdog_stop(void) {
   if (!wd.running)
     return;
   pthread_mutex_lock(&wd.lock);
-  wd.stop = 1;
+  int inner = --wd.depth > 0;
+  if (!inner)
+    wd.stop = 1;
   pthread_mutex_unlock(&wd.lock);
+  if (inner)
+    return;
   if (wd.wake[1] >= 0 && write(wd.wake[1], "", 1) < 0) {
     /* full or gone: the thread sees stop at its next tick */
   }

@@ -29,11 +29,25 @@ const struct cb_watchdog_hang *cb_watchdog_hang(void);
 /* Seconds past --timeout a polling backend has to abort and report. */
 #define CB_WATCHDOG_GRACE 5.0
 
-/* timeout <= 0 disables the watchdog. */
+/* timeout <= 0 disables the watchdog. Inside a running one (a judged
+ * run's, below) a start shares it and its stop is the start's pair. */
 int cb_watchdog_start(const struct cb_cluster *cl, double timeout);
 void cb_watchdog_arm(const char *what);
 void cb_watchdog_disarm(void);
 void cb_watchdog_stop(void);
+
+/* A run watched in every phase (--accept and --matrix: a node may hang
+ * anywhere, issue 73), not only while measuring:
+ *   cb_watchdog_start_early before MPI_Init, watching `phase` (start-up)
+ *   with nobody to ask yet: a timeout then says a rank did not arrive;
+ *   cb_watchdog_attach once the cluster is known (collective): from then
+ *   on a timeout asks the others who is stuck, as in a measurement;
+ *   cb_watchdog_phase names what the run does between measurements, each
+ *   step of it watched for --timeout from the last measurement's end or
+ *   the phase's start (NULL: nothing between measurements watched). */
+int cb_watchdog_start_early(double timeout, const char *phase);
+void cb_watchdog_attach(const struct cb_cluster *cl);
+void cb_watchdog_phase(const char *what);
 /* fn runs (once, on the watchdog's thread) before the watchdog's _exit(3):
  * for clean-up an atexit handler would do (up to 4) */
 void cb_watchdog_at_exit(void (*fn)(void));
