@@ -21,6 +21,7 @@ struct cb_step_check {
   uint64_t bucket_bytes; /* default DDP's 25 MiB, capped at the gradients */
   int ranks;             /* the rank count the check is for; 0: any */
   int reps;              /* rounds of the three phases (default 10) */
+  int reps_given;        /* reps = in the file: exactly that many, never more */
   double limit;          /* a share of the step, 0 < limit < 1 */
   /* seconds of compute a step takes on one GPU (or rank), for pricing
    * defects at `scale`; 0: the step's T_compute as measured in the run */

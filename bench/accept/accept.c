@@ -357,6 +357,31 @@ static int bisect(const struct cb_cluster *cl, const struct cb_accept_spec *t,
   return cb_bisect_run(cl, t, c, go[1], go[2], base, ri, sinks, nsinks, found, err);
 }
 
+/* One check measured, as many times as its verdict needs, inside its
+ * watchdog phase; then the window of counters and the hosts' contention
+ * around it (collective; rank 0 notes a change of contention). */
+static int measure_one(const struct cb_cluster *cl, const struct cb_fleet *fleet,
+                       const struct cb_settings *base, const struct cb_run_info *ri,
+                       const double *refs, struct relay *r, int i, struct cb_counters *before,
+                       struct cb_summary *total, struct cb_accept_result *res,
+                       struct cb_sink *sinks, int nsinks, struct cb_error *err) {
+  char phase[CB_TOPO_NAME_MAX + 96], busy[512];
+  snprintf(phase, sizeof phase, "check %s (between its measurements: retests, bisection)",
+           r->check->name);
+  cb_watchdog_phase(phase);
+  if (i == 0) /* later windows start where the one before ended */
+    cb_counters_gather(cl, before);
+  if (measure_check(cl, base, ri, r, total, err) ||
+      repeat_suspect(cl, fleet, base, ri, r, total, err) ||
+      confirm_fail(cl, base, ri, refs, r, total, err) ||
+      settle_inconclusive(cl, base, ri, refs, r, total, err) ||
+      cb_accept_window(cl, before, res->windows ? &res->windows[i] : NULL, err) ||
+      cb_contention_interval(cl, i + 1, &res->load, busy, sizeof busy, err) ||
+      (cl->rank == 0 && busy[0] && cb_sinks_note(sinks, nsinks, busy, err)))
+    return err->status;
+  return CB_OK;
+}
+
 /* Rank 0: each check's own FAIL or WARN priced in step time at the file's
  * scale, when a [step] says what to price it in (cost.h). */
 static void price(const struct cb_accept_spec *t, const struct cb_cluster *cl,
@@ -425,6 +450,11 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
   res->nwindows = res->windows ? t->nchecks : 0;
   if (!before)
     return cb_fail(err, CB_RUNTIME, "out of memory for %d nodes' counters", cl->nnodes);
+  if (cb_contention_start(cl, &res->load, err)) { /* collective: every rank fails alike */
+    free(before);
+    return err->status;
+  }
+  res->load.step = "check";
   for (int i = 0; i < t->nchecks; i++) {
     struct relay *r = &relays[i];
     memset(r, 0, sizeof *r);
@@ -438,17 +468,7 @@ int cb_accept_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
       }
       r->expected = &expected[i];
     }
-    char phase[CB_TOPO_NAME_MAX + 96];
-    snprintf(phase, sizeof phase, "check %s (between its measurements: retests, bisection)",
-             r->check->name);
-    cb_watchdog_phase(phase);
-    if (i == 0) /* later windows start where the one before ended */
-      cb_counters_gather(cl, before);
-    if (measure_check(cl, base, ri, r, &total, err) ||
-        repeat_suspect(cl, fleet, base, ri, r, &total, err) ||
-        confirm_fail(cl, base, ri, refs, r, &total, err) ||
-        settle_inconclusive(cl, base, ri, refs, r, &total, err) ||
-        cb_accept_window(cl, before, res->windows ? &res->windows[i] : NULL, err)) {
+    if (measure_one(cl, fleet, base, ri, refs, r, i, before, &total, res, sinks, nsinks, err)) {
       free(before);
       return err->status;
     }

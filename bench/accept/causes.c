@@ -40,6 +40,7 @@ static struct cb_cause *add(struct cb_causes *c, const struct cb_probe_node *n, 
   if (c->n == CB_MAX_CAUSES)
     return NULL;
   struct cb_cause *k = &c->c[c->n++];
+  *k = (struct cb_cause){0};
   memset(k, 0, sizeof *k);
   snprintf(k->host, sizeof k->host, "%s", n->hostname);
   snprintf(k->device, sizeof k->device, "%s", device);

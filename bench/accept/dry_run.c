@@ -50,17 +50,19 @@ static void put_expected(FILE *out, const struct cb_expected *e, const char *uni
     fprintf(out, "    follows NCCL v2.28.9-1; %s\n", e->newer);
 }
 
+/* What a figure just at a level would cost the step at scale: the fail
+ * level's, and the warn level's (issue 74: a planner sets both). */
 static void put_cost(FILE *out, const struct cb_accept_spec *t, const struct cb_check *c,
-                     const struct cb_expected *e, const struct cb_pricing *p, int ranks, int nodes,
-                     const char *unit) {
-  double level = cb_level_value(c, &c->fail, (double[CB_NREFS]){0}, e);
-  if (c->fail.reference == CB_REF_MEMBW || c->fail.reference == CB_REF_PAIRBW || isnan(level))
+                     const struct cb_threshold *th, int status, const struct cb_expected *e,
+                     const struct cb_pricing *p, int ranks, int nodes, const char *unit) {
+  double level = cb_level_value(c, th, (double[CB_NREFS]){0}, e);
+  if (!th->set || th->reference == CB_REF_MEMBW || th->reference == CB_REF_PAIRBW || isnan(level))
     return; /* a level known only at run time */
-  struct cb_verdict v = {.status = CB_FAIL, .measured = level};
+  struct cb_verdict v = {.status = status, .measured = level};
   struct cb_cost cost;
   char text[320];
   if (cb_cost_price(p, t, c, &v, e, ranks, nodes, &cost) == 0)
-    fprintf(out, "    a FAIL at %.5g %s costs: %s\n", level, unit,
+    fprintf(out, "    a %s at %.5g %s costs: %s\n", cb_verdict_names[status], level, unit,
             cb_cost_text(&cost, text, sizeof text));
 }
 
@@ -108,8 +110,10 @@ int cb_accept_dry_run(const struct cb_accept_spec *t, int ranks, int nodes, FILE
     put_level(out, "warn", c, &c->warn, ep, unit);
     if (ep)
       put_expected(out, ep, unit);
-    if (priced) /* what a FAIL just at the level would cost the step at scale */
-      put_cost(out, t, c, ep, &pricing, ranks, nodes, unit);
+    if (priced) { /* what a figure just at each level would cost the step at scale */
+      put_cost(out, t, c, &c->fail, CB_FAIL, ep, &pricing, ranks, nodes, unit);
+      put_cost(out, t, c, &c->warn, CB_WARN, ep, &pricing, ranks, nodes, unit);
+    }
     if (c->ceiling[0])
       fprintf(out, "    ceiling: tier '%s', %.5g GB/s: FAIL under %g of it, WARN over 1.05 of it\n",
               c->ceiling, t->system.tiers[c->ceiling_tier].bandwidth_Bps * 1e-9,

@@ -205,6 +205,7 @@ static int step_key(struct cb_accept_spec *s, const struct cb_topo_at *at, const
   } else if (strcmp(key, "reps") == 0) {
     if (cb_topo_int(value, 2, 10000, &c->reps))
       return cb_topo_bad(at, key, "'%s' is not a repetition count (2 to 10000)", value);
+    c->reps_given = 1;
   } else if (strcmp(key, "limit") == 0) {
     if (cb_overhead_parse(value, "limit", &c->limit, &e))
       return cb_topo_bad(at, key, "'%s': expected a share of the step such as 20%% or 0.2", value);

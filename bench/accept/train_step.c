@@ -3,9 +3,11 @@
  * on its communication overhead, (T_step - T_compute) / T_step, against
  * the check's limit; the verdict goes to every sink like any check's. */
 #include <math.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/timer.h"
 #include "base/units.h"
 #include "train_step.h"
 #include "tuner/step_check.h"
@@ -59,14 +61,36 @@ static void judge(const struct cb_step_check *c, const struct cb_step_measured *
   }
 }
 
+/* Without reps = in the file, an INCONCLUSIVE step is measured again with
+ * twice the rounds (as -n auto samples until its interval settles) while
+ * the next round fits in CB_STEP_BUDGET_S from the check's start: a
+ * quieter interval, not a different verdict rule. */
+#define CB_STEP_BUDGET_S 60.0
+
 int cb_accept_steps_run(const struct cb_cluster *cl, const struct cb_accept_spec *t,
                         const struct cb_settings *base, struct cb_verdict *verdicts,
                         double *compute_s, struct cb_error *err) {
   for (int i = 0; i < t->nsteps; i++) {
+    struct cb_step_check c = t->steps[i];
     struct cb_step_measured m;
-    if (cb_step_check_measure(cl, base, &t->steps[i], &m, err))
-      return err->status;
-    judge(&t->steps[i], &m, cl->nranks, &verdicts[i]);
+    double start = cb_now();
+    for (;;) {
+      double round = cb_now();
+      if (cb_step_check_measure(cl, base, &c, &m, err))
+        return err->status;
+      judge(&t->steps[i], &m, cl->nranks, &verdicts[i]);
+      double now = cb_now(), took = now - round;
+      int again = !c.reps_given && verdicts[i].status == CB_INCONCLUSIVE &&
+                  now - start + 2 * took <= CB_STEP_BUDGET_S;
+      MPI_Bcast(&again, 1, MPI_INT, 0, cl->comm); /* rank 0's clock and verdict decide */
+      if (!again)
+        break;
+      c.reps *= 2;
+    }
+    if (c.reps != t->steps[i].reps) { /* said in the verdict: how many rounds it took */
+      size_t n = strlen(verdicts[i].what);
+      snprintf(verdicts[i].what + n, sizeof verdicts[i].what - n, " [%d rounds]", c.reps);
+    }
     compute_s[i] = m.res.t[CB_PHASE_COMPUTE].median;
   }
   return CB_OK;

@@ -30,12 +30,14 @@ static const char *named_host(const char *name) {
 }
 
 /* A FAIL laid to hosts: "node HOST" names one; otherwise each host a
- * cause was found on (a link or a whole-run check names no one node). */
-static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
-                      const struct cb_causes *cs) {
+ * cause was found on (a link or a whole-run check names no one node).
+ * Returns how many hosts it was laid to. */
+static int lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
+                     const struct cb_causes *cs) {
   const struct cb_probe *p = res->probe;
   if (!res->hosts && !(res->hosts = calloc((size_t)p->nnodes, sizeof *res->hosts)))
-    return;
+    return 0;
+  int laid = 0;
   double growth = cb_cost_step_growth(v->cost);
   const char *host = named_host(v->name);
   for (int i = 0; i < p->nnodes; i++) {
@@ -43,13 +45,14 @@ static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
     int named = host && strcmp(host, p->nodes[i].hostname) == 0;
     const struct cb_cause *first = NULL;
     for (int k = 0; k < cs->n && !first; k++)
-      if (strcmp(cs->c[k].host, p->nodes[i].hostname) == 0)
+      if (!cs->c[k].load && strcmp(cs->c[k].host, p->nodes[i].hostname) == 0)
         first = &cs->c[k];
     if (!named && !first)
       continue;
     if (!h->failed)
       h->cost = NAN;
     h->failed = 1;
+    laid++;
     if (!isnan(growth) && !(h->cost >= growth)) /* the costliest defect here */
       h->cost = growth, h->cost_gpus = v->cost->gpus;
     size_t n = strlen(h->checks);
@@ -58,6 +61,7 @@ static void lay_blame(struct cb_accept_result *res, const struct cb_verdict *v,
     if (first && !h->cause[0])
       snprintf(h->cause, sizeof h->cause, "%s: %s", first->device, first->text);
   }
+  return laid;
 }
 
 int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsinks,
@@ -74,10 +78,13 @@ int cb_accept_emit(const struct cb_cluster *cl, struct cb_sink *sinks, int nsink
                                     ? &res->windows[v->window - 1]
                                     : NULL;
     cb_causes_find(res->probe->nodes, res->probe->nnodes, v->name, v->record, w, &cs);
+    if (v->status == CB_FAIL) /* others' load on a node slows every check it is in */
+      cb_contention_causes(&res->load, &cs);
     v->causes = &cs;
-    if (v->status == CB_FAIL)
-      lay_blame(res, v, &cs);
-  }
+    if (v->status == CB_FAIL ? lay_blame(res, v, &cs) == 0 : v->status == CB_INCONCLUSIVE)
+      res->unlaid++; /* no host cleared: the hosts read "not named", not "healthy" */
+  } else if (v->status == CB_FAIL || v->status == CB_INCONCLUSIVE)
+    res->unlaid++;
   res->unjudged += v->unjudged;
   (*(v->status == CB_PASS   ? &res->pass
      : v->status == CB_WARN ? &res->warn
@@ -119,6 +126,7 @@ void cb_accept_result_free(struct cb_accept_result *res) {
   free(res->windows);
   free(res->matrix_window);
   res->hosts = NULL, res->windows = NULL, res->nwindows = 0, res->matrix_window = NULL;
+  cb_contention_free(&res->load);
 }
 
 int cb_accept_window(const struct cb_cluster *cl, struct cb_counters *before, struct cb_window *w,
@@ -175,12 +183,17 @@ void cb_accept_print_hosts(const struct cb_accept_result *res) {
       int x = order[b];
       order[b] = order[b - 1], order[b - 1] = x;
     }
-  printf("# hosts: healthy, or what FAILed on it (the costliest first) and the likeliest cause\n");
+  /* "healthy" only when every verdict that did not pass was laid to a
+   * host: one laid to none (a whole-run check, an INCONCLUSIVE) clears no
+   * host, which then reads "not named" */
+  int all_passed = res->unlaid == 0;
+  printf("# hosts: %s, or what FAILed on it (the costliest first) and the likeliest cause\n",
+         all_passed ? "healthy" : "not named (a verdict laid to no host did not pass)");
   for (int k = 0; k < norder; k++) {
     int i = order[k];
     const struct cb_host_outcome *h = res->hosts ? &res->hosts[i] : NULL;
     if (!h || !h->failed)
-      printf("  host %-20s healthy\n", p->nodes[i].hostname);
+      printf("  host %-20s %s\n", p->nodes[i].hostname, all_passed ? "healthy" : "not named");
     else if (!isnan(h->cost))
       printf("  host %-20s FAIL %s; step %+.0f%% at %d GPUs; likeliest cause: %s\n",
              p->nodes[i].hostname, h->checks, 100 * h->cost, h->cost_gpus,

@@ -8,6 +8,7 @@
 #include "causes.h"
 #include "fleet/baseline.h"
 #include "output/sink.h"
+#include "probe/contention.h"
 #include "probe/probe.h"
 #include "results/record.h"
 #include "results/verdict.h"
@@ -18,8 +19,9 @@
  * relative thresholds were computed from. */
 struct cb_accept_result {
   int pass, warn, fail, inconclusive;
-  int unjudged;                   /* rank 0: WARNs that judged nothing (cb_verdict's unjudged) */
-  char not_passed[256];           /* rank 0: the names of the FAIL and INCONCLUSIVE verdicts */
+  int unjudged;         /* rank 0: WARNs that judged nothing (cb_verdict's unjudged) */
+  char not_passed[256]; /* rank 0: the names of the FAIL and INCONCLUSIVE verdicts */
+  int unlaid;           /* rank 0: FAIL and INCONCLUSIVE verdicts laid to no host (none cleared) */
   double reference_Bps[CB_NREFS]; /* membw and pairbw, when measured */
   /* rank 0: every node's evidence (the run's probe), and per node what
    * FAILed on it and the likeliest cause found (issue 41) */
@@ -33,6 +35,9 @@ struct cb_accept_result {
   const struct cb_verdict *pending;
   int npending;
   const struct cb_summary *measured; /* rank 0: the rows and records so far; NULL none */
+  /* rank 0: other processes' share of each node's CPUs around each check
+   * (issue 74: host contention named as a FAIL's cause, as the burn-in does) */
+  struct cb_contention load;
 };
 /* cb_verdict.window of the matrix's verdicts */
 #define CB_MATRIX_WINDOW (-1)

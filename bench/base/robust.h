@@ -38,8 +38,9 @@ struct cb_ratio cb_ratio_ci(double old_v, double old_ci95, double new_v, double 
 
 /* The spread between launches of one command that a launch's own interval
  * cannot see (bench/engine/FIGURES.md, "The interval is of one launch"): a
- * relative standard deviation (of the log) by message size, measured on the
- * development machine by scripts/compare-falsealarms.sh. */
+ * relative standard deviation (of the log) by message size, measured
+ * between launches on an H100 (robust.c says how); a noisier machine
+ * measures its own (scripts/compare-falsealarms.sh) and gives it. */
 double cb_launch_sigma(uint64_t bytes);
 
 /* The ratio new/old of two figures, each a cb_dist of n launches, with a

@@ -11,7 +11,7 @@
 #include "backends/backend.h"
 #include "base/interrupt.h"
 #include "base/timer.h"
-#include "contention.h"
+#include "probe/contention.h"
 #include "engine/engine.h"
 #include "readback/drift.h"
 #include "rises.h"

@@ -7,7 +7,7 @@
 #ifndef CB_BURNIN_H
 #define CB_BURNIN_H
 
-#include "contention.h"
+#include "probe/contention.h"
 #include "output/runinfo.h"
 #include "output/sink.h"
 #include "resume.h"

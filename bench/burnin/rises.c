@@ -68,6 +68,7 @@ void cb_rises_causes(const struct cb_rises *rs, const struct cb_probe *probe,
   for (int i = 0; i < rs->n && out->n < CB_MAX_CAUSES; i++) {
     const struct cb_rise *r = &rs->r[i];
     struct cb_cause *c = &out->c[out->n++];
+    *c = (struct cb_cause){0};
     snprintf(c->host, sizeof c->host, "%s", host_of(probe, r->node));
     snprintf(c->device, sizeof c->device, "%s", r->c.dev);
     c->rule = "counters-rose-in-burn-in";
@@ -82,6 +83,7 @@ void cb_rises_causes(const struct cb_rises *rs, const struct cb_probe *probe,
   }
   if (rs->more && out->n < CB_MAX_CAUSES) {
     struct cb_cause *c = &out->c[out->n++];
+    *c = (struct cb_cause){0};
     snprintf(c->host, sizeof c->host, "-");
     snprintf(c->device, sizeof c->device, "-");
     c->rule = "counters-rose-in-burn-in";

@@ -207,6 +207,7 @@ static void add_results(struct builder *bd, const struct cb_rep_data *d) {
       double t = r->time_us, rel = r->ci95_us > 0 && t > 0 ? r->ci95_us / t : 0;
       int run = d->series[s].file;
       acc_add(a, CB_BLM_TIME, t, r->ci95_us, run);
+      a->key.noisy |= r->noisy;
       acc_add(a, CB_BLM_ALGBW, r->algbw_GBps, rel * r->algbw_GBps, run);
       acc_add(a, CB_BLM_BUSBW, r->busbw_GBps, rel * r->busbw_GBps, run);
     }

@@ -76,6 +76,7 @@ struct cb_bl_entry {
   char src[128], dst[128];
   struct cb_dist d[CB_BL_NMETRICS]; /* n == 0: not measured */
   int *runs, nruns;                 /* indices into the baseline's runs */
+  int noisy; /* a one-run figure its run marked noisy (~); not kept in baseline files */
 };
 
 struct cb_bl_run {

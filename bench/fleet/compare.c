@@ -12,20 +12,102 @@ static int metric_of(const struct cb_bl_entry *e) {
   return e->kind == CB_BL_RESULT ? CB_BLM_TIME : CB_BLM_BW;
 }
 
+/* A side's distribution as judged: a one-launch figure without an
+ * interval of its own that its run did not mark noisy (an imported
+ * nccl-tests row: the tool gives none) is judged on the launch spread
+ * alone, as the header says. */
+static struct cb_dist judged(const struct cb_bl_entry *e, int metric, int *assumed) {
+  struct cb_dist d = e->d[metric];
+  if (d.n < 2 && isnan(d.ci95) && !e->noisy) {
+    d.ci95 = 0;
+    ++*assumed;
+  }
+  return d;
+}
+
 struct cb_ratio cb_compare_metric(const struct cb_bl_entry *o, const struct cb_bl_entry *n,
                                   int metric, double sigma) {
-  const struct cb_dist *a = &o->d[metric], *b = &n->d[metric];
+  int assumed = 0;
+  struct cb_dist a = judged(o, metric, &assumed), b = judged(n, metric, &assumed);
   if (isnan(sigma))
     sigma = cb_launch_sigma(n->bytes);
   if (cb_bl_metrics[metric].higher_better) /* slowdown: old bandwidth over new */
-    return cb_ratio_launches(b, a, sigma);
-  return cb_ratio_launches(a, b, sigma);
+    return cb_ratio_launches(&b, &a, sigma);
+  return cb_ratio_launches(&a, &b, sigma);
+}
+
+/* Noisy within its own launch: marked so by its run, or an interval that
+ * reaches zero (half-width at least the median). Its factor is not one
+ * its samples support: not judged. */
+static int noisy_side(const struct cb_bl_entry *e, int metric) {
+  const struct cb_dist *d = &e->d[metric];
+  return d->n < 2 && (e->noisy || (d->ci95 >= d->median && d->median > 0));
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The run as a whole: the median row's log slowdown, its 95% CI from the
+ * rows' own spread (a sign test's order statistics) widened by the launch
+ * spread every row of a one-launch side shares (a launch state moves them
+ * all). */
+static void whole_run(const struct cb_cmp_line *lines, int n, double sigma,
+                      struct cb_cmp_whole *w) {
+  memset(w, 0, sizeof *w);
+  w->ratio = w->lo = w->hi = NAN;
+  double *logs = malloc((n + 1) * sizeof *logs), *shift = malloc((n + 1) * sizeof *shift);
+  for (int i = 0; logs && shift && i < n; i++) {
+    const struct cb_cmp_line *l = &lines[i];
+    if (l->state != CB_CMP_SAME && l->state != CB_CMP_SLOWER)
+      continue;
+    double s = isnan(sigma) ? cb_launch_sigma(l->new_e->bytes) : sigma;
+    double so = l->old_e->d[l->metric].n < 2 ? s : 1.2533 * s / sqrt(l->old_e->d[l->metric].n);
+    double sn = l->new_e->d[l->metric].n < 2 ? s : 1.2533 * s / sqrt(l->new_e->d[l->metric].n);
+    shift[w->n] = sqrt(so * so + sn * sn);
+    logs[w->n++] = log(l->slowdown.ratio);
+  }
+  if (w->n >= 1) {
+    qsort(logs, w->n, sizeof *logs, by_value);
+    qsort(shift, w->n, sizeof *shift, by_value);
+    int m = w->n;
+    double med = m % 2 ? logs[m / 2] : (logs[m / 2 - 1] + logs[m / 2]) / 2;
+    /* sign test: k the largest with P(Bin(m, 1/2) < k) <= 2.5% */
+    int k = 0;
+    double p = pow(0.5, m), cum = p;
+    for (int j = 1; j < m && cum <= 0.025; j++) {
+      k = j;
+      p *= (double)(m - j + 1) / j;
+      cum += p;
+    }
+    if (k < 1) /* under 6 rows: their range (covers the median with 1 - 2^(1-m)) */
+      k = 1;
+    double rows_hw = (logs[m - k] - logs[k - 1]) / 2;
+    double launch = m % 2 ? shift[m / 2] : (shift[m / 2 - 1] + shift[m / 2]) / 2;
+    double hw = sqrt(rows_hw * rows_hw + 1.96 * launch * 1.96 * launch);
+    w->ratio = exp(med);
+    if (isfinite(hw))
+      w->lo = exp(med - hw), w->hi = exp(med + hw);
+  }
+  free(logs), free(shift);
 }
 
 int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b, double min_ratio,
                double sigma, FILE *out, int *common) {
+  struct cb_cmp_summary sum;
+  int rc = cb_compare_all(old_b, new_b, min_ratio, sigma, out, &sum);
+  *common = rc ? 0 : sum.common;
+  return rc ? 0 : sum.slower;
+}
+
+int cb_compare_all(const struct cb_baseline *old_b, const struct cb_baseline *new_b,
+                   double min_ratio, double sigma, FILE *out, struct cb_cmp_summary *sum) {
+  memset(sum, 0, sizeof *sum);
   struct cb_cmp_line *lines = calloc(new_b->nentries + 1, sizeof *lines);
-  int n = 0, slower = 0;
+  if (!lines)
+    return -1;
+  int n = 0;
   for (int i = 0; i < new_b->nentries; i++) {
     const struct cb_bl_entry *ne = &new_b->entries[i];
     const struct cb_bl_entry *oe = cb_baseline_find_entry(old_b, ne);
@@ -35,33 +117,47 @@ int cb_compare(const struct cb_baseline *old_b, const struct cb_baseline *new_b,
       continue;
     struct cb_cmp_line *l = &lines[n++];
     l->old_e = oe, l->new_e = ne, l->metric = m;
+    int assumed = 0;
+    judged(oe, m, &assumed), judged(ne, m, &assumed);
+    sum->assumed += assumed > 0;
     l->slowdown = cb_compare_metric(oe, ne, m, sigma);
-    l->slower = l->slowdown.lo > min_ratio; /* false without an interval (NAN) */
-    slower += l->slower;
+    /* no interval first (too few samples: the run marked it noisy too) */
+    l->state = isnan(l->slowdown.lo) || !isfinite(l->slowdown.hi) ? CB_CMP_UNKNOWN
+               : noisy_side(oe, m) || noisy_side(ne, m)           ? CB_CMP_NOISY
+               : l->slowdown.lo > min_ratio                       ? CB_CMP_SLOWER
+                                                                  : CB_CMP_SAME;
+    sum->slower += l->state == CB_CMP_SLOWER;
+    sum->noisy += l->state == CB_CMP_NOISY;
   }
-  *common = n;
-  for (int pass = 1; pass >= 0 && out; pass--) /* the slower ones first */
+  sum->common = n;
+  whole_run(lines, n, sigma, &sum->whole);
+  sum->whole.slower = sum->whole.lo > min_ratio;
+  sum->whole.faster = sum->whole.hi < 1 / min_ratio;
+  static const char *const state_names[] = {"same", "SLOWER", "unknown", "noisy"};
+  for (int pass = 0; pass < 4 && out; pass++) /* the slower ones first */
     for (int i = 0; i < n; i++) {
+      static const enum cb_cmp_state order[] = {CB_CMP_SLOWER, CB_CMP_SAME, CB_CMP_NOISY,
+                                                CB_CMP_UNKNOWN};
       const struct cb_cmp_line *l = &lines[i];
-      if (l->slower != pass)
+      if (l->state != order[pass])
         continue;
       char what[512];
       cb_bl_describe(l->new_e, what, sizeof what);
       const struct cb_bl_metric_info *mi = &cb_bl_metrics[l->metric];
       char ci[96];
-      if (isnan(l->slowdown.lo)) /* a figure from too few samples, in one run */
+      if (l->state == CB_CMP_NOISY)
+        snprintf(ci, sizeof ci, "noisy within its own launch: no factor its samples support");
+      else if (l->state == CB_CMP_UNKNOWN) /* a figure from too few samples, in one run */
         snprintf(ci, sizeof ci, "no interval: a one-run figure from too few samples");
       else
         snprintf(ci, sizeof ci, "95%% CI %.3f to %.3f", l->slowdown.lo, l->slowdown.hi);
-      fprintf(out, "%-7s %s: %s %.4g -> %.4g %s (n %d -> %d), slowdown x%.3f (%s)\n",
-              l->slower               ? "SLOWER"
-              : isnan(l->slowdown.lo) ? "unknown"
-                                      : "same",
-              what, mi->name, l->old_e->d[l->metric].median, l->new_e->d[l->metric].median,
-              mi->unit, l->old_e->d[l->metric].n, l->new_e->d[l->metric].n, l->slowdown.ratio, ci);
+      fprintf(out, "%-7s %s: %s %.4g -> %.4g %s (n %d -> %d), slowdown %sx%.3f (%s)\n",
+              state_names[l->state], what, mi->name, l->old_e->d[l->metric].median,
+              l->new_e->d[l->metric].median, mi->unit, l->old_e->d[l->metric].n,
+              l->new_e->d[l->metric].n, l->state == CB_CMP_NOISY ? "~" : "", l->slowdown.ratio, ci);
     }
   free(lines);
-  return slower;
+  return 0;
 }
 
 /* A --json run, or a baseline (told apart by its first bytes). */
@@ -80,8 +176,13 @@ int cb_compare_main(const struct cb_compare_cli *c) {
     cb_baseline_free(&o);
     return err.status;
   }
-  int common = 0, slower = cb_compare(&o, &n, c->min_slowdown, c->launch_spread, NULL, &common);
-  if (common == 0) {
+  struct cb_cmp_summary sum;
+  if (cb_compare_all(&o, &n, c->min_slowdown, c->launch_spread, NULL, &sum)) {
+    fprintf(stderr, "collbench: error: --compare: out of memory\n");
+    cb_baseline_free(&o), cb_baseline_free(&n);
+    return CB_RUNTIME;
+  }
+  if (sum.common == 0) {
     char a[256], b[256];
     cb_baseline_summary(&o, a, sizeof a);
     cb_baseline_summary(&n, b, sizeof b);
@@ -93,25 +194,45 @@ int cb_compare_main(const struct cb_compare_cli *c) {
   }
   printf("# --compare %s (old) %s (new): %d series and sizes compared; SLOWER when the 95%% CI of "
          "the slowdown lies above x%.2f\n",
-         c->old_path, c->new_path, common, c->min_slowdown);
+         c->old_path, c->new_path, sum.common, c->min_slowdown);
   if (isnan(c->launch_spread))
     printf("# each CI counts the spread between launches: a side of one launch adds %.0f%% up to "
-           "64 KiB, %.0f%% up to 4 MiB, %.0f%% above (1 sigma of the log; this development "
-           "machine's, FIGURES.md; --launch-spread sets yours); a baseline of several launches "
-           "brings its own\n",
-           100 * cb_launch_sigma(64 << 10), 100 * cb_launch_sigma(4 << 20),
+           "1 MiB, %.0f%% up to 32 MiB, %.1f%% above (1 sigma of the log, between launches on an "
+           "H100: bench/engine/FIGURES.md); a busier machine's launches differ more: measure "
+           "yours (scripts/compare-falsealarms.sh) and give --launch-spread, or compare "
+           "baselines of several launches (scripts/launches.sh), which bring their own\n",
+           100 * cb_launch_sigma(1 << 20), 100 * cb_launch_sigma(32 << 20),
            100 * cb_launch_sigma(UINT64_MAX));
   else
     printf("# each CI counts the spread between launches: a side of one launch adds %.3g%% "
            "(--launch-spread, 1 sigma of the log); a baseline of several launches brings its own\n",
            100 * c->launch_spread);
-  cb_compare(&o, &n, c->min_slowdown, c->launch_spread, stdout, &common);
-  if (slower)
-    printf("# %d of %d slower beyond the noise\n", slower, common);
+  if (sum.assumed)
+    printf("# %d row%s without an interval of their own (imported: the tool gives none) judged "
+           "on the launch spread alone\n",
+           sum.assumed, sum.assumed == 1 ? "" : "s");
+  cb_compare_all(&o, &n, c->min_slowdown, c->launch_spread, stdout, &sum);
+  const struct cb_cmp_whole *w = &sum.whole;
+  if (w->n && !isnan(w->lo))
+    printf("# the run as a whole: median slowdown x%.3f over %d judged rows (95%% CI x%.3f to "
+           "x%.3f, the rows' spread and the launch spread they share): %s\n",
+           w->ratio, w->n, w->lo, w->hi,
+           w->slower   ? "SLOWER"
+           : w->faster ? "faster"
+                       : "no change beyond the noise");
+  else if (w->n)
+    printf("# the run as a whole: median slowdown x%.3f over %d judged rows: too few rows for an "
+           "interval\n",
+           w->ratio, w->n);
+  if (sum.noisy)
+    printf("# %d row%s noisy within their own launch: not judged\n", sum.noisy,
+           sum.noisy == 1 ? "" : "s");
+  if (sum.slower)
+    printf("# %d of %d slower beyond the noise\n", sum.slower, sum.common);
   else
-    printf("# no change beyond the noise: 0 of %d slower\n", common);
+    printf("# no change beyond the noise: 0 of %d slower\n", sum.common);
   cb_baseline_free(&o), cb_baseline_free(&n);
-  return slower ? CB_FAILED : CB_OK;
+  return sum.slower || w->slower ? CB_FAILED : CB_OK;
 }
 
 int cb_baseline_main(const struct cb_baseline_cli *c) {

@@ -11,47 +11,54 @@
 #include "nccl_predict.h"
 #include "results/overhead.h"
 
-/* NCCL with one link class slowed: picks on the nominal graphs, runs on
- * the slowed ones. The ring's (or tree's) speed across nodes is the least
- * of its links, so a slowed intra-node link caps the inter-node speed the
- * model uses past two nodes, and a slowed NIC the intra-node one it uses
- * up to two. */
+/* NCCL's all-reduce with the measured shortfall on the path the check
+ * crossed (issue 74): NCCL picks on the nominal graphs, and the picked
+ * algorithm's bandwidth term (its time past its latency) is divided by the
+ * factor that path sets the collective's speed to. Slowing a graph's
+ * per-channel bandwidth instead was absorbed by the protocols' caps: a 20%
+ * shortfall priced at +0.0%. A ring or tree runs at its slowest hop, so
+ * across nodes an intra-node shortfall counts only where the slowed
+ * intra-node speed falls under the network's; a network shortfall counts
+ * only with more than one node. `used` is the factor last applied (1:
+ * the shortfall is on a path the all-reduce does not wait on there). */
 struct slowed {
   struct cb_nc_hw hw;
   int per_node, inter, dtype;
-  double factor;
+  double factor, used;
 };
 
 static double slowed_allreduce_s(const void *ctx, int ngpus, double bytes) {
-  const struct slowed *s = ctx;
+  struct slowed *s = (struct slowed *)ctx; /* `used`: what it applied, for the words */
   if (ngpus < 2)
     return 0;
   int per = s->per_node < ngpus ? s->per_node : ngpus, nodes = (ngpus + per - 1) / per;
   struct cb_nc_hw hw = s->hw;
   hw.gpus_per_node = ngpus / nodes;
-  struct cb_nc_graph g[CB_NC_NALGOS], slow[CB_NC_NALGOS];
+  struct cb_nc_graph g[CB_NC_NALGOS];
   cb_nc_graphs(&hw, nodes, g);
-  memcpy(slow, g, sizeof slow);
-  for (int a = 0; a < CB_NC_NALGOS; a++) {
-    if (!s->inter)
-      slow[a].bw_intra *= s->factor;
-    else if (nodes > 1)
-      slow[a].bw_inter *= s->factor;
-    if (nodes > 1) { /* a channel is as fast as its slowest hop */
-      slow[a].bw_inter = fmin(slow[a].bw_intra, slow[a].bw_inter);
-      if (s->inter)
-        slow[a].bw_intra = slow[a].bw_inter;
-    }
-  }
-  struct cb_nc_comm nominal, degraded;
+  struct cb_nc_comm nominal;
   struct cb_nc_cal own;
   struct cb_nc_choice ch;
   cb_nc_cal_identity(&own);
   cb_nc_tune_graphs(&hw, ngpus, nodes, g, &nominal);
-  cb_nc_tune_graphs(&hw, ngpus, nodes, slow, &degraded);
   if (cb_nc_pick(&nominal, CB_MOP_ALLREDUCE, bytes, s->dtype, CB_SUM, -1, &own, &ch) < 0)
     return NAN;
-  return cb_nc_time(&degraded, CB_MOP_ALLREDUCE, ch.algo, ch.proto, bytes, NULL);
+  const struct cb_nc_graph *gr = &g[ch.algo];
+  double f = 1;
+  if (nodes == 1)
+    f = s->inter ? 1 : s->factor;
+  else if (s->inter)
+    f = s->factor;
+  else { /* the slowest hop: intra-node slowed, against the network */
+    double before = fmin(gr->bw_intra, gr->bw_inter);
+    f = before > 0 ? fmin(gr->bw_intra * s->factor, gr->bw_inter) / before : 1;
+  }
+  s->used = f;
+  double t = cb_nc_time(&nominal, CB_MOP_ALLREDUCE, ch.algo, ch.proto, bytes, NULL);
+  double t0 = cb_nc_time(&nominal, CB_MOP_ALLREDUCE, ch.algo, ch.proto, 0, NULL);
+  if (!isfinite(t) || !isfinite(t0))
+    return NAN;
+  return t0 + (t - t0) / f;
 }
 
 /* The step at `gpus` with the link at factor; 0 or -1. */
@@ -84,7 +91,8 @@ int cb_defect_price(const struct cb_topology *t, int per_node, int inter, double
     struct cb_nccl_expectation e; /* a route NCCL's estimate holds for, or why not */
     if (cb_nccl_expect(t, CB_MOP_ALLREDUCE, dtype, gpus, per_node, bucket_bytes, &e, why, len))
       return -1;
-    ctx[0] = (struct slowed){.per_node = per_node, .inter = inter, .dtype = dtype, .factor = 1};
+    ctx[0] = (struct slowed){
+        .per_node = per_node, .inter = inter, .dtype = dtype, .factor = 1, .used = 1};
     cb_nccl_hw(t, per_node, &ctx[0].hw, why, len); /* it holds: cb_nccl_expect read it */
     ctx[1] = ctx[0];
     ctx[1].factor = factor;
@@ -106,5 +114,13 @@ int cb_defect_price(const struct cb_topology *t, int per_node, int inter, double
                gpus);
       return -1;
     }
+  if (t->gpus_per_node > 0 && factor < 1 && ctx[1].used >= 1) { /* words, never +0.0% */
+    snprintf(why, len,
+             "at %d GPUs the step's all-reduce is bound by the %s, not the %s path this check "
+             "measured: NCCL's model gives it no slower there",
+             gpus, inter ? "NVLink/PCIe inside each node" : "network between nodes",
+             inter ? "network" : "intra-node");
+    return -1;
+  }
   return 0;
 }

@@ -337,7 +337,7 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
     snprintf(warn, sizeof warn, "%.4g", v->warn);
   if (!isnan(v->fail))
     snprintf(fail, sizeof fail, "%.4g", v->fail);
-  if (!isnan(v->margin))
+  if (!isnan(v->margin) && v->status != CB_INCONCLUSIVE) /* its interval straddles the level */
     snprintf(margin, sizeof margin, "%+.0f%%", v->margin * 100);
   fprintf(t->out, "  %-7s %-24s %28s %10s %10s %8s  %s", cb_verdict_names[v->status], v->name,
           measured, warn, fail, margin, v->what);

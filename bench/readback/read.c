@@ -422,7 +422,9 @@ static char *expected_text(json_t *e, const char *unit) {
 static char *cost_text(json_t *c) {
   if (!json_is_object(c))
     return strdup("");
-  char *why = dup_str(c, "not_priced"), *workload = dup_str(c, "workload"), buf[400] = "";
+  /* a missing key reads as "": "not priced" only when the line says why */
+  char *why = json_is_string(json_object_get(c, "not_priced")) ? dup_str(c, "not_priced") : NULL;
+  char *workload = dup_str(c, "workload"), buf[400] = "";
   json_t *gpus = json_object_get(c, "gpus"), *g = json_object_get(c, "step_growth"),
          *o0 = json_object_get(c, "overhead_expected"),
          *o1 = json_object_get(c, "overhead_measured");

@@ -36,6 +36,9 @@ struct cb_cause {
   char device[32]; /* "mlx5_0", "GPU 0000:1b:00.0", "0000:02:00.0" */
   const char *rule, *source;
   char text[224];
+  /* 1: explains the figure but lays no FAIL to its host (another job's
+   * load: the node is not faulty, and it stays out of --exclude-out) */
+  int load;
 };
 struct cb_causes {
   int n;

@@ -160,8 +160,34 @@ static void test_compare(void) {
   ok(fabs(r.lo - 1.3 * exp(-1.96 * se1)) < 1e-12, "no sigma given: the table's for 1 KiB (%.2f)",
      s1);
   n1.d[CB_BLM_TIME].ci95 = NAN;
+  n1.noisy = 1; /* collbench's: too few samples, marked noisy by its run */
   r = cb_compare_metric(&o1, &n1, CB_BLM_TIME, 0.02);
   ok(isnan(r.lo) && isnan(r.hi), "a launch without an interval of its own: no interval");
+  n1.noisy = 0; /* an imported nccl-tests row: the tool gives none (issue 74) */
+  r = cb_compare_metric(&o1, &n1, CB_BLM_TIME, 0.02);
+  double se0 = sqrt(0.01 / 1.96 * 0.01 / 1.96 + 2 * 0.02 * 0.02);
+  ok(fabs(r.lo - 1.3 * exp(-1.96 * se0)) < 1e-12,
+     "an imported row without an interval: judged on the launch spread alone (%.3f to %.3f)", r.lo,
+     r.hi);
+  /* a whole run x3, one launch a side, the default (real hardware's) spread */
+  struct cb_bl_entry o3[4], n3[4];
+  for (int k = 0; k < 4; k++) {
+    o3[k] = entry(1024u << (6 * k), 10.0 * (k + 1), 0.1, 1);
+    n3[k] = entry(1024u << (6 * k), 30.0 * (k + 1), 0.3, 1);
+    o3[k].d[CB_BLM_TIME].ci95 = 0.02 * o3[k].d[CB_BLM_TIME].median;
+    n3[k].d[CB_BLM_TIME].ci95 = 0.02 * n3[k].d[CB_BLM_TIME].median;
+  }
+  struct cb_baseline ob3 = {.entries = o3, .nentries = 4}, nb3 = {.entries = n3, .nentries = 4};
+  struct cb_cmp_summary sum;
+  int rc3 = cb_compare_all(&ob3, &nb3, 1.1, NAN, NULL, &sum);
+  ok(rc3 == 0 && sum.slower == 4 && sum.whole.n == 4 && fabs(sum.whole.ratio - 3) < 1e-9 && sum.whole.slower &&
+         isfinite(sum.whole.hi),
+     "x3 on every row, one launch a side: 4 of 4 SLOWER, the run as a whole x%.3f [%.3f, %.3f]",
+     sum.whole.ratio, sum.whole.lo, sum.whole.hi);
+  n3[1].noisy = 1; /* its run said its interval is wider than asked */
+  n3[1].d[CB_BLM_TIME].median *= 256;
+  ok(cb_compare_all(&ob3, &nb3, 1.1, NAN, NULL, &sum) == 0 && sum.slower == 3 && sum.noisy == 1,
+     "a row its run marked noisy is not judged, however far it moved");
   /* several launches that agree exactly: never a zero-width interval */
   struct cb_bl_entry o5 = entry(1024, 10, 0, 5), n5 = entry(1024, 10.5, 0, 5);
   r = cb_compare_metric(&o5, &n5, CB_BLM_TIME, 0.05);

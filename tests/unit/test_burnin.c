@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "burnin/burnin.h"
-#include "burnin/contention.h"
+#include "probe/contention.h"
 #include "output/sink.h"
 #include "probe/node.h"
 #include "readback/drift.h"

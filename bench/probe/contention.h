@@ -1,13 +1,13 @@
-/* The host's own contention per burn-in interval (issue 57): a burn-in
- * that slows because another job took the cores is not a fabric that
- * degraded, and its verdict should say which. Every rank reads its node's
+/* The host's own contention per burn-in interval (issue 57) or acceptance
+ * check (issue 74): a run that slows because another job took the cores
+ * is not a fabric that degraded, and its verdict should say which. Every rank reads its node's
  * /proc/stat and its own CPU time (getrusage) before the first interval
  * and after each; rank 0 keeps, per node, the share of the node's CPU time
  * that other processes took (busy time less the ranks' own), the share
  * stolen by the hypervisor, and the run queue, and a verdict that does not
  * pass carries them as a likely cause (rule host-contention). */
-#ifndef CB_BURNIN_CONTENTION_H
-#define CB_BURNIN_CONTENTION_H
+#ifndef CB_PROBE_CONTENTION_H
+#define CB_PROBE_CONTENTION_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -55,6 +55,7 @@ struct cb_contention {
   struct cb_node_load *node;            /* rank 0: [nnodes] */
   double *own_before;                   /* rank 0: [nnodes] the ranks' CPU seconds */
   struct cb_cpu_stat *before;           /* rank 0: [nnodes] */
+  const char *step;                     /* what k counts in the causes: NULL "interval" */
 };
 
 /* Reads the start (collective). */

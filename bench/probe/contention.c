@@ -1,4 +1,4 @@
-/* The host's own contention per burn-in interval (contention.h). */
+/* The host's own contention per burn-in interval or check (contention.h). */
 #include "contention.h"
 
 #include <stdio.h>
@@ -186,15 +186,19 @@ void cb_contention_causes(const struct cb_contention *c, struct cb_causes *out) 
     if (!n->busy)
       continue;
     struct cb_cause *x = &out->c[out->n++];
+    *x = (struct cb_cause){0};
     snprintf(x->host, sizeof x->host, "%s", c->names[i]);
     snprintf(x->device, sizeof x->device, "CPUs");
     x->rule = "host-contention";
-    x->source = "/proc/stat and the ranks' own CPU time, around every interval";
+    x->load = 1;
+    x->source = c->step ? "/proc/stat and the ranks' own CPU time, around every check"
+                        : "/proc/stat and the ranks' own CPU time, around every interval";
     char when[64];
+    const char *step = c->step ? c->step : "interval";
     if (n->busy == 1)
-      snprintf(when, sizeof when, "in interval %d", n->first);
+      snprintf(when, sizeof when, "in %s %d", step, n->first);
     else
-      snprintf(when, sizeof when, "in %d intervals, %d to %d", n->busy, n->first, n->last);
+      snprintf(when, sizeof when, "in %d %ss, %d to %d", n->busy, step, n->first, n->last);
     snprintf(x->text, sizeof x->text,
              "other processes took up to %.0f%% of its %d CPUs %s of %d (%.0f%% at most in the "
              "others); steal up to %.0f%%; run queue up to %d with %d ranks",
