@@ -1,7 +1,8 @@
 #!/bin/sh
 # Issue 74: answers that hold on real clusters. --compare's default launch
 # spread is real hardware's (an H100's launches), so a run whose every time
-# is x3 is named slower, row by row and as a whole; a row noisy within its
+# is x3 is named slower, row by row and as a whole (x1.5 by size, on rows
+# with known intervals: tests/unit/test_baseline.c); a row noisy within its
 # own launch gets no factor; intervals are finite; imported rows are judged
 # on a stated interval; this VM's tests pass the spread measured here. The
 # report shows a priced cost; a host is "healthy" only when every failure
@@ -9,7 +10,7 @@
 # margin is not printed as a failing one; and a FAIL under other processes'
 # load names host contention.
 . tests/lib.sh
-plan 12
+plan 11
 
 # scaled FILE FACTOR OUT: every time (and its interval) times FACTOR
 scaled() {
@@ -33,14 +34,6 @@ grep -q '1 sigma of the log, between launches on an H100' "$TMP/cmp" && grep -q 
 ok $? "the header says whose launch spread it assumed and how to give yours"
 ! grep -Eq 'CI [0-9.]+ to (inf|[0-9.]+e\+)|CI 0\.000 ' "$TMP/cmp"
 ok $? "every interval finite and above 0"
-
-scaled "$TMP/a.jsonl" 1.5 "$TMP/x15.jsonl"
-./collbench --compare "$TMP/a.jsonl" "$TMP/x15.jsonl" >"$TMP/cmp15" 2>&1
-st=$?
-big=$(grep -Ec '^(same|SLOWER) .*, (16|32|64) MiB: ' "$TMP/cmp15")
-bigslow=$(grep -Ec '^SLOWER .*, (16|32|64) MiB: ' "$TMP/cmp15")
-[ $st -eq 1 ] && [ "$big" -gt 0 ] && [ $((2 * bigslow)) -ge "$big" ]
-ok $? "every time x1.5: exit $st, $bigslow of the $big judged rows from 16 MiB named (below 1 MiB an H100's launches differ by 15%: x1.5 is within one launch a side)"
 
 # this VM: launches differ by up to 4x (tests/measured-2026.md), so its tests
 # give the spread measured here

@@ -82,7 +82,11 @@ int cb_defect_price(const struct cb_topology *t, int per_node, int inter, double
              factor, compute_s, grad_bytes, gpus);
     return -1;
   }
-  factor = fmin(factor, 1); /* faster than the model costs nothing */
+  if (factor >= 1) { /* words, not +0.0% */
+    snprintf(why, len, "at or above the model's figure (x%.3f of it): no shortfall to price",
+             factor);
+    return -1;
+  }
   per_node = per_node < 1 ? 1 : per_node;
   struct cb_system sys[2] = {{.ranks_per_node = per_node}, {.ranks_per_node = per_node}};
   struct cb_step_opts opt[2] = {CB_STEP_DEFAULTS, CB_STEP_DEFAULTS};

@@ -180,10 +180,27 @@ static void test_compare(void) {
   struct cb_baseline ob3 = {.entries = o3, .nentries = 4}, nb3 = {.entries = n3, .nentries = 4};
   struct cb_cmp_summary sum;
   int rc3 = cb_compare_all(&ob3, &nb3, 1.1, NAN, NULL, &sum);
-  ok(rc3 == 0 && sum.slower == 4 && sum.whole.n == 4 && fabs(sum.whole.ratio - 3) < 1e-9 && sum.whole.slower &&
-         isfinite(sum.whole.hi),
+  ok(rc3 == 0 && sum.slower == 4 && sum.whole.n == 4 && fabs(sum.whole.ratio - 3) < 1e-9 &&
+         sum.whole.slower && isfinite(sum.whole.hi),
      "x3 on every row, one launch a side: 4 of 4 SLOWER, the run as a whole x%.3f [%.3f, %.3f]",
      sum.whole.ratio, sum.whole.lo, sum.whole.hi);
+  /* x1.5, rows with 2% intervals of their own: named where a launch
+   * differs by 3.1% (64 MiB) and 7% (8 MiB), not where it differs by 15%
+   * (64 KiB): one launch a side cannot tell x1.5 there */
+  struct cb_bl_entry o15[3], n15[3];
+  const uint64_t sizes15[3] = {64u << 10, 8u << 20, 64u << 20};
+  for (int k = 0; k < 3; k++) {
+    o15[k] = entry(sizes15[k], 100, 1, 1), n15[k] = entry(sizes15[k], 150, 1, 1);
+    o15[k].d[CB_BLM_TIME].ci95 = 2, n15[k].d[CB_BLM_TIME].ci95 = 3;
+  }
+  struct cb_baseline ob15 = {.entries = o15, .nentries = 3}, nb15 = {.entries = n15, .nentries = 3};
+  struct cb_ratio r64k = cb_compare_metric(&o15[0], &n15[0], CB_BLM_TIME, NAN),
+                  r8m = cb_compare_metric(&o15[1], &n15[1], CB_BLM_TIME, NAN),
+                  r64m = cb_compare_metric(&o15[2], &n15[2], CB_BLM_TIME, NAN);
+  ok(cb_compare(&ob15, &nb15, 1.1, NAN, NULL, &common) == 2 && r64k.lo <= 1.1 && r8m.lo > 1.1 &&
+         r64m.lo > 1.1,
+     "x1.5, default spread: 8 and 64 MiB SLOWER (%.3f, %.3f), 64 KiB not (%.3f)", r8m.lo, r64m.lo,
+     r64k.lo);
   n3[1].noisy = 1; /* its run said its interval is wider than asked */
   n3[1].d[CB_BLM_TIME].median *= 256;
   ok(cb_compare_all(&ob3, &nb3, 1.1, NAN, NULL, &sum) == 0 && sum.slower == 3 && sum.noisy == 1,
