@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/stats.h"
 #include "output/replace.h"
 
 /* Results compare time, pairs and nodes bandwidth: one metric each. */
@@ -12,23 +13,25 @@ static int metric_of(const struct cb_bl_entry *e) {
   return e->kind == CB_BL_RESULT ? CB_BLM_TIME : CB_BLM_BW;
 }
 
-/* A side's distribution as judged: a one-launch figure without an
- * interval of its own that its run did not mark noisy (an imported
- * nccl-tests row: the tool gives none) is judged on the launch spread
- * alone, as the header says. */
-static struct cb_dist judged(const struct cb_bl_entry *e, int metric, int *assumed) {
+/* A one-launch figure without an interval of its own that its run did
+ * not mark noisy (an imported nccl-tests row: the tool gives none): judged
+ * on the launch spread alone, as the header says. */
+static int assumed(const struct cb_bl_entry *e, int metric) {
+  const struct cb_dist *d = &e->d[metric];
+  return d->n < 2 && isnan(d->ci95) && !e->noisy;
+}
+
+/* A side's distribution as judged (assumed: no interval of its own). */
+static struct cb_dist judged(const struct cb_bl_entry *e, int metric) {
   struct cb_dist d = e->d[metric];
-  if (d.n < 2 && isnan(d.ci95) && !e->noisy) {
+  if (assumed(e, metric))
     d.ci95 = 0;
-    ++*assumed;
-  }
   return d;
 }
 
 struct cb_ratio cb_compare_metric(const struct cb_bl_entry *o, const struct cb_bl_entry *n,
                                   int metric, double sigma) {
-  int assumed = 0;
-  struct cb_dist a = judged(o, metric, &assumed), b = judged(n, metric, &assumed);
+  struct cb_dist a = judged(o, metric), b = judged(n, metric);
   if (isnan(sigma))
     sigma = cb_launch_sigma(n->bytes);
   if (cb_bl_metrics[metric].higher_better) /* slowdown: old bandwidth over new */
@@ -42,11 +45,6 @@ struct cb_ratio cb_compare_metric(const struct cb_bl_entry *o, const struct cb_b
 static int noisy_side(const struct cb_bl_entry *e, int metric) {
   const struct cb_dist *d = &e->d[metric];
   return d->n < 2 && (e->noisy || (d->ci95 >= d->median && d->median > 0));
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 /* The run as a whole: the median row's log slowdown, its 95% CI from the
@@ -69,10 +67,10 @@ static void whole_run(const struct cb_cmp_line *lines, int n, double sigma,
     logs[w->n++] = log(l->slowdown.ratio);
   }
   if (w->n >= 1) {
-    qsort(logs, w->n, sizeof *logs, by_value);
-    qsort(shift, w->n, sizeof *shift, by_value);
     int m = w->n;
-    double med = m % 2 ? logs[m / 2] : (logs[m / 2 - 1] + logs[m / 2]) / 2;
+    cb_sort_doubles(logs, (size_t)m);
+    cb_sort_doubles(shift, (size_t)m);
+    double med = cb_median_sorted(logs, (size_t)m);
     /* sign test: k the largest with P(Bin(m, 1/2) < k) <= 2.5% */
     int k = 0;
     double p = pow(0.5, m), cum = p;
@@ -84,7 +82,7 @@ static void whole_run(const struct cb_cmp_line *lines, int n, double sigma,
     if (k < 1) /* under 6 rows: their range (covers the median with 1 - 2^(1-m)) */
       k = 1;
     double rows_hw = (logs[m - k] - logs[k - 1]) / 2;
-    double launch = m % 2 ? shift[m / 2] : (shift[m / 2 - 1] + shift[m / 2]) / 2;
+    double launch = cb_median_sorted(shift, (size_t)m);
     double hw = sqrt(rows_hw * rows_hw + 1.96 * launch * 1.96 * launch);
     w->ratio = exp(med);
     if (isfinite(hw))
@@ -117,9 +115,7 @@ int cb_compare_all(const struct cb_baseline *old_b, const struct cb_baseline *ne
       continue;
     struct cb_cmp_line *l = &lines[n++];
     l->old_e = oe, l->new_e = ne, l->metric = m;
-    int assumed = 0;
-    judged(oe, m, &assumed), judged(ne, m, &assumed);
-    sum->assumed += assumed > 0;
+    sum->assumed += assumed(oe, m) || assumed(ne, m);
     l->slowdown = cb_compare_metric(oe, ne, m, sigma);
     /* no interval first (too few samples: the run marked it noisy too) */
     l->state = isnan(l->slowdown.lo) || !isfinite(l->slowdown.hi) ? CB_CMP_UNKNOWN
