@@ -73,3 +73,64 @@ void cb_run_mean_add(struct cb_run_mean *m, double seconds_per_run, long runs) {
 double cb_run_mean(const struct cb_run_mean *m) {
   return m->runs > 0 ? m->seconds / (double)m->runs : 0.0;
 }
+
+/* The continued fraction of the regularized incomplete beta function
+ * I_x(a, b) (Abramowitz and Stegun 26.5.8), by the modified Lentz method
+ * (Press et al., Numerical Recipes, 3rd ed., 6.4 and 5.2). */
+static double beta_fraction(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (fabs(d) < tiny ? tiny : d);
+  double h = d;
+  for (int m = 1; m <= 300; m++) {
+    for (int odd = 0; odd < 2; odd++) {
+      double aa = odd ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+                      : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+      d = 1 + aa * d;
+      d = 1 / (fabs(d) < tiny ? tiny : d);
+      c = 1 + aa / c;
+      c = fabs(c) < tiny ? tiny : c;
+      h *= d * c;
+      if (odd && fabs(d * c - 1) < 1e-14)
+        return h;
+    }
+  }
+  return h;
+}
+
+static double incomplete_beta(double a, double b, double x) {
+  if (x <= 0)
+    return 0;
+  if (x >= 1)
+    return 1;
+  double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+  /* the fraction converges fast on this side of the mean; the symmetry
+   * I_x(a, b) = 1 - I_{1-x}(b, a) serves the other (A&S 26.5.2) */
+  if (x < (a + 1) / (a + b + 2))
+    return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double cb_t_cdf(double t, double df) {
+  if (isnan(t) || !(df > 0))
+    return NAN;
+  if (isinf(t))
+    return t > 0 ? 1 : 0;
+  /* P(|T| > t) = I_{df / (df + t^2)}(df / 2, 1 / 2) (A&S 26.7.1 with 26.5.27) */
+  double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+  return t > 0 ? 1 - tail : tail;
+}
+
+double cb_t_quantile(double p, double df) {
+  if (!(p > 0 && p < 1) || !(df > 0))
+    return NAN;
+  double lo = -1e6, hi = 1e6; /* the CDF is monotone: bisect to double precision */
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + fabs(lo)); i++) {
+    double mid = 0.5 * (lo + hi);
+    if (cb_t_cdf(mid, df) < p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}

@@ -37,4 +37,10 @@ void cb_run_mean_add(struct cb_run_mean *m, double seconds_per_run, long runs);
 /* Seconds per run; 0 when nothing was added. */
 double cb_run_mean(const struct cb_run_mean *m);
 
+/* Student's t distribution with df degrees of freedom (the prediction
+ * intervals of bench/model/nccl_band.c): P(T <= t), and the t with
+ * P(T <= t) = p. NaN for a NaN t, a p outside (0, 1) or df <= 0. */
+double cb_t_cdf(double t, double df);
+double cb_t_quantile(double p, double df);
+
 #endif

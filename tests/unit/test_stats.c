@@ -191,6 +191,31 @@ static void test_ci_shrinks(void) {
   ok(prev < 0.02, "n=100000: ci95 %g is small", prev);
 }
 
+/* Student's t against printed tables (Abramowitz and Stegun, table 26.10;
+ * NIST/SEMATECH e-Handbook 1.3.6.7.2): two-sided 95% and one-sided 99%
+ * points, and the Cauchy case (df 1) in closed form. */
+static void test_t_distribution(void) {
+  static const struct {
+    double df, p, t;
+  } table[] = {{1, 0.975, 12.706}, {2, 0.975, 4.303}, {4, 0.975, 2.776}, {10, 0.975, 2.228},
+               {30, 0.975, 2.042}, {4, 0.99, 3.747},  {40, 0.99, 2.423}, {120, 0.95, 1.658}};
+  int bad = 0;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    double q = cb_t_quantile(table[i].p, table[i].df);
+    if (fabs(q - table[i].t) > 0.0006 ||
+        fabs(cb_t_cdf(table[i].t, table[i].df) - table[i].p) > 2e-4)
+      bad++, diag("df %g p %g: table %g, got %.5f", table[i].df, table[i].p, table[i].t, q);
+  }
+  ok(bad == 0, "t quantiles and CDF match the printed table (8 points)");
+  double t = -2.5; /* df 1: P(T <= t) = 1/2 + atan(t)/pi */
+  ok(fabs(cb_t_cdf(t, 1) - (0.5 + atan(t) / M_PI)) < 1e-10, "df 1 is Cauchy's CDF");
+  ok(cb_t_cdf(0, 7) == 0.5 && fabs(cb_t_cdf(1.3, 5) + cb_t_cdf(-1.3, 5) - 1) < 1e-12,
+     "symmetric about 0");
+  ok(isnan(cb_t_quantile(0, 3)) && isnan(cb_t_quantile(1, 3)) && isnan(cb_t_cdf(1, 0)) &&
+         isnan(cb_t_cdf(NAN, 3)) && cb_t_cdf(INFINITY, 3) == 1,
+     "p at 0 or 1, df 0 and NaN give NaN; +inf gives 1");
+}
+
 int main(void) {
   test_odd();
   test_even();
@@ -200,6 +225,7 @@ int main(void) {
   test_run_mean();
   test_p99();
   test_choose();
+  test_t_distribution();
   done_testing();
   return exit_status();
 }
