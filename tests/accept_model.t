@@ -10,11 +10,13 @@ plan 9
 for f in h100-ndr h200-ndr a100-hdr roce-cluster gb200-nvl72 pcie-gpu-server; do
   ./collbench --accept "topologies/$f.conf" --dry-run >"$TMP/plan" 2>"$TMP/err"
   s=$?
-  grep -q '^    fail: [0-9]*% model = [0-9.]* GB/s$' "$TMP/plan" &&
+  # issue 74: the level a share of healthy systems measure under, with its false alarms
+  grep -Eq '^    fail: ([0-9]*% model = [0-9.]* GB/s|1% healthy = [0-9.]* GB/s \(0[.][0-9]* of the model.s figure\))$' "$TMP/plan" &&
+    grep -q '^      false alarms: 1[.]0% of healthy systems measure under it' "$TMP/plan" &&
     grep -q '^    model: [0-9.]* GB/s from NCCL.s cost model.*, pick [A-Za-z]*/[A-Za-z0-9]*; band \[' "$TMP/plan"
   m=$?
   [ $s -eq 0 ] && [ $m -eq 0 ]
-  ok $? "--dry-run on $f.conf: exit 0 (got $s), its model level with pick and band"
+  ok $? "--dry-run on $f.conf: exit 0 (got $s), its model level with pick, band and false alarms (1.0%)"
   [ $s -eq 0 ] && [ $m -eq 0 ] || { diag "$TMP/plan"; diag "$TMP/err"; }
 done
 

@@ -22,20 +22,23 @@ static void put_level(FILE *out, const char *key, const struct cb_check *c,
     fprintf(out, "%.5g %s\n", v, unit);
   else if (th->reference == CB_REF_MODEL)
     fprintf(out, "%g%% model = %.5g %s\n", th->value * 100, v, unit);
+  else if (th->reference == CB_REF_HEALTHY)
+    fprintf(out, "%g%% healthy = %.5g %s (%.3g of the model's figure)\n", th->value * 100, v, unit,
+            v / e->value);
   else if (th->reference == CB_REF_MEMBW)
     fprintf(out, "%g%% membw: of the hosts' memory copy bandwidth, measured at the run's start\n",
             th->value * 100);
   else
     fprintf(out, "%g%% pairbw: of the [matrix]'s median pair bandwidth, measured in the run\n",
             th->value * 100);
-  /* a level inside the band fails some healthy systems: say so here, not after a run */
-  int is_time = c->metric == CB_METRIC_TIME;
-  if (th->reference == CB_REF_MODEL && !isnan(e->lo) && (is_time ? v < e->hi : v > e->lo))
+  /* a level healthy systems can fall past: say how often, here, not after a run */
+  double alarm = !e ? NAN : strcmp(key, "fail") == 0 ? e->alarm_fail : e->alarm_warn;
+  if (!isnan(alarm))
     fprintf(out,
-            "      note: a healthy system may measure %s as %.5g %s (the band's %s end): this "
-            "level can %s one\n",
-            is_time ? "as slow" : "as low", is_time ? e->hi : e->lo, unit, is_time ? "high" : "low",
-            strcmp(key, "fail") == 0 ? "fail" : "warn on");
+            "      false alarms: %s of healthy systems measure %s it (the band's "
+            "distribution)\n",
+            cb_chance_text(alarm, (char[32]){0}, 32),
+            c->metric == CB_METRIC_TIME ? "over" : "under");
 }
 
 static void put_expected(FILE *out, const struct cb_expected *e, const char *unit) {
@@ -87,7 +90,7 @@ int cb_accept_dry_run(const struct cb_accept_spec *t, int ranks, int nodes, FILE
             "# defects priced at %d GPUs with the %s step's T_compute as the run measures it "
             "([step %s] has no compute_time)\n",
             cb_pricing_scale(t, ranks), t->steps[0].model.name, t->steps[0].name);
-  if (cb_accept_spec_uses(t, CB_REF_MODEL))
+  if (cb_accept_spec_uses(t, CB_REF_MODEL) || cb_accept_spec_uses(t, CB_REF_HEALTHY))
     fprintf(out,
             "# model levels at %d rank%s on %d node%s (the file's [system] nodes = %d%s, "
             "ranks_per_node = %d); a run computes them again at its own scale\n",

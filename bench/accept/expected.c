@@ -5,14 +5,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/stats.h"
 #include "model/groups.h"
 #include "model/nccl_predict.h"
 #include "ops/op.h"
 #include "runtime/memory.h"
 
 int cb_check_uses_model(const struct cb_check *c) {
-  return (c->fail.set && c->fail.reference == CB_REF_MODEL) ||
-         (c->warn.set && c->warn.reference == CB_REF_MODEL);
+  for (int k = 0; k < 2; k++) {
+    const struct cb_threshold *th = k ? &c->warn : &c->fail;
+    if (th->set && (th->reference == CB_REF_MODEL || th->reference == CB_REF_HEALTHY))
+      return 1;
+  }
+  return 0;
 }
 
 void cb_expected_scale(const struct cb_accept_spec *t, int *ranks, int *nodes) {
@@ -39,16 +44,30 @@ static int from_nccl(const struct cb_accept_spec *t, const struct cb_check *c, i
            cb_nc_proto_names[x.choice.proto]);
   snprintf(e->source, sizeof e->source, "NCCL's cost model (v2.28.9-1, uncalibrated)");
   if (isnan(x.ratio_lo)) {
-    snprintf(e->band, sizeof e->band, "%s: no published figure, its error is unknown",
-             x.band->name);
+    snprintf(e->band, sizeof e->band, "%s: no published figure, its error is unknown", x.band.name);
     return 0;
   }
   /* the band is of measured / predicted time; a bandwidth goes the other way */
   int is_time = c->metric == CB_METRIC_TIME;
   e->lo = is_time ? e->value * x.ratio_lo : e->value / x.ratio_hi;
   e->hi = is_time ? e->value * x.ratio_hi : e->value / x.ratio_lo;
-  snprintf(e->band, sizeof e->band, "%s, %d published figure%s (bench/model/PLANNING.md)",
-           x.band->name, x.band->figures, x.band->figures == 1 ? "" : "s");
+  e->center = x.band.center, e->scale = x.band.scale, e->df = x.band.df;
+  char versions[96];
+  snprintf(e->band, sizeof e->band,
+           "where %.0f%% of healthy systems measure: %s, %d published figures (%s; the model "
+           "follows 2.28.9; bench/model/PLANNING.md)",
+           100 * CB_NC_COVERAGE, x.band.name, x.band.figures,
+           cb_nc_band_versions(&x.band, versions, sizeof versions));
+  /* each level's false alarms: a healthy system's busbw under the level's
+   * fraction of the model's (a time level at m times the model's: 1/m) */
+  const struct cb_threshold *th[2] = {&c->fail, &c->warn};
+  double *alarm[2] = {&e->alarm_fail, &e->alarm_warn};
+  for (int k = 0; k < 2; k++) {
+    if (!th[k]->set || th[k]->reference == CB_REF_MEMBW || th[k]->reference == CB_REF_PAIRBW)
+      continue;
+    double level = cb_level_value(c, th[k], (double[CB_NREFS]){0}, e);
+    *alarm[k] = cb_nc_band_below(&x.band, is_time ? e->value / level : level / e->value);
+  }
   snprintf(e->beyond, sizeof e->beyond, "%s", x.beyond);
   return 0;
 }
@@ -92,7 +111,7 @@ static int from_tiers(const struct cb_accept_spec *t, const struct cb_check *c, 
 int cb_expected_of(const struct cb_accept_spec *t, const struct cb_check *c, int ranks, int nodes,
                    struct cb_expected *e, char *why, size_t len) {
   memset(e, 0, sizeof *e);
-  e->lo = e->hi = NAN;
+  e->lo = e->hi = e->alarm_fail = e->alarm_warn = e->center = e->scale = e->df = NAN;
   e->ranks = ranks, e->nodes = nodes > 0 ? nodes : 1;
   int per_node = (ranks + e->nodes - 1) / e->nodes;
   int mop = cb_mop_find(cb_ops[c->op]->name), rc = -1;
@@ -103,6 +122,16 @@ int cb_expected_of(const struct cb_accept_spec *t, const struct cb_check *c, int
     rc = from_nccl(t, c, mop, ranks, per_node, e, why, len);
   else
     rc = from_tiers(t, c, mop, ranks, per_node, e, why, len);
+  if (rc == 0 && isnan(e->center))
+    for (int k = 0; k < 2; k++) /* a share of healthy systems needs a band */
+      if ((k ? &c->warn : &c->fail)->set &&
+          (k ? &c->warn : &c->fail)->reference == CB_REF_HEALTHY) {
+        snprintf(why, len,
+                 "no published figure gives its error (%s), so no share of healthy "
+                 "systems can be placed",
+                 e->band);
+        return -1;
+      }
   return rc == 0 && isfinite(e->value) && e->value > 0 ? 0 : -1;
 }
 
@@ -111,7 +140,9 @@ int cb_expected_for(const struct cb_accept_spec *t, const struct cb_check *c, in
   char why[320];
   if (cb_expected_of(t, c, ranks, nodes, e, why, sizeof why) == 0)
     return CB_OK;
-  const struct cb_threshold *th = c->fail.reference == CB_REF_MODEL ? &c->fail : &c->warn;
+  const struct cb_threshold *th =
+      c->fail.reference == CB_REF_MODEL || c->fail.reference == CB_REF_HEALTHY ? &c->fail
+                                                                               : &c->warn;
   return cb_fail(err, CB_USAGE,
                  "%s:%d: [check %s] %s: a model level, but the model cannot say what %d rank%s "
                  "on %d node%s should measure here: %s; give an absolute level instead",
@@ -126,5 +157,11 @@ double cb_level_value(const struct cb_check *c, const struct cb_threshold *th, c
   double scale = c->metric == CB_METRIC_TIME ? 1e6 : 1e-9; /* base units to us or GB/s */
   if (th->reference == CB_REF_MODEL)
     return e ? th->value * e->value : NAN;
+  if (th->reference == CB_REF_HEALTHY) { /* the band's quantile: a busbw fraction of the model's */
+    if (!e || isnan(e->center))
+      return NAN;
+    double fraction = exp(e->center + e->scale * cb_t_quantile(th->value, e->df));
+    return c->metric == CB_METRIC_TIME ? e->value / fraction : e->value * fraction;
+  }
   return cb_threshold_value(th, refs) * scale;
 }

@@ -16,7 +16,7 @@
 #include "runtime/settings.h"
 
 const char *const cb_metric_names[] = {"busbw", "algbw", "time"};
-const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw", "model"};
+const char *const cb_reference_names[CB_NREFS] = {"", "membw", "pairbw", "model", "healthy"};
 
 /* Backends a file may name, built here or not: a preset for GPU clusters
  * must parse on a host without NCCL; --accept refuses unbuilt ones later. */
@@ -32,6 +32,8 @@ static void copy_text(char *dst, size_t len, const char *src) {
  * which family is expected. As cb_topo_quantity: 0, -1, -2. */
 #define CB_LEVEL_MIN_PCT 0.01
 #define CB_LEVEL_MAX_PCT 1000.0
+/* "N% healthy": beyond half, the level fails most healthy systems */
+#define CB_HEALTHY_MAX_PCT 50.0
 
 static int threshold(const char *text, int bandwidth, struct cb_threshold *th) {
   double v;
@@ -46,11 +48,14 @@ static int threshold(const char *text, int bandwidth, struct cb_threshold *th) {
   while (*end == ' ' || *end == '\t')
     end++;
   for (int r = CB_REF_MEMBW; r < CB_NREFS; r++)
-    if ((bandwidth || r == CB_REF_MODEL) && strcmp(end, cb_reference_names[r]) == 0) {
+    if ((bandwidth || r == CB_REF_MODEL || r == CB_REF_HEALTHY) &&
+        strcmp(end, cb_reference_names[r]) == 0) {
       /* a hundredth of a percent to ten times the reference: beyond, a
        * typo (1e-300% model is a level nothing falls under) */
       if (v < CB_LEVEL_MIN_PCT || v > CB_LEVEL_MAX_PCT)
         return -3;
+      if (r == CB_REF_HEALTHY && v > CB_HEALTHY_MAX_PCT)
+        return -4;
       th->value = v / 100;
       th->reference = r;
       return 0;
@@ -141,14 +146,18 @@ static int check_key(struct cb_accept_spec *s, const struct cb_topo_at *at, cons
     if (got == -3)
       return cb_topo_bad(at, key, "'%s' is out of range (0.01%% to 1000%% of what it refers to)",
                          value);
+    if (got == -4)
+      return cb_topo_bad(
+          at, key, "'%s' is out of range: a share of healthy systems from 0.01%% to 50%%", value);
     if (got)
       return cb_topo_bad(
           at, key,
           bandwidth ? "'%s': expected a bandwidth (460 GB/s, 400 Gb/s), a fraction of "
                       "the measured memory or pair bandwidth (5%% membw, 40%% pairbw) or of the "
-                      "model's figure (80%% model); metric comes first"
-                    : "'%s': expected a time such as 4.2 us, or a multiple of the model's (150%% "
-                      "model)",
+                      "model's figure (80%% model), or where a share of healthy systems measure "
+                      "(1%% healthy); metric comes first"
+                    : "'%s': expected a time such as 4.2 us, a multiple of the model's (150%% "
+                      "model), or where a share of healthy systems measure (1%% healthy)",
           value);
   } else if (strcmp(key, "ceiling") == 0) {
     if (!*value || strlen(value) >= sizeof c->ceiling)

@@ -23,12 +23,23 @@ extern const char *const cb_metric_names[];
  * time on this machine: its memory copy bandwidth ("5% membw"), or the
  * median bandwidth of all pairs in the [matrix] ("40% pairbw"); or a
  * fraction of what the performance model expects of the check on the
- * file's [system] and [tier]s ("80% model", bench/accept/expected.c). */
-enum cb_reference { CB_REF_NONE, CB_REF_MEMBW, CB_REF_PAIRBW, CB_REF_MODEL, CB_NREFS };
+ * file's [system] and [tier]s ("80% model", bench/accept/expected.c); or
+ * where that share of healthy systems of the run's class measure past the
+ * model's figure ("1% healthy": the band's distribution, whose false-alarm
+ * chance is the level itself). */
+enum cb_reference {
+  CB_REF_NONE,
+  CB_REF_MEMBW,
+  CB_REF_PAIRBW,
+  CB_REF_MODEL,
+  CB_REF_HEALTHY,
+  CB_NREFS
+};
 extern const char *const cb_reference_names[CB_NREFS];
 struct cb_threshold {
   int set;       /* 0: no such level */
-  double value;  /* base units (bytes/s or seconds), or a fraction of the reference */
+  double value;  /* base units (bytes/s or seconds), a fraction of the reference, or
+                  * (healthy) a chance */
   int reference; /* enum cb_reference */
   int line;      /* where the file gives it, for messages */
 };

@@ -218,3 +218,13 @@ int cb_parse_long_list(const char *s, const char *what, long min, long max, long
 double cb_line_rate_percent(double GBps, double gbps) {
   return gbps > 0 ? GBps * 8.0 / gbps * 100.0 : 0.0;
 }
+
+const char *cb_chance_text(double p, char *buf, size_t len) {
+  if (p < 0.001)
+    snprintf(buf, len, "under 0.1%%");
+  else if (p > 0.999)
+    snprintf(buf, len, "over 99.9%%");
+  else
+    snprintf(buf, len, "%.*f%%", p < 0.1 ? 1 : 0, 100 * p);
+  return buf;
+}

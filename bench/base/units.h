@@ -50,4 +50,7 @@ double cb_line_rate_percent(double GBps, double gbps);
 /* Human form for messages: 1048576 -> "1 MiB", 1536 -> "1536 B". */
 const char *cb_format_size(uint64_t bytes, char *buf, size_t len);
 
+/* A chance as a reader takes it: "2.4%", "under 0.1%", "over 99.9%". */
+const char *cb_chance_text(double p, char *buf, size_t len);
+
 #endif

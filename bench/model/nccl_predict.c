@@ -250,11 +250,10 @@ int cb_nccl_expect(const struct cb_topology *t, int op, int dtype, int ngpus, in
     snprintf(why, len, "%s", refused ? refused : "no algorithm of NCCL's applies");
     return -1;
   }
-  const struct cb_nc_band *b = &cb_nc_bands[cb_nc_class_of(&hw, nodes)];
-  cb_nc_band_ratio(b, &e->ratio_lo, &e->ratio_hi);
-  e->band = b;
+  cb_nc_band_of(cb_nc_class_of(&hw, nodes), -1, &e->band);
+  cb_nc_band_ratio(&e->band, &e->ratio_lo, &e->ratio_hi);
   e->nodes = nodes;
-  cb_nc_band_beyond(b, op, ngpus, bytes, e->beyond, sizeof e->beyond);
+  cb_nc_band_beyond(&e->band, op, ngpus, bytes, e->beyond, sizeof e->beyond);
   e->newer = cb_nc_newer_differs(&hw, nodes);
   return 0;
 }
@@ -356,30 +355,68 @@ static void print_switches(const struct cb_nc_comm *c, int op, int dtype, int re
 }
 
 /* Where the uncalibrated times' intervals come from: the published figures
- * per class of system (nccl_band.h). */
+ * per class of system (nccl_band.h), and how the bands held out of sample. */
 static void print_bands(void) {
-  char sizes[64];
-  printf("#   error of the uncalibrated times: measured / predicted, from published nccl-tests "
-         "figures by class\n#   (bench/model/PLANNING.md, \"Published figures\"; widened to "
-         "hold 1):\n");
+  char sizes[64], versions[96];
+  struct cb_nc_loo loo;
+  cb_nc_band_loo(&loo);
+  printf("#   error of the uncalibrated times, from published nccl-tests figures by class "
+         "(bench/model/PLANNING.md,\n#   \"Published figures\"): where %.0f%% of healthy systems "
+         "measure, as measured / predicted time\n#   (the model follows NCCL 2.28.9; each band "
+         "names the "
+         "versions its figures ran)\n",
+         100 * CB_NC_COVERAGE);
   for (int k = 0; k < CB_NC_NCLASSES; k++) {
-    const struct cb_nc_band *b = &cb_nc_bands[k];
+    struct cb_nc_band b;
     double rlo, rhi;
-    cb_nc_band_ratio(b, &rlo, &rhi);
-    if (!b->figures) {
-      printf("#     %s: unknown (no published figure); its rows carry no interval\n", b->name);
+    cb_nc_band_of(k, -1, &b);
+    cb_nc_band_ratio(&b, &rlo, &rhi);
+    if (!b.figures) {
+      printf("#     %s: unknown (no published figure); its rows carry no interval\n", b.name);
       continue;
     }
     char gpus[32];
-    if (b->gpus_lo == b->gpus_hi)
-      snprintf(gpus, sizeof gpus, "%d", b->gpus_lo);
+    if (b.gpus_lo == b.gpus_hi)
+      snprintf(gpus, sizeof gpus, "%d", b.gpus_lo);
     else
-      snprintf(gpus, sizeof gpus, "%d-%d", b->gpus_lo, b->gpus_hi);
-    printf("#     %s: %.2f to %.2f (%d figure%s, allreduce, %s GPUs, %s)\n", b->name, rlo, rhi,
-           b->figures, b->figures == 1 ? "" : "s", gpus, cb_nc_band_sizes(b, sizes, sizeof sizes));
+      snprintf(gpus, sizeof gpus, "%d-%d", b.gpus_lo, b.gpus_hi);
+    printf("#     %s: %.2f to %.2f (%d figure%s, %s spread; allreduce, %s GPUs, %s; %s)\n", b.name,
+           rlo, rhi, b.figures, b.figures == 1 ? "" : "s", b.own ? "its own" : "pooled", gpus,
+           cb_nc_band_sizes(&b, sizes, sizeof sizes),
+           cb_nc_band_versions(&b, versions, sizeof versions));
   }
+  printf("#   out of sample (each figure left out of its band in turn): %d of %d healthy figures "
+         "under their band, %d over; %d of %d degraded inside theirs\n",
+         loo.below, loo.healthy - loo.unbanded, loo.above, loo.degraded_inside, loo.degraded);
   printf("#   rows past the figures (another op, GPU count, or a size 4x outside) are marked "
          "EXTRAPOLATED: their error is unknown\n");
+}
+
+/* The bands and their out-of-sample check, for --predict --json. */
+static json_t *bands_json(void) {
+  json_t *classes = json_array();
+  char versions[96];
+  for (int k = 0; k < CB_NC_NCLASSES; k++) {
+    struct cb_nc_band b;
+    double rlo, rhi;
+    cb_nc_band_of(k, -1, &b);
+    cb_nc_band_ratio(&b, &rlo, &rhi);
+    json_array_append_new(
+        classes,
+        json_pack("{s:s, s:i, s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:o, s:o, s:s}",
+                  "class", b.name, "figures", b.figures, "pass_floors", b.floors, "degraded",
+                  b.degraded, "spread", b.own ? "own" : "pooled", "center", num(b.center), "scale",
+                  num(b.scale), "df", num(b.df), "busbw_ratio_lo", num(1 / rhi), "busbw_ratio_hi",
+                  num(1 / rlo), "gpus_lo", b.gpus_lo, "gpus_hi", b.gpus_hi, "bytes_lo",
+                  num(b.bytes_lo), "bytes_hi", num(b.bytes_hi), "nccl",
+                  cb_nc_band_versions(&b, versions, sizeof versions)));
+  }
+  struct cb_nc_loo loo;
+  cb_nc_band_loo(&loo);
+  return json_pack("{s:f, s:i, s:o, s:{s:i, s:i, s:i, s:i, s:i, s:i}}", "coverage", CB_NC_COVERAGE,
+                   "own_spread_from", CB_NC_OWN_SPREAD, "classes", classes, "leave_one_out",
+                   "healthy", loo.healthy, "below", loo.below, "above", loo.above, "unbanded",
+                   loo.unbanded, "degraded", loo.degraded, "degraded_inside", loo.degraded_inside);
 }
 
 /* One row's interval: the class band around an uncalibrated pick; none
@@ -400,9 +437,10 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
     json_object_set_new(row, "unknown", json_string(unknown));
     return;
   }
-  const struct cb_nc_band *b = &cb_nc_bands[cb_nc_class_of(hw, nodes)];
+  struct cb_nc_band band, *b = &band;
   double rlo, rhi;
   char why[160];
+  cb_nc_band_of(cb_nc_class_of(hw, nodes), -1, b);
   cb_nc_band_ratio(b, &rlo, &rhi);
   double lo = ch->time_s * rlo * 1e6, hi = ch->time_s * rhi * 1e6;
   if (isnan(rlo))
@@ -410,12 +448,11 @@ static void row_interval(const struct cb_nc_hw *hw, const struct cb_nc_cal *cal,
   else
     printf("  [%.*f, %.*f] uncalibrated", lo < 1000 ? 2 : 0, lo, hi < 1000 ? 2 : 0, hi);
   json_object_set_new(row, "uncalibrated", json_true());
-  json_object_set_new(row, "interval",
-                      json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
-                                "published figures", "class", b->name, "figures", b->figures,
-                                "published_err_lo", num(b->err_lo), "published_err_hi",
-                                num(b->err_hi), "ratio_lo", num(rlo), "ratio_hi", num(rhi),
-                                "time_s_lo", num(lo * 1e-6), "time_s_hi", num(hi * 1e-6)));
+  json_object_set_new(
+      row, "interval",
+      json_pack("{s:s, s:s, s:i, s:f, s:o, s:o, s:o, s:o}", "source", "published figures", "class",
+                b->name, "figures", b->figures, "coverage", CB_NC_COVERAGE, "ratio_lo", num(rlo),
+                "ratio_hi", num(rhi), "time_s_lo", num(lo * 1e-6), "time_s_hi", num(hi * 1e-6)));
   if (cb_nc_band_beyond(b, op, n, bytes, why, sizeof why)[0]) {
     printf("  EXTRAPOLATED: %s", why);
     json_object_set_new(row, "extrapolated", json_string(why));
@@ -544,10 +581,11 @@ json_t *cb_nccl_predict(const struct cb_model_cli *m, const struct cb_topology *
                               json_pack("{s:s, s:s, s:f, s:f, s:i}", "algo", cb_nc_algo_names[a],
                                         "proto", cb_nc_proto_names[p], "bw_factor", cal.bw[a][p],
                                         "lat_factor", cal.lat[a][p], "points", cal.fitted[a][p]));
-  return json_pack("{s:s, s:s, s:s, s:i, s:b, s:i, s:o, s:o}", "model", "NCCL v2.28.9-1 cost model",
-                   "dtype", cb_dtypes[dt].name, "redop", cb_redop_names[ro], "calibration_points",
-                   npts, "calibration_inplace", npts && inplace, "share_gpu_points_left_out",
-                   shared, "calibration", calj, "rows", rows);
+  return json_pack("{s:s, s:s, s:s, s:i, s:b, s:i, s:o, s:o, s:o}", "model",
+                   "NCCL v2.28.9-1 cost model", "dtype", cb_dtypes[dt].name, "redop",
+                   cb_redop_names[ro], "calibration_points", npts, "calibration_inplace",
+                   npts && inplace, "share_gpu_points_left_out", shared, "calibration", calj,
+                   "bands", bands_json(), "rows", rows);
 }
 
 json_t *cb_nccl_validate(const struct cb_topology *topo, int per_node,

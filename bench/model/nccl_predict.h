@@ -49,7 +49,7 @@ int cb_nccl_ctx_for_report(const struct cb_topology *t, int per_node,
  * predicted time, NaN when no published figure states it). */
 struct cb_nccl_expectation {
   struct cb_nc_choice choice;
-  const struct cb_nc_band *band;
+  struct cb_nc_band band;
   double ratio_lo, ratio_hi;
   int nodes;
   char beyond[160];  /* why the figures behind the band do not cover it; "" when they do */

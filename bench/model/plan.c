@@ -46,10 +46,13 @@ json_t *cb_plan_print(const struct cb_model_cli *m, const struct cb_system *allr
                                           sc.capped, "overhead_next", num(sc.next)));
   }
   printf("# the search stops at %ld GPUs: %s\n", CB_MODEL_MAX_GPUS, CB_MODEL_MAX_GPUS_WHY);
+  struct cb_nc_band band;
+  if (opt && opt->allreduce_s)
+    cb_nc_band_of(cb_nc_class_of(&((const struct cb_nccl_ctx *)opt->ctx)->hw, 2), -1, &band);
   if (opt && opt->allreduce_s)
     printf("# NCCL's model was checked against published figures up to %d GPUs (uncalibrated; "
            "bench/model/PLANNING.md): counts past that are extrapolated\n",
-           cb_nc_bands[cb_nc_class_of(&((const struct cb_nccl_ctx *)opt->ctx)->hw, 2)].gpus_hi);
+           band.gpus_hi);
   json_t *plan = json_pack("{s:f, s:o, s:I, s:s}", "max_overhead", m->max_overhead, "rows", rows,
                            "search_max_gpus", (json_int_t)CB_MODEL_MAX_GPUS, "search_stops",
                            CB_MODEL_MAX_GPUS_WHY);

@@ -258,6 +258,8 @@ static int jsonl_verdict(void *state, const struct cb_verdict *v, struct cb_erro
                           "ranks", e->ranks, "nodes", e->nodes);
     json_object_set_new(x, "lo", real_or_null(e->lo));
     json_object_set_new(x, "hi", real_or_null(e->hi));
+    json_object_set_new(x, "false_alarm_fail", real_or_null(e->alarm_fail));
+    json_object_set_new(x, "false_alarm_warn", real_or_null(e->alarm_warn));
     if (e->beyond[0])
       json_object_set_new(x, "extrapolated", cb_json_text(e->beyond));
     if (e->newer[0])

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
 #include "sink.h"
 
 #define TABLE_COPY_MAX 16 /* GPUs per node shown in the copy matrices */
@@ -353,6 +354,11 @@ static int table_verdict(void *state, const struct cb_verdict *v, struct cb_erro
       fprintf(t->out, "; band [%.4g, %.4g]: %s", e->lo, e->hi, e->band);
     else
       fprintf(t->out, "; band %s", e->band);
+    char a[32], b[32];
+    if (!isnan(e->alarm_fail) || !isnan(e->alarm_warn))
+      fprintf(t->out, "; healthy systems past fail: %s, past warn: %s",
+              isnan(e->alarm_fail) ? "-" : cb_chance_text(e->alarm_fail, a, sizeof a),
+              isnan(e->alarm_warn) ? "-" : cb_chance_text(e->alarm_warn, b, sizeof b));
     if (e->beyond[0])
       fprintf(t->out, "; EXTRAPOLATED: %s", e->beyond);
     if (e->newer[0])

@@ -51,10 +51,17 @@ void cb_causes_append(struct cb_causes *out, const struct cb_causes *in);
  * of it ("80% model"; bench/accept/expected.c), in the verdict's unit. */
 struct cb_expected {
   double value;
-  double lo, hi;    /* the band a healthy system measures in; NaN: no figure states it */
+  double lo, hi; /* the band a healthy system measures in; NaN: no figure states it */
+  /* the chance that a healthy system measures past the fail and the warn
+   * level (the band's distribution); NaN: no band, or a level known only
+   * at run time */
+  double alarm_fail, alarm_warn;
+  /* the band's distribution: log(measured / model busbw) of a healthy system
+   * ~ center + scale * t(df), for "1% healthy" levels; NaN: no band */
+  double center, scale, df;
   char pick[32];    /* NCCL's algorithm/protocol, or the alpha-beta model's algorithm */
   char source[96];  /* which model */
-  char band[160];   /* what backs the band, or why there is none */
+  char band[256];   /* what backs the band, or why there is none */
   char beyond[160]; /* why the band's figures do not cover this check ("" when they do) */
   char newer[200];  /* where NCCL after the version the model follows estimates otherwise */
   int ranks, nodes; /* the scale it was computed at */

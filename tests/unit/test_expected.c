@@ -208,7 +208,7 @@ static void test_dry_run(void) {
   FILE *out = open_memstream(&text, &len);
   int rc = cb_accept_dry_run(&t, 0, 0, out, &err);
   fclose(out);
-  ok(rc == CB_OK && strstr(text, "fail: 80% model = ") && strstr(text, "pick NVLS/Simple") &&
+  ok(rc == CB_OK && strstr(text, "fail: 1% healthy = ") && strstr(text, "pick NVLS/Simple") &&
          strstr(text, "band [") && strstr(text, "fail: 460 GB/s") &&
          strstr(text, "at 8 ranks on 1 node"),
      "--dry-run on h100-ndr prints the absolute levels and the model's with pick and band");
@@ -223,6 +223,60 @@ static void test_dry_run(void) {
   free(text);
 }
 
+/* Issue 74: "1% healthy" levels are where that share of healthy systems of
+ * the run's class measure (the band's distribution): the false-alarm chance
+ * is the level itself, at one node and across InfiniBand alike; a time's is
+ * slower than the model's; a share past 50% and a class without a figure
+ * (nodes over TCP) are refused. */
+static void test_healthy(void) {
+  struct cb_accept_spec t;
+  struct cb_error err = {0};
+  static char text[4096];
+  snprintf(text, sizeof text, "%s",
+           edited(gpu, "nvlink = 0\nnvswitch = no\ngpu_p2p = no", "nvlink = 4\nnvswitch = yes"));
+  snprintf(text, sizeof text, "%s",
+           edited(text, "fail = 80% model", "fail = 1% healthy\nwarn = 5% healthy"));
+  if (cb_accept_spec_parse(text, "h.conf", &t, NULL, &err)) {
+    ok(0, "a 1%% healthy level parses (%s)", err.msg);
+    return;
+  }
+  struct cb_expected e;
+  int rc = cb_expected_for(&t, &t.checks[0], 8, 1, &e, &err);
+  double fail = cb_level_value(&t.checks[0], &t.checks[0].fail, (double[CB_NREFS]){0}, &e);
+  double warn = cb_level_value(&t.checks[0], &t.checks[0].warn, (double[CB_NREFS]){0}, &e);
+  ok(rc == CB_OK && fabs(e.alarm_fail - 0.01) < 1e-6 && fabs(e.alarm_warn - 0.05) < 1e-6 &&
+         fail < warn && warn < e.value && e.lo > fail,
+     "one node: 1%% healthy at %.4g, 5%% at %.4g of %.4g GB/s, false alarms %.4f and %.4f, under "
+     "the 95%% band's low end %.4g",
+     fail, warn, e.value, e.alarm_fail, e.alarm_warn, e.lo);
+  /* two nodes over a fabric without a figure: no share can be placed */
+  static char tcp[8192];
+  snprintf(tcp, sizeof tcp,
+           "%s[tier net]\nscope = inter-node\nkind = tcp-100g\nbandwidth = 100 Gb/s\n"
+           "latency = 20 us\n",
+           text);
+  if (cb_accept_spec_parse(tcp, "t.conf", &t, NULL, &err) == CB_OK)
+    rc = cb_expected_for(&t, &t.checks[0], 16, 2, &e, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "no share of healthy systems can be placed") &&
+         strstr(err.msg, "nodes over TCP"),
+     "two nodes over TCP: refused, naming the class: %s", err.msg);
+  memset(&err, 0, sizeof err);
+  rc = cb_accept_spec_parse(edited(text, "fail = 1% healthy", "fail = 60% healthy"), "b.conf", &t,
+                            NULL, &err);
+  ok(rc == CB_USAGE && strstr(err.msg, "'60% healthy' is out of range"), "60%% healthy refused: %s",
+     err.msg);
+  memset(&err, 0, sizeof err);
+  rc = cb_accept_spec_parse(edited(text, "metric = busbw\nfail = 1% healthy\nwarn = 5% healthy",
+                                   "metric = time\nfail = 1% healthy"),
+                            "s.conf", &t, NULL, &err);
+  if (rc == CB_OK)
+    rc = cb_expected_for(&t, &t.checks[0], 8, 1, &e, &err);
+  double slow = cb_level_value(&t.checks[0], &t.checks[0].fail, (double[CB_NREFS]){0}, &e);
+  ok(rc == CB_OK && slow > e.hi && fabs(e.alarm_fail - 0.01) < 1e-6,
+     "a time's 1%% healthy: %.4g us, slower than the band's %.4g (model %.4g)", slow, e.hi,
+     e.value);
+}
+
 int main(void) {
   test_parse();
   test_host();
@@ -230,6 +284,7 @@ int main(void) {
   test_presets();
   test_gdr();
   test_dry_run();
+  test_healthy();
   done_testing();
   return exit_status();
 }
