@@ -6,26 +6,12 @@
 
 #include <stddef.h>
 
+#include "backends/nccl_env.h"
 #include "base/error.h"
 #include "envfile.h"
 
-/* NCCL's function names, the prefixes of the per-collective form
- * (init.cc ncclFuncStr, NCCL >= 2.24). */
-enum { CB_NCCL_NFUNCS = 5 };
-extern const char *const cb_nccl_func_names[CB_NCCL_NFUNCS];
-
 /* The first NCCL version that reads the per-collective form. */
 #define CB_NCCL_PER_COLL_VERSION 22400
-
-/* Which of names[0..n-1] `value` of `var` (NCCL_ALGO or NCCL_PROTO)
- * enables for function `func` ("allreduce"), as NCCL >= 2.24 parses it
- * (src/graph/tuning.cc parseList): enabled[i] = 1 or 0. A NULL value
- * enables everything. A name or prefix NCCL does not know, or an entry
- * without a prefix after the first, is a usage error naming the value
- * (NCCL would fail the communicator with ncclInvalidUsage). */
-int cb_nccl_parse_env(const char *var, const char *value, const char *func,
-                      const char *const *names, int n, unsigned char *enabled,
-                      struct cb_error *err);
 
 /* The launch setting for all-reduce: 1 + the index when the value leaves
  * all-reduce exactly one name, 0 when it leaves NCCL a choice (unset, a

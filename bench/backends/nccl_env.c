@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "runtime/settings.h"
@@ -94,4 +95,84 @@ const char *cb_nccl_register_refusal(int reg, int version, char *why, size_t len
            cb_register_names[reg], need[reg].since / 10000, need[reg].since / 100 % 100,
            need[reg].call, version / 10000, version / 100 % 100, version % 100);
   return why;
+}
+
+/* NCCL_ALGO's names (src/graph/tuning.cc, ncclAlgoStr; any case). */
+const char *const cb_nccl_algo_names[CB_NCCL_NALGO_NAMES] = {
+    "Tree", "Ring", "CollnetDirect", "CollnetChain", "NVLS", "NVLSTree", "PAT"};
+
+const char *const cb_nccl_func_names[CB_NCCL_NFUNCS] = {"Broadcast", "Reduce", "AllGather",
+                                                        "ReduceScatter", "AllReduce"};
+
+static int bad(struct cb_error *err, const char *var, const char *value, const char *why,
+               const char *tok) {
+  return cb_fail(err, CB_USAGE, "%s='%s': %s '%s' (NCCL would refuse the communicator)", var, value,
+                 why, tok);
+}
+
+/* One comma list of names, after an optional '^', applied to enabled[]. */
+static int apply_list(const char *var, const char *value, char *list, const char *const *names,
+                      int n, unsigned char *enabled, struct cb_error *err) {
+  int set = 1;
+  if (list[0] == '^')
+    set = 0, list++;
+  unsigned char now[16];
+  for (int i = 0; i < n; i++)
+    now[i] = (unsigned char)!set;
+  char *save = NULL;
+  for (char *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+    int i = 0;
+    while (i < n && strcasecmp(e, names[i]))
+      i++;
+    if (i == n)
+      return bad(err, var, value, "NCCL knows no name", e);
+    now[i] = (unsigned char)set;
+  }
+  if (enabled)
+    memcpy(enabled, now, (size_t)n);
+  return CB_OK;
+}
+
+/* NCCL 2.28 src/graph/tuning.cc, parseList's own comment:
+ *   NCCL_ALGO="ring,collnetdirect;allreduce:tree,collnetdirect;broadcast:ring"
+ *   "Enable ring and collnetdirect for all functions, then select tree and
+ *   collnetdirect for allreduce and ring for broadcast."
+ * Entries are ';'-separated and applied in order; only the first may lack
+ * a "function:" prefix; a list starting with '^' enables all but its
+ * names. Tokens are split with strtok_r as NCCL does (empty ones skipped). */
+int cb_nccl_parse_env(const char *var, const char *value, const char *func,
+                      const char *const *names, int n, unsigned char *enabled,
+                      struct cb_error *err) {
+  memset(enabled, 1, (size_t)n);
+  if (!value)
+    return CB_OK;
+  char full[512], *save = NULL;
+  if (snprintf(full, sizeof full, "%s", value) >= (int)sizeof full || n > 16)
+    return cb_fail(err, CB_USAGE, "%s: value too long", var);
+  for (char *tok = strtok_r(full, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+    char sub[512], *s2 = NULL;
+    snprintf(sub, sizeof sub, "%s", tok);
+    char *prefix = strtok_r(sub, ":", &s2), *list = strtok_r(NULL, ":", &s2);
+    if (!prefix)
+      return bad(err, var, value, "an entry has no names:", tok);
+    if (!list) {
+      if (tok != full)
+        return bad(err, var, value, "every entry after the first needs a function prefix:", tok);
+      list = prefix, prefix = NULL;
+    }
+    int found = 0;
+    for (int f = 0; f < CB_NCCL_NFUNCS; f++) {
+      if (prefix && strcasecmp(prefix, cb_nccl_func_names[f]))
+        continue;
+      found = 1;
+      char copy[512];
+      snprintf(copy, sizeof copy, "%s", list);
+      if (apply_list(var, value, copy, names, n,
+                     strcasecmp(func, cb_nccl_func_names[f]) ? NULL : enabled, err))
+        return err->status;
+    }
+    if (!found)
+      return bad(err, var, value, "NCCL knows no function", prefix);
+  }
+  return CB_OK;
 }

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "base/error.h"
+
 struct cb_env_setting {
   const char *name, *value;
 };
@@ -40,5 +42,24 @@ int cb_mps_running(const char *pipe_dir);
  * ncclCommRegister and ncclMemAlloc came in 2.19, ncclCommWindowRegister
  * in 2.27, as nccl-tests' -R checks them. */
 const char *cb_nccl_register_refusal(int reg, int version, char *why, size_t len);
+
+/* NCCL's function names, the prefixes of the per-collective form
+ * (init.cc ncclFuncStr, NCCL >= 2.24). */
+enum { CB_NCCL_NFUNCS = 5 };
+extern const char *const cb_nccl_func_names[CB_NCCL_NFUNCS];
+/* NCCL_ALGO's names, NCCL's order (ncclAlgoStr). */
+enum { CB_NCCL_NALGO_NAMES = 7 };
+extern const char *const cb_nccl_algo_names[CB_NCCL_NALGO_NAMES];
+
+/* Which of names[0..n-1] `value` of `var` (NCCL_ALGO or NCCL_PROTO)
+ * enables for function `func` ("allreduce"), as NCCL >= 2.24 parses it
+ * (src/graph/tuning.cc parseList): enabled[i] = 1 or 0. A NULL value
+ * enables everything. A name or prefix NCCL does not know, or an entry
+ * without a prefix after the first, is a usage error naming the value
+ * (NCCL would fail the communicator with ncclInvalidUsage). A function
+ * NCCL_ALGO has no prefix for (alltoall, point-to-point) is left all on. */
+int cb_nccl_parse_env(const char *var, const char *value, const char *func,
+                      const char *const *names, int n, unsigned char *enabled,
+                      struct cb_error *err);
 
 #endif

@@ -2,6 +2,9 @@
 #define _GNU_SOURCE /* RTLD_NOLOAD */
 #include "nccl_ran.h"
 
+#include "nccl_env.h"
+
+#include <ctype.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,12 +72,35 @@ void cb_nccl_ran_format(struct cb_ran *r, int n, long more, char *buf, size_t le
     snprintf(buf + at, len - at, ", +%ld calls", more);
 }
 
-int cb_nccl_ran_differs(const char *ran, const char *asked) {
-  if (!ran || !*ran || !asked || !*asked || strchr(asked, ',') || strchr(asked, '^'))
+/* Whether the name at p (up to '/') is `name`, any case, '_' ignored:
+ * the profiler's NVLS_TREE is NCCL_ALGO's NVLSTree. */
+static int same_algo(const char *p, const char *name) {
+  for (;; p++) {
+    if (*p == '_')
+      continue;
+    if (*p == '/' || *p == '\0')
+      return *name == '\0';
+    if (tolower((unsigned char)*p) != tolower((unsigned char)*name++))
+      return 0;
+  }
+}
+
+int cb_nccl_ran_differs(const char *ran, const char *asked, const char *func) {
+  if (!ran || !*ran || !asked || !*asked || !func)
     return 0;
-  size_t k = strlen(asked);
+  unsigned char on[CB_NCCL_NALGO_NAMES];
+  struct cb_error err = {0};
+  if (cb_nccl_parse_env("NCCL_ALGO", asked, func, cb_nccl_algo_names, CB_NCCL_NALGO_NAMES, on,
+                        &err))
+    return 0; /* NCCL refuses it: nothing ran under it */
+  int forced = -1, left = 0;
+  for (int i = 0; i < CB_NCCL_NALGO_NAMES; i++)
+    if (on[i])
+      left++, forced = i;
+  if (left != 1)
+    return 0;
   for (const char *p = ran; *p;) { /* "Algo/Proto/N[ xC]" items, ", " apart */
-    if (*p != '+' && (strncasecmp(p, asked, k) != 0 || p[k] != '/'))
+    if (*p != '+' && !same_algo(p, cb_nccl_algo_names[forced]))
       return 1;
     const char *next = strstr(p, ", ");
     if (!next)

@@ -23,8 +23,12 @@ cb_ran_take_fn cb_nccl_ran_find(void);
  * Pure. */
 void cb_nccl_ran_format(struct cb_ran *r, int n, long more, char *buf, size_t len);
 
-/* Whether `ran` holds an algorithm other than `asked` (NCCL_ALGO's value, a
- * single name, any case); 0 when either is empty or asked lists several. */
-int cb_nccl_ran_differs(const char *ran, const char *asked);
+/* Whether `ran` holds an algorithm other than the one `asked` (NCCL_ALGO's
+ * value, in any of NCCL's forms: "NVLS", "allreduce:Ring", "^NVLS;
+ * allreduce:Tree") forces on `func` (the row's collective, "allreduce");
+ * 0 when either is empty, or the value leaves func a choice or is one
+ * NCCL refuses. The profiler's spellings (NVLS_TREE, COLLNET_DIRECT) and
+ * NCCL_ALGO's (NVLSTree, CollnetDirect) are the same algorithm. */
+int cb_nccl_ran_differs(const char *ran, const char *asked, const char *func);
 
 #endif

@@ -422,7 +422,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
     snprintf(rec->reg, sizeof rec->reg, "%s", cb_register_names[sc->s->reg]);
   if (sc->op->skewed)
     snprintf(rec->skew, sizeof rec->skew, "%s", sc->s->skew ? sc->s->skew->label : "uniform");
-  rec->nccl_ran_other = cb_nccl_ran_differs(ran, getenv("NCCL_ALGO"));
+  rec->nccl_ran_other = cb_nccl_ran_differs(ran, getenv("NCCL_ALGO"), sc->op->name);
   if (sc->backend->coll_algo)
     sc->backend->coll_algo(sc->ctx, &a, rec->algo, sizeof rec->algo, rec->algo_by,
                            sizeof rec->algo_by);

@@ -48,15 +48,31 @@ static void test_format(void) {
          "several: most calls first, each counted, the unlisted calls said");
   cb_nccl_ran_format(r, 0, 0, buf, sizeof buf);
   is_str(buf, "", "none: empty (no plugin, or nothing ran)");
-  ok(!cb_nccl_ran_differs("NVLS/Simple/16", "nvls") && cb_nccl_ran_differs("Ring/Simple/4", "NVLS"),
+  ok(!cb_nccl_ran_differs("NVLS/Simple/16", "nvls", "allreduce") &&
+         cb_nccl_ran_differs("Ring/Simple/4", "NVLS", "allreduce"),
      "NVLS asked: NVLS ran is as asked (any case), Ring ran is a fallback");
-  ok(cb_nccl_ran_differs("NVLS/Simple/16 x3, Ring/Simple/4 x1", "NVLS") &&
-         !cb_nccl_ran_differs("Ring/LL/2 x3, Ring/Simple/4 x1, +2 calls", "ring"),
+  ok(cb_nccl_ran_differs("NVLS/Simple/16 x3, Ring/Simple/4 x1", "NVLS", "allreduce") &&
+         !cb_nccl_ran_differs("Ring/LL/2 x3, Ring/Simple/4 x1, +2 calls", "ring", "allreduce"),
      "a fallback on some calls is marked; the unlisted calls are not judged");
-  ok(!cb_nccl_ran_differs("Ring/Simple/4", NULL) && !cb_nccl_ran_differs("", "Ring") &&
-         !cb_nccl_ran_differs("Ring/Simple/4", "Tree,Ring") &&
-         !cb_nccl_ran_differs("Ring/Simple/4", "^NVLS"),
+  ok(!cb_nccl_ran_differs("Ring/Simple/4", NULL, "allreduce") &&
+         !cb_nccl_ran_differs("", "Ring", "allreduce") &&
+         !cb_nccl_ran_differs("Ring/Simple/4", "Tree,Ring", "allreduce") &&
+         !cb_nccl_ran_differs("Ring/Simple/4", "^NVLS", "allreduce"),
      "nothing asked, nothing known, or a list or exclusion asked: no mark");
+  /* issue 75 finding 5: --env-out's per-collective form, and the profiler's
+   * spellings (init.cc ncclAlgoToString: NVLS_TREE, COLLNET_DIRECT) */
+  ok(!cb_nccl_ran_differs("Ring/Simple/4", "allreduce:Ring", "allreduce") &&
+         !cb_nccl_ran_differs("Tree/LL/2", "allreduce:Ring", "broadcast") &&
+         cb_nccl_ran_differs("Tree/LL/2", "allreduce:Ring", "allreduce") &&
+         cb_nccl_ran_differs("RING/SIMPLE/4", "^NVLS;allreduce:Tree", "allreduce"),
+     "the per-collective form: judged on its own collective only, others unmarked");
+  ok(!cb_nccl_ran_differs("NVLS_TREE/Simple/16", "NVLSTree", "allreduce") &&
+         !cb_nccl_ran_differs("COLLNET_DIRECT/Simple/4", "CollnetDirect", "allreduce") &&
+         cb_nccl_ran_differs("NVLS/Simple/16", "NVLSTree", "allreduce"),
+     "the profiler's NVLS_TREE and COLLNET_DIRECT are NCCL_ALGO's NVLSTree and CollnetDirect");
+  ok(!cb_nccl_ran_differs("Ring/Simple/4", "Fast", "allreduce") &&
+         !cb_nccl_ran_differs("Ring/Simple/4", "NVLS", "alltoall"),
+     "a value NCCL refuses, or an op NCCL_ALGO does not steer (alltoall): no mark");
 }
 
 int main(void) {
