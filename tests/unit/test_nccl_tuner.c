@@ -163,14 +163,18 @@ static void test_symbols(const char *so) {
   ok(needed > 0 && mpi == 0, "it needs libc only: no MPI, NCCL, CUDA or collbench library");
 }
 
-/* NCCL 2.30's getChunkSize (tuner v6): a rule's chunk size where NCCL runs
- * the rule's own algorithm and protocol; NCCL's own elsewhere, and never
- * under the protocol's grain (NCCL would round it down to 0) */
+/* NCCL 2.30's getChunkSize (tuner v6): NCCL calls it per channel part
+ * (nChannels 1, the part's bytes: src/enqueue.cc:717-737 at v2.30.7-1),
+ * after getCollInfo saw the collective. The rule the collective took gives
+ * its chunk size where NCCL runs the rule's own algorithm and protocol;
+ * NCCL's own elsewhere, and never under the protocol's grain (NCCL would
+ * round it down to 0; LL128's is 1920 bytes, device.h ncclProtoGrainSize). */
 static void test_chunk(void) {
   static const char text[] = "# collbench-tuner-rules 1\n"
                              "allreduce,0,65535,tree,ll,4,1,2,-1,-1,none,8192\n"
-                             "allreduce,65536,1048575,ring,ll128,-1,1,2,-1,-1,none,1024\n"
-                             "allreduce,1048576,2097151,ring,simple,-1,1,2,3,-1,none,65536\n"
+                             "allreduce,65536,1048575,ring,ll128,-1,1,2,-1,-1,none,3840\n"
+                             "allreduce,1048576,2097151,ring,ll128,-1,1,2,-1,-1,none,1800\n"
+                             "allreduce,2097152,4194303,ring,simple,-1,1,2,3,-1,none,65536\n"
                              "allgather,0,100000,ring,simple,-1,1,2,-1,-1,none\n";
   const char *path = write_file("chunks", text, sizeof text - 1);
   setenv("COLLBENCH_TUNER_RULES", path, 1);
@@ -180,27 +184,56 @@ static void test_chunk(void) {
   memset(&k, 0, sizeof k);
   ok(v6->init(&ctx, 0xc0ffee, 2, 1, logger, &nvl, &k) == CB_NCCL_SUCCESS && ctx,
      "chunk: v6 init takes the file with a chunk column");
+  float t[NA][NP];
+  int nch = 0;
   size_t chunk = 131072;
   log_reset();
-  ok(v6->getChunkSize(ctx, ALLREDUCE, 4096, TREE, LL, 4, &chunk) == CB_NCCL_SUCCESS &&
-         chunk == 8192 && strstr(last_info, "ran tree/ll on 4 channels: chunk 131072 -> 8192"),
-     "chunk: the rule's 8192 where NCCL runs its tree/LL, said with what ran (%s)", last_info);
+  v6->getChunkSize(ctx, ALLREDUCE, 1024, TREE, LL, 1, &chunk);
+  ok(chunk == 131072 && strstr(last_info, "no collective of it seen"),
+     "chunk: a part before any collective was seen: NCCL's kept (%s)", last_info);
+  table_fill(t);
+  v6->getCollInfo(ctx, ALLREDUCE, 4096, 1, (float **)t, NA, NP, 0, &nch);
+  log_reset();
+  ok(v6->getChunkSize(ctx, ALLREDUCE, 1024, TREE, LL, 1, &chunk) == CB_NCCL_SUCCESS &&
+         chunk == 8192 && strstr(last_info, "ran tree/ll on 1 channels: chunk 131072 -> 8192"),
+     "chunk: a 1 KiB part of a 4 KiB all-reduce: the rule's 8192 where NCCL runs its tree/LL, "
+     "said with what ran (%s)",
+     last_info);
   chunk = 131072;
   log_reset();
-  v6->getChunkSize(ctx, ALLREDUCE, 4096, RING, LL, 2, &chunk);
-  ok(chunk == 131072 && strstr(last_info, "ran ring/ll on 2 channels") &&
+  v6->getChunkSize(ctx, ALLREDUCE, 1024, RING, LL, 1, &chunk);
+  ok(chunk == 131072 && strstr(last_info, "ran ring/ll on 1 channels") &&
          strstr(last_info, "another algorithm or protocol"),
      "chunk: NCCL ran ring, not the rule's tree: its own chunk kept (%s)", last_info);
+  /* issue 75 finding 9: the collective's size decides, not the part's */
+  table_fill(t);
+  v6->getCollInfo(ctx, ALLREDUCE, 100000, 1, (float **)t, NA, NP, 0, &nch);
   chunk = 131072;
-  v6->getChunkSize(ctx, ALLREDUCE, 100000, RING, LL128, 8, &chunk);
+  log_reset();
+  v6->getChunkSize(ctx, ALLREDUCE, 12500, RING, LL128, 1, &chunk);
+  ok(chunk == 3840 && strstr(last_info, "by the rule of line 3"),
+     "chunk: a 12500-byte part of a 100000-byte all-reduce follows the collective's rule (line 3, "
+     "ring/LL128), not the 0-65535 one (%s)",
+     last_info);
+  table_fill(t);
+  v6->getCollInfo(ctx, ALLREDUCE, 1500000, 1, (float **)t, NA, NP, 0, &nch);
+  chunk = 131072;
+  v6->getChunkSize(ctx, ALLREDUCE, 187500, RING, LL128, 1, &chunk);
   ok(chunk == 131072 && strstr(last_info, "under the protocol's grain"),
-     "chunk: 1024 under LL128's 1792-byte grain: NCCL's kept (%s)", last_info);
+     "chunk: 1800 is under LL128's 1920-byte grain (0 grains to NCCL): NCCL's kept (%s)",
+     last_info);
+  table_fill(t);
+  v6->getCollInfo(ctx, ALLREDUCE, 3000000, 3, (float **)t, NA, NP, 0, &nch);
   chunk = 131072;
-  v6->getChunkSize(ctx, ALLREDUCE, 1500000, RING, SIMPLE, 8, &chunk);
-  ok(chunk == 131072 && strstr(last_info, "no rule with a chunk size"),
-     "chunk: a rule naming numPipeOps cannot be told at getChunkSize: skipped (%s)", last_info);
+  v6->getChunkSize(ctx, ALLREDUCE, 375000, RING, SIMPLE, 1, &chunk);
+  ok(chunk == 65536 && strstr(last_info, "by the rule of line 5"),
+     "chunk: a rule naming numPipeOps, taken by its collective in getCollInfo, gives its chunk "
+     "(%s)",
+     last_info);
+  table_fill(t);
+  v6->getCollInfo(ctx, ALLGATHER, 50000, 1, (float **)t, NA, NP, 0, &nch);
   chunk = 4096;
-  v6->getChunkSize(ctx, ALLGATHER, 50000, RING, SIMPLE, 8, &chunk);
+  v6->getChunkSize(ctx, ALLGATHER, 6250, RING, SIMPLE, 1, &chunk);
   ok(chunk == 4096, "chunk: a rule without a chunk column leaves NCCL's");
   v6->finalize(ctx);
   chunk = 777;

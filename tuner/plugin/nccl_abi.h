@@ -27,7 +27,10 @@
  *   are chosen, with the chunk size it computed, clamps the result to its
  *   buffer's maximum, then rounds it down to the protocol's grain
  *   (NCCLCHECK'd: it must not fail; src/enqueue.cc, src/include/device.h
- *   ncclProtoGrainSize: LL 16, LL128 1792, Simple 512 bytes, v2.30.7-1).
+ *   ncclProtoGrainSize: LL 16, LL128 1920, Simple 512 bytes, v2.30.7-1).
+ *   NCCL calls it per channel part (nChannels 1, the part's bytes:
+ *   src/enqueue.cc:717-737 at v2.30.7-1), after getCollInfo saw the
+ *   whole collective.
  * - struct cb_nccl_tuner_v4: src/include/plugin/tuner/tuner_v4.h at
  *   v2.26.2-1 .. v2.28.9-1, and the v4 struct in src/include/nccl_tuner.h at
  *   v2.24.3-1 and v2.25.1-1 (same members); NCCL calls

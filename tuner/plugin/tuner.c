@@ -25,10 +25,24 @@
 #define EXPORT __attribute__((visibility("default")))
 #define RULES_ENV "COLLBENCH_TUNER_RULES"
 
+/* The collectives getCollInfo saw lately, newest last: NCCL asks
+ * getChunkSize per channel part, with the part's bytes, not the
+ * collective's (src/enqueue.cc:717-737 at v2.30.7-1), so the rule a part
+ * follows is the one its collective took. A group of up to this many
+ * collectives is told apart. */
+#define SEEN 64
+struct seen {
+  cb_nccl_func_t coll;
+  size_t nbytes;
+  const struct cbt_rule *rule; /* NULL: no rule */
+};
+
 struct ctx {
   struct cbt_rules rules;
   size_t nranks, nnodes;
   cb_nccl_logger_t log;
+  struct seen seen[SEEN];
+  unsigned long nseen;
 };
 
 #define LOG(c, level, ...)                                                                         \
@@ -72,6 +86,7 @@ static cb_nccl_result_t get_coll_info(void *context, cb_nccl_func_t coll, size_t
     return CB_NCCL_SUCCESS;
   const struct cbt_rule *r =
       cbt_rules_match(&c->rules, coll, nbytes, c->nranks, c->nnodes, pipe_ops, reg_buff);
+  c->seen[c->nseen++ % SEEN] = (struct seen){coll, nbytes, r};
   if (!r) {
     LOG(c, CB_NCCL_LOG_INFO, "%s %zu bytes (%zu ranks, %zu nodes, %d ops): no rule, NCCL's choice",
         cbt_coll_name(coll), nbytes, c->nranks, c->nnodes, pipe_ops);
@@ -106,10 +121,24 @@ static cb_nccl_result_t get_coll_info(void *context, cb_nccl_func_t coll, size_t
   return CB_NCCL_SUCCESS;
 }
 
+/* The rule the newest collective of `coll` at least `part` bytes took in
+ * getCollInfo (a part is never more than its collective); NULL, with
+ * *found 0, when none was seen. */
+static const struct cbt_rule *part_rule(const struct ctx *c, cb_nccl_func_t coll, size_t part,
+                                        int *found) {
+  unsigned long n = c->nseen < SEEN ? c->nseen : SEEN;
+  for (unsigned long i = 1; i <= n; i++) {
+    const struct seen *s = &c->seen[(c->nseen - i) % SEEN];
+    if (s->coll == coll && s->nbytes >= part)
+      return *found = 1, s->rule;
+  }
+  return *found = 0, NULL;
+}
+
 /* NCCL 2.30's tuner v6: called once NCCL has chosen the algorithm,
- * protocol and channels, with the chunk size it computed. The rule that
- * getCollInfo would take (one naming numPipeOps or regBuff cannot be told
- * here: skipped) gives its chunk size when NCCL runs that rule's own
+ * protocol and channels, per channel part (nChannels 1, the part's bytes),
+ * with the chunk size it computed. The rule the part's collective took in
+ * getCollInfo gives its chunk size when NCCL runs that rule's own
  * algorithm and protocol; each call logs what NCCL chose, which is how a
  * user sees what ran. Never fails (NCCL NCCLCHECKs it). */
 static cb_nccl_result_t get_chunk_size(void *context, cb_nccl_func_t coll, size_t nbytes, int algo,
@@ -117,13 +146,16 @@ static cb_nccl_result_t get_chunk_size(void *context, cb_nccl_func_t coll, size_
   struct ctx *c = context;
   if (!c || !chunk)
     return CB_NCCL_SUCCESS;
-  /* below the protocol's grain NCCL would round the chunk down to 0
-   * (src/include/device.h, ncclProtoGrainSize, v2.30.7-1) */
-  static const int grain[CB_NCCL_NUM_PROTOCOLS] = {16, 1792, 512};
-  const struct cbt_rule *r =
-      c->rules.n ? cbt_rules_match(&c->rules, coll, nbytes, c->nranks, c->nnodes, -2, -2) : NULL;
+  /* below the protocol's grain NCCL would round the chunk down to 0 grains
+   * (src/include/device.h ncclProtoGrainSize at v2.30.7-1: LL 16; LL128
+   * 32 threads x 8 elements / 16 a line x 15 data elements x 8 bytes =
+   * 1920; Simple 512) */
+  static const int grain[CB_NCCL_NUM_PROTOCOLS] = {16, 1920, 512};
+  int found = 0;
+  const struct cbt_rule *r = c->rules.n ? part_rule(c, coll, nbytes, &found) : NULL;
   size_t was = *chunk;
-  const char *why = "no rule with a chunk size";
+  const char *why = c->rules.n && !found ? "no collective of it seen in getCollInfo"
+                                         : "no rule with a chunk size";
   if (r && r->chunk > 0 && (r->algo != algo || r->proto != proto))
     why = "the rule's chunk size is for another algorithm or protocol";
   else if (r && r->chunk > 0 && proto >= 0 && proto < CB_NCCL_NUM_PROTOCOLS &&
@@ -132,12 +164,12 @@ static cb_nccl_result_t get_chunk_size(void *context, cb_nccl_func_t coll, size_
   else if (r && r->chunk > 0) {
     *chunk = (size_t)r->chunk;
     LOG(c, CB_NCCL_LOG_INFO,
-        "%s %zu bytes ran %s/%s on %d channels: chunk %zu -> %d by the rule of line %d",
+        "%s part of %zu bytes ran %s/%s on %d channels: chunk %zu -> %d by the rule of line %d",
         cbt_coll_name(coll), nbytes, cbt_algo_name(algo), cbt_proto_name(proto), nchannels, was,
         r->chunk, r->line);
     return CB_NCCL_SUCCESS;
   }
-  LOG(c, CB_NCCL_LOG_INFO, "%s %zu bytes ran %s/%s on %d channels: chunk %zu, NCCL's (%s)",
+  LOG(c, CB_NCCL_LOG_INFO, "%s part of %zu bytes ran %s/%s on %d channels: chunk %zu, NCCL's (%s)",
       cbt_coll_name(coll), nbytes, cbt_algo_name(algo), cbt_proto_name(proto), nchannels, was, why);
   return CB_NCCL_SUCCESS;
 }
