@@ -675,12 +675,17 @@ static void nccl_free(void *ctx, int mem, void *ptr) {
   drop_graph(c); /* it may point into this buffer */
   for (int i = 0; i < REGS; i++)
     if (c->regs[i].ptr && c->regs[i].ptr == ptr) {
+      /* an aborted communicator (c->comm NULL) took its registrations with
+       * it, and ncclCommWindowDeregister does not check for a NULL one
+       * (src/dev_runtime.cc:927-935 at v2.28.9-1): the memory alone is freed */
+      if (c->comm) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-      if (c->reg == CB_REGISTER_SYMMETRIC)
-        ncclCommWindowDeregister(c->comm, (ncclWindow_t)c->regs[i].handle);
-      else
+        if (c->reg == CB_REGISTER_SYMMETRIC)
+          ncclCommWindowDeregister(c->comm, (ncclWindow_t)c->regs[i].handle);
+        else
 #endif
-        ncclCommDeregister(c->comm, c->regs[i].handle);
+          ncclCommDeregister(c->comm, c->regs[i].handle);
+      }
       ncclMemFree(ptr);
       c->regs[i].ptr = NULL;
       return;

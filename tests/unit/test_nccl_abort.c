@@ -99,6 +99,72 @@ ncclResult_t ncclCommAbort(ncclComm_t comm) {
   return ncclSuccess;
 }
 
+/* --register symmetric (issue 75 finding 7): buffers from ncclMemAlloc in
+ * a window; the stream never completes and NCCL reports an asynchronous
+ * error, so the backend aborts the communicator; NCCL's
+ * ncclCommWindowDeregister dereferences its comm without a check
+ * (src/dev_runtime.cc:927-935 at v2.28.9-1): a NULL one is counted here. */
+static int async_fails, windows, deregistered_null, deregistered, mem_freed;
+cudaError_t cudaStreamQuery(cudaStream_t s) {
+  (void)s;
+  return async_fails ? cudaErrorNotReady : cudaSuccess;
+}
+ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async) {
+  (void)comm;
+  *async = async_fails ? ncclRemoteError : ncclSuccess;
+  return ncclSuccess;
+}
+ncclResult_t ncclMemAlloc(void **p, size_t bytes) {
+  *p = malloc(bytes);
+  return *p ? ncclSuccess : ncclSystemError;
+}
+ncclResult_t ncclMemFree(void *p) {
+  free(p);
+  mem_freed++;
+  return ncclSuccess;
+}
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buf, size_t size, ncclWindow_t *win,
+                                    int flags) {
+  (void)comm, (void)buf, (void)size, (void)flags;
+  *win = (ncclWindow_t)&windows;
+  windows++;
+  return ncclSuccess;
+}
+ncclResult_t ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win) {
+  (void)win;
+  comm ? deregistered++ : deregistered_null++;
+  return ncclSuccess;
+}
+
+static void test_symmetric_abort(const struct cb_cluster *cl, const struct cb_backend *b) {
+  struct cb_settings s;
+  cb_settings_defaults(&s);
+  s.reg = CB_REGISTER_SYMMETRIC;
+  void *ctx = NULL, *buf = NULL;
+  struct cb_error err = {0};
+  aborted = destroyed = 0;
+  int rc = b->init(cl, &s, "auto", &ctx, &err);
+  if (rc == CB_OK)
+    rc = b->alloc(ctx, CB_MEM_DEVICE, 4096, &buf, &err);
+  ok(rc == CB_OK && buf && windows == 1, "--register symmetric: a buffer in a window (%s)",
+     err.msg);
+  if (rc != CB_OK)
+    return;
+  async_fails = 1;
+  rc = b->sync(ctx, &err);
+  async_fails = 0;
+  ok(rc == CB_RUNTIME && aborted == 1, "an asynchronous error aborts the communicator (%s)",
+     err.msg);
+  b->free(ctx, CB_MEM_DEVICE, buf);
+  b->finalize(ctx);
+  ok(deregistered_null == 0 && deregistered == 0 && mem_freed == 1,
+     "after the abort, its buffer is freed and no window deregistered on a NULL communicator "
+     "(NULL %d, others %d, freed %d)",
+     deregistered_null, deregistered, mem_freed);
+}
+#endif
+
 /* --tune's NCCL all-reduce: a communicator for one setting, then closed */
 static void tuner_open(const struct cb_cluster *cl, const char *how) {
   int stream = 0;
@@ -187,6 +253,9 @@ int main(int argc, char **argv) {
   init_fails = 2;
   tuner_open(&cl, "a failed init that left NULL");
   init_fails = 0;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  test_symmetric_abort(&cl, b);
+#endif
   MPI_Finalize();
   done_testing();
   return exit_status();
