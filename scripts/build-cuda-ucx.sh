@@ -113,8 +113,10 @@ rm -rf "$dest"
   echo "build-cuda-ucx: the build failed; $log says why" >&2
   exit 3
 }
-# what the machine needs to run it: the libraries and ucx_info, stripped
-rm -rf "$dest/share" "$dest/include" "$dest/lib/cmake" "$dest/lib/pkgconfig"
+# what the machine needs to run it and build against it: the libraries,
+# ucx_info and the headers (the GPU machine has no pkg-config: collbench's
+# configure links against lib/ and include/ there), stripped
+rm -rf "$dest/share" "$dest/lib/cmake" "$dest/lib/pkgconfig"
 find "$dest" -name '*.a' -o -name '*.la' | xargs rm -f
 find "$dest" -name '*.so*' -type f -exec strip --strip-unneeded {} + 2>/dev/null || true
 strip "$dest/bin/"* 2>/dev/null || true

@@ -26,7 +26,9 @@ packages="openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libpmix2
   libpsm-infinipath1 libnuma1 libltdl7 libgfortran5 libquadmath0 libmunge2 libpciaccess0
   libinih1 libinih-dev libjansson4 libjansson-dev"
 
-rm -rf "$dest"
+# only what this script makes: .gpu-deps also holds a prepared or built UCX
+# (scripts/build-cuda-ucx.sh), which a fresh fetch must not delete
+rm -rf "$dest/debs" "$dest/root"
 mkdir -p "$dest/debs" "$dest/root"
 (cd "$dest/debs" && apt-get download $packages) || {
   echo "fetch-gpu-deps: apt-get download failed (run 'apt-get update' first?)" >&2

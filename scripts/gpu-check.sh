@@ -8,7 +8,8 @@
 #   basics    driver, CUDA and NCCL versions, `mpirun -np 2 hostname` (the
 #             carried Open MPI starts), then configure and build
 #   nccl      probe; nccl sweep on 1 rank, device memory, every op, checked;
-#             2 and 4 ranks on the GPU (--share-gpu); --graph 10
+#             2 and 4 ranks on the GPU (--share-gpu); --graph 10; --rotate
+#             (each call on the next slice of a 256 MiB buffer)
 #   copy      the copy matrix (--op copy); MPI with device memory when Open
 #             MPI is CUDA-aware (Debian's is not: reported as skipped)
 #   watchdog  COLLBENCH_STALL_RANK=1: rank 1 stalls, --timeout 10 must end
@@ -29,36 +30,46 @@
 #             collbench's tuner plugin with those rules (its INFO log must say
 #             "TUNER/Plugin: Using collbench")
 #   layouts   the layouts' step on NCCL and cuBLAS (issue 59), 2 ranks
-#             sharing the GPU: tiny as dp=2 --shard full, tp=2, pp=2 and
-#             ep=2 with zipf:1.2 skew, each with its exposed line, its
-#             search over each communicator's NCCL (algorithm, protocol)
-#             pairs and --trials; tp=2 and dp=2 also write --env-out and
-#             --plugin-out, and tp=2's rules are then loaded by NCCL through
-#             collbench's tuner plugin on a tp-sized all-reduce; then
-#             --concurrent on NCCL (4 ranks, tp's all-reduce beside dp's
-#             all-gather, each checked, with its time alone); then
-#             gpt2-124m cut to 4 layers and seq 256 as FSDP (dp=2 --shard
-#             full) and tp=2, for tests/measured-2026.md
-#   ran       what NCCL really ran (issue 60): every nccl row of a 1-rank
-#             sweep and of allreduce on 2 and 4 ranks sharing the GPU must
-#             carry nccl_ran (collbench's profiler plugin loaded by NCCL);
-#             then allreduce with NCCL_ALGO=NVLS and =Tree forced on 2
-#             ranks: the rows NCCL ran otherwise must be marked (! ran ...,
-#             nccl_ran_other), and the report says each size's ran
+#             sharing the GPU: tiny as dp=2 --shard full, tp=2 and pp=2,
+#             each with its exposed line, its search over each
+#             communicator's NCCL (algorithm, protocol) pairs and --trials;
+#             tp=2 and dp=2 also write --env-out and --plugin-out, and
+#             tp=2's rules are then loaded by NCCL through collbench's
+#             tuner plugin on a tp-sized all-reduce
+#   layouts2  ep=2 with zipf:1.2 skew; --concurrent on NCCL (4 ranks, tp's
+#             all-reduce beside dp's all-gather, each checked, with its time
+#             alone); gpt2-124m cut to 4 layers and seq 256 as FSDP (dp=2
+#             --shard full) and tp=2, for tests/measured-2026.md
+#   ran       what NCCL really ran (issue 60): every nccl row of allreduce
+#             on 2 and 4 ranks sharing the GPU must carry nccl_ran
+#             (collbench's profiler plugin loaded by NCCL), and no row of a
+#             1-rank sweep (NCCL launches no kernel plan on one rank and
+#             emits no coll event: enqueue.cc:2569-2571 at v2.28.9-1);
+#             allreduce with NCCL_ALGO=Tree forced on 2 ranks runs Tree on
+#             every row; NCCL_ALGO=NVLS there (2 ranks --share-gpu are two
+#             nodes to NCCL) must fail the call: NCCL 2.28.9 has no fallback
+#             for a forced algorithm it cannot run (ncclInvalidUsage,
+#             enqueue.cc:1848-1860), exit 3 with NCCL's words
 #   ucx       UCX on GPU memory (issue 60): the CUDA-aware UCX that
 #             scripts/build-cuda-ucx.sh built into .gpu-deps/ucx (carried, or
 #             built first from the carried .gpu-deps/ucx-src):
 #             ucx_info lists cuda_copy and cuda_ipc; the ucx backend's
 #             device-memory p2p on 2 ranks on the GPU, checked; the mpi
 #             backend's through Open MPI's pml ucx over the same UCX (Debian's
-#             Open MPI is not built CUDA-aware: exit 2 is its answer, said)
+#             Open MPI is not built CUDA-aware: exit 2 is its answer, said);
+#             both --share-gpu (one GPU). collbench is configured again
+#             with that UCX when its build had none (no pkg-config on the
+#             machine: configure links against .gpu-deps/ucx)
 #   tests     make check's GPU tests (unit tests and tests/*.t that touch the
 #             GPU), counting how many ran and how many skipped
 #
 # Time: every step has its own limit and the whole call a budget,
 # GPU_CHECK_BUDGET seconds (default 480, so one call fits a 10-minute
 # command with room to copy results back); a step that would start past the
-# budget is reported SKIP (budget) instead. The first part run builds (make
+# budget is reported SKIP (budget) instead. Each part's steps are planned
+# within the budget by themselves (tests/gpu_check.t checks), so one part a
+# call always runs whole; the default order puts first what has never run
+# on a GPU (layouts). The first part run builds (make
 # rebuilds what is older than its sources: a warm machine keeps the last
 # call's binaries; configure runs again when configure is newer than config.mk).
 # Where it looks: GPU_CHECK_DEV (default /dev) for nvidia0..., MPS_DEFAULT_PIPE
@@ -86,12 +97,12 @@ cd "$(dirname "$0")/.." || exit 3
 OUT=${GPU_CHECK_OUT:-gpu-check-out}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 START=$(date +%s)
-PARTS=${*:-basics nccl copy watchdog anchor tuner layouts ran ucx tests}
+PARTS=${*:-basics layouts layouts2 ran ucx tuner nccl copy watchdog anchor tests}
 for p in $PARTS; do
   case $p in
-  basics | nccl | copy | watchdog | anchor | tuner | layouts | ran | ucx | tests) ;;
+  basics | nccl | copy | watchdog | anchor | tuner | layouts | layouts2 | ran | ucx | tests) ;;
   *)
-    echo "gpu-check: unknown part '$p' (parts: basics nccl copy watchdog anchor tuner layouts ran ucx tests)" >&2
+    echo "gpu-check: unknown part '$p' (parts: basics layouts layouts2 ran ucx tuner nccl copy watchdog anchor tests)" >&2
     exit 2
     ;;
   esac
@@ -108,14 +119,15 @@ FAILED=0
 steps_of() {
   case $1 in
   basics) echo mpi-hostname build ;;
-  nccl) echo probe nccl-1 share-2 share-4 graph ;;
+  nccl) echo probe nccl-1 share-2 share-4 graph rotate ;;
   copy) echo copy mpi-device ;;
   watchdog) echo watchdog ;;
   anchor) echo anchor-build anchor-R-N ;;
   tuner) echo tune-tiny tune-sourced tune-plugin ;;
-  layouts) echo layout-full layout-tp layout-rules layout-pp layout-ep concurrent-nccl layout-gpt2-full layout-gpt2-tp ;;
+  layouts) echo layout-full layout-tp layout-rules layout-pp ;;
+  layouts2) echo layout-ep concurrent-nccl layout-gpt2-full layout-gpt2-tp ;;
   ran) echo ran-1 ran-2 ran-4 ran-nvls ran-tree reg-local reg-symmetric ;;
-  ucx) echo ucx-build ucx-info ucx-device mpi-ucx-device ;;
+  ucx) echo ucx-build ucx-configure ucx-info ucx-device mpi-ucx-device ;;
   tests) echo tests-build tests ;;
   esac
 }
@@ -123,10 +135,11 @@ planned() {
   case $1 in
   mpi-hostname | probe) echo 30 ;;
   anchor-build | anchor-*) echo 60 ;;
-  build | tests-build) echo 300 ;;
+  build) echo 300 ;;
+  tests-build) echo 120 ;; # the unit tests only: collbench is built
   nccl-1) echo 90 ;;
   share-2 | share-4) echo 120 ;; # ranks may take turns on the GPU (no MPS)
-  graph) echo 45 ;;
+  graph | rotate) echo 45 ;;
   ran-1 | ran-2 | ran-4 | ran-nvls | ran-tree | reg-local | reg-symmetric) echo 60 ;;
   copy | mpi-device | watchdog | tune-sourced | tune-plugin) echo 60 ;;
   tune-tiny) echo 120 ;;
@@ -135,6 +148,7 @@ planned() {
   concurrent-nccl) echo 90 ;;
   layout-gpt2-full | layout-gpt2-tp) echo 120 ;;
   ucx-build) echo 240 ;;
+  ucx-configure) echo 90 ;;
   ucx-info) echo 20 ;;
   ucx-device | mpi-ucx-device) echo 60 ;;
   tests) echo 300 ;;
@@ -337,6 +351,8 @@ part_nccl() {
   step share-4 0 mpirun -np 4 $nccl --share-gpu -e $big4 --json "$OUT/share-4.jsonl" && figures share-4
   step graph 0 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --graph 10 \
     -e 1M --json "$OUT/graph.jsonl" && figures graph
+  step rotate 0 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --rotate \
+    -e 64M --json "$OUT/rotate.jsonl" && figures rotate
 }
 
 part_copy() {
@@ -460,6 +476,10 @@ part_layouts() {
   [ -f "$OUT/layout-tp.rules" ] &&
     plugin_run layout-rules "$OUT/layout-tp.rules" --op allreduce -b 4K -e 64M
   layout layout-pp 10 --workload tiny --parallel pp=2
+}
+
+part_layouts2() {
+  mps_start >/dev/null
   layout layout-ep 10 --workload tiny --parallel ep=2 --skew zipf:1.2
   # --concurrent on NCCL: a split communicator and a stream for each op
   step concurrent-nccl 0 mpirun -np 4 ./collbench --backend nccl --share-gpu --parallel tp=2,dp=2 \
@@ -472,8 +492,10 @@ part_layouts() {
 }
 
 # make check's tests that touch the GPU must run here, not skip: count both
-# ran_rows NAME: how many of NAME's nccl result lines carry nccl_ran, of
-# how many, and the distinct values (no jq on the GPU machine)
+# ran_rows NAME [none]: how many of NAME's nccl result lines carry
+# nccl_ran, of how many, and the distinct values (no jq on the GPU
+# machine); with "none" (one rank: NCCL emits no coll event) no row may
+# say what ran
 ran_rows() {
   f=$OUT/$1.jsonl
   all=$(grep -c '"type":"result".*"backend":"nccl"\|"backend":"nccl".*"type":"result"' "$f" 2>/dev/null)
@@ -482,6 +504,12 @@ ran_rows() {
   say "  $1: ${with:-0} of ${all:-0} nccl rows say what ran, ${other:-0} ran other than asked"
   grep -o '"bytes":[0-9]*\|"nccl_ran":"[^"]*"' "$f" 2>/dev/null | paste -d' ' - - | sort -u -t: -k2n |
     head -n 12 | sed 's/^/    /' | tee -a "$REPORT"
+  if [ "${2:-}" = none ]; then
+    [ "${all:-0}" -gt 0 ] && [ "${with:-0}" = 0 ] && return 0
+    say "FAIL $1: on one rank NCCL runs no kernel plan and emits no coll event, yet ${with:-0} rows say what ran"
+    FAILED=$((FAILED + 1))
+    return 1
+  fi
   [ "${with:-0}" -gt 0 ] && [ "$with" = "$all" ] && return 0
   say "FAIL $1: rows without nccl_ran (is NCCL loading build/libnccl-profiler-collbench.so?)"
   FAILED=$((FAILED + 1))
@@ -491,25 +519,30 @@ ran_rows() {
 part_ran() {
   mps_start >/dev/null
   r="./collbench --backend nccl --mem device --check 1 --max-time 0.05 -f 4"
-  step ran-1 0 mpirun -np 1 $r --op all -e 64M --json "$OUT/ran-1.jsonl" && ran_rows ran-1
+  step ran-1 0 mpirun -np 1 $r --op all -e 64M --json "$OUT/ran-1.jsonl" && ran_rows ran-1 none
   step ran-2 0 mpirun -np 2 $r --share-gpu --op allreduce -e 16M --json "$OUT/ran-2.jsonl" &&
     ran_rows ran-2
   step ran-4 0 mpirun -np 4 $r --share-gpu --op allreduce -e 4M --json "$OUT/ran-4.jsonl" &&
     ran_rows ran-4
-  # forced: NCCL may refuse (exit 3, its error said) or fall back (marked)
-  for a in NVLS Tree; do
-    n=ran-$(echo "$a" | tr 'A-Z' 'a-z')
-    step "$n" 0 env NCCL_ALGO=$a mpirun -x NCCL_ALGO -np 2 $r --share-gpu --op allreduce -e 16M \
-      --json "$OUT/$n.jsonl"
-    ran_rows "$n"
-    grep -m 3 '! ran\|NCCL_ALGO' "$OUT/$n.out" | sed 's/^/    /' | tee -a "$REPORT"
-  done
+  # forced: Tree runs on two "nodes" (every row marked as asked); NVLS
+  # cannot, and NCCL 2.28.9 fails the call rather than fall back
+  step ran-tree 0 env NCCL_ALGO=Tree mpirun -x NCCL_ALGO -np 2 $r --share-gpu --op allreduce \
+    -e 16M --json "$OUT/ran-tree.jsonl" && ran_rows ran-tree
+  other=$(grep -c '"nccl_ran_other":true' "$OUT/ran-tree.jsonl" 2>/dev/null)
+  [ "${other:-0}" = 0 ] || { say "FAIL ran-tree: $other rows ran other than Tree"; FAILED=$((FAILED + 1)); }
+  step ran-nvls 3 env NCCL_ALGO=NVLS mpirun -x NCCL_ALGO -np 2 $r --share-gpu --op allreduce \
+    -e 16M --json "$OUT/ran-nvls.jsonl" &&
+    { grep -q 'invalid usage\|no algorithm/protocol available' "$OUT/ran-nvls.out" || {
+      say "FAIL ran-nvls: exit 3 without NCCL's refusal (ncclInvalidUsage)"
+      FAILED=$((FAILED + 1))
+    }; }
+  grep -m 3 'NCCL_ALGO\|invalid usage\|no algorithm' "$OUT/ran-nvls.out" | sed 's/^/    /' | tee -a "$REPORT"
   # --register (nccl-tests -R 1/2): exact, "register" on each row, what ran;
   # NCCL may refuse symmetric windows where the topology has no symmetric
   # kernels (its error said, exit 3) or run its usual kernels (nccl_ran says)
   for g in local symmetric; do
     step reg-$g 0 mpirun -np 1 $r --op allreduce,allgather,reducescatter --register $g -e 64M \
-      --json "$OUT/reg-$g.jsonl" && ran_rows reg-$g
+      --json "$OUT/reg-$g.jsonl" && ran_rows reg-$g none
     say "  reg-$g: $(grep -c "\"register\":\"$g\"" "$OUT/reg-$g.jsonl" 2>/dev/null) rows registered"
   done
 }
@@ -526,15 +559,28 @@ part_ucx() {
   fi
   LD_LIBRARY_PATH=$PWD/.gpu-deps/ucx/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export LD_LIBRARY_PATH
+  # no pkg-config here: configure links against the UCX in CPATH and
+  # LIBRARY_PATH; a build made before that UCX existed is configured again
+  export CPATH="$PWD/.gpu-deps/ucx/include${CPATH:+:$CPATH}"
+  export LIBRARY_PATH="$PWD/.gpu-deps/ucx/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
+  if ! grep -q '^HAVE_UCX = 1' config.mk 2>/dev/null; then
+    step ucx-configure 0 sh -c "./configure --with-cuda='$CUDA_DIR' --with-nccl='$NCCL_DIR' && make -j$(nproc)" ||
+      return
+    grep -q '^HAVE_UCX = 1' config.mk || {
+      say "FAIL ucx-configure: configure did not find .gpu-deps/ucx ($(grep '^ucx:' "$OUT/ucx-configure.out"))"
+      FAILED=$((FAILED + 1))
+      return
+    }
+  fi
   step ucx-info 0 .gpu-deps/ucx/bin/ucx_info -d &&
     say "  ucx-info: $(grep -o 'Transport: cuda[a-z_]*' "$OUT/ucx-info.out" | sort -u | tr '\n' ' ')"
   r="./collbench --mem device --op p2p_lat,p2p_bw,p2p_bibw --check 2 --max-time 0.05 -e 64M"
-  step ucx-device 0 mpirun -x LD_LIBRARY_PATH -np 2 $r --backend ucx --json "$OUT/ucx-device.jsonl" &&
+  step ucx-device 0 mpirun -x LD_LIBRARY_PATH -np 2 $r --share-gpu --backend ucx --json "$OUT/ucx-device.jsonl" &&
     figures ucx-device
   grep -o '"transport":"[^"]*"' "$OUT/ucx-device.jsonl" 2>/dev/null | sort | uniq -c |
     sed 's/^/    /' | tee -a "$REPORT"
   # Open MPI's pml ucx over the same UCX; its own CUDA support decides
-  step mpi-ucx-device 0 mpirun -x LD_LIBRARY_PATH --mca pml ucx -np 2 $r --backend mpi ||
+  step mpi-ucx-device 0 mpirun -x LD_LIBRARY_PATH --mca pml ucx -np 2 $r --share-gpu --backend mpi ||
     grep -m 2 'CUDA\|cuda\|device' "$OUT/mpi-ucx-device.out" | sed 's/^/    /' | tee -a "$REPORT"
 }
 

@@ -5,7 +5,7 @@
 # (the bare GPU machine). Each configure runs in a copy of the script in a
 # temp dir, so the tree's own config.mk is left alone.
 . tests/lib.sh
-plan 7
+plan 8
 
 CUDA=/usr/local/cuda
 if [ ! -f "$CUDA/include/nccl.h" ] || [ ! -e "$CUDA/lib64/libnccl.so" ]; then
@@ -47,5 +47,13 @@ grep -q '^HAVE_JANSSON = 1' "$TMP/nopc/config.mk"
 ok $? "without pkg-config, jansson is found by a link test ($(grep '^json:' "$TMP/nopc.out"))"
 grep -q '^HAVE_HWLOC = 1' "$TMP/nopc/config.mk"
 ok $? "and hwloc too ($(grep '^hwloc:' "$TMP/nopc.out"))"
+# issue 75 finding 4: the GPU machine has no pkg-config; its UCX is in CPATH
+# and LIBRARY_PATH (here Debian's libucx-dev, in the compiler's own paths)
+if [ -e /usr/include/ucp/api/ucp.h ]; then
+  grep -q '^HAVE_UCX = 1' "$TMP/nopc/config.mk"
+  ok $? "and UCX by a link test too ($(grep '^ucx:' "$TMP/nopc.out"))"
+else
+  ok 0 "# SKIP no UCX headers here"
+fi
 
 finish
