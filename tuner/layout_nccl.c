@@ -196,14 +196,17 @@ static ncclResult_t probe_op(struct dev *d, int op, ncclComm_t comm, cudaStream_
 
 /* NCCL refuses a forced pair it cannot run when the op is enqueued, not
  * at the split (NVIDIA/nccl v2.28.9-1 src/enqueue.cc, topoGetAlgoInfo:
- * "No algorithm/protocol available", ncclInvalidUsage with NCCL_ALGO or
- * NCCL_PROTO set; whether a pair is available does not depend on the
- * size). So each pair's op runs once at open, on a stream of its own; a
- * pair refused on any rank is aborted on every rank (which also ends a
- * probe left waiting on a peer that was refused) and dropped from the
- * search, rank 0 saying which and NCCL's words. */
+ * "no algorithm/protocol available"; cb_nccl_pair_refused says which code;
+ * whether a pair is available does not depend on the size). So each
+ * pair's op runs once at open, on a stream of its own; a pair refused on
+ * any rank is aborted on every rank (which also ends a probe left waiting
+ * on a peer that was refused) and dropped from the search, rank 0 saying
+ * which and NCCL's words. Any other failure (sockets, memory, descriptors)
+ * is no refusal: the run fails with NCCL's words, on every rank. */
+enum { PROBE_RAN, PROBE_REFUSED, PROBE_FAILED };
 static int probe_pairs(struct dev *d, int c, int o, struct cb_error *err) {
   int bad[1 + CB_NCCL_NPAIRS] = {0}, all[1 + CB_NCCL_NPAIRS];
+  ncclResult_t codes[1 + CB_NCCL_NPAIRS] = {ncclSuccess};
   char why[1 + CB_NCCL_NPAIRS][200];
   cudaStream_t st = NULL;
   cudaError_t e = cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
@@ -212,23 +215,37 @@ static int probe_pairs(struct dev *d, int c, int o, struct cb_error *err) {
   cb_watchdog_arm("--tune --parallel nccl: each pair's op once (the pairs' probe)");
   for (int code = 1; code <= CB_NCCL_NPAIRS; code++) {
     ncclResult_t r = d->pair[c][o][code] ? probe_op(d, o, d->pair[c][o][code], st) : ncclSuccess;
-    bad[code] = r != ncclSuccess;
+    const char *last = r != ncclSuccess ? ncclGetLastError(NULL) : "";
+    bad[code] = r == ncclSuccess                     ? PROBE_RAN
+                : cb_nccl_pair_refused((int)r, last) ? PROBE_REFUSED
+                                                     : PROBE_FAILED;
+    codes[code] = r;
     if (r != ncclSuccess)
-      snprintf(why[code], sizeof why[0], "%s (%d): %s", ncclGetErrorString(r), (int)r,
-               ncclGetLastError(NULL));
+      snprintf(why[code], sizeof why[0], "%s (%d): %s", ncclGetErrorString(r), (int)r, last);
   }
   MPI_Allreduce(bad, all, 1 + CB_NCCL_NPAIRS, MPI_INT, MPI_MAX, d->cl->comm);
+  int failed = 0;
   for (int code = 1; code <= CB_NCCL_NPAIRS; code++) {
+    if (all[code] == PROBE_FAILED && !failed++) { /* no refusal: the run ends, NCCL's words said */
+      char call[160];
+      snprintf(call, sizeof call, "the %s %s pair %s's first call%s", cb_step_comm_names[c],
+               cb_ev_op_names[o], cb_nccl_pair_name(code),
+               bad[code] == PROBE_FAILED ? "" : " (failed on another rank)");
+      if (bad[code] == PROBE_FAILED)
+        nccl_failed(d, call, codes[code], err);
+      else
+        cb_fail(err, CB_RUNTIME, "%s: --tune nccl: %s", d->where, call), d->failed = 1;
+    }
     if (!all[code])
       continue;
     cb_nccl_comm_end(d->pair[c][o][code], 1); /* NULL: none on this rank */
     d->pair[c][o][code] = NULL;
-    if (d->cl->rank == 0)
+    if (d->cl->rank == 0 && all[code] == PROBE_REFUSED)
       printf("# search: %s %s: %s dropped: NCCL does not run it on this communicator%s%s\n",
              cb_step_comm_names[c], cb_ev_op_names[o], cb_nccl_pair_name(code),
              bad[code] ? ": " : " (refused on another rank)", bad[code] ? why[code] : "");
   }
-  int rc = drain(d, st, err);
+  int rc = failed ? err->status : drain(d, st, err);
   cb_watchdog_disarm();
   cudaStreamDestroy(st);
   return rc;

@@ -111,6 +111,12 @@ const char *cb_nccl_cta_env_set(void) {
   return NULL;
 }
 
+int cb_nccl_pair_refused(int code, const char *last) {
+  enum { INTERNAL_ERROR = 3, INVALID_USAGE = 5 }; /* nccl.h, ncclResult_t */
+  return (code == INTERNAL_ERROR || code == INVALID_USAGE) && last &&
+         strstr(last, "no algorithm/protocol available") != NULL;
+}
+
 int cb_nccl_fail(struct cb_error *err, const char *where, const char *call, int code,
                  const char *code_text, const char *last) {
   char text[512] = "";

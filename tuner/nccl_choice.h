@@ -55,6 +55,16 @@ void cb_nccl_env_vars(const struct cb_nccl_env_in *in, struct cb_nccl_env_out *o
  * clamps ncclConfig_t's minCTAs/maxCTAs (init.cc, graph/connect.cc). */
 const char *cb_nccl_cta_env_set(void);
 
+/* Whether a forced pair's first call failed because NCCL does not run
+ * that pair (dropped from the search), rather than for a real failure
+ * (sockets, memory, descriptors: the run fails). NCCL refuses at enqueue
+ * with "no algorithm/protocol available" in its last error, and the code
+ * is ncclInvalidUsage only while NCCL_ALGO or NCCL_PROTO is set, else
+ * ncclInternalError (src/enqueue.cc:1848-1860 at v2.28.9-1): a split's
+ * pair variables are set only for the split, so at the probe it is the
+ * latter. Codes as nccl.h's ncclResult_t. */
+int cb_nccl_pair_refused(int code, const char *last);
+
 /* "CALL failed: TEXT (CODE): LAST" into err; LAST (ncclGetLastError)
  * omitted when empty, its control characters made spaces. */
 int cb_nccl_fail(struct cb_error *err, const char *where, const char *call, int code,

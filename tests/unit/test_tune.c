@@ -493,6 +493,18 @@ static void test_nccl_fail(void) {
   cb_nccl_fail(&err, "rank 0 (h)", "ncclAllReduce", 3, "internal error", "");
   is_str(err.msg, "rank 0 (h): --tune nccl: ncclAllReduce failed: internal error (3)",
          "no last error: nothing appended");
+  /* issue 75 finding 8: NCCL's refusal at the probe (src/enqueue.cc:1848-1860
+   * at v2.28.9-1) against a real failure */
+  static const char refusal[] =
+      "Error : no algorithm/protocol available for function AllReduce with datatype ncclFloat32.";
+  ok(cb_nccl_pair_refused(3, refusal) && cb_nccl_pair_refused(5, refusal),
+     "a pair NCCL does not run: internal error (NCCL_ALGO unset at the probe) or invalid usage, "
+     "with NCCL's words");
+  ok(!cb_nccl_pair_refused(2, "socket error: Connection refused") &&
+         !cb_nccl_pair_refused(1, "Cuda failure 'out of memory'") &&
+         !cb_nccl_pair_refused(3, "proxy: too many open files") && !cb_nccl_pair_refused(6, NULL) &&
+         !cb_nccl_pair_refused(2, refusal),
+     "a system, CUDA, remote or other internal error is a failure, not a refusal");
 }
 
 /* The communicator table with a stand-in for open/close. */
