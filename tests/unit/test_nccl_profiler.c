@@ -1,5 +1,6 @@
 /* collbench's NCCL profiler plugin, loaded as NCCL loads it: dlopen of the
- * built .so, dlsym of ncclProfiler_v5 (NCCL 2.28) and _v4 (2.27), init
+ * built .so, dlsym of ncclProfiler_v6 (NCCL 2.29, 2.30), _v5 (2.28), _v4
+ * (2.27), _v3 (2.26) and _v2 (2.24, 2.25), init
  * asking for collective events only, then coll events described as NCCL's
  * ncclProfilerStartTaskEvents describes them (profiler_abi.h); what the
  * plugin hands collbench (ran.h) counted per (collective, algorithm,
@@ -179,6 +180,48 @@ int main(void) {
   n = take(r, CB_RAN_MAX, &more);
   ok(n == 1 && !strcmp(r[0].algo, "?") && !strcmp(r[0].func, "?"), "unset names read as '?'");
   v4->finalize(ctx4);
+
+  /* issue 75: NCCL 2.29/2.30 look for v6, 2.26 for v3, 2.24/2.25 for v2
+   * (src/plugin/profiler.cc at each tag): each found and counted */
+  const cbp_profiler_v5 *v6 = dlsym(lib, "ncclProfiler_v6");
+  const cbp_profiler_v3 *v3 = dlsym(lib, "ncclProfiler_v3");
+  const cbp_profiler_v2 *v2 = dlsym(lib, "ncclProfiler_v2");
+  ok(v6 && v3 && v2 && !strcmp(v6->name, "collbench") && !strcmp(v3->name, "collbench") &&
+         !strcmp(v2->name, "collbench"),
+     "dlsym finds ncclProfiler_v6, _v3 and _v2, each named 'collbench'");
+  if (v6 && v3 && v2) {
+    void *c6 = NULL, *c3 = NULL, *c2 = NULL;
+    int m6 = 0, m3 = 0, m2 = 0;
+    ok(v6->init(&c6, 1, &m6, "comm", 1, 2, 0, NULL) == CBP_SUCCESS && c6 &&
+           v3->init(&c3, &m3) == CBP_SUCCESS && c3 && v2->init(&c2, &m2) == CBP_SUCCESS && c2 &&
+           m6 == CBP_PROFILE_COLL && m3 == CBP_PROFILE_COLL && m2 == CBP_PROFILE_COLL,
+       "v6, v3 and v2 init: collective events only");
+    cbp_event_descr_v5 e6;
+    memset(&e6, 0, sizeof e6);
+    e6.type = CBP_PROFILE_COLL;
+    e6.coll.func = "AllReduce", e6.coll.algo = "NVLS_TREE", e6.coll.proto = "SIMPLE";
+    e6.coll.nChannels = 16;
+    v6->startEvent(c6, &h, &e6);
+    cbp_event_descr_v3 e3;
+    memset(&e3, 0, sizeof e3);
+    e3.type = CBP_PROFILE_COLL;
+    e3.coll.name = "comm", e3.coll.commHash = 7, e3.coll.func = "AllGather";
+    e3.coll.algo = "RING", e3.coll.proto = "LL", e3.coll.nMaxChannels = 24;
+    v3->startEvent(c3, &h, &e3);
+    cbp_event_descr_v2 e2;
+    memset(&e2, 0, sizeof e2);
+    e2.type = CBP_PROFILE_COLL;
+    e2.coll.name = "comm", e2.coll.trafficBytes = 4096, e2.coll.func = "ReduceScatter";
+    e2.coll.algo = "PAT", e2.coll.proto = "SIMPLE", e2.coll.nMaxChannels = 32;
+    v2->startEvent(c2, &h, &e2);
+    n = take(r, CB_RAN_MAX, &more);
+    const struct cb_ran *a = find(r, n, "NVLS_TREE", 16), *b = find(r, n, "RING", 24),
+                        *c = find(r, n, "PAT", 32);
+    ok(n == 3 && a && !strcmp(a->func, "AllReduce") && b && !strcmp(b->func, "AllGather") &&
+           !strcmp(b->proto, "LL") && c && !strcmp(c->func, "ReduceScatter"),
+       "each version's coll event read at its own layout (v3, v2: nMaxChannels as the channels)");
+    v6->finalize(c6), v3->finalize(c3), v2->finalize(c2);
+  }
   dlclose(lib);
   done_testing();
   return exit_status();

@@ -82,6 +82,28 @@ static cbp_result_t start4(void *ctx, void **h, cbp_event_descr_v4 *d) {
   return start(d && (d->type & CBP_PROFILE_COLL), d ? &d->coll : NULL, h);
 }
 
+/* v3 and v2 (NCCL 2.24 to 2.26): their coll member, moved into v5's
+ * fields (nMaxChannels standing for the channels) */
+static cbp_result_t start_old(const void *d, int is_coll, const char *func, const char *algo,
+                              const char *proto, uint8_t nch, void **h) {
+  struct cbp_coll_descr c = {.func = func, .algo = algo, .proto = proto, .nChannels = nch};
+  return start(d && is_coll, &c, h);
+}
+
+static cbp_result_t start3(void *ctx, void **h, cbp_event_descr_v3 *d) {
+  (void)ctx;
+  return d ? start_old(d, d->type & CBP_PROFILE_COLL, d->coll.func, d->coll.algo, d->coll.proto,
+                       d->coll.nMaxChannels, h)
+           : start(0, NULL, h);
+}
+
+static cbp_result_t start2(void *ctx, void **h, cbp_event_descr_v2 *d) {
+  (void)ctx;
+  return d ? start_old(d, d->type & CBP_PROFILE_COLL, d->coll.func, d->coll.algo, d->coll.proto,
+                       d->coll.nMaxChannels, h)
+           : start(0, NULL, h);
+}
+
 static cbp_result_t stop(void *h) {
   (void)h;
   return CBP_SUCCESS;
@@ -112,5 +134,15 @@ static cbp_result_t init4(void **ctx, int *mask, const char *name, uint64_t comm
   return init5(ctx, comm, mask, name, nnodes, nranks, rank, log);
 }
 
+static cbp_result_t init_old(void **ctx, int *mask) {
+  return init5(ctx, 0, mask, NULL, 0, 0, 0, NULL);
+}
+
+/* v6 (NCCL 2.29, 2.30): v5's layout where collbench reads (profiler_abi.h) */
+EXPORT const cbp_profiler_v5 ncclProfiler_v6 = {"collbench", init5, start5, stop, record, finalize};
 EXPORT const cbp_profiler_v5 ncclProfiler_v5 = {"collbench", init5, start5, stop, record, finalize};
 EXPORT const cbp_profiler_v4 ncclProfiler_v4 = {"collbench", init4, start4, stop, record, finalize};
+EXPORT const cbp_profiler_v3 ncclProfiler_v3 = {"collbench", init_old, start3,
+                                                stop,        record,   finalize};
+EXPORT const cbp_profiler_v2 ncclProfiler_v2 = {"collbench", init_old, start2,
+                                                stop,        record,   finalize};
