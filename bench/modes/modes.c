@@ -77,6 +77,20 @@ static const struct cb_mode_def *winner(const struct cb_mode_def *const *asked, 
 /* MODE --help, --help MODE (by name), or a mode's option with --help:
  * that mode's options only. */
 static const struct cb_mode_def *help_of;
+/* OPTION --help: that option's entry, for one that takes a value
+ * (--concurrent --help, where the value's parser would refuse "--help"),
+ * or for any other when no mode is asked for (--dry-run --help). */
+static const struct cb_option *help_option;
+
+static const struct cb_option *option_before_help(int argc, char **argv, int valued) {
+  for (int i = 2; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      const struct cb_option *o = cb_option_of_word(argv[i - 1]);
+      if (o && (o->arg != CB_ARG_NONE || !valued) && !strchr(argv[i - 1], '='))
+        return o;
+    }
+  return NULL;
+}
 
 /* Whether argv asks for mode m: its wants, else its option's row. */
 static int asks_for(const struct cb_mode_def *m, int argc, char **argv) {
@@ -152,7 +166,8 @@ const struct cb_mode_def *cb_mode_find(int argc, char **argv, union cb_mode_opti
   memset(o, 0, sizeof *o);
   if (launcher_option(argc, argv, err))
     return NULL;
-  if ((help_of = wants_help_of(argc, argv)))
+  if ((help_option = option_before_help(argc, argv, 1)) || (help_of = wants_help_of(argc, argv)) ||
+      (help_option = option_before_help(argc, argv, 0)))
     return &cb_mode_help;
   for (int k = 0; cb_modes[k]; k++) /* the file modes, by their options */
     if (cb_modes[k]->parse && asks_for(cb_modes[k], argc, argv))
@@ -231,6 +246,11 @@ static int help_run(union cb_mode_options *o, int argc, char **argv, struct cb_e
   (void)argc, (void)argv, (void)err;
   if (cb_launcher_rank() != 0)
     return CB_OK;
+  if (help_option) {
+    cb_option_help(stdout, help_option);
+    printf("\nEvery option: collbench --help; a mode's own: collbench MODE --help\n");
+    return CB_OK;
+  }
   if (help_of) {
     cb_mode_usage(stdout, help_of);
     return CB_OK;

@@ -540,6 +540,28 @@ static void entry(FILE *out, const struct cb_option *o) {
   }
 }
 
+void cb_option_help(FILE *out, const struct cb_option *o) {
+  if (o->help)
+    entry(out, o);
+}
+
+const struct cb_option *cb_option_of_word(const char *word) {
+  if (word[0] != '-' || !word[1])
+    return NULL;
+  for (int k = 0; k < cb_noptions; k++) {
+    const struct cb_option *o = &cb_options[k];
+    if (word[1] != '-') {
+      if (o->short_name && word[1] == o->short_name && !word[2])
+        return o;
+      continue;
+    }
+    size_t n = strlen(o->name);
+    if (strncmp(word + 2, o->name, n) == 0 && (word[2 + n] == '\0' || word[2 + n] == '='))
+      return o;
+  }
+  return NULL;
+}
+
 void cb_options_help(FILE *out, enum cb_section section) {
   fputs(titles[section], out);
   for (int k = 0; k < cb_noptions; k++)

@@ -167,5 +167,10 @@ const char *cb_option_new_name(const char *old);
 
 /* One --help section: its title and its rows' entries, in table order. */
 void cb_options_help(FILE *out, enum cb_section section);
+/* One option's --help entry. */
+void cb_option_help(FILE *out, const struct cb_option *o);
+/* The row of argv's word ("--concurrent", "-b", "--min-bytes=4K": the
+ * name before '='), or NULL. */
+const struct cb_option *cb_option_of_word(const char *word);
 
 #endif
