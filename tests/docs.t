@@ -92,10 +92,11 @@ W= AS= FAILED= UNRUN=
 run_doc() { # EXPECTED-STATUSES COMMAND [APPENDED...]: runs it in $W, as $AS
   want=$1 cmd=$2
   shift 2
-  for f in $(inputs_of "$cmd"); do
-    [ -e "$W/$f" ] || echo "$cmd: reads $f, which no earlier example wrote" >>"$FAILED"
+  for f in $(inputs_of "$cmd"); do # a pattern (acc*.jsonl) must match a file
+    [ -n "$(cd "$W" && ls -d $f 2>/dev/null)" ] ||
+      echo "$cmd: reads $f, which no earlier example wrote" >>"$FAILED"
   done
-  (cd "$W" && $AS sh -c "$(echo "$cmd" | sed 's/^mpirun -np/mpirun --oversubscribe -np/') $*") \
+  (cd "$W" && $AS sh -c "$(echo "$cmd" | sed 's/mpirun -np/mpirun --oversubscribe -np/g') $*") \
     </dev/null >"$TMP/doc.out" 2>&1 # mpirun would read the list of commands
   st=$?
   case " $want " in *" $st "*) ;; *)
@@ -130,6 +131,13 @@ examples() { # FOLDER AS: every example, in README's order
     *'--backend nccl'*)
       # here without a GPU: refused, naming why; with one, too big for a test
       [ $gpu = 1 ] || run_doc 2 "$c" ;;
+    'for i in '*'--accept topologies/localhost.conf --json acc$i.jsonl; done')
+      # five acceptance runs for a fleet baseline: the budget inside the loop
+      run_doc "0 1" "$(echo "$c" | sed "s/; done/ $BUDGET; done/")"
+      [ -s "$W/acc5.jsonl" ] || echo "$c: no acc5.jsonl" >>"$FAILED" ;;
+    *'--accept topologies/localhost.conf --duration '*)
+      # the burn-in, 3 s here: its intervals and verdicts, not its length
+      run_doc "0 1" "$(echo "$c" | sed 's/--duration [0-9a-z]*/--duration 3s/')" $BUDGET ;;
     *'--accept topologies/localhost.conf'*)
       run_doc "0 1" "$c" $BUDGET # 1: a check FAIL or INCONCLUSIVE on a loaded machine
       grep -q '<testsuite name="collbench acceptance"' "$W/accept.xml" ||
@@ -138,6 +146,7 @@ examples() { # FOLDER AS: every example, in README's order
     'scripts/launches.sh '*) # a baseline of 5 launches: fewer judge nothing (issue 57)
       run_doc 0 "$c" -e 1K $BUDGET
       [ -s "$W/fleet.json" ] || echo "$c: no fleet.json" >>"$FAILED" ;;
+    *'--accept topologies/h100-ndr.conf --dry-run') run_doc 0 "$c" ;; # no MPI, no GPU
     *'--accept topologies/h100-ndr.conf'*)
       [ $gpu = 1 ] || run_doc 2 "$c" ;; # the H100 preset needs NCCL on GPUs
     *'--matrix --json matrix.jsonl'*)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/units.h"
 #include "sink.h"
@@ -176,6 +177,12 @@ static int table_run(void *state, const struct cb_run_info *ri, struct cb_error 
   for (int n = 0; n < cl->nnodes && n < 8; n++)
     fprintf(t->out, " %s (%d)", cl->node_names[n], cl->ranks_on_node[n]);
   fprintf(t->out, "%s\n", cl->nnodes > 8 ? " ..." : "");
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores > 0 && cl->local_size > cores) /* busy-polling ranks then take turns on a core */
+    fprintf(t->out,
+            "# warning: %d ranks share %ld cores on %s: times include waiting for a core, "
+            "not the links alone (mpirun --oversubscribe; fewer ranks give the links' figures)\n",
+            cl->local_size, cores, cl->hostname);
   if (cl->nranks == 1)
     fprintf(t->out, "# one rank (mpirun -np 1, or no mpirun): nothing crosses a link, so a "
                     "bandwidth here is of a local path; run under mpirun -np 2 or more\n");
