@@ -82,11 +82,21 @@ static const struct cb_mode_def *help_of;
  * or for any other when no mode is asked for (--dry-run --help). */
 static const struct cb_option *help_option;
 
+/* Whether o is the option that selects a mode (--report): its --help is
+ * the mode's. */
+static int selects_mode(const struct cb_option *o) {
+  for (int k = 0; cb_modes[k]; k++)
+    if (cb_modes[k]->option && cb_modes[k]->option == o->code)
+      return 1;
+  return 0;
+}
+
 static const struct cb_option *option_before_help(int argc, char **argv, int valued) {
   for (int i = 2; i < argc; i++)
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       const struct cb_option *o = cb_option_of_word(argv[i - 1]);
-      if (o && (o->arg != CB_ARG_NONE || !valued) && !strchr(argv[i - 1], '='))
+      if (o && (o->arg != CB_ARG_NONE || !valued) && !strchr(argv[i - 1], '=') &&
+          !(valued && selects_mode(o)))
         return o;
     }
   return NULL;
