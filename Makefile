@@ -109,6 +109,32 @@ build/libnccl-tuner-collbench.so: $(PLUGIN_SRC) $(wildcard tuner/plugin/*.h)
 	$(Q)$(PLUGIN_CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
 	  -Wl,--no-undefined -Wl,-soname,libnccl-tuner-collbench.so -o $@ $(PLUGIN_SRC) -lm
 
+# The test stand-in of the CUDA runtime and NCCL (tests/fixtures/standin/STANDIN.md): built
+# for make check where collbench links CUDA and NCCL, loaded by LD_LIBRARY_PATH in place of
+# theirs, never installed. Its CUDA runtime takes the real one's soname and symbol version.
+ifeq ($(HAVE_NCCL),1)
+CUDART_SONAME := $(shell objdump -p $(CUDA_LIBDIR)/libcudart.so 2>/dev/null | awk '$$1 == "SONAME" {print $$2}')
+STANDIN := build/standin/$(CUDART_SONAME) build/standin/libnccl.so.2
+endif
+STANDIN_NCCL_SRC := $(addprefix tests/fixtures/standin/,nccl_lib.c plugins.c log.c reduce.c)
+
+build/standin/$(CUDART_SONAME): tests/fixtures/standin/cudart.c tests/fixtures/standin/standin.h
+	@mkdir -p $(@D)
+	@echo "  LD      $@ (test stand-in)"
+	$(Q)printf '%s {\n  global: *;\n};\n' $(CUDART_SONAME) >build/standin/cudart.map
+	$(Q)$(PLUGIN_CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
+	  -I$(CUDA_DIR)/include -Wl,--version-script=build/standin/cudart.map \
+	  -Wl,-soname,$(CUDART_SONAME) -o $@ tests/fixtures/standin/cudart.c
+
+build/standin/libnccl.so.2: $(STANDIN_NCCL_SRC) $(wildcard tests/fixtures/standin/*.h) \
+    build/standin/$(CUDART_SONAME) bench/backends/nccl_profiler/profiler_abi.h tuner/plugin/nccl_abi.h
+	@echo "  LD      $@ (test stand-in)"
+	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
+	  -I$(CUDA_DIR)/include $(NCCL_CFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $(STANDIN_NCCL_SRC) \
+	  build/standin/$(CUDART_SONAME) -lm -ldl
+
+standin: $(STANDIN)
+
 collbench: build/bench/main.o build/libcollbench.a bench/main.exports
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS_EXTRA) -Wl,--dynamic-list=bench/main.exports -o $@ \
@@ -141,7 +167,7 @@ build/tests/%.t: tests/unit/%.c $(wildcard tests/unit/*.h) build/libcollbench.a
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS) -Itests/unit -o $@ $< build/libcollbench.a $(LIBS)
 
-check: collbench $(TUNER_PLUGIN) $(UNIT_BIN)
+check: collbench $(TUNER_PLUGIN) $(STANDIN) $(UNIT_BIN)
 	prove --timer --directives --exec '' $(UNIT_BIN) tests/*.t
 
 # libFuzzer harnesses for the file readers (tests/fuzz/fuzz_READER.c, seeds
@@ -231,6 +257,6 @@ distclean: clean
 	rm -f config.mk config.h
 
 FORCE:
-.PHONY: all check fuzz fuzz-check install uninstall clean distclean FORCE
+.PHONY: all standin check fuzz fuzz-check install uninstall clean distclean FORCE
 
 -include $(LIB_OBJ:.o=.d) build/bench/main.d

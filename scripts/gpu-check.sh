@@ -3,7 +3,14 @@
 # no MPI, no apt, no internet), in named parts so that a caller with 10
 # minutes a command can run them together or one per command:
 #
-#   scripts/gpu-check.sh [PART...]      (no PART: all of them, in this order)
+#   scripts/gpu-check.sh [--standin] [PART...]   (no PART: all, in this order)
+#
+# --standin runs the plan here, without a GPU, against the test stand-in of
+# CUDA and NCCL (tests/fixtures/standin, built by `make standin`; make check
+# calls this): smaller sizes, nothing built or configured, and what only
+# hardware can answer (anchor's timings, the CUDA-aware UCX, the GPU
+# machine's unit tests) reported SKIP with why. Its figures are of the
+# stand-in, never of a GPU (every record says so).
 #
 #   basics    driver, CUDA and NCCL versions, `mpirun -np 2 hostname` (the
 #             carried Open MPI starts), then configure and build
@@ -94,6 +101,8 @@
 # or newer.
 set -u
 cd "$(dirname "$0")/.." || exit 3
+STANDIN=0
+[ "${1:-}" = --standin ] && STANDIN=1 && shift
 OUT=${GPU_CHECK_OUT:-gpu-check-out}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 START=$(date +%s)
@@ -162,10 +171,22 @@ for p in $PARTS; do
   done
 done
 
-# --- a GPU, or nothing to do ---
+# --- a GPU, or nothing to do (or the stand-in) ---
 # (GPU_CHECK_DEV: the device folder, /dev unless a test points it elsewhere)
 DEV=${GPU_CHECK_DEV:-/dev}
-if ! ls "$DEV"/nvidia[0-9]* >/dev/null 2>&1; then
+# sizes: the GPU's, or the stand-in's (host memory through MPI on this core count)
+E1=256M E2=64M E4=16M ERAN=64M ERAN2=16M ERAN4=4M EROT=64M EREG=64M
+if [ "$STANDIN" = 1 ]; then
+  for f in collbench build/standin/libnccl.so.2 build/libnccl-profiler-collbench.so; do
+    [ -e "$f" ] || {
+      say "gpu-check --standin: no $f: build first (make && make standin)"
+      exit 3
+    }
+  done
+  export OMPI_MCA_rmaps_base_oversubscribe=1 # 4 ranks on a 2-core test machine
+  E1=4M E2=1M E4=256K ERAN=1M ERAN2=1M ERAN4=256K EROT=4M EREG=1M
+  say "gpu-check: the stand-in of CUDA and NCCL (build/standin): no GPU; no figure below is a GPU's"
+elif ! ls "$DEV"/nvidia[0-9]* >/dev/null 2>&1; then
   why="no $DEV/nvidia0"
   command -v nvidia-smi >/dev/null 2>&1 && why="$why; nvidia-smi: $(nvidia-smi -L 2>&1 | head -n 1)"
   say "gpu-check: no GPU here ($why): nothing run"
@@ -225,6 +246,8 @@ if [ ! -e "$NCCL_DIR/lib64/libnccl.so" ] && [ ! -e "$NCCL_DIR/lib/libnccl.so" ];
   fi
 fi
 export LD_LIBRARY_PATH="$NCCL_DIR/lib:$NCCL_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# the stand-in's libraries before the toolkit's (collbench's RUNPATH names the toolkit)
+[ "$STANDIN" = 1 ] && export LD_LIBRARY_PATH="$PWD/build/standin:$LD_LIBRARY_PATH"
 
 # left: seconds of the call's budget still unspent
 left() { echo $((BUDGET - ($(date +%s) - START))); }
@@ -278,6 +301,7 @@ figures() {
 BUILT=0
 build() {
   BUILT=1
+  [ "$STANDIN" = 1 ] && return 0 # this tree's build, made before
   cfg=true
   { [ -f config.mk ] && [ config.mk -nt configure ]; } ||
     cfg="./configure --with-cuda='$CUDA_DIR' --with-nccl='$NCCL_DIR'"
@@ -286,6 +310,11 @@ build() {
 }
 
 part_basics() {
+  if [ "$STANDIN" = 1 ]; then
+    say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), the stand-in, parts: $PARTS"
+    step mpi-hostname 0 mpirun -np 2 hostname || exit 3
+    return
+  fi
   say "gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), budget $BUDGET s, parts: $PARTS"
   say "  GPUs:   $(nvidia-smi -L 2>/dev/null | head -n 4 | tr '\n' ' ')"
   say "  driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
@@ -305,6 +334,7 @@ part_basics() {
 # running (its pipe and logs under $OUT), and stopped after, by its PID.
 MPS_PID=
 mps_start() {
+  [ "$STANDIN" = 1 ] && return 0 # no GPU to share
   # a daemon on the default pipe (CUDA_MPS_PIPE_DIRECTORY unset) serves every
   # client that does not name another: a second one would split the ranks
   if [ -z "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -e "${MPS_DEFAULT_PIPE:-/tmp/nvidia-mps}/control" ]; then
@@ -338,7 +368,7 @@ trap mps_stop EXIT
 part_nccl() {
   nccl="./collbench --backend nccl --mem device --op all --check 1 --max-time 0.1 -f 4"
   # turns on one GPU: smaller shared sweeps when MPS could not be started
-  big2=64M big4=16M
+  big2=$E2 big4=$E4
   mps_start || big2=16M big4=4M
   step probe 0 mpirun -np 1 ./collbench --probe --json "$OUT/probe.jsonl" &&
     { grep -E '^  GPUs: [1-9]' "$OUT/probe.out" >/dev/null || {
@@ -346,13 +376,13 @@ part_nccl() {
       FAILED=$((FAILED + 1))
     }; }
   sed -n 's/^  \(GPUs\|    GPU[0-9]\|RDMA NICs\)/  &/p' "$OUT/probe.out" | head -n 10 | tee -a "$REPORT"
-  step nccl-1 0 mpirun -np 1 $nccl -e 256M --json "$OUT/nccl-1.jsonl" && figures nccl-1
+  step nccl-1 0 mpirun -np 1 $nccl -e $E1 --json "$OUT/nccl-1.jsonl" && figures nccl-1
   step share-2 0 mpirun -np 2 $nccl --share-gpu -e $big2 --json "$OUT/share-2.jsonl" && figures share-2
   step share-4 0 mpirun -np 4 $nccl --share-gpu -e $big4 --json "$OUT/share-4.jsonl" && figures share-4
   step graph 0 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --graph 10 \
     -e 1M --json "$OUT/graph.jsonl" && figures graph
   step rotate 0 mpirun -np 1 ./collbench --backend nccl --mem device --op allreduce --rotate \
-    -e 64M --json "$OUT/rotate.jsonl" && figures rotate
+    -e $EROT --json "$OUT/rotate.jsonl" && figures rotate
 }
 
 part_copy() {
@@ -381,6 +411,10 @@ part_watchdog() {
 }
 
 part_anchor() {
+  if [ "$STANDIN" = 1 ]; then
+    say "SKIP anchor (stand-in: timing collbench against NCCL's own loop measures a GPU, and there is none)"
+    return
+  fi
   step anchor-build 0 mpicc -O2 -I"$NCCL_DIR/include" -I"$CUDA_DIR/include" \
     scripts/nccl-allreduce-loop.c -L"$NCCL_DIR/lib" -L"$NCCL_DIR/lib64" -L"$CUDA_DIR/lib64" \
     -Wl,-rpath,"$CUDA_DIR/lib64" -lnccl -lcudart -o "$OUT/nccl-allreduce-loop" || return
@@ -519,19 +553,19 @@ ran_rows() {
 part_ran() {
   mps_start >/dev/null
   r="./collbench --backend nccl --mem device --check 1 --max-time 0.05 -f 4"
-  step ran-1 0 mpirun -np 1 $r --op all -e 64M --json "$OUT/ran-1.jsonl" && ran_rows ran-1 none
-  step ran-2 0 mpirun -np 2 $r --share-gpu --op allreduce -e 16M --json "$OUT/ran-2.jsonl" &&
+  step ran-1 0 mpirun -np 1 $r --op all -e $ERAN --json "$OUT/ran-1.jsonl" && ran_rows ran-1 none
+  step ran-2 0 mpirun -np 2 $r --share-gpu --op allreduce -e $ERAN2 --json "$OUT/ran-2.jsonl" &&
     ran_rows ran-2
-  step ran-4 0 mpirun -np 4 $r --share-gpu --op allreduce -e 4M --json "$OUT/ran-4.jsonl" &&
+  step ran-4 0 mpirun -np 4 $r --share-gpu --op allreduce -e $ERAN4 --json "$OUT/ran-4.jsonl" &&
     ran_rows ran-4
   # forced: Tree runs on two "nodes" (every row marked as asked); NVLS
   # cannot, and NCCL 2.28.9 fails the call rather than fall back
   step ran-tree 0 env NCCL_ALGO=Tree mpirun -x NCCL_ALGO -np 2 $r --share-gpu --op allreduce \
-    -e 16M --json "$OUT/ran-tree.jsonl" && ran_rows ran-tree
+    -e $ERAN2 --json "$OUT/ran-tree.jsonl" && ran_rows ran-tree
   other=$(grep -c '"nccl_ran_other":true' "$OUT/ran-tree.jsonl" 2>/dev/null)
   [ "${other:-0}" = 0 ] || { say "FAIL ran-tree: $other rows ran other than Tree"; FAILED=$((FAILED + 1)); }
   step ran-nvls 3 env NCCL_ALGO=NVLS mpirun -x NCCL_ALGO -np 2 $r --share-gpu --op allreduce \
-    -e 16M --json "$OUT/ran-nvls.jsonl" &&
+    -e $ERAN2 --json "$OUT/ran-nvls.jsonl" &&
     { grep -q 'invalid usage\|no algorithm/protocol available' "$OUT/ran-nvls.out" || {
       say "FAIL ran-nvls: exit 3 without NCCL's refusal (ncclInvalidUsage)"
       FAILED=$((FAILED + 1))
@@ -541,13 +575,17 @@ part_ran() {
   # NCCL may refuse symmetric windows where the topology has no symmetric
   # kernels (its error said, exit 3) or run its usual kernels (nccl_ran says)
   for g in local symmetric; do
-    step reg-$g 0 mpirun -np 1 $r --op allreduce,allgather,reducescatter --register $g -e 64M \
+    step reg-$g 0 mpirun -np 1 $r --op allreduce,allgather,reducescatter --register $g -e $EREG \
       --json "$OUT/reg-$g.jsonl" && ran_rows reg-$g none
     say "  reg-$g: $(grep -c "\"register\":\"$g\"" "$OUT/reg-$g.jsonl" 2>/dev/null) rows registered"
   done
 }
 
 part_ucx() {
+  if [ "$STANDIN" = 1 ]; then
+    say "SKIP ucx (stand-in: UCX's cuda_copy and cuda_ipc need the real CUDA driver)"
+    return
+  fi
   # built here from the tree --source-only prepared (this toolkit has NVML)
   if [ ! -x .gpu-deps/ucx/bin/ucx_info ] && [ -x .gpu-deps/ucx-src/configure ]; then
     step ucx-build 0 scripts/build-cuda-ucx.sh .gpu-deps/ucx-src &&
@@ -585,6 +623,10 @@ part_ucx() {
 }
 
 part_tests() {
+  if [ "$STANDIN" = 1 ]; then
+    say "SKIP tests (stand-in: make check runs every test here already)"
+    return
+  fi
   units="build/tests/test_gpu_pattern.t build/tests/test_gpu_step.t build/tests/test_gpu_alloc.t
     build/tests/test_engine_staging.t build/tests/test_cli.t build/tests/test_nccl_tuner.t
     build/tests/test_nccl_abort.t build/tests/test_nccl_paths.t build/tests/test_probe.t

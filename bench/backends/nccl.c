@@ -343,8 +343,8 @@ static void nccl_version(char *buf, size_t len) {
   ncclGetVersion(&v);
   cudaRuntimeGetVersion(&rt);
   /* NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch */
-  snprintf(buf, len, "NCCL %d.%d.%d, CUDA runtime %d.%d", v / 10000, v / 100 % 100, v % 100,
-           rt / 1000, rt % 1000 / 10);
+  snprintf(buf, len, "NCCL %d.%d.%d, CUDA runtime %d.%d%s", v / 10000, v / 100 % 100, v % 100,
+           rt / 1000, rt % 1000 / 10, cb_gpu_standin() ? " (the test stand-in, no GPU)" : "");
 }
 
 /* Before MPI_Init: the transport's NCCL_* variables and the INFO log that

@@ -36,6 +36,15 @@ static int emit(const struct cb_cluster *cl, int node, const struct cb_copy_node
                 uint64_t bytes, struct cb_sink *sinks, int nsinks, struct cb_summary *sum,
                 struct cb_error *err) {
   const char *host = cl->node_names[node];
+  if (res->sm_why[0]) {
+    char text[400];
+    snprintf(text, sizeof text,
+             "%s: copy_sm and copy_sm_bidir not measured: the SM copy kernel "
+             "cannot run: %s",
+             host, res->sm_why);
+    if (cb_sinks_note(sinks, nsinks, text, err))
+      return err->status;
+  }
   for (int i = 0; i < res->ncells; i++) {
     const struct cb_copy_cell *c = &res->cells[i];
     struct cb_pair p = {.src = c->src,

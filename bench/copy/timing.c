@@ -33,6 +33,7 @@ struct node {
   size_t bytes;
   unsigned char *check; /* CHECK_BYTES of host memory */
   int peer[CB_COPY_MAX_GPUS][CB_COPY_MAX_GPUS];
+  char sm_why[200];
 };
 
 static unsigned char pattern(int gpu) {
@@ -199,6 +200,17 @@ static int setup(struct node *nd, struct cb_error *err) {
       nd->peer[i][j] = 1;
     }
   }
+  /* the SM copy kernel once: a GPU that cannot run it (no kernel image for it in this build)
+   * still has its copy engines measured */
+  TRY(cudaSetDevice(0), "cudaSetDevice", 0);
+  cudaError_t sm =
+      (cudaError_t)cb_copy_kernel_launch(nd->g[0].dst, nd->g[0].src, 16, 1, nd->g[0].stream);
+  if (sm == cudaSuccess)
+    sm = cudaStreamSynchronize(nd->g[0].stream);
+  if (sm != cudaSuccess) {
+    cudaGetLastError();
+    snprintf(nd->sm_why, sizeof nd->sm_why, "%s (%d)", cudaGetErrorString(sm), (int)sm);
+  }
   TRY(cudaHostAlloc((void **)&nd->host, nd->bytes, cudaHostAllocPortable), "cudaHostAlloc", 0);
   TRY(cudaHostAlloc((void **)&nd->check, CHECK_BYTES, cudaHostAllocPortable), "cudaHostAlloc", 0);
   return CB_OK;
@@ -246,7 +258,9 @@ static int measure_all(struct node *nd, const struct cb_probe_node *pn, struct c
         int bidir = k == CE_BIDIR || k == SM_BIDIR, sm = k == SM || k == SM_BIDIR;
         /* both ways at once needs two GPUs; a kernel writing into a peer
          * needs peer access (both ways for both directions) */
-        if ((bidir && a == b) || (sm && a != b && !(nd->peer[a][b] && (k == SM || nd->peer[b][a]))))
+        if ((bidir && a == b) ||
+            (sm && a != b && !(nd->peer[a][b] && (k == SM || nd->peer[b][a]))) ||
+            (sm && nd->sm_why[0]))
           continue;
         struct cb_copy_cell *c = &out->cells[out->ncells];
         if (measure_cell(nd, k, a, b, c, err))
@@ -284,6 +298,7 @@ int cb_copy_measure(uint64_t bytes, struct cb_copy_node *out, struct cb_error *e
   int rc = nd->n == 0       ? cb_fail(err, CB_USAGE, "--op copy needs a GPU: %s", why)
            : setup(nd, err) ? err->status
                             : measure_all(nd, pn, out, err);
+  snprintf(out->sm_why, sizeof out->sm_why, "%s", nd->sm_why);
   teardown(nd);
   free(nd);
   free(pn);

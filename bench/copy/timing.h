@@ -24,6 +24,7 @@ struct cb_copy_cell {
 struct cb_copy_node {
   int status; /* CB_OK or the error that stopped this node */
   char why[512];
+  char sm_why[200]; /* not empty: the SM copy kernel cannot run here, and why */
   int ngpus, ncells;
   struct cb_copy_cell cells[CB_COPY_MAX_CELLS];
 };

@@ -669,6 +669,8 @@ int cb_engine_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     note(&sc, err,
          "--share-gpu: all ranks share one GPU, each its own NCCL_HOSTID; the figures "
          "are of NCCL's network transport, not of the GPU's links");
+  if (cb_gpu_standin() && s->interval <= 1)
+    note(&sc, err, "not a GPU: %s; no figure here is a measurement of hardware", cb_gpu_standin());
   if (cb_watchdog_start(cl, s->timeout))
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   int rc = CB_OK;

@@ -20,6 +20,7 @@
 #include "columns.h"
 #include "lines.h"
 #include "ops/op.h"
+#include "runtime/gpu.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(7))
 
@@ -70,6 +71,8 @@ static json_t *settings_json(const struct cb_settings *s) {
     json_array_append_new(gpus, json_integer(s->gpu_list[i]));
   json_object_set_new(o, "gpu_list", gpus);
   json_object_set_new(o, "share_gpu", json_boolean(s->share_gpu));
+  if (cb_gpu_standin()) /* tests/fixtures/standin: nothing here is a GPU's figure */
+    json_object_set_new(o, "standin", cb_json_text(cb_gpu_standin()));
   if (s->share_gpu)
     json_object_set_new(o, "share_gpu_note",
                         cb_json_text("all ranks share one GPU, each its own NCCL_HOSTID: the "
