@@ -63,6 +63,9 @@ endif
 # The host step kernel needs a BLAS; without it --tune says it is disabled.
 ifeq ($(HAVE_OPENBLAS),1)
 LIB_SRC += kernels/host.c
+ifeq ($(HAVE_CUDA),1)
+LIB_SRC += kernels/gpu_host_step.c # the host's step, its gradients on the GPU
+endif
 LIBS += -ldl # OpenBLAS itself is loaded by kernels/host.c when a step needs it
 endif
 LIB_SRC := $(filter-out bench/main.c,$(LIB_SRC))
@@ -132,6 +135,20 @@ build/standin/libnccl.so.2: $(STANDIN_NCCL_SRC) $(wildcard tests/fixtures/standi
 	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
 	  -I$(CUDA_DIR)/include $(NCCL_CFLAGS) -Wl,-soname,libnccl.so.2 -o $@ $(STANDIN_NCCL_SRC) \
 	  build/standin/$(CUDART_SONAME) -lm -ldl
+
+# and cuBLAS, where the GPU step is built (its GEMMs on the host, by OpenBLAS)
+ifeq ($(HAVE_CUBLAS)$(HAVE_OPENBLAS)$(HAVE_NCCL),111)
+CUBLAS_SONAME := $(shell objdump -p $(CUDA_LIBDIR)/libcublas.so 2>/dev/null | awk '$$1 == "SONAME" {print $$2}')
+STANDIN += build/standin/$(CUBLAS_SONAME)
+endif
+
+build/standin/$(CUBLAS_SONAME): tests/fixtures/standin/cublas.c tests/fixtures/standin/reduce.c \
+    $(wildcard tests/fixtures/standin/*.h) build/standin/$(CUDART_SONAME)
+	@echo "  LD      $@ (test stand-in)"
+	$(Q)$(PLUGIN_CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
+	  -I$(CUDA_DIR)/include $(NCCL_CFLAGS)\
+	  -Wl,-soname,$(CUBLAS_SONAME) -o $@ tests/fixtures/standin/cublas.c \
+	  tests/fixtures/standin/reduce.c build/standin/$(CUDART_SONAME) $(OPENBLAS_LIBS) -lm
 
 standin: $(STANDIN)
 

@@ -49,5 +49,8 @@ struct cb_compute {
 /* The compute backends of this build, or NULL with the reason. */
 const struct cb_compute *cb_compute_host(const char **why);
 const struct cb_compute *cb_compute_gpu(const char **why);
+/* The host's step with its gradients copied to the GPU (gpu_host_step.c): where collbench's
+ * GPU kernels cannot run on the GPU. */
+const struct cb_compute *cb_compute_host_gpu(const char **why);
 
 #endif

@@ -31,3 +31,17 @@ const struct cb_compute *cb_compute_gpu(const char **why) {
   return NULL;
 #endif
 }
+
+#if CB_HAVE_CUDA && CB_HAVE_OPENBLAS
+extern const struct cb_compute cb_compute_host_gpu_grads;
+#endif
+
+const struct cb_compute *cb_compute_host_gpu(const char **why) {
+#if CB_HAVE_CUDA && CB_HAVE_OPENBLAS
+  *why = NULL;
+  return &cb_compute_host_gpu_grads;
+#else
+  *why = "this collbench was configured without CUDA or OpenBLAS";
+  return NULL;
+#endif
+}

@@ -175,7 +175,7 @@ done
 # (GPU_CHECK_DEV: the device folder, /dev unless a test points it elsewhere)
 DEV=${GPU_CHECK_DEV:-/dev}
 # sizes: the GPU's, or the stand-in's (host memory through MPI on this core count)
-E1=256M E2=64M E4=16M ERAN=64M ERAN2=16M ERAN4=4M EROT=64M EREG=64M
+E1=256M E2=64M E4=16M ERAN=64M ERAN2=16M ERAN4=4M EROT=64M EREG=64M G2=layers=4,seq=256
 if [ "$STANDIN" = 1 ]; then
   for f in collbench build/standin/libnccl.so.2 build/libnccl-profiler-collbench.so; do
     [ -e "$f" ] || {
@@ -184,7 +184,7 @@ if [ "$STANDIN" = 1 ]; then
     }
   done
   export OMPI_MCA_rmaps_base_oversubscribe=1 # 4 ranks on a 2-core test machine
-  E1=4M E2=1M E4=256K ERAN=1M ERAN2=1M ERAN4=256K EROT=4M EREG=1M
+  E1=4M E2=1M E4=256K ERAN=1M ERAN2=1M ERAN4=256K EROT=4M EREG=1M G2=layers=1,seq=32
   say "gpu-check: the stand-in of CUDA and NCCL (build/standin): no GPU; no figure below is a GPU's"
 elif ! ls "$DEV"/nvidia[0-9]* >/dev/null 2>&1; then
   why="no $DEV/nvidia0"
@@ -520,9 +520,9 @@ part_layouts2() {
     --concurrent allreduce@tp,allgather@dp -b 1M -e 16M --json "$OUT/concurrent-nccl.jsonl" &&
     grep -E '^#.*(concurrent|alone)|^ *[0-9]' "$OUT/concurrent-nccl.out" | head -n 14 |
     sed 's/^/    /' | tee -a "$REPORT"
-  layout layout-gpt2-full 20 --workload gpt2-124m --workload-config layers=4,seq=256 \
+  layout layout-gpt2-full 20 --workload gpt2-124m --workload-config $G2 \
     --parallel dp=2 --shard full
-  layout layout-gpt2-tp 20 --workload gpt2-124m --workload-config layers=4,seq=256 --parallel tp=2
+  layout layout-gpt2-tp 20 --workload gpt2-124m --workload-config $G2 --parallel tp=2
 }
 
 # make check's tests that touch the GPU must run here, not skip: count both

@@ -4,22 +4,21 @@
 # (tests/fixtures/standin, STANDIN.md there), then the findings the stand-in
 # can show, each of which failed on the code before its fix.
 . tests/lib.sh
-plan 9
+plan 11
 if [ ! -e build/standin/libnccl.so.2 ]; then
-  for i in 1 2 3 4 5 6 7 8 9; do skip "no stand-in: this build has no CUDA and NCCL to stand in for"; done
+  for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "no stand-in: this build has no CUDA and NCCL to stand in for"; done
   finish
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
 # (mpirun itself, not lib.sh's mpi: the stand-in goes in through env)
 SI="env LD_LIBRARY_PATH=$PWD/build/standin"
 
-# the plan: every step passes, or is skipped saying why
-GPU_CHECK_OUT=$TMP/gc sh scripts/gpu-check.sh --standin basics nccl copy watchdog ran anchor ucx tests \
-  >"$TMP/gc.out" 2>&1
+# the whole plan: every step passes, or is skipped saying why
+GPU_CHECK_OUT=$TMP/gc sh scripts/gpu-check.sh --standin >"$TMP/gc.out" 2>&1
 st=$?
 R=$TMP/gc/report.txt
 pass=$(grep -c '^PASS ' "$R") fail=$(grep -c '^FAIL ' "$R")
-[ $st -eq 0 ] && [ "$fail" -eq 0 ] && [ "$pass" -ge 16 ]
+[ $st -eq 0 ] && [ "$fail" -eq 0 ] && [ "$pass" -ge 27 ]
 ok $? "gpu-check --standin: exit $st, $pass steps PASS, $fail FAIL"
 [ $st -eq 0 ] || diag "$R"
 # finding 1: one rank makes no kernel plan, so no row says what ran; finding
@@ -32,6 +31,15 @@ grep -q '^SKIP anchor (stand-in: ' "$R" && grep -q '^SKIP ucx (stand-in: ' "$R" 
   grep -q '^SKIP tests (stand-in: ' "$R" &&
   grep -q 'copy_sm and copy_sm_bidir not measured: the SM copy kernel cannot run' "$TMP/gc/copy.out"
 ok $? "what needs hardware is skipped saying why (anchor, ucx, tests, the SM copy kernel)"
+# the tuner and the layouts, where collbench's kernels cannot run: the host's
+# step with its gradients on the GPU, NCCL loading collbench's tuner plugin
+# and applying its rules; --concurrent checked through host copies
+grep -q 'the step is computed on the host (OpenBLAS, float) and its gradients copied to the GPU' \
+  "$TMP/gc/tune-tiny.out" && grep -q '^  the plugin applied [1-9][0-9]* decision(s) by the rules' "$R" &&
+  grep -q '^PASS layout-rules' "$R" && grep -q '^PASS layout-gpt2-tp' "$R" &&
+  grep -q '^# Out of bounds values : 0 OK' "$TMP/gc/concurrent-nccl.out"
+ok $? "--tune on the host's step, its rules applied through NCCL's tuner plugin; layouts; --concurrent checked"
+
 # no figure from the stand-in passes for a GPU's: the header, the run record
 # and the library's version say so
 grep -q '^# not a GPU: collbench.s stand-in' "$TMP/gc/share-2.out" &&
@@ -84,4 +92,19 @@ st=$?
   grep -q '^# 0 rows, 0 records' "$TMP/al.out"
 ok $? "cudaMalloc failing on rank 0: every size skipped with CUDA's words (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/al.out"
+# finding 9: tuner v6 (NCCL 2.30.7): a rule's chunk under LL128's grain (1920
+# bytes, not 1792) is left to NCCL; the stand-in fails a chunk of 0 grains
+printf '# collbench-tuner-rules 1\nallreduce,0,65535,ring,ll128,-1,-1,-1,-1,-1,none,1800\n%s\n' \
+  'allreduce,65536,18446744073709551615,ring,ll128,-1,-1,-1,-1,-1,none,4096' >"$TMP/chunk.rules"
+STANDIN_NCCL_VERSION=23007 NCCL_TUNER_PLUGIN=$PWD/build/libnccl-tuner-collbench.so \
+  COLLBENCH_TUNER_RULES=$TMP/chunk.rules NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING \
+  mpirun -np 2 -x STANDIN_NCCL_VERSION -x NCCL_TUNER_PLUGIN -x COLLBENCH_TUNER_RULES -x NCCL_DEBUG \
+  -x NCCL_DEBUG_SUBSYS $SI ./collbench --backend nccl --mem device --share-gpu --op allreduce -e 256K \
+  --max-time 0.005 >"$TMP/f9.out" 2>&1
+st=$?
+[ $st -eq 0 ] && grep -q 'TUNER/Plugin: Using collbench (v6)' "$TMP/f9.out" &&
+  grep -q 'chunk 131072, NCCL.s (the rule.s chunk size is under the protocol.s grain)' "$TMP/f9.out" &&
+  grep -q 'ran ring/ll128 on 1 channels: chunk 131072 -> 4096 by the rule of line 3' "$TMP/f9.out"
+ok $? "tuner v6: a chunk under LL128's 1920-byte grain left to NCCL, 4096 applied (exit $st)"
+[ $st -eq 0 ] || diag "$TMP/f9.out"
 finish

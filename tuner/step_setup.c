@@ -10,6 +10,7 @@
 #include "kernels/compute.h"
 #include "kernels/transformer.h"
 #include "runtime/gpu.h"
+#include "runtime/pattern_io.h"
 
 static long mem_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
@@ -63,5 +64,30 @@ int cb_tune_choose(const char *backend, const struct cb_compute **compute,
   if (!(*compute = cb_compute_host(&why)))
     return cb_fail(err, CB_USAGE, "--tune: %s", why);
   *comm = &cb_comm_mpi;
+  return CB_OK;
+}
+
+/* Collbench's GPU kernels are admitted by their self-check on the bound GPU (the check
+ * patterns' kernels, built for the same architectures as the step's); where they cannot run,
+ * the host computes the step and its gradients go to the GPU, said on rank 0. */
+int cb_tune_device_step(const struct cb_cluster *cl, const struct cb_compute **compute,
+                        struct cb_error *err) {
+  char why[256] = "";
+  if (cb_gpu_pattern_io_all(cl, why, sizeof why))
+    return CB_OK;
+  const char *no;
+  const struct cb_compute *h = cb_compute_host_gpu(&no);
+  if (!h)
+    return cb_fail(err, CB_USAGE,
+                   "--tune --backend nccl: collbench's GPU kernels cannot run here "
+                   "(%s), and the host's step cannot stand in: %s",
+                   why, no);
+  if (cl->rank == 0)
+    fprintf(stderr,
+            "collbench: --tune nccl: collbench's GPU kernels cannot run here (%s): the step is "
+            "computed on the host (OpenBLAS, float) and its gradients copied to the GPU as they "
+            "become ready; T_compute is the host's\n",
+            why);
+  *compute = h;
   return CB_OK;
 }

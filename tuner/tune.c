@@ -531,6 +531,8 @@ int cb_tune_run(const struct cb_cluster *cl, const struct cb_tune_options *opt,
   int rc = cb_tune_choose(opt->backend, &compute, &comm, err);
   if (rc == CB_OK && comm->kind == CB_SPACE_NCCL)
     rc = cb_gpu_bind(cl, s, &(int){0}, err);
+  if (rc == CB_OK && comm->kind == CB_SPACE_NCCL)
+    rc = cb_tune_device_step(cl, &compute, err);
   if (rc == CB_OK)
     rc = make_space(cl, opt, s, comm->kind, &space, err);
   if (rc == CB_OK && comm->kind == CB_SPACE_MPI)

@@ -11,6 +11,7 @@
 #include "base/timer.h"
 #include "base/units.h"
 #include "measure.h"
+#include "runtime/memory.h"
 #include "runtime/pattern_io.h"
 #include "runtime/watchdog.h"
 
@@ -38,6 +39,9 @@ struct run {
   struct item items[CB_MAX_CONCURRENT];
   int n;
   struct cb_pattern_access access; /* host memory: the buffers directly */
+  int staged;                      /* device memory without the GPU kernels: host copies */
+  void *staging;
+  size_t staging_cap;
   char spec[96], layout[48];
 };
 
@@ -79,21 +83,50 @@ static int run_together(struct run *r, unsigned mask, double *end, struct cb_err
   return CB_OK;
 }
 
-/* Device memory is filled and checked by the GPU kernels, once every
- * rank's self-check passed (engine.c's choose_access; --concurrent has
- * no staging copies). */
+/* Device memory is filled and checked by the GPU kernels once every rank's self-check passed,
+ * else through a host staging copy (engine.c's choose_access, said there the same way). */
 static int choose_access(struct run *r, struct cb_error *err) {
   char why[256] = "";
   memset(&r->access, 0, sizeof r->access);
   if (r->mem != CB_MEM_DEVICE)
     return CB_OK;
   r->access.io = cb_gpu_pattern_io_all(r->cl, why, sizeof why);
-  if (r->access.io)
-    return CB_OK;
-  return cb_fail(err, CB_RUNTIME,
-                 "rank %d (%s): --concurrent on device memory fills and checks with the GPU "
-                 "kernels, which are unusable: %s",
-                 r->cl->rank, r->cl->hostname, why);
+  r->staged = !r->access.io;
+  if (r->staged && !r->be->copy)
+    return cb_fail(err, CB_RUNTIME,
+                   "rank %d (%s): --concurrent on device memory: no GPU kernels (%s) and no "
+                   "host copies in backend %s",
+                   r->cl->rank, r->cl->hostname, why, r->be->name);
+  if (r->staged && r->cl->rank == 0)
+    printf("# device buffers are filled and checked through host copies, not on the GPU: %s\n",
+           why);
+  return CB_OK;
+}
+
+/* The host's view of `bytes` of buf: buf itself, or the staging copy (fetched from buf when
+ * `fetch`); NULL on failure, said in err. */
+static void *host_view(struct run *r, void *buf, size_t bytes, int fetch, struct cb_error *err) {
+  if (!r->staged)
+    return buf;
+  if (bytes > r->staging_cap) {
+    free(r->staging);
+    r->staging_cap = 0;
+    if (!(r->staging = cb_host_alloc(bytes))) {
+      cb_fail(err, CB_RUNTIME,
+              "rank %d (%s): --concurrent: cannot allocate %zu bytes of host "
+              "staging memory",
+              r->cl->rank, r->cl->hostname, bytes);
+      return NULL;
+    }
+    r->staging_cap = bytes;
+  }
+  if (fetch && r->be->copy(r->ctx, r->staging, buf, bytes, err))
+    return NULL;
+  return r->staging;
+}
+
+static int publish(struct run *r, void *buf, const void *view, size_t bytes, struct cb_error *err) {
+  return !r->staged || view == buf ? CB_OK : r->be->copy(r->ctx, buf, view, bytes, err);
 }
 
 /* A GPU kernel's failure while filling or checking, as the run's error. */
@@ -111,15 +144,28 @@ static struct cb_op_ctx op_ctx(struct run *r, struct item *it, const struct cb_p
 
 /* Fills every item's input from its pattern under seed and poisons its
  * output, as the engine's prepare() does for one op. */
-static void prepare(struct run *r, uint64_t seed) {
+static int prepare(struct run *r, uint64_t seed, struct cb_error *err) {
+  size_t es = cb_dtypes[r->dtype].size;
   for (int i = 0; i < r->n; i++) {
     struct item *it = &r->items[i];
     struct cb_pattern p = cb_pattern_reseeded(&it->pattern, seed);
     struct cb_op_ctx oc = op_ctx(r, it, &p);
     size_t out = it->inplace ? it->sh.inplace_elems : it->sh.recv_elems;
-    cb_io_poison(&r->access, r->dtype, it->recv, out);
-    it->op->fill(&oc, it->inplace ? it->recv : it->send);
+    void *view = host_view(r, it->recv, out * es, 0, err);
+    if (!view)
+      return err->status;
+    cb_io_poison(&r->access, r->dtype, view, out);
+    if (!it->inplace) {
+      if (publish(r, it->recv, view, out * es, err) ||
+          !(view = host_view(r, it->send, it->sh.send_elems * es, 0, err)))
+        return err->status;
+      out = it->sh.send_elems;
+    }
+    it->op->fill(&oc, view);
+    if (publish(r, it->inplace ? it->recv : it->send, view, out * es, err))
+      return err->status;
   }
+  return CB_OK;
 }
 
 /* --check's runs: all ops at once, each result checked on its group. */
@@ -128,15 +174,19 @@ static int check(struct run *r, long *wrong, struct cb_error *err) {
   long local[CB_MAX_CONCURRENT] = {0};
   double end[CB_MAX_CONCURRENT];
   for (long seed = 1; seed <= r->s->check; seed++) {
-    prepare(r, (uint64_t)seed);
-    if (access_failed(r, err) || run_together(r, (1u << r->n) - 1, end, err))
+    if (prepare(r, (uint64_t)seed, err) || access_failed(r, err) ||
+        run_together(r, (1u << r->n) - 1, end, err))
       return err->status;
     for (int i = 0; i < r->n; i++) {
       struct item *it = &r->items[i];
       struct cb_pattern p = cb_pattern_reseeded(&it->pattern, (uint64_t)seed);
       struct cb_op_ctx oc = op_ctx(r, it, &p);
       size_t at = it->inplace ? it->op->inplace_result_offset(it->sh.count, it->grank) : 0;
-      local[i] += (long)it->op->check(&oc, (const char *)it->recv + at * es);
+      size_t out = it->inplace ? it->sh.inplace_elems : it->sh.recv_elems;
+      const char *view = host_view(r, it->recv, out * es, 1, err);
+      if (!view)
+        return err->status;
+      local[i] += (long)it->op->check(&oc, view + at * es);
     }
     if (access_failed(r, err))
       return err->status;
@@ -151,8 +201,7 @@ static int time_size(struct run *r, int *rounds, struct cb_error *err) {
   int phases = r->n + 1, max = r->s->iters ? (int)r->s->iters : CB_CONCURRENT_MAX_ROUNDS;
   double v[(CB_MAX_CONCURRENT + 1) * CB_MAX_CONCURRENT + 1], end[CB_MAX_CONCURRENT];
   double started = cb_now();
-  prepare(r, 0);
-  if (access_failed(r, err))
+  if (prepare(r, 0, err) || access_failed(r, err))
     return err->status;
   for (int p = 0; p < phases; p++) /* warm-up: connections made, caches filled */
     if (run_together(r, p ? 1u << (p - 1) : (1u << r->n) - 1, end, err))
@@ -318,6 +367,7 @@ static void tear_down(struct run *r) {
     cb_pattern_free(&it->pattern);
     free(it->together), free(it->alone), free(it->ratio), free(it->recs);
   }
+  free(r->staging);
 }
 
 /* Buffers for one size; *skip when some op has no element per rank. */
