@@ -150,6 +150,20 @@ build/standin/$(CUBLAS_SONAME): tests/fixtures/standin/cublas.c tests/fixtures/s
 	  -Wl,-soname,$(CUBLAS_SONAME) -o $@ tests/fixtures/standin/cublas.c \
 	  tests/fixtures/standin/reduce.c build/standin/$(CUDART_SONAME) $(OPENBLAS_LIBS) -lm
 
+# and libibverbs, where the verbs backend is built (one device, RC queue pairs between the
+# processes of one host), in a folder of its own: MPI's and UCX's own verbs components would
+# find it too
+ifeq ($(HAVE_VERBS),1)
+STANDIN += build/standin-verbs/libibverbs.so.1
+endif
+
+build/standin-verbs/libibverbs.so.1: tests/fixtures/standin/verbs.c tests/fixtures/standin/verbs.map
+	@mkdir -p $(@D)
+	@echo "  LD      $@ (test stand-in)"
+	$(Q)$(PLUGIN_CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared -fvisibility=hidden \
+	  -Wl,--version-script=tests/fixtures/standin/verbs.map -Wl,-soname,libibverbs.so.1 -o $@ \
+	  tests/fixtures/standin/verbs.c
+
 standin: $(STANDIN)
 
 collbench: build/bench/main.o build/libcollbench.a bench/main.exports

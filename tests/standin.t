@@ -4,9 +4,9 @@
 # (tests/fixtures/standin, STANDIN.md there), then the findings the stand-in
 # can show, each of which failed on the code before its fix.
 . tests/lib.sh
-plan 11
+plan 12
 if [ ! -e build/standin/libnccl.so.2 ]; then
-  for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "no stand-in: this build has no CUDA and NCCL to stand in for"; done
+  for i in 1 2 3 4 5 6 7 8 9 10 11 12; do skip "no stand-in: this build has no CUDA and NCCL to stand in for"; done
   finish
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -42,7 +42,7 @@ ok $? "--tune on the host's step, its rules applied through NCCL's tuner plugin;
 
 # no figure from the stand-in passes for a GPU's: the header, the run record
 # and the library's version say so
-grep -q '^# not a GPU: collbench.s stand-in' "$TMP/gc/share-2.out" &&
+grep -q '^# not hardware: collbench.s stand-in' "$TMP/gc/share-2.out" &&
   grep '"type":"run"' "$TMP/gc/share-2.jsonl" | grep -q '"standin":"collbench.s stand-in' &&
   grep -q '"version":"NCCL 2.28.9, CUDA runtime 13.0 (the test stand-in, no GPU)"' "$TMP/gc/share-2.jsonl"
 ok $? "the stand-in's runs say so in the header, the run record and NCCL's version"
@@ -107,4 +107,15 @@ st=$?
   grep -q 'ran ring/ll128 on 1 channels: chunk 131072 -> 4096 by the rule of line 3' "$TMP/f9.out"
 ok $? "tuner v6: a chunk under LL128's 1920-byte grain left to NCCL, 4096 applied (exit $st)"
 [ $st -eq 0 ] || diag "$TMP/f9.out"
+# finding 12: NCCL 2.24 to 2.26 look for profiler v2 and v3, which the
+# plugin now exports; each row says which interface NCCL took
+got=
+for v in 22503 22606 22809 23007; do
+  STANDIN_NCCL_VERSION=$v mpirun -np 2 -x STANDIN_NCCL_VERSION $SI ./collbench --backend nccl --mem device \
+    --share-gpu --op allreduce -e 1K --max-time 0.005 --json "$TMP/p$v.jsonl" >"$TMP/p$v.out" 2>&1
+  rows=$(grep -c '"nccl_ran":"RING/\|"nccl_ran":"TREE/' "$TMP/p$v.jsonl")
+  got="$got $v:$rows:$(grep -o '"nccl_profiler":[0-9]*' "$TMP/p$v.jsonl" | sort -u | tr -d '\n' | sed 's/"nccl_profiler"://g')"
+done
+[ "$got" = " 22503:16:2 22606:16:3 22809:16:5 23007:16:6" ]
+ok $? "the profiler plugin as NCCL 2.25, 2.26, 2.28 and 2.30 take it (version:rows:interface):$got"
 finish

@@ -27,6 +27,7 @@
 #include "nccl_logfile.h"
 #include "nccl_ran.h"
 #include "runtime/gpu.h"
+#include "runtime/standin.h"
 #include "runtime/settings.h"
 #include "runtime/watchdog.h"
 
@@ -344,7 +345,7 @@ static void nccl_version(char *buf, size_t len) {
   cudaRuntimeGetVersion(&rt);
   /* NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch */
   snprintf(buf, len, "NCCL %d.%d.%d, CUDA runtime %d.%d%s", v / 10000, v / 100 % 100, v % 100,
-           rt / 1000, rt % 1000 / 10, cb_gpu_standin() ? " (the test stand-in, no GPU)" : "");
+           rt / 1000, rt % 1000 / 10, cb_standin() ? " (the test stand-in, no GPU)" : "");
 }
 
 /* Before MPI_Init: the transport's NCCL_* variables and the INFO log that

@@ -51,6 +51,20 @@ cb_ran_take_fn cb_nccl_ran_find(void) {
   return take;
 }
 
+int cb_nccl_ran_version(void) {
+  const char *path = getenv("NCCL_PROFILER_PLUGIN");
+  if (!path || !strstr(path, PLUGIN_NAME))
+    return 0;
+  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  if (!lib)
+    return 0;
+  int (*version)(void);
+  *(void **)&version = dlsym(lib, CB_RAN_VERSION_SYMBOL);
+  int v = version ? version() : 0;
+  dlclose(lib);
+  return v;
+}
+
 static int by_calls(const void *a, const void *b) {
   long x = ((const struct cb_ran *)a)->calls, y = ((const struct cb_ran *)b)->calls;
   return (x < y) - (x > y);

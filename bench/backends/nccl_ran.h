@@ -18,6 +18,9 @@ void cb_nccl_ran_setup(void);
  * NULL when NCCL loaded none or another profiler. */
 cb_ran_take_fn cb_nccl_ran_find(void);
 
+/* The profiler interface version NCCL took (2 to 6), 0 when none is loaded yet. */
+int cb_nccl_ran_version(void);
+
 /* "Ring/Simple/4" for one combination; "Ring/Simple/4 x20, Tree/LL/2 x5"
  * for several (most calls first), "+N calls" past those listed; "" for none.
  * Pure. */

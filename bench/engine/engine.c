@@ -19,6 +19,7 @@
 #include "ops/skew.h"
 #include "runtime/gpu.h"
 #include "runtime/pattern_io.h"
+#include "runtime/standin.h"
 #include "runtime/watchdog.h"
 
 /* Buffers of one series, grown as sizes grow. */
@@ -212,10 +213,16 @@ static int check(struct series_ctx *sc, const struct cb_shape *sh, struct cb_op_
     struct cb_op_ctx oc = {&p,       cl->rank, cl->nranks,  a->root,  a->peer,
                            a->count, !a->send, &sc->access, a->layout};
     int rc = prepare(sc, sh, a, &oc, err);
+    /* a one-sided op (verbs' RDMA read) completes at the reader only: every rank's inputs are
+     * written before any peer reads them, and read before the next seed rewrites them */
+    if (!rc)
+      MPI_Barrier(cl->comm);
     if (!rc)
       rc = sc->backend->run(sc->ctx, a, err);
     if (!rc)
       rc = sc->backend->sync(sc->ctx, err);
+    if (!rc)
+      MPI_Barrier(cl->comm);
     if (!rc) {
       size_t out_elems = a->send ? sh->recv_elems : sh->inplace_elems;
       const char *out = host_view(sc, a->recv, out_elems * esize, 1, err);
@@ -423,6 +430,7 @@ static int measure_variant(struct series_ctx *sc, const struct cb_shape *sh, int
   if (sc->op->skewed)
     snprintf(rec->skew, sizeof rec->skew, "%s", sc->s->skew ? sc->s->skew->label : "uniform");
   rec->nccl_ran_other = cb_nccl_ran_differs(ran, getenv("NCCL_ALGO"), sc->op->name);
+  rec->nccl_profiler = ran[0] ? cb_nccl_ran_version() : 0;
   if (sc->backend->coll_algo)
     sc->backend->coll_algo(sc->ctx, &a, rec->algo, sizeof rec->algo, rec->algo_by,
                            sizeof rec->algo_by);
@@ -669,8 +677,8 @@ int cb_engine_measure(const struct cb_cluster *cl, const struct cb_settings *s,
     note(&sc, err,
          "--share-gpu: all ranks share one GPU, each its own NCCL_HOSTID; the figures "
          "are of NCCL's network transport, not of the GPU's links");
-  if (cb_gpu_standin() && s->interval <= 1)
-    note(&sc, err, "not a GPU: %s; no figure here is a measurement of hardware", cb_gpu_standin());
+  if (cb_standin() && s->interval <= 1)
+    note(&sc, err, "not hardware: %s; no figure here is a measurement of hardware", cb_standin());
   if (cb_watchdog_start(cl, s->timeout))
     return cb_fail(err, CB_RUNTIME, "cannot start the watchdog thread");
   int rc = CB_OK;

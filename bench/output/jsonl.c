@@ -20,7 +20,7 @@
 #include "columns.h"
 #include "lines.h"
 #include "ops/op.h"
-#include "runtime/gpu.h"
+#include "runtime/standin.h"
 
 #define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(7))
 
@@ -71,8 +71,8 @@ static json_t *settings_json(const struct cb_settings *s) {
     json_array_append_new(gpus, json_integer(s->gpu_list[i]));
   json_object_set_new(o, "gpu_list", gpus);
   json_object_set_new(o, "share_gpu", json_boolean(s->share_gpu));
-  if (cb_gpu_standin()) /* tests/fixtures/standin: nothing here is a GPU's figure */
-    json_object_set_new(o, "standin", cb_json_text(cb_gpu_standin()));
+  if (cb_standin()) /* tests/fixtures/standin: nothing here is a figure of hardware */
+    json_object_set_new(o, "standin", cb_json_text(cb_standin()));
   if (s->share_gpu)
     json_object_set_new(o, "share_gpu_note",
                         cb_json_text("all ranks share one GPU, each its own NCCL_HOSTID: the "
@@ -209,6 +209,8 @@ static int put_record(struct cb_lines *f, const struct cb_record *r, struct cb_e
   if (r->nccl_ran[0]) { /* what NCCL ran, per the profiler plugin */
     json_object_set_new(o, "nccl_ran", cb_json_text(r->nccl_ran));
     json_object_set_new(o, "nccl_ran_other", json_boolean(r->nccl_ran_other));
+    if (r->nccl_profiler) /* the profiler interface NCCL took */
+      json_object_set_new(o, "nccl_profiler", json_integer(r->nccl_profiler));
   }
   if (r->interval > 0) { /* --duration: the burn-in's pass and when it began */
     char when[32];

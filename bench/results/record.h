@@ -47,6 +47,7 @@ struct cb_record {
    * asked for (NCCL fell back), 0 as asked or nothing asked. */
   char nccl_ran[96];
   int nccl_ran_other;
+  int nccl_profiler; /* the plugin version NCCL picked (2..6); 0 with no nccl_ran */
   /* How NCCL used the network (issue 41): the devices its NET plugin
    * listed (0 unknown), GPUDirect RDMA 1 used, -1 not used, 0 unknown */
   int nccl_nics, nccl_gdr;

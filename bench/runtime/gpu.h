@@ -63,9 +63,5 @@ int cb_gpu_copy(const struct cb_cluster *cl, const char *who, void *dst, const v
 /* Whether the MPI library accepts device pointers; 0 with the reason. */
 int cb_gpu_mpi_cuda_aware(char *why, size_t len);
 
-/* What the test stand-in of CUDA and NCCL (tests/fixtures/standin) says it is, when it is the
- * library loaded; NULL otherwise. Nothing measured through it is a GPU's figure, so the run's
- * header and record say so. */
-const char *cb_gpu_standin(void);
 
 #endif

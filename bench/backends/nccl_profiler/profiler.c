@@ -23,6 +23,7 @@ static struct cb_ran seen[CB_RAN_MAX];
 static int nseen;
 static long other;
 static int handle; /* startEvent's handle: nothing to keep per event */
+static int picked; /* the interface NCCL took: which init it called */
 
 static void copy(char *dst, size_t len, const char *src) {
   snprintf(dst, len, "%s", src ? src : "?");
@@ -129,20 +130,43 @@ static cbp_result_t init5(void **ctx, uint64_t comm, int *mask, const char *name
   return CBP_SUCCESS;
 }
 
-static cbp_result_t init4(void **ctx, int *mask, const char *name, uint64_t comm, int nnodes,
+static cbp_result_t init6(void **ctx, uint64_t comm, int *mask, const char *name, int nnodes,
                           int nranks, int rank, cbp_logger_t log) {
+  picked = 6;
   return init5(ctx, comm, mask, name, nnodes, nranks, rank, log);
 }
 
-static cbp_result_t init_old(void **ctx, int *mask) {
+static cbp_result_t init5_only(void **ctx, uint64_t comm, int *mask, const char *name, int nnodes,
+                               int nranks, int rank, cbp_logger_t log) {
+  picked = 5;
+  return init5(ctx, comm, mask, name, nnodes, nranks, rank, log);
+}
+
+static cbp_result_t init4(void **ctx, int *mask, const char *name, uint64_t comm, int nnodes,
+                          int nranks, int rank, cbp_logger_t log) {
+  picked = 4;
+  return init5(ctx, comm, mask, name, nnodes, nranks, rank, log);
+}
+
+static cbp_result_t init3(void **ctx, int *mask) {
+  picked = 3;
   return init5(ctx, 0, mask, NULL, 0, 0, 0, NULL);
 }
 
+static cbp_result_t init2(void **ctx, int *mask) {
+  picked = 2;
+  return init5(ctx, 0, mask, NULL, 0, 0, 0, NULL);
+}
+
+/* which interface NCCL took: the run record says it beside what ran */
+EXPORT int collbench_profiler_version(void) {
+  return picked;
+}
+
 /* v6 (NCCL 2.29, 2.30): v5's layout where collbench reads (profiler_abi.h) */
-EXPORT const cbp_profiler_v5 ncclProfiler_v6 = {"collbench", init5, start5, stop, record, finalize};
-EXPORT const cbp_profiler_v5 ncclProfiler_v5 = {"collbench", init5, start5, stop, record, finalize};
+EXPORT const cbp_profiler_v5 ncclProfiler_v6 = {"collbench", init6, start5, stop, record, finalize};
+EXPORT const cbp_profiler_v5 ncclProfiler_v5 = {"collbench", init5_only, start5,
+                                                stop,        record,     finalize};
 EXPORT const cbp_profiler_v4 ncclProfiler_v4 = {"collbench", init4, start4, stop, record, finalize};
-EXPORT const cbp_profiler_v3 ncclProfiler_v3 = {"collbench", init_old, start3,
-                                                stop,        record,   finalize};
-EXPORT const cbp_profiler_v2 ncclProfiler_v2 = {"collbench", init_old, start2,
-                                                stop,        record,   finalize};
+EXPORT const cbp_profiler_v3 ncclProfiler_v3 = {"collbench", init3, start3, stop, record, finalize};
+EXPORT const cbp_profiler_v2 ncclProfiler_v2 = {"collbench", init2, start2, stop, record, finalize};

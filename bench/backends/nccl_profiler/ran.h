@@ -10,6 +10,8 @@
 
 #define CB_RAN_MAX 16 /* distinct combinations kept; the rest are counted */
 #define CB_RAN_TAKE_SYMBOL "collbench_profiler_take"
+/* int collbench_profiler_version(void): the interface version NCCL took (2 to 6), 0 before */
+#define CB_RAN_VERSION_SYMBOL "collbench_profiler_version"
 
 struct cb_ran {
   char func[24], algo[16], proto[16];
