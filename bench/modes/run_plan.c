@@ -37,12 +37,6 @@ static int validate(const struct cb_cli *cli, const struct cb_run_plan *plan,
   if (s->ib_dev && !cli->accept_path && !backend_asked(s, "verbs"))
     return cb_fail(err, CB_USAGE,
                    "--ib-dev %s goes with --backend verbs (no other backend reads it)", s->ib_dev);
-  for (int i = 0; i < s->nbackends && s->reg; i++)
-    if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
-      return cb_fail(err, CB_USAGE,
-                     "--register %s: NCCL registers its own buffers; the nccl backend only, "
-                     "not %s",
-                     cb_register_names[s->reg], cb_backends[s->backends[i]]->name);
   /* NCCL registers a buffer with one communicator (ncclCommRegister's comm argument), and
    * --concurrent's ops run on communicators split per group: registered with the run's, the
    * buffers would be used unregistered, and the rows would say "register" all the same */
@@ -52,6 +46,12 @@ static int validate(const struct cb_cli *cli, const struct cb_run_plan *plan,
                    "communicator, and --concurrent's ops run on communicators split per group; "
                    "measure registration without --concurrent",
                    cb_register_names[s->reg]);
+  for (int i = 0; i < s->nbackends && s->reg; i++)
+    if (strcmp(cb_backends[s->backends[i]]->name, "nccl") != 0)
+      return cb_fail(err, CB_USAGE,
+                     "--register %s: NCCL registers its own buffers; the nccl backend only, "
+                     "not %s",
+                     cb_register_names[s->reg], cb_backends[s->backends[i]]->name);
   for (int i = 0; i < s->nmems && s->reg; i++)
     if (s->mems[i] != CB_MEM_DEVICE)
       return cb_fail(err, CB_USAGE, "--register %s: device memory only, not --mem %s",
