@@ -38,31 +38,30 @@ void cb_nccl_ran_setup(void) {
   }
 }
 
-cb_ran_take_fn cb_nccl_ran_find(void) {
+/* `symbol` of the copy of collbench's profiler NCCL loaded; NULL when NCCL loaded none or
+ * another profiler. */
+static void *plugin_symbol(const char *symbol) {
   const char *path = getenv("NCCL_PROFILER_PLUGIN");
   if (!path || !strstr(path, PLUGIN_NAME))
     return NULL;
   void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD); /* NCCL's copy, or none */
   if (!lib)
     return NULL;
-  cb_ran_take_fn take;
-  *(void **)&take = dlsym(lib, CB_RAN_TAKE_SYMBOL);
+  void *sym = dlsym(lib, symbol);
   dlclose(lib); /* NCCL still holds it */
+  return sym;
+}
+
+cb_ran_take_fn cb_nccl_ran_find(void) {
+  cb_ran_take_fn take;
+  *(void **)&take = plugin_symbol(CB_RAN_TAKE_SYMBOL);
   return take;
 }
 
 int cb_nccl_ran_version(void) {
-  const char *path = getenv("NCCL_PROFILER_PLUGIN");
-  if (!path || !strstr(path, PLUGIN_NAME))
-    return 0;
-  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (!lib)
-    return 0;
   int (*version)(void);
-  *(void **)&version = dlsym(lib, CB_RAN_VERSION_SYMBOL);
-  int v = version ? version() : 0;
-  dlclose(lib);
-  return v;
+  *(void **)&version = plugin_symbol(CB_RAN_VERSION_SYMBOL);
+  return version ? version() : 0;
 }
 
 static int by_calls(const void *a, const void *b) {
